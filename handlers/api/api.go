@@ -1,0 +1,26 @@
+// Package api holds the handlers of the Dub-compatible JSON API: each parses
+// its input into a typed request, makes one call into models or internal/…,
+// and writes the response. Routes live in handlers/app.go.
+package api
+
+import (
+	"time"
+
+	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/models"
+)
+
+// Deps are the API handlers' dependencies.
+type Deps struct {
+	DB     *models.DB
+	Config *config.Config
+	Now    func() time.Time
+}
+
+// Handlers is the API's handler set.
+type Handlers struct {
+	Deps
+}
+
+// New returns the API handlers.
+func New(d Deps) *Handlers { return &Handlers{Deps: d} }

@@ -1,0 +1,85 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/request"
+	"github.com/relinkhq/relink/internal/apierr"
+)
+
+// errorBody is the wire shape of every API error.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    apierr.Code `json:"code"`
+	Message string      `json:"message"`
+	DocURL  string      `json:"doc_url"`
+}
+
+// handleError is the one ErrorHandler: it maps any error to an *apierr.Error,
+// logs 5xx with the request id, and renders JSON on the API face or an HTML
+// page elsewhere.
+func (s *Server) handleError(c *fiber.Ctx, err error) error {
+	e := toAPIError(err)
+	if e.Status() >= 500 {
+		s.log.Error("request failed",
+			"request_id", request.RequestID(c), "method", c.Method(), "path", request.OriginalPath(c), "err", err)
+	}
+	if request.FaceOf(c) == request.FaceAPI || request.FaceOf(c) == "" {
+		return writeAPIError(c, e)
+	}
+	return s.renderErrorPage(c, e)
+}
+
+// writeAPIError writes the JSON error envelope.
+func writeAPIError(c *fiber.Ctx, e *apierr.Error) error {
+	return c.Status(e.Status()).JSON(errorBody{Error: errorDetail{Code: e.Code, Message: e.Message, DocURL: e.Doc()}})
+}
+
+// toAPIError converts Fiber's own errors (404, 405, 413, …) and anything else.
+func toAPIError(err error) *apierr.Error {
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		switch fe.Code {
+		case fiber.StatusNotFound:
+			return apierr.New(apierr.NotFound, "The requested endpoint does not exist.")
+		case fiber.StatusMethodNotAllowed:
+			return apierr.New(apierr.NotFound, "The requested endpoint does not exist for this method.")
+		case fiber.StatusRequestEntityTooLarge:
+			return apierr.New(apierr.BadRequest, "Request body is too large.")
+		case fiber.StatusBadRequest:
+			return apierr.New(apierr.BadRequest, fe.Message)
+		case fiber.StatusRequestTimeout:
+			return apierr.New(apierr.BadRequest, "The request took too long to arrive.")
+		}
+		if fe.Code >= 500 {
+			return apierr.Internal(err)
+		}
+		return apierr.New(apierr.BadRequest, fe.Message)
+	}
+	return apierr.As(err)
+}
+
+// recoverPanics turns a panic into a logged 500 without leaking internals.
+func (s *Server) recoverPanics(c *fiber.Ctx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic serving request",
+				"request_id", request.RequestID(c), "method", c.Method(), "path", request.OriginalPath(c),
+				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			err = apierr.Internal(fmt.Errorf("panic: %v", r))
+		}
+	}()
+	return c.Next()
+}
+
+// apiNotFound answers any unmatched API route.
+func (s *Server) apiNotFound(c *fiber.Ctx) error {
+	return apierr.New(apierr.NotFound, "The requested endpoint does not exist.")
+}

@@ -1,0 +1,190 @@
+package handlers
+
+import (
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/request"
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/ids"
+)
+
+// logRequests assigns the request id and writes one line per request.
+func (s *Server) logRequests(c *fiber.Ctx) error {
+	start := time.Now()
+	id := ids.Nano(16)
+	request.SetRequestID(c, id)
+	c.Set("X-Request-Id", id)
+	method, path := c.Method(), string(c.Request().URI().Path())
+	err := c.Next()
+	if err != nil {
+		// The dispatcher never returns errors; this is the root's own.
+		if herr := s.handleError(c, err); herr != nil {
+			s.log.Error("error handler failed", "request_id", id, "err", herr)
+		}
+	}
+	status := c.Response().StatusCode()
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	s.log.LogAttrs(c.UserContext(), level, "request",
+		slog.String("request_id", id),
+		slog.String("method", method),
+		slog.String("host", request.Host(c)),
+		slog.String("path", path),
+		slog.String("face", string(request.FaceOf(c))),
+		slog.Int("status", status),
+		slog.Duration("took", time.Since(start)),
+		slog.String("ip", s.ClientIP(c)),
+	)
+	return nil
+}
+
+// ClientIP is the caller's address: X-Forwarded-For's first entry when the
+// connection comes from a trusted proxy, else the peer address.
+func (s *Server) ClientIP(c *fiber.Ctx) string {
+	peer := c.Context().RemoteIP()
+	if s.deps.Config.IsTrustedProxy(peer) {
+		if xff := c.Get(fiber.HeaderXForwardedFor); xff != "" {
+			first, _, _ := strings.Cut(xff, ",")
+			if ip := net.ParseIP(strings.TrimSpace(first)); ip != nil {
+				return ip.String()
+			}
+		}
+	}
+	return peer.String()
+}
+
+// IsHTTPS reports whether the client reached us over TLS, directly or via a
+// trusted proxy that says so.
+func (s *Server) IsHTTPS(c *fiber.Ctx) bool {
+	if c.Context().IsTLS() {
+		return true
+	}
+	return s.deps.Config.IsTrustedProxy(c.Context().RemoteIP()) &&
+		strings.EqualFold(c.Get(fiber.HeaderXForwardedProto), "https")
+}
+
+// requireHTTPS refuses plain-HTTP API requests outside dev mode.
+func (s *Server) requireHTTPS(c *fiber.Ctx) error {
+	if s.deps.Config.DevMode || s.IsHTTPS(c) || c.Path() == "/healthz" {
+		return c.Next()
+	}
+	return apierr.Newf(apierr.BadRequest, "HTTPS is required. Send this request to https://%s%s.", request.Host(c), request.OriginalPath(c))
+}
+
+// upgradeHTTPS redirects plain-HTTP page and short-link requests to HTTPS
+// outside dev mode.
+func (s *Server) upgradeHTTPS(c *fiber.Ctx) error {
+	if s.deps.Config.DevMode || s.IsHTTPS(c) || c.Path() == "/healthz" {
+		return c.Next()
+	}
+	host := string(c.Request().Host())
+	if h, p, err := net.SplitHostPort(host); err == nil && p == "80" {
+		host = h
+	}
+	target := "https://" + host + string(c.Request().RequestURI())
+	return c.Redirect(target, fiber.StatusMovedPermanently)
+}
+
+// key authenticates an API request (links.md §1.3, analytics.md §1.1) in the
+// spec's gate order: header, key, rate limit, workspace, permission. perm is
+// the permission the route needs ("" for none).
+func (s *Server) key(perm string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		h := c.Get(fiber.HeaderAuthorization)
+		if h == "" {
+			return apierr.New(apierr.Unauthorized, "Missing Authorization header.")
+		}
+		if !strings.HasPrefix(h, "Bearer ") {
+			return apierr.New(apierr.BadRequest, "Misconfigured authorization header. Did you forget to add 'Bearer '? Learn more: https://d.to/auth")
+		}
+		token := strings.TrimSpace(strings.TrimPrefix(h, "Bearer "))
+		if !strings.HasPrefix(token, "dub_") {
+			return apierr.New(apierr.NotFound, "Workspace ID not found. Did you forget to include a `workspaceId` query parameter? It looks like you might be using personal API keys, we also recommend refactoring to workspace API keys: https://d.to/keys")
+		}
+		k, ws, err := s.deps.DB.APIKeyByToken(c.UserContext(), token)
+		if err != nil {
+			if apierr.Is(err, apierr.NotFound) {
+				return apierr.New(apierr.Unauthorized, "Unauthorized: Invalid API key.")
+			}
+			return err
+		}
+		if k.ExpiresAt != nil && !k.ExpiresAt.After(s.deps.Now()) {
+			return apierr.New(apierr.Unauthorized, "Unauthorized: Access token expired.")
+		}
+		if err := s.rateLimit(c, k.HashedKey, string(ws.Plan)); err != nil {
+			return err
+		}
+		request.SetPrincipal(c, &request.Principal{Workspace: ws, Key: k})
+		if perm != "" && !hasPermission(k.Scopes, perm) {
+			return apierr.Newf(apierr.Forbidden, "The provided key does not have the required permissions for this endpoint on the workspace '%s'. Having the '%s' permission would allow this request to continue.", ws.PublicID(), perm)
+		}
+		return c.Next()
+	}
+}
+
+// rateLimit counts the request against the key and sets the headers on every
+// response from here on, errors included.
+func (s *Server) rateLimit(c *fiber.Ctx, keyHash, plan string) error {
+	path := c.Path()
+	analytics := strings.Contains(path, "/analytics") || strings.Contains(path, "/events")
+	limit, window := rateLimitFor(plan, analytics)
+	if limit == 0 {
+		// Free plans have no analytics budget; the plan gate answers with a
+		// clear 403 instead of an unexplained 429 (analytics.md §1.1).
+		return nil
+	}
+	bucket := "api:"
+	if analytics {
+		bucket = "analytics:"
+	}
+	res, err := s.deps.Limiter.Allow(c.UserContext(), bucket+keyHash, limit, window)
+	if err != nil {
+		// A limiter outage must not take the API down: log and let it pass.
+		s.log.Error("rate limiter unavailable; request allowed", "request_id", request.RequestID(c), "err", err)
+		return nil
+	}
+	resetMs := res.Reset.UnixMilli()
+	c.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+	c.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	c.Set("X-RateLimit-Reset", strconv.FormatInt(resetMs, 10))
+	if !res.Allowed {
+		wait := time.Until(res.Reset)
+		if wait < 0 {
+			wait = 0
+		}
+		secs := int64((wait + time.Second - 1) / time.Second)
+		c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(secs, 10))
+		c.Set("retry-after-ms", strconv.FormatInt(wait.Milliseconds(), 10))
+		return apierr.New(apierr.RateLimitExceeded, "Too many requests.")
+	}
+	return nil
+}
+
+// hasPermission expands a key's scopes (links.md §1.3): nil means every
+// permission; "x.write" grants x.write and x.read; "apis.read" grants every
+// read; "apis.all" grants everything.
+func hasPermission(scopes *string, perm string) bool {
+	if scopes == nil {
+		return true
+	}
+	resource, action, _ := strings.Cut(perm, ".")
+	for _, sc := range strings.Fields(*scopes) {
+		switch {
+		case sc == "apis.all", sc == perm:
+			return true
+		case sc == "apis.read" && action == "read":
+			return true
+		case sc == resource+".write" && action == "read":
+			return true
+		}
+	}
+	return false
+}

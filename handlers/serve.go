@@ -1,0 +1,168 @@
+package handlers
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"golang.org/x/crypto/acme/autocert"
+
+	"github.com/relinkhq/relink/internal/config"
+)
+
+type drainer struct {
+	name string
+	fn   func(context.Context) error
+}
+
+// OnShutdown registers work to run after the listeners stop and in-flight
+// requests finish (the click pipeline's flush, for example). Drainers run in
+// registration order and share the shutdown deadline.
+func (s *Server) OnShutdown(name string, fn func(context.Context) error) {
+	s.drainers = append(s.drainers, drainer{name, fn})
+}
+
+// Listener is one address to serve, with TLS when tls is set.
+type Listener struct {
+	Addr string
+	TLS  *tls.Config
+}
+
+// Listeners plans the sockets from the configuration: one per distinct port
+// the origins name (TLS on https origins when certificates are configured),
+// plus the plain-HTTP listener next to TLS.
+func (s *Server) Listeners() ([]Listener, error) {
+	cfg := s.deps.Config
+	var tlsCfg *tls.Config
+	switch {
+	case cfg.ACMEEmail != "":
+		m := s.acmeManager()
+		tlsCfg = m.TLSConfig()
+		s.Root.Use("/.well-known/acme-challenge", adaptor.HTTPHandler(m.HTTPHandler(nil)))
+	case cfg.TLSCert != "":
+		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("load TLS certificate: %w", err)
+		}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	ports := map[string]bool{} // port -> https
+	add := func(u *url.URL) { ports[config.Port(u)] = ports[config.Port(u)] || u.Scheme == "https" }
+	add(cfg.AppURL)
+	add(cfg.APIURL)
+	if _, p, err := net.SplitHostPort(cfg.ShortDomain); err == nil {
+		scheme := "https"
+		if cfg.DevMode {
+			scheme = cfg.AppURL.Scheme
+		}
+		add(&url.URL{Scheme: scheme, Host: "x:" + p})
+	}
+	var out []Listener
+	for p, https := range ports {
+		l := Listener{Addr: ":" + p}
+		if https && tlsCfg != nil {
+			l.TLS = tlsCfg
+		}
+		out = append(out, l)
+	}
+	if tlsCfg != nil && cfg.HTTPAddr != "" {
+		_, p, err := net.SplitHostPort(cfg.HTTPAddr)
+		if err != nil {
+			return nil, fmt.Errorf("RELINK_HTTP_ADDR: %w", err)
+		}
+		if _, taken := ports[p]; !taken {
+			out = append(out, Listener{Addr: cfg.HTTPAddr})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Addr < out[j].Addr })
+	return out, nil
+}
+
+func (s *Server) acmeManager() *autocert.Manager {
+	cfg := s.deps.Config
+	return &autocert.Manager{
+		Prompt: autocert.AcceptTOS,
+		Email:  cfg.ACMEEmail,
+		Cache:  autocert.DirCache(cfg.ACMEDir),
+		HostPolicy: func(_ context.Context, host string) error {
+			host = strings.ToLower(host)
+			if host == cfg.AppURL.Hostname() || host == cfg.APIURL.Hostname() || host == CanonicalHost(cfg.ShortDomain) {
+				return nil
+			}
+			if s.deps.IsShortDomain != nil && s.deps.IsShortDomain(host) {
+				return nil
+			}
+			return fmt.Errorf("acme: %q is not a Relink origin or registered short domain", host)
+		},
+	}
+}
+
+// Listen opens the planned sockets.
+func Listen(ls []Listener) ([]net.Listener, error) {
+	var out []net.Listener
+	for _, l := range ls {
+		ln, err := net.Listen("tcp", l.Addr)
+		if err != nil {
+			for _, o := range out {
+				o.Close()
+			}
+			return nil, fmt.Errorf("listen %s: %w", l.Addr, err)
+		}
+		if l.TLS != nil {
+			ln = tls.NewListener(ln, l.TLS)
+		}
+		out = append(out, ln)
+	}
+	return out, nil
+}
+
+// Serve serves every listener until ctx is cancelled, then stops accepting,
+// lets in-flight requests finish and runs the drainers, all within the
+// configured shutdown deadline.
+func (s *Server) Serve(ctx context.Context, lns []net.Listener) error {
+	s.Root.Handler() // build the route tree once before serving
+	srv := s.Root.Server()
+	errc := make(chan error, len(lns))
+	for _, ln := range lns {
+		s.log.Info("listening", "addr", ln.Addr().String())
+		go func(ln net.Listener) { errc <- srv.Serve(ln) }(ln)
+	}
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+		s.log.Error("listener failed; shutting down", "err", serveErr)
+	}
+	return errors.Join(serveErr, s.Shutdown())
+}
+
+// Shutdown stops the listeners, waits for in-flight requests, then drains.
+func (s *Server) Shutdown() error {
+	timeout := s.deps.Config.ShutdownTimeout
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start := time.Now()
+	s.log.Info("shutting down", "deadline", timeout)
+	var errs []error
+	if err := s.Root.ShutdownWithContext(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("stop http: %w", err))
+	}
+	for _, d := range s.drainers {
+		if err := d.fn(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("drain %s: %w", d.name, err))
+			s.log.Error("drain failed", "drainer", d.name, "err", err)
+			continue
+		}
+		s.log.Info("drained", "drainer", d.name)
+	}
+	s.log.Info("stopped", "took", time.Since(start))
+	return errors.Join(errs...)
+}
+

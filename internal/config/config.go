@@ -1,0 +1,253 @@
+// Package config parses Relink's RELINK_* environment variables once into a
+// typed, validated struct. Nothing else in the program reads the environment.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole runtime configuration.
+type Config struct {
+	DatabaseURL string   // sqlite:PATH or postgres://…
+	AppURL      *url.URL // console, embed, /api, default short domain in dev
+	APIURL      *url.URL // JSON API at the root
+	ShortDomain string   // default short domain (host[:port])
+	DevMode     bool     // plain HTTP allowed everywhere
+
+	RedisURL string // shared state across instances; empty = in-process
+
+	TLSCert   string
+	TLSKey    string
+	ACMEEmail string
+	ACMEDir   string // certificate cache directory
+	HTTPAddr  string // plain-HTTP listener used alongside TLS (ACME, upgrade redirects)
+
+	TrustedProxies []netip.Prefix
+
+	LogFormat string // text|json
+	LogLevel  slog.Level
+
+	BodyLimit       int           // bytes
+	ShutdownTimeout time.Duration // how long in-flight work may take on SIGTERM
+
+	SessionHashKeys  [][]byte // securecookie hash keys, newest first (rotation)
+	SessionBlockKeys [][]byte // securecookie block keys, same order
+}
+
+// Var documents one environment variable; the README table is generated from
+// the same list so the two cannot drift.
+type Var struct {
+	Name, Default, Doc string
+}
+
+// Vars lists every RELINK_ variable Relink reads.
+var Vars = []Var{
+	{"RELINK_DATABASE_URL", "sqlite:relink.db", "Database: `sqlite:PATH` (embedded, pure Go) or a `postgres://` URL."},
+	{"RELINK_APP_URL", "http://localhost:8080", "Origin of the console, the embed dashboard and `/api`; in dev it also serves the default short domain."},
+	{"RELINK_API_URL", "http://localhost:8081", "Origin serving the Dub-compatible JSON API at its root."},
+	{"RELINK_SHORT_DOMAIN", "host of RELINK_APP_URL", "Default short domain (host[:port]) for new links."},
+	{"RELINK_DEV", "true when every origin is localhost/127.0.0.1", "Dev mode: plain HTTP accepted, `Secure` cookies off."},
+	{"RELINK_REDIS_URL", "(empty)", "Redis for state shared by several instances (rate limits, cache invalidation). Empty: in-process."},
+	{"RELINK_TLS_CERT", "(empty)", "PEM certificate file; with RELINK_TLS_KEY the HTTPS origins are served with TLS."},
+	{"RELINK_TLS_KEY", "(empty)", "PEM private key file for RELINK_TLS_CERT. Also accepts RELINK_TLS_KEY_FILE."},
+	{"RELINK_ACME_EMAIL", "(empty)", "Contact email; when set, certificates for the app, API and registered short domains are obtained automatically (ACME, TLS-ALPN-01 and HTTP-01)."},
+	{"RELINK_ACME_DIR", "./certs", "Where ACME certificates are cached."},
+	{"RELINK_HTTP_ADDR", "`:80` when TLS is on", "Plain-HTTP listener next to TLS: ACME challenges, HTTPS upgrade redirects for short links, the HTTPS-required error for the API."},
+	{"RELINK_TRUSTED_PROXIES", "127.0.0.1/32,::1/128", "Comma-separated CIDRs whose `X-Forwarded-Proto`/`X-Forwarded-For` and geo headers are trusted."},
+	{"RELINK_LOG_FORMAT", "text", "`text` or `json`."},
+	{"RELINK_LOG_LEVEL", "info", "`debug`, `info`, `warn` or `error`."},
+	{"RELINK_BODY_LIMIT", "1048576", "Largest accepted request body in bytes; larger bodies get 413."},
+	{"RELINK_SHUTDOWN_TIMEOUT", "20s", "Deadline for finishing in-flight requests and draining queues on SIGTERM."},
+	{"RELINK_SESSION_KEYS", "(random per start in dev)", "Console session keys: comma-separated `hashkey:blockkey` pairs (hex or base64, 32 bytes each), newest first; older pairs still decode (rotation). Also accepts RELINK_SESSION_KEYS_FILE. Required outside dev."},
+}
+
+// Getenv abstracts the environment so tests can pass a map.
+type Getenv func(string) string
+
+// FromEnv reads the process environment.
+func FromEnv() (*Config, error) { return Load(os.Getenv) }
+
+// Load parses and validates configuration from getenv.
+func Load(getenv Getenv) (*Config, error) {
+	get := func(name, def string) string {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			return v
+		}
+		if f := strings.TrimSpace(getenv(name + "_FILE")); f != "" {
+			b, err := os.ReadFile(f)
+			if err == nil {
+				return strings.TrimSpace(string(b))
+			}
+		}
+		return def
+	}
+	var errs []error
+	c := &Config{}
+	c.DatabaseURL = get("RELINK_DATABASE_URL", "sqlite:relink.db")
+	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		errs = append(errs, fmt.Errorf("RELINK_DATABASE_URL: want sqlite:PATH or postgres://…, got %q", c.DatabaseURL))
+	}
+	var err error
+	if c.AppURL, err = parseOrigin("RELINK_APP_URL", get("RELINK_APP_URL", "http://localhost:8080")); err != nil {
+		errs = append(errs, err)
+	}
+	if c.APIURL, err = parseOrigin("RELINK_API_URL", get("RELINK_API_URL", "http://localhost:8081")); err != nil {
+		errs = append(errs, err)
+	}
+	if c.AppURL != nil {
+		c.ShortDomain = strings.ToLower(get("RELINK_SHORT_DOMAIN", c.AppURL.Host))
+	}
+	if c.AppURL != nil && c.APIURL != nil {
+		dev := isLocal(c.AppURL) && isLocal(c.APIURL)
+		if v := get("RELINK_DEV", ""); v != "" {
+			b, perr := strconv.ParseBool(v)
+			if perr != nil {
+				errs = append(errs, fmt.Errorf("RELINK_DEV: want true or false, got %q", v))
+			}
+			dev = b
+		}
+		c.DevMode = dev
+	}
+	c.RedisURL = get("RELINK_REDIS_URL", "")
+	c.TLSCert = get("RELINK_TLS_CERT", "")
+	c.TLSKey = get("RELINK_TLS_KEY", "")
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		errs = append(errs, errors.New("RELINK_TLS_CERT and RELINK_TLS_KEY must be set together"))
+	}
+	c.ACMEEmail = get("RELINK_ACME_EMAIL", "")
+	c.ACMEDir = get("RELINK_ACME_DIR", "./certs")
+	httpDef := ""
+	if c.TLSEnabled() {
+		httpDef = ":80"
+	}
+	c.HTTPAddr = get("RELINK_HTTP_ADDR", httpDef)
+	for _, s := range strings.Split(get("RELINK_TRUSTED_PROXIES", "127.0.0.1/32,::1/128"), ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if !strings.Contains(s, "/") {
+			if a, perr := netip.ParseAddr(s); perr == nil {
+				c.TrustedProxies = append(c.TrustedProxies, netip.PrefixFrom(a, a.BitLen()))
+				continue
+			}
+		}
+		p, perr := netip.ParsePrefix(s)
+		if perr != nil {
+			errs = append(errs, fmt.Errorf("RELINK_TRUSTED_PROXIES: %q is not a CIDR or address", s))
+			continue
+		}
+		c.TrustedProxies = append(c.TrustedProxies, p)
+	}
+	c.LogFormat = get("RELINK_LOG_FORMAT", "text")
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("RELINK_LOG_FORMAT: want text or json, got %q", c.LogFormat))
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(get("RELINK_LOG_LEVEL", "info"))); err != nil {
+		errs = append(errs, fmt.Errorf("RELINK_LOG_LEVEL: %w", err))
+	}
+	if c.BodyLimit, err = strconv.Atoi(get("RELINK_BODY_LIMIT", "1048576")); err != nil || c.BodyLimit <= 0 {
+		errs = append(errs, fmt.Errorf("RELINK_BODY_LIMIT: want a positive number of bytes"))
+	}
+	if c.ShutdownTimeout, err = time.ParseDuration(get("RELINK_SHUTDOWN_TIMEOUT", "20s")); err != nil {
+		errs = append(errs, fmt.Errorf("RELINK_SHUTDOWN_TIMEOUT: %w", err))
+	}
+	if keys := get("RELINK_SESSION_KEYS", ""); keys != "" {
+		c.SessionHashKeys, c.SessionBlockKeys, err = parseSessionKeys(keys)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("RELINK_SESSION_KEYS: %w", err))
+		}
+	} else if !c.DevMode {
+		errs = append(errs, errors.New("RELINK_SESSION_KEYS is required outside dev mode (generate with `openssl rand -hex 32` twice: HASH:BLOCK)"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// TLSEnabled reports whether Relink terminates TLS itself.
+func (c *Config) TLSEnabled() bool { return c.TLSCert != "" || c.ACMEEmail != "" }
+
+// Dialect is "sqlite" or "postgres".
+func (c *Config) Dialect() string {
+	if strings.HasPrefix(c.DatabaseURL, "sqlite:") {
+		return "sqlite"
+	}
+	return "postgres"
+}
+
+// IsTrustedProxy reports whether addr may set forwarding headers.
+func (c *Config) IsTrustedProxy(ip net.IP) bool {
+	a, ok := netip.AddrFromSlice(ip)
+	if !ok {
+		return false
+	}
+	a = a.Unmap()
+	for _, p := range c.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+func parseOrigin(name, raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%s: want an origin like https://example.com, got %q", name, raw)
+	}
+	u.Host = strings.ToLower(u.Host)
+	u.Path, u.RawQuery, u.Fragment = "", "", ""
+	return u, nil
+}
+
+// Port returns the URL's explicit or scheme-default port.
+func Port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
+
+func isLocal(u *url.URL) bool {
+	h := u.Hostname()
+	return h == "localhost" || strings.HasSuffix(h, ".localhost") || h == "127.0.0.1" || h == "::1"
+}
+
+func parseSessionKeys(s string) (hash, block [][]byte, err error) {
+	for _, pair := range strings.Split(s, ",") {
+		h, b, ok := strings.Cut(strings.TrimSpace(pair), ":")
+		if !ok {
+			return nil, nil, fmt.Errorf("want HASHKEY:BLOCKKEY pairs, got %q", pair)
+		}
+		hk, err := decodeKey(h)
+		if err != nil {
+			return nil, nil, err
+		}
+		bk, err := decodeKey(b)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(bk) != 16 && len(bk) != 24 && len(bk) != 32 {
+			return nil, nil, fmt.Errorf("block key must be 16, 24 or 32 bytes, got %d", len(bk))
+		}
+		if len(hk) < 32 {
+			return nil, nil, fmt.Errorf("hash key must be at least 32 bytes, got %d", len(hk))
+		}
+		hash, block = append(hash, hk), append(block, bk)
+	}
+	return hash, block, nil
+}

@@ -1,0 +1,98 @@
+// Package ids makes Relink's public identifiers: prefixed, time-sortable IDs
+// (links.md §1.7) and random nanoid-style strings for keys and tokens.
+package ids
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"math/big"
+	"time"
+)
+
+// Prefixes of public IDs.
+const (
+	Link       = "link_"
+	Tag        = "tag_"
+	Folder     = "fold_"
+	Domain     = "dom_"
+	Workspace  = "ws_"
+	User       = "user_"
+	APIKey     = "key_"
+	Program    = "prog_"
+	Group      = "grp_"
+	Reward     = "rw_"
+	Partner    = "pn_"
+	Enrollment = "pge_"
+	Customer   = "cus_"
+	Commission = "cm_"
+	Event      = "evt_"
+	Invite     = "inv_"
+	EmbedToken = "dub_embed_"
+)
+
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// Alphanumeric is the 62-character nanoid alphabet Dub uses for keys.
+const Alphanumeric = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// Now is the clock used for ID timestamps; tests may pin it.
+var now = time.Now
+
+// New returns prefix + a 25-character Crockford base32 body: 6 bytes of
+// millisecond timestamp then 10 random bytes, read as one big number.
+func New(prefix string) string {
+	var buf [16]byte
+	ms := uint64(now().UnixMilli())
+	var ts [8]byte
+	binary.BigEndian.PutUint64(ts[:], ms)
+	copy(buf[:6], ts[2:])
+	if _, err := rand.Read(buf[6:]); err != nil {
+		panic("ids: crypto/rand failed: " + err.Error())
+	}
+	n := new(big.Int).SetBytes(buf[:])
+	if n.Sign() == 0 {
+		return prefix + "0"
+	}
+	var out []byte
+	base := big.NewInt(32)
+	mod := new(big.Int)
+	for n.Sign() > 0 {
+		n.DivMod(n, base, mod)
+		out = append(out, crockford[mod.Int64()])
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return prefix + string(out)
+}
+
+// Random returns n characters drawn uniformly from alphabet with crypto/rand.
+func Random(alphabet string, n int) string {
+	out := make([]byte, n)
+	// Rejection sampling over bytes keeps the distribution uniform.
+	limit := byte(256 - 256%len(alphabet))
+	var buf [64]byte
+	for i := 0; i < n; {
+		if _, err := rand.Read(buf[:]); err != nil {
+			panic("ids: crypto/rand failed: " + err.Error())
+		}
+		for _, b := range buf {
+			if len(alphabet) < 256 && b >= limit {
+				continue
+			}
+			out[i] = alphabet[int(b)%len(alphabet)]
+			i++
+			if i == n {
+				break
+			}
+		}
+	}
+	return string(out)
+}
+
+// Nano returns a nanoid of length n over the alphanumeric alphabet.
+func Nano(n int) string { return Random(Alphanumeric, n) }
+
+// CUID returns a legacy-shaped id: "c" + 24 lowercase alphanumerics. Workspaces
+// use it so that "ws_" + id keeps upstream's ws_c… normalisation working.
+func CUID() string { return "c" + Random("0123456789abcdefghijklmnopqrstuvwxyz", 24) }

@@ -1,0 +1,45 @@
+package ids
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNewShapeAndOrder(t *testing.T) {
+	t.Cleanup(func() { now = time.Now })
+	now = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+	a := New(Link)
+	now = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 1e6, time.UTC) }
+	b := New(Link)
+	for _, id := range []string{a, b} {
+		if !strings.HasPrefix(id, "link_1") || len(id) != len("link_")+25 {
+			t.Fatalf("bad id %q", id)
+		}
+		for _, r := range id[5:] {
+			if !strings.ContainsRune(crockford, r) {
+				t.Fatalf("id %q has %q outside Crockford base32", id, r)
+			}
+		}
+	}
+	if a >= b {
+		t.Fatalf("ids not time-sortable: %s >= %s", a, b)
+	}
+}
+
+func TestRandomAlphabetAndLength(t *testing.T) {
+	seen := map[string]bool{}
+	for i := 0; i < 1000; i++ {
+		s := Nano(24)
+		if len(s) != 24 || strings.Trim(s, Alphanumeric) != "" {
+			t.Fatalf("bad nanoid %q", s)
+		}
+		if seen[s] {
+			t.Fatalf("duplicate nanoid %q", s)
+		}
+		seen[s] = true
+	}
+	if c := CUID(); len(c) != 25 || c[0] != 'c' {
+		t.Fatalf("bad cuid %q", c)
+	}
+}

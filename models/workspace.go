@@ -1,0 +1,128 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/ids"
+)
+
+// Plan is a workspace's billing plan; plans are ordered.
+type Plan string
+
+// The plans, lowest first.
+const (
+	PlanFree       Plan = "free"
+	PlanPro        Plan = "pro"
+	PlanBusiness   Plan = "business"
+	PlanAdvanced   Plan = "advanced"
+	PlanEnterprise Plan = "enterprise"
+)
+
+// Plans lists every plan in ascending order.
+var Plans = []Plan{PlanFree, PlanPro, PlanBusiness, PlanAdvanced, PlanEnterprise}
+
+// Rank orders plans; -1 for an unknown plan.
+func (p Plan) Rank() int {
+	for i, q := range Plans {
+		if q == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// AtLeast reports whether p is min or higher.
+func (p Plan) AtLeast(min Plan) bool { return p.Rank() >= min.Rank() && p.Rank() >= 0 }
+
+// ParsePlan validates a plan name.
+func ParsePlan(s string) (Plan, error) {
+	p := Plan(strings.ToLower(strings.TrimSpace(s)))
+	if p.Rank() < 0 {
+		names := make([]string, len(Plans))
+		for i, q := range Plans {
+			names[i] = string(q)
+		}
+		return "", fmt.Errorf("unknown plan %q (want one of %s)", s, strings.Join(names, ", "))
+	}
+	return p, nil
+}
+
+// Workspace is the tenant every other record belongs to.
+type Workspace struct {
+	ID        string `gorm:"primaryKey"` // cuid; exposed as "ws_"+ID
+	Name      string
+	Slug      string
+	Plan      Plan
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// PublicID is the id the API shows ("ws_" + cuid).
+func (w *Workspace) PublicID() string { return ids.Workspace + w.ID }
+
+var slugRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$`)
+
+// Validate checks a workspace before it is stored.
+func (w *Workspace) Validate() error {
+	switch {
+	case strings.TrimSpace(w.Name) == "":
+		return apierr.Validation("too_small", "name", "Name is required.")
+	case len(w.Name) > 190:
+		return apierr.Validation("too_big", "name", "Too big: expected string to have <=190 characters")
+	case !slugRe.MatchString(w.Slug):
+		return apierr.Validation("invalid_format", "slug", "Slug must be 1-48 lowercase letters, digits or hyphens, not starting or ending with a hyphen.")
+	case w.Plan.Rank() < 0:
+		return apierr.Validation("invalid_value", "plan", "Invalid option: expected one of \"free\"|\"pro\"|\"business\"|\"advanced\"|\"enterprise\"")
+	}
+	return nil
+}
+
+// CreateWorkspace stores a new workspace; a taken slug is a 409 conflict.
+func (db *DB) CreateWorkspace(ctx context.Context, name, slug string, plan Plan) (*Workspace, error) {
+	w := &Workspace{ID: ids.CUID(), Name: strings.TrimSpace(name), Slug: strings.ToLower(strings.TrimSpace(slug)), Plan: plan}
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	err := db.WithContext(ctx).Create(w).Error
+	if err != nil {
+		return nil, dbErr(err, "create workspace", "", fmt.Sprintf("The slug %q is already in use.", w.Slug))
+	}
+	return w, nil
+}
+
+// WorkspaceByID loads a workspace by its internal id.
+func (db *DB) WorkspaceByID(ctx context.Context, id string) (*Workspace, error) {
+	var w Workspace
+	err := db.WithContext(ctx).Where("id = ?", id).Take(&w).Error
+	return &w, dbErr(err, "get workspace", "Workspace not found.", "")
+}
+
+// WorkspaceBySlug loads a workspace by slug.
+func (db *DB) WorkspaceBySlug(ctx context.Context, slug string) (*Workspace, error) {
+	var w Workspace
+	err := db.WithContext(ctx).Where("slug = ?", strings.ToLower(slug)).Take(&w).Error
+	return &w, dbErr(err, "get workspace by slug", "Workspace not found.", "")
+}
+
+// UpdateWorkspace changes name, slug or plan; a taken slug is a 409 conflict.
+func (db *DB) UpdateWorkspace(ctx context.Context, w *Workspace) error {
+	if err := w.Validate(); err != nil {
+		return err
+	}
+	err := db.WithContext(ctx).Model(w).Select("name", "slug", "plan", "updated_at").Updates(w).Error
+	return dbErr(err, "update workspace", "Workspace not found.", fmt.Sprintf("The slug %q is already in use.", w.Slug))
+}
+
+// RequirePlan is the plan gate later endpoints call: 403 forbidden when the
+// workspace's plan is below min.
+func (w *Workspace) RequirePlan(min Plan) error {
+	if !w.Plan.AtLeast(min) {
+		return apierr.New(apierr.Forbidden, "Unauthorized: Need higher plan.")
+	}
+	return nil
+}
