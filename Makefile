@@ -1,0 +1,44 @@
+# Relink — run `make help` for the targets.
+SHELL := bash
+.DEFAULT_GOAL := help
+GO ?= go
+RELINK_TEST_DATABASE_URL ?=
+export RELINK_TEST_DATABASE_URL
+
+.PHONY: help run build test test-go test-sdk lint generate templ css check-generated bench-redirect
+
+help: ## Show this help
+	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}'
+
+run: ## Run Relink on the embedded SQLite database (./relink.db)
+	$(GO) run ./cmd/relink serve
+
+build: ## Build the relink binary into ./bin/relink
+	$(GO) build -trimpath -o bin/relink ./cmd/relink
+
+test: test-go test-sdk ## Run every test: Go (SQLite, and PostgreSQL when RELINK_TEST_DATABASE_URL is set) and the SDK suite
+
+test-go: ## Go tests with the race detector
+	$(GO) test -race -count=1 ./...
+
+test-sdk: ## The dub SDK conformance suite against a live server
+	cd tests/sdk && npm ci --no-audit --no-fund --loglevel=error && npm test
+
+lint: ## go vet, gofmt and staticcheck
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) tool staticcheck ./...
+
+generate: templ css ## Rebuild every generated file (templ, CSS, vendored htmx)
+
+templ: ## Generate *_templ.go from the .templ files (pinned templ in go.mod)
+	$(GO) tool templ generate
+
+css: ## Build static/css/app.css with Tailwind (pinned in package.json) and vendor htmx
+	npm ci --no-audit --no-fund --loglevel=error
+	npx tailwindcss -c tailwind.config.js -i views/styles/input.css -o static/css/app.css --minify
+	cp node_modules/htmx.org/dist/htmx.min.js static/js/htmx.min.js
+
+check-generated: generate ## Fail when committed generated files are stale
+	@git diff --exit-code --stat -- '*_templ.go' static/ || (echo "generated files are stale: run 'make generate' and commit"; exit 1)
+	@test -z "$$(git status --porcelain --untracked-files=all -- '*_templ.go' static/)" || (echo "untracked generated files: run 'make generate' and commit"; git status --porcelain -- '*_templ.go' static/; exit 1)
