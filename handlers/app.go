@@ -29,9 +29,10 @@ type Deps struct {
 	// registered short domain other than the app host. Nil: only
 	// Config.ShortDomain counts.
 	IsShortDomain func(host string) bool
-	// LinkChanged is told the (domain, key) of every link the API creates,
-	// changes or deletes, so a link cache can drop it. Nil: nobody listens.
-	LinkChanged func(domain, key string)
+	// LinkInvalidator is told the (domain, key) of every link the API
+	// creates, changes or deletes, and every domain it changes, so the link
+	// cache can drop them. Nil: nobody listens.
+	LinkInvalidator links.Invalidator
 }
 
 // Server is the assembled HTTP server.
@@ -92,7 +93,7 @@ func (s *Server) newFace(f request.Face) *fiber.App {
 func (s *Server) routes() {
 	d := s.deps
 	linkSvc := &links.Service{
-		DB: d.DB, ShortDomain: d.Config.ShortDomain, Now: d.Now, Changed: d.LinkChanged,
+		DB: d.DB, ShortDomain: d.Config.ShortDomain, Now: d.Now, Cache: d.LinkInvalidator,
 		ReservedHosts:    []string{d.Config.AppURL.Host, d.Config.APIURL.Host},
 		PlainHTTPDefault: d.Config.DevMode && d.Config.AppURL.Scheme == "http",
 	}

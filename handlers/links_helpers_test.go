@@ -45,7 +45,7 @@ func newLinkEnv(t *testing.T, db *models.DB) *linkEnv {
 	now := time.Now
 	e.srv = handlers.New(handlers.Deps{
 		Config: cfg, DB: db, Limiter: ratelimit.NewMemory(now), Now: now,
-		LinkChanged: func(domain, key string) { e.changed = append(e.changed, domain+"/"+key) },
+		LinkInvalidator: (*recorder)(e),
 	})
 	return e
 }
@@ -73,6 +73,13 @@ func (e *linkEnv) scopedKey(name, ws, scopes string) {
 		e.t.Fatal(err)
 	}
 	e.keys[name] = token
+}
+
+// sub returns the env bound to a subtest's t.
+func (e *linkEnv) sub(t *testing.T) *linkEnv {
+	c := *e
+	c.t = t
+	return &c
 }
 
 type resp struct {
@@ -166,4 +173,15 @@ func jsonBody(v any) string {
 		panic(err)
 	}
 	return b.String()
+}
+
+// recorder records cache invalidations.
+type recorder linkEnv
+
+func (r *recorder) Invalidate(domain, key string)  { r.changed = append(r.changed, domain+"/"+key) }
+func (r *recorder) InvalidateDomain(domain string) { r.changed = append(r.changed, domain+"/*") }
+
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -122,7 +122,7 @@ func (s *Service) CreateDomain(ctx context.Context, ws *models.Workspace, in *Do
 	if err := s.DB.InsertDomain(ctx, d); err != nil {
 		return nil, err
 	}
-	s.changed(d.Slug, models.RootKey)
+	s.domainChanged(d.Slug)
 	return d, nil
 }
 
@@ -169,6 +169,10 @@ func (s *Service) UpdateDomain(ctx context.Context, ws *models.Workspace, slug s
 		s.changed(old, l.Key)
 		s.changed(d.Slug, l.Key)
 	}
+	s.domainChanged(old)
+	if old != d.Slug {
+		s.domainChanged(d.Slug)
+	}
 	return d, nil
 }
 
@@ -185,5 +189,6 @@ func (s *Service) DeleteDomain(ctx context.Context, ws *models.Workspace, slug s
 	for _, l := range gone {
 		s.changed(l.Domain, l.Key)
 	}
+	s.domainChanged(d.Slug)
 	return d.Slug, nil
 }

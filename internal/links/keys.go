@@ -3,6 +3,7 @@ package links
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 
@@ -45,7 +46,7 @@ func NormalizeKey(key string) (string, error) {
 		return key, nil
 	}
 	invalid := apierr.New(apierr.Unprocessable, msgInvalidKey)
-	if !keyRe.MatchString(key) || strings.HasPrefix(key, "_") {
+	if !utf8.ValidString(key) || !keyRe.MatchString(key) || strings.HasPrefix(key, "_") {
 		return "", invalid
 	}
 	low := strings.ToLower(key)
@@ -56,11 +57,43 @@ func NormalizeKey(key string) (string, error) {
 	if key == "" {
 		return "", invalid
 	}
-	ascii, err := idna.Punycode.ToASCII(key)
-	if err != nil || ascii == "" {
-		return "", invalid
+	return punycodeKey(key)
+}
+
+// punycodeKey encodes each dot-separated label holding non-ASCII as
+// "xn--…" and leaves ASCII labels as they are (punycode.toASCII upstream).
+func punycodeKey(key string) (string, error) {
+	labels := strings.Split(key, ".")
+	for i, l := range labels {
+		if isASCII(l) {
+			continue
+		}
+		a, err := idna.Punycode.ToASCII(l)
+		if err != nil || !isASCII(a) {
+			return "", apierr.New(apierr.Unprocessable, msgInvalidKey)
+		}
+		labels[i] = a
 	}
-	return ascii, nil
+	return strings.Join(labels, "."), nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// LookupKey is the stored form of a key as a visitor or a query gives it:
+// slashes trimmed and non-ASCII labels punycoded, without validation.
+func LookupKey(key string) string {
+	key = strings.Trim(key, "/")
+	if k, err := punycodeKey(key); err == nil {
+		return k
+	}
+	return key
 }
 
 // reservedPaths can never be keys (links.md §4.3): 403.

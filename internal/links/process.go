@@ -24,9 +24,15 @@ type Service struct {
 	// PlainHTTPDefault makes shortLink use http:// on the default short
 	// domain (dev, where the app host serves it without TLS).
 	PlainHTTPDefault bool
-	// Changed is called with the (domain, key) of every link created,
-	// changed or deleted, so a link cache can drop it. May be nil.
-	Changed func(domain, key string)
+	// Cache is told the (domain, key) of every link created, changed or
+	// deleted, and every domain changed, after commit. May be nil.
+	Cache Invalidator
+}
+
+// Invalidator drops cached links (internal/linkcache's cache satisfies it).
+type Invalidator interface {
+	Invalidate(domain, key string)
+	InvalidateDomain(domain string)
 }
 
 // Actor is who makes a change: the workspace and the user behind the key.
@@ -43,8 +49,14 @@ func (s *Service) now() time.Time {
 }
 
 func (s *Service) changed(domain, key string) {
-	if s.Changed != nil {
-		s.Changed(domain, key)
+	if s.Cache != nil {
+		s.Cache.Invalidate(domain, key)
+	}
+}
+
+func (s *Service) domainChanged(domain string) {
+	if s.Cache != nil {
+		s.Cache.InvalidateDomain(domain)
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"golang.org/x/net/idna"
-
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/models"
 )
@@ -73,8 +71,8 @@ func (s *Service) Info(ctx context.Context, ws *models.Workspace, q InfoQuery) (
 	key := q.Key
 	if key == "" {
 		key = models.RootKey
-	} else if k, err := idna.Punycode.ToASCII(strings.Trim(key, "/")); err == nil {
-		key = k
+	} else {
+		key = LookupKey(key)
 	}
 	l, err := s.DB.LinkByDomainKey(ctx, q.Domain, key)
 	if err != nil {
