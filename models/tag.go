@@ -56,7 +56,7 @@ func (db *DB) ListTags(ctx context.Context, workspaceID string, f TagFilter) ([]
 	if len(f.IDs) > 0 {
 		q = q.Where("id IN ?", f.IDs)
 	}
-	col := "name"
+	col := "lower(name)" // the same order on SQLite and PostgreSQL
 	if f.SortBy == "createdAt" {
 		col = "created_at"
 	}
