@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -165,14 +164,6 @@ func (e *linkEnv) expectErr(r resp, status int, code, msg string) {
 	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		e.t.Fatalf("content type %q", ct)
 	}
-}
-
-func jsonBody(v any) string {
-	var b bytes.Buffer
-	if err := json.NewEncoder(&b).Encode(v); err != nil {
-		panic(err)
-	}
-	return b.String()
 }
 
 // recorder records cache invalidations.
