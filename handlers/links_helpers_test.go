@@ -1,4 +1,4 @@
-package api_test
+package handlers_test
 
 import (
 	"context"
@@ -16,8 +16,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// linksAPIHost picks the API face in the default config.
-const linksAPIHost = "localhost:8081"
+// apiHost (pages_test.go) picks the API face in the default config.
 
 // linkEnv is a server over a fresh database with workspaces and keys.
 type linkEnv struct {
@@ -81,13 +80,13 @@ func (e *linkEnv) sub(t *testing.T) *linkEnv {
 	return &c
 }
 
-type linkResp struct {
+type resp struct {
 	status int
 	header http.Header
 	body   []byte
 }
 
-func (r linkResp) json(t *testing.T) map[string]any {
+func (r resp) json(t *testing.T) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.body, &m); err != nil {
@@ -96,7 +95,7 @@ func (r linkResp) json(t *testing.T) map[string]any {
 	return m
 }
 
-func (r linkResp) list(t *testing.T) []map[string]any {
+func (r resp) list(t *testing.T) []map[string]any {
 	t.Helper()
 	var m []map[string]any
 	if err := json.Unmarshal(r.body, &m); err != nil {
@@ -106,7 +105,7 @@ func (r linkResp) list(t *testing.T) []map[string]any {
 }
 
 // errMsg returns error.code and error.message of an error body.
-func (r linkResp) errMsg(t *testing.T) (string, string) {
+func (r resp) errMsg(t *testing.T) (string, string) {
 	t.Helper()
 	var b struct {
 		Error struct{ Code, Message string } `json:"error"`
@@ -118,14 +117,14 @@ func (r linkResp) errMsg(t *testing.T) (string, string) {
 }
 
 // do sends a request to the API face as key (a name in e.keys, or "" for none).
-func (e *linkEnv) do(key, method, path, body string) linkResp {
+func (e *linkEnv) do(key, method, path, body string) resp {
 	e.t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
 	req := httptest.NewRequest(method, path, rd)
-	req.Host = linksAPIHost
+	req.Host = apiHost
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -138,11 +137,11 @@ func (e *linkEnv) do(key, method, path, body string) linkResp {
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	return linkResp{status: res.StatusCode, header: res.Header, body: b}
+	return resp{status: res.StatusCode, header: res.Header, body: b}
 }
 
 // ok sends a request and fails unless the status is want.
-func (e *linkEnv) ok(want int, key, method, path, body string) linkResp {
+func (e *linkEnv) ok(want int, key, method, path, body string) resp {
 	e.t.Helper()
 	r := e.do(key, method, path, body)
 	if r.status != want {
@@ -152,7 +151,7 @@ func (e *linkEnv) ok(want int, key, method, path, body string) linkResp {
 }
 
 // expectErr checks an error status, code and exact message.
-func (e *linkEnv) expectErr(r linkResp, status int, code, msg string) {
+func (e *linkEnv) expectErr(r resp, status int, code, msg string) {
 	e.t.Helper()
 	if r.status != status {
 		e.t.Fatalf("status %d, want %d: %s", r.status, status, r.body)

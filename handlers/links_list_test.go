@@ -1,4 +1,4 @@
-package api_test
+package handlers_test
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-func keysOf(t *testing.T, r linkResp) string {
+func keysOf(t *testing.T, r resp) string {
 	t.Helper()
 	var ks []string
 	for _, l := range r.list(t) {
