@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -26,9 +25,8 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// TestMain lets the tests run the real main() in a child process: the test
-// binary re-executes itself with RELINK_TEST_MAIN=1 and the CLI arguments,
-// so exit codes, stdout and stderr are the program's own.
+// TestMain lets TestServeStopsOnSIGTERM run the real main() in a child
+// process: the test binary re-executes itself with RELINK_TEST_MAIN=1.
 func TestMain(m *testing.M) {
 	if os.Getenv("RELINK_TEST_MAIN") == "1" {
 		main()
@@ -42,24 +40,17 @@ type result struct {
 	stdout, stderr string
 }
 
-// relink runs the CLI with a clean RELINK_* environment plus env.
+// relink runs the CLI in-process, as main does, with only the given RELINK_*
+// variables; stdout, stderr and the exit status are the program's own.
 func relink(t *testing.T, env map[string]string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = baseEnv(env)
+	defer slog.SetDefault(slog.Default()) // run installs its own logger
 	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run relink %v: %v", args, err)
-	}
+	code := cli(context.Background(), args, func(k string) string { return env[k] }, &out, &errb)
 	return result{code, out.String(), errb.String()}
 }
 
+// baseEnv is the process environment without RELINK_* plus env, for a child.
 func baseEnv(env map[string]string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
