@@ -130,3 +130,44 @@ func TestArrivalPortRouting(t *testing.T) {
 		wantError(t, r, 401, "unauthorized", "Missing Authorization header.")
 	})
 }
+
+// TestListenersPlan: one listener per distinct port the origins name.
+func TestListenersPlan(t *testing.T) {
+	db := testdb.Open(t, "sqlite")
+	cases := []struct {
+		name string
+		vars map[string]string
+		want string // addresses, space-separated; none has TLS here
+	}{
+		{"defaults", nil, ":8080 :8081"},
+		{"app and api share a port", map[string]string{"RELINK_APP_URL": "http://localhost:9000", "RELINK_API_URL": "http://127.0.0.1:9000"}, ":9000"},
+		{"dev short domain on its own port", map[string]string{"RELINK_SHORT_DOMAIN": "localhost:9002"}, ":8080 :8081 :9002"},
+		{"https origins without certificates (TLS ends at a proxy)", map[string]string{
+			"RELINK_APP_URL": "https://relink.example.com", "RELINK_API_URL": "https://api.example.com", "RELINK_SESSION_KEYS": sessionKeys,
+		}, ":443"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			plan, err := newServer(t, db, env{vars: c.vars}).Listeners()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range plan {
+				if l.TLS != nil {
+					t.Fatalf("%s has TLS without certificates", l.Addr)
+				}
+				got = append(got, l.Addr)
+			}
+			if strings.Join(got, " ") != c.want {
+				t.Fatalf("listeners %v, want %s", got, c.want)
+			}
+		})
+	}
+	t.Run("unreadable certificate", func(t *testing.T) {
+		s := newServer(t, db, env{vars: map[string]string{"RELINK_TLS_CERT": "/nonexistent/cert.pem", "RELINK_TLS_KEY": "/nonexistent/key.pem"}})
+		if _, err := s.Listeners(); err == nil || !strings.Contains(err.Error(), "load TLS certificate") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
