@@ -21,11 +21,8 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// Hosts of the default configuration.
-const (
-	appHost = "localhost:8080"
-	apiHost = "localhost:8081"
-)
+// appHost and apiHost (the default configuration's hosts) are declared in
+// pages_test.go.
 
 // loadConfig builds a Config the way main does, from a map instead of the
 // process environment.
