@@ -32,16 +32,6 @@ func (p Page) Offset() int { return (p.Page - 1) * p.PageSize }
 // Desc reports a descending sort.
 func (p Page) Desc() bool { return p.SortOrder == "desc" }
 
-// Query returns the last value of a query parameter ("" when absent): a
-// repeated key keeps only its last value, as upstream (links.md §1.2).
-func Query(c *fiber.Ctx, name string) string {
-	vals := c.Context().QueryArgs().PeekMulti(name)
-	if len(vals) == 0 {
-		return ""
-	}
-	return string(vals[len(vals)-1])
-}
-
 // ParsePage reads page, pageSize, sortBy and sortOrder from the query with
 // the messages upstream uses (links.md §1.5, analytics.md §1.2).
 func ParsePage(c *fiber.Ctx, spec PageSpec) (Page, error) {
