@@ -1,4 +1,4 @@
-package handlers_test
+package api_test
 
 import (
 	"bytes"
@@ -87,9 +87,9 @@ func TestQRCode(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newLinkEnv(t, db)
 		e.workspace("acme", models.PlanPro)
-		get := func(query string, withKey bool) resp {
+		get := func(query string, withKey bool) linkResp {
 			req := httptest.NewRequest("GET", "/qr"+query, nil)
-			req.Host = apiHost
+			req.Host = linksAPIHost
 			req.Header.Set("Accept", "image/png")
 			if withKey {
 				req.Header.Set("Authorization", "Bearer "+e.keys["acme"])
@@ -99,7 +99,7 @@ func TestQRCode(t *testing.T) {
 				t.Fatal(err)
 			}
 			b, _ := io.ReadAll(res.Body)
-			return resp{status: res.StatusCode, header: res.Header, body: b}
+			return linkResp{status: res.StatusCode, header: res.Header, body: b}
 		}
 		tests := []struct {
 			name, query string
@@ -157,7 +157,7 @@ func TestQRCode(t *testing.T) {
 		// (This test makes 10 GETs: the per-IP limit of /qr; more would be refused.)
 		// OPTIONS preflight.
 		req := httptest.NewRequest("OPTIONS", "/qr", nil)
-		req.Host = apiHost
+		req.Host = linksAPIHost
 		res, _ := e.srv.Root.Test(req, -1)
 		if res.StatusCode != 204 || res.Header.Get("Access-Control-Allow-Methods") != "GET, OPTIONS" {
 			t.Fatalf("OPTIONS %d %v", res.StatusCode, res.Header)
@@ -167,16 +167,16 @@ func TestQRCode(t *testing.T) {
 
 func TestQRRateLimit(t *testing.T) {
 	e := newLinkEnv(t, testdb.Open(t, "sqlite"))
-	var last resp
+	var last linkResp
 	for i := range 11 {
 		req := httptest.NewRequest("GET", "/qr?url=https://a.com&size=32", nil)
-		req.Host = apiHost
+		req.Host = linksAPIHost
 		res, err := e.srv.Root.Test(req, -1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		b, _ := io.ReadAll(res.Body)
-		last = resp{status: res.StatusCode, header: res.Header, body: b}
+		last = linkResp{status: res.StatusCode, header: res.Header, body: b}
 		if i < 10 && last.status != 200 {
 			t.Fatalf("request %d: %d", i+1, last.status)
 		}

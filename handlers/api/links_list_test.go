@@ -1,4 +1,4 @@
-package handlers_test
+package api_test
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-func keysOf(t *testing.T, r resp) string {
+func keysOf(t *testing.T, r linkResp) string {
 	t.Helper()
 	var ks []string
 	for _, l := range r.list(t) {
