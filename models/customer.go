@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"gorm.io/gorm/clause"
 )
 
 // Customer is a workspace's end customer, unique by external id
@@ -229,4 +230,22 @@ func (db *DB) ListCustomers(ctx context.Context, workspaceID string, q CustomerQ
 	err := tx.Order("CASE WHEN " + col + " IS NULL THEN 1 ELSE 0 END, " + col + " " + dir + ", id " + dir).
 		Limit(q.Limit).Offset(q.Offset).Find(&out).Error
 	return out, dbErr(err, "list customers", "", "")
+}
+
+// GetOrCreateCustomer inserts c unless the workspace already has a customer
+// with its external id; it returns the stored customer and whether it was
+// created. Safe under concurrency: the losing insert does nothing and reads
+// the winner's row, without aborting the surrounding transaction.
+func (db *DB) GetOrCreateCustomer(ctx context.Context, c *Customer) (*Customer, bool, error) {
+	res := db.WithContext(ctx).Clauses(clause.OnConflict{
+		Columns: []clause.Column{{Name: "workspace_id"}, {Name: "external_id"}}, DoNothing: true,
+	}).Create(c)
+	if res.Error != nil {
+		return nil, false, dbErr(res.Error, "create customer", "", MsgDuplicateCustomerExtID)
+	}
+	if res.RowsAffected == 1 {
+		return c, true, nil
+	}
+	existing, err := db.CustomerByExternalID(ctx, c.WorkspaceID, c.ExternalID)
+	return existing, false, err
 }

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/relinkhq/relink/internal/apierr"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/relinkhq/relink/internal/apierr"
 )
 
 // Partner is a person or company promoting a program (partners-and-embed.md
@@ -450,4 +452,55 @@ func (db *DB) PartnerLinks(ctx context.Context, workspaceID, programID, partnerI
 // escapeLike escapes LIKE wildcards; the queries use ESCAPE '\'.
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// CreatePartnerIfAbsent inserts a partner unless its email or username is
+// taken in the workspace; it reports whether it was inserted. It never
+// aborts the surrounding transaction.
+func (db *DB) CreatePartnerIfAbsent(ctx context.Context, p *Partner) (bool, error) {
+	p.Email = NormalizeEmail(p.Email)
+	res := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(p)
+	if res.Error != nil {
+		return false, dbErr(res.Error, "create partner", "", "")
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// CreateEnrollmentIfAbsent inserts an enrollment unless the partner is
+// already enrolled or its tenantId is taken; it reports whether it was
+// inserted. It never aborts the surrounding transaction.
+func (db *DB) CreateEnrollmentIfAbsent(ctx context.Context, e *Enrollment) (bool, error) {
+	res := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(e)
+	if res.Error != nil {
+		return false, dbErr(res.Error, "create enrollment", "", "")
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// PartnerLinkByURL finds the partner's link in the program with exactly url.
+func (db *DB) PartnerLinkByURL(ctx context.Context, workspaceID, programID, partnerID, url string) (*Link, error) {
+	var l Link
+	err := db.WithContext(ctx).Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND url = ?", workspaceID, programID, partnerID, url).
+		Order("created_at, id").Take(&l).Error
+	if err != nil {
+		return nil, dbErr(err, "get partner link", "Link not found.", "")
+	}
+	return &l, nil
+}
+
+// UpdatePartnerLinkFields saves the fields a partner-link upsert may change.
+// A taken (domain, key) is a 409.
+func (db *DB) UpdatePartnerLinkFields(ctx context.Context, l *Link) error {
+	return db.Tx(ctx, func(tx *DB) error {
+		if err := tx.checkLinkUnique(ctx, l, l.ID); err != nil {
+			return err
+		}
+		err := tx.WithContext(ctx).Model(l).Where("workspace_id = ?", l.WorkspaceID).
+			Select("domain", "key", "url", "track_conversion", "external_id", "tenant_id", "program_id", "partner_id",
+				"archived", "expires_at", "expired_url", "password", "proxy", "title", "description", "image", "video",
+				"rewrite", "do_index", "ios", "android", "folder_id", "comments", "test_variants", "test_started_at",
+				"test_completed_at", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "updated_at").
+			Updates(l).Error
+		return dbErr(err, "update partner link", "Link not found.", MsgDuplicateKey)
+	})
 }
