@@ -487,20 +487,3 @@ func (db *DB) PartnerLinkByURL(ctx context.Context, workspaceID, programID, part
 	}
 	return &l, nil
 }
-
-// UpdatePartnerLinkFields saves the fields a partner-link upsert may change.
-// A taken (domain, key) is a 409.
-func (db *DB) UpdatePartnerLinkFields(ctx context.Context, l *Link) error {
-	return db.Tx(ctx, func(tx *DB) error {
-		if err := tx.checkLinkUnique(ctx, l, l.ID); err != nil {
-			return err
-		}
-		err := tx.WithContext(ctx).Model(l).Where("workspace_id = ?", l.WorkspaceID).
-			Select("domain", "key", "url", "track_conversion", "external_id", "tenant_id", "program_id", "partner_id",
-				"archived", "expires_at", "expired_url", "password", "proxy", "title", "description", "image", "video",
-				"rewrite", "do_index", "ios", "android", "folder_id", "comments", "test_variants", "test_started_at",
-				"test_completed_at", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "updated_at").
-			Updates(l).Error
-		return dbErr(err, "update partner link", "Link not found.", MsgDuplicateKey)
-	})
-}

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -37,7 +38,7 @@ type Service struct {
 	DB         *models.DB
 	FX         *FX
 	Aggregator Aggregator
-	Links      LinkCreator
+	Links      *links.Service
 	Now        func() time.Time
 	Log        *slog.Logger
 }
@@ -47,7 +48,7 @@ type Deps struct {
 	DB         *models.DB
 	FX         *FX
 	Aggregator Aggregator
-	Links      LinkCreator
+	Links      *links.Service
 	Now        func() time.Time
 	Log        *slog.Logger
 }
@@ -72,7 +73,7 @@ func New(d Deps) *Service {
 		s.FX = fx
 	}
 	if s.Links == nil {
-		s.Links = BasicLinkCreator{}
+		s.Links = &links.Service{DB: d.DB, Now: s.Now}
 	}
 	return s
 }

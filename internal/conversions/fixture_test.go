@@ -39,6 +39,11 @@ func newFixture(t *testing.T, db *models.DB, slug string) *fixture {
 	if f.grp, err = db.GroupByIDOrSlug(ctx, f.ws.ID, f.prog.ID, models.DefaultGroupSlug); err != nil {
 		t.Fatal(err)
 	}
+	// The workspace's short domain, for links made through the links API.
+	d := &models.Domain{ID: ids.New(ids.Domain), WorkspaceID: f.ws.ID, Slug: slug + ".link", Verified: true, CreatedAt: t0, UpdatedAt: t0}
+	if err := db.Create(d).Error; err != nil {
+		t.Fatal(err)
+	}
 	return f
 }
 

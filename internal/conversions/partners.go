@@ -9,83 +9,61 @@ import (
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 )
 
-// LinkCreator stores partner links through the links API's own create and
-// update logic (validation, key checks, cache invalidation).
-type LinkCreator interface {
-	CreateLink(ctx context.Context, tx *models.DB, ws *models.Workspace, l *models.Link) error
-	UpdateLink(ctx context.Context, tx *models.DB, ws *models.Workspace, l *models.Link) error
-}
-
-// BasicLinkCreator stores links with the models layer only.
-type BasicLinkCreator struct{}
-
-// CreateLink stores a new link.
-func (BasicLinkCreator) CreateLink(ctx context.Context, tx *models.DB, _ *models.Workspace, l *models.Link) error {
-	return tx.CreateLink(ctx, l)
-}
-
-// UpdateLink saves a link.
-func (BasicLinkCreator) UpdateLink(ctx context.Context, tx *models.DB, _ *models.Workspace, l *models.Link) error {
-	l.UpdatedAt = time.Now().UTC()
-	return tx.UpdatePartnerLinkFields(ctx, l)
-}
-
-// LinkProps are the link options partners' links accept (§3.3).
+// LinkProps are the link options of the partner endpoints (§3.3): the
+// links API's input (parsed with links.ParseLinkProps) and the key prefix.
+// Options partner links do not take (url, domain, key, program, partner,
+// tracking, folder, UTM, ref, publicStats, geo, webhooks) are ignored.
 type LinkProps struct {
-	ExternalID, TenantID, Prefix, Comments, ExpiredURL, Password *string
-	Title, Description, Image, Video, IOS, Android               *string
-	ExpiresAt                                                    *time.Time
-	Archived, Proxy, Rewrite, DoIndex                            *bool
-	TestVariants                                                 models.TestVariants
-	TestStartedAt, TestCompletedAt                               *time.Time
+	*links.Input
+	Prefix string
 }
 
-func (p *LinkProps) apply(l *models.Link) {
+// tenant is linkProps.tenantId, if given.
+func (p *LinkProps) tenant() string {
+	if p == nil || p.Input == nil || !p.TenantID.Has() {
+		return ""
+	}
+	return p.TenantID.Value
+}
+
+func field[T any](v T) links.Field[T] { return links.Field[T]{Set: true, Value: v} }
+
+func optField[T any](p *T) links.Field[T] {
 	if p == nil {
-		return
+		return links.Field[T]{Set: true, Null: true}
 	}
-	set := func(dst **string, v *string) {
-		if v != nil {
-			*dst = v
-		}
+	return field(*p)
+}
+
+// partnerLinkInput builds the links API input of a partner link: linkProps
+// applied, then domain, destination, program, partner, tenant, folder and
+// conversion tracking forced. An empty key lets the links API pick one.
+func partnerLinkInput(props *LinkProps, prog *models.Program, e *models.Enrollment, domain, dest, key string) *links.Input {
+	in := &links.Input{}
+	if props != nil && props.Input != nil {
+		cp := *props.Input
+		in = &cp
 	}
-	set(&l.ExternalID, p.ExternalID)
-	set(&l.Comments, p.Comments)
-	set(&l.ExpiredURL, p.ExpiredURL)
-	set(&l.Password, p.Password)
-	set(&l.Title, p.Title)
-	set(&l.Description, p.Description)
-	set(&l.Image, p.Image)
-	set(&l.Video, p.Video)
-	set(&l.IOS, p.IOS)
-	set(&l.Android, p.Android)
-	if p.ExpiresAt != nil {
-		l.ExpiresAt = p.ExpiresAt
+	in.URL, in.Domain = field(dest), field(strings.ToLower(domain))
+	in.Key, in.KeyLength = links.Field[string]{}, links.Field[int]{}
+	if key != "" {
+		in.Key = field(key)
 	}
-	if p.Archived != nil {
-		l.Archived = *p.Archived
+	in.Prefix = links.Field[string]{}
+	if props != nil && props.Prefix != "" {
+		in.Prefix = field(props.Prefix)
 	}
-	if p.Proxy != nil {
-		l.Proxy = *p.Proxy
-	}
-	if p.Rewrite != nil {
-		l.Rewrite = *p.Rewrite
-	}
-	if p.DoIndex != nil {
-		l.DoIndex = *p.DoIndex
-	}
-	if p.TestVariants != nil {
-		l.TestVariants = p.TestVariants
-	}
-	if p.TestStartedAt != nil {
-		l.TestStartedAt = p.TestStartedAt
-	}
-	if p.TestCompletedAt != nil {
-		l.TestCompletedAt = p.TestCompletedAt
-	}
+	in.ProgramID, in.PartnerID, in.TenantID = field(prog.ID), field(e.PartnerID), optField(e.TenantID)
+	in.TrackConversion = field(true)
+	in.FolderID = optField(prog.DefaultFolderID)
+	in.UTM = [5]links.Field[string]{}
+	in.Ref, in.PublicStats, in.TagID = links.Field[string]{}, links.Field[bool]{}, links.Field[string]{}
+	in.Geo, in.WebhookIDs = links.Field[map[string]string]{}, links.Field[[]string]{}
+	return in
 }
 
 // EnrollInput is a validated POST /partners body.
@@ -112,30 +90,37 @@ func (s *Service) EnrollPartner(ctx context.Context, ws *models.Workspace, in En
 	if err != nil {
 		return nil, err
 	}
-	var partnerID string
-	err = s.DB.Tx(ctx, func(tx *models.DB) error {
-		e, err := s.enroll(ctx, tx, ws, prog, in)
-		if err != nil {
-			return err
-		}
-		partnerID = e.PartnerID
-		return nil
+	var res *enrolled
+	err = s.DB.Tx(ctx, func(tx *models.DB) (err error) {
+		res, err = s.enroll(ctx, tx, ws, prog, in)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return s.DB.EnrolledPartnerByID(ctx, ws.ID, prog.ID, partnerID)
+	if err := s.createDefaultLinks(ctx, ws, prog, res, in); err != nil {
+		return nil, err
+	}
+	return s.DB.EnrolledPartnerByID(ctx, ws.ID, prog.ID, res.e.PartnerID)
 }
 
-// enroll is EnrollPartner inside a transaction.
-func (s *Service) enroll(ctx context.Context, tx *models.DB, ws *models.Workspace, prog *models.Program, in EnrollInput) (*models.Enrollment, error) {
+// enrolled is the outcome of enroll: the enrollment, and for a new one the
+// group whose default links still have to be created (after commit: the
+// links API writes in its own transactions).
+type enrolled struct {
+	e     *models.Enrollment
+	group *models.Group // nil unless newly enrolled
+}
+
+// enroll is EnrollPartner's database part, inside a transaction.
+func (s *Service) enroll(ctx context.Context, tx *models.DB, ws *models.Workspace, prog *models.Program, in EnrollInput) (*enrolled, error) {
 	e, err := tx.EnrollmentByTenantOrEmail(ctx, ws.ID, prog.ID, in.TenantID, in.Email)
 	if err != nil && !models.IsNotFound(err) {
 		return nil, err
 	}
 	if err == nil {
 		if in.TenantID == "" || (e.TenantID != nil && *e.TenantID == in.TenantID) {
-			return e, nil
+			return &enrolled{e: e}, nil
 		}
 		if other, err := tx.EnrollmentByTenant(ctx, ws.ID, prog.ID, in.TenantID); err == nil && other.ID != e.ID {
 			return nil, apierr.New(apierr.Conflict, msgTenantTaken(in.TenantID))
@@ -145,7 +130,7 @@ func (s *Service) enroll(ctx context.Context, tx *models.DB, ws *models.Workspac
 		if err := tx.SetEnrollmentTenant(ctx, e, in.TenantID); err != nil {
 			return nil, err
 		}
-		return e, nil
+		return &enrolled{e: e}, nil
 	}
 	groupSel := in.GroupID
 	if groupSel == "" && prog.DefaultGroupID != nil {
@@ -180,12 +165,12 @@ func (s *Service) enroll(ctx context.Context, tx *models.DB, ws *models.Workspac
 		if models.IsNotFound(err) {
 			return nil, apierr.New(apierr.Conflict, msgTenantTaken(in.TenantID))
 		}
-		return other, err
+		if err != nil {
+			return nil, err
+		}
+		return &enrolled{e: other}, nil
 	}
-	if err := s.createDefaultLinks(ctx, tx, ws, prog, g, p, e, in); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return &enrolled{e: e, group: g}, nil
 }
 
 // partnerByEmailOrCreate finds the workspace's partner by email or creates it
@@ -229,10 +214,12 @@ func (s *Service) partnerByEmailOrCreate(ctx context.Context, tx *models.DB, ws 
 	return nil, fmt.Errorf("create partner %s: no free username", in.Email)
 }
 
-// createDefaultLinks creates one link per default link of the group (§3.3
-// step 5), retrying taken keys with a random suffix.
-func (s *Service) createDefaultLinks(ctx context.Context, tx *models.DB, ws *models.Workspace, prog *models.Program, g *models.Group, p *models.Partner, e *models.Enrollment, in EnrollInput) error {
-	if !g.DefaultLinks.Valid || len(g.DefaultLinks.V) == 0 {
+// createDefaultLinks creates one link per default link of a new
+// enrollment's group (§3.3 step 5) through the links API, retrying a taken
+// key with a random suffix.
+func (s *Service) createDefaultLinks(ctx context.Context, ws *models.Workspace, prog *models.Program, res *enrolled, in EnrollInput) error {
+	g := res.group
+	if g == nil || !g.DefaultLinks.Valid || len(g.DefaultLinks.V) == 0 {
 		return nil
 	}
 	slug := ""
@@ -245,18 +232,21 @@ func (s *Service) createDefaultLinks(ctx context.Context, tx *models.DB, ws *mod
 		local, _, _ := strings.Cut(in.Email, "@")
 		slug = Slugify(local)
 	}
+	prefix := ""
+	if in.LinkProps != nil {
+		prefix = strings.Trim(in.LinkProps.Prefix, "/")
+	}
 	for _, dl := range g.DefaultLinks.V {
 		key := slug
 		if len(g.DefaultLinks.V) > 1 {
 			key += randomSuffix()
 		}
-		if in.LinkProps != nil && in.LinkProps.Prefix != nil && strings.Trim(*in.LinkProps.Prefix, "/") != "" {
-			key = strings.Trim(*in.LinkProps.Prefix, "/") + "/" + key
-		}
-		l := s.partnerLink(prog, g, e, dl.Domain, withUTM(dl.URL, g), in.LinkProps)
 		for attempt := 0; ; attempt++ {
-			l.ID, l.Key = ids.New(ids.Link), key
-			err := s.Links.CreateLink(ctx, tx, ws, l)
+			full := key
+			if prefix != "" {
+				full = prefix + "/" + key
+			}
+			_, err := s.Links.Create(ctx, links.Actor{Workspace: ws}, partnerLinkInput(in.LinkProps, prog, res.e, dl.Domain, withUTM(dl.URL, g), full))
 			if err == nil {
 				break
 			}
@@ -267,27 +257,6 @@ func (s *Service) createDefaultLinks(ctx context.Context, tx *models.DB, ws *mod
 		}
 	}
 	return nil
-}
-
-// partnerLink builds a partner link: domain, url, program, partner, tenant,
-// folder and conversion tracking forced, linkProps applied.
-func (s *Service) partnerLink(prog *models.Program, g *models.Group, e *models.Enrollment, domain, dest string, props *LinkProps) *models.Link {
-	now := s.now()
-	l := &models.Link{
-		WorkspaceID: e.WorkspaceID, Domain: strings.ToLower(domain), URL: dest, TrackConversion: true,
-		CreatedAt: now, UpdatedAt: now,
-	}
-	props.apply(l)
-	s.forcePartnerFields(l, prog, e)
-	applyUTM(l, g)
-	return l
-}
-
-func (s *Service) forcePartnerFields(l *models.Link, prog *models.Program, e *models.Enrollment) {
-	pid, pnid := prog.ID, e.PartnerID
-	l.ProgramID, l.PartnerID, l.TenantID = &pid, &pnid, e.TenantID
-	l.FolderID = prog.DefaultFolderID
-	l.TrackConversion = true
 }
 
 // withUTM adds the group's UTM template to a destination, keeping
@@ -308,23 +277,6 @@ func withUTM(dest string, g *models.Group) string {
 	}
 	u.RawQuery = q.Encode()
 	return u.String()
-}
-
-// applyUTM copies the destination's utm_* parameters to the link's columns.
-func applyUTM(l *models.Link, _ *models.Group) {
-	u, err := url.Parse(l.URL)
-	if err != nil {
-		return
-	}
-	q := u.Query()
-	get := func(k string) *string {
-		if v := q.Get(k); v != "" {
-			return &v
-		}
-		return nil
-	}
-	l.UTMSource, l.UTMMedium, l.UTMCampaign, l.UTMTerm, l.UTMContent =
-		get("utm_source"), get("utm_medium"), get("utm_campaign"), get("utm_term"), get("utm_content")
 }
 
 // PartnerSelector names a partner by id (wins) or tenantId (§3.5).
@@ -431,19 +383,7 @@ func (s *Service) CreatePartnerLink(ctx context.Context, ws *models.Workspace, i
 			dest = g.DefaultLinks.V[0].URL
 		}
 	}
-	l := s.partnerLink(prog, g, e, *prog.Domain, withUTM(dest, g), in.LinkProps)
-	l.ID, l.Key = ids.New(ids.Link), in.Key
-	if l.Key == "" {
-		l.Key = ids.Random(ids.Alphanumeric, 7)
-	}
-	if in.LinkProps != nil && in.LinkProps.Prefix != nil && strings.Trim(*in.LinkProps.Prefix, "/") != "" {
-		l.Key = strings.Trim(*in.LinkProps.Prefix, "/") + "/" + l.Key
-	}
-	err = s.DB.Tx(ctx, func(tx *models.DB) error { return s.Links.CreateLink(ctx, tx, ws, l) })
-	if err != nil {
-		return nil, err
-	}
-	return l, nil
+	return s.Links.Create(ctx, links.Actor{Workspace: ws}, partnerLinkInput(in.LinkProps, prog, e, *prog.Domain, withUTM(dest, g), in.Key))
 }
 
 // UpsertPartnerLink finds the partner's link with exactly in.URL and updates
@@ -461,34 +401,11 @@ func (s *Service) UpsertPartnerLink(ctx context.Context, ws *models.Workspace, i
 	if err != nil {
 		return nil, err
 	}
-	before := *existing
-	l := existing
-	in.LinkProps.apply(l)
-	if in.Key != "" {
-		l.Key = in.Key
+	body := partnerLinkInput(in.LinkProps, prog, e, *prog.Domain, existing.URL, in.Key)
+	if in.Key == "" {
+		body.Key = field(existing.Key)
 	}
-	l.Domain = strings.ToLower(*prog.Domain)
-	s.forcePartnerFields(l, prog, e)
-	if sameLink(&before, l) {
-		return l, nil
-	}
-	err = s.DB.Tx(ctx, func(tx *models.DB) error { return s.Links.UpdateLink(ctx, tx, ws, l) })
-	if err != nil {
-		return nil, err
-	}
-	return l, nil
-}
-
-func sameLink(a, b *models.Link) bool {
-	eq := func(x, y *string) bool { return (x == nil && y == nil) || (x != nil && y != nil && *x == *y) }
-	eqt := func(x, y *time.Time) bool { return (x == nil && y == nil) || (x != nil && y != nil && x.Equal(*y)) }
-	return a.Key == b.Key && a.Domain == b.Domain && a.URL == b.URL && a.TrackConversion == b.TrackConversion &&
-		eq(a.ExternalID, b.ExternalID) && eq(a.TenantID, b.TenantID) && eq(a.ProgramID, b.ProgramID) &&
-		eq(a.PartnerID, b.PartnerID) && eq(a.FolderID, b.FolderID) && eq(a.Comments, b.Comments) &&
-		eq(a.ExpiredURL, b.ExpiredURL) && eq(a.Password, b.Password) && eq(a.Title, b.Title) &&
-		eq(a.Description, b.Description) && eq(a.Image, b.Image) && eq(a.Video, b.Video) &&
-		eq(a.IOS, b.IOS) && eq(a.Android, b.Android) && eqt(a.ExpiresAt, b.ExpiresAt) &&
-		a.Archived == b.Archived && a.Proxy == b.Proxy && a.Rewrite == b.Rewrite && a.DoIndex == b.DoIndex
+	return s.Links.Update(ctx, links.Actor{Workspace: ws}, existing.ID, body)
 }
 
 // EmbedInput is a validated POST /tokens/embed/referrals body.
@@ -507,12 +424,14 @@ func (s *Service) EmbedToken(ctx context.Context, ws *models.Workspace, in Embed
 	tenant := in.TenantID
 	if tenant == "" && in.Partner != nil {
 		tenant = in.Partner.TenantID
-		if tenant == "" && in.Partner.LinkProps != nil && in.Partner.LinkProps.TenantID != nil {
-			tenant = *in.Partner.LinkProps.TenantID
+		if tenant == "" {
+			tenant = in.Partner.LinkProps.tenant()
 		}
 	}
 	var token string
 	var expires time.Time
+	var res *enrolled
+	var pin EnrollInput
 	err = s.DB.Tx(ctx, func(tx *models.DB) error {
 		var e *models.Enrollment
 		var err error
@@ -538,19 +457,12 @@ func (s *Service) EmbedToken(ctx context.Context, ws *models.Workspace, in Embed
 				return perr
 			}
 			if e == nil {
-				pin := *in.Partner
+				pin = *in.Partner
 				pin.TenantID = tenant
-				if tenant != "" {
-					props := LinkProps{}
-					if pin.LinkProps != nil {
-						props = *pin.LinkProps
-					}
-					props.TenantID = &tenant
-					pin.LinkProps = &props
-				}
-				if e, err = s.enroll(ctx, tx, ws, prog, pin); err != nil {
+				if res, err = s.enroll(ctx, tx, ws, prog, pin); err != nil {
 					return err
 				}
+				e = res.e
 			}
 		}
 		if e == nil {
@@ -563,5 +475,15 @@ func (s *Service) EmbedToken(ctx context.Context, ws *models.Workspace, in Embed
 		token, expires = tok, t.ExpiresAt
 		return nil
 	})
-	return token, expires, err
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	if res != nil {
+		// The new partner's links carry its tenantId (forced from the
+		// enrollment), as linkProps.tenantId does in §5 step 3.
+		if err := s.createDefaultLinks(ctx, ws, prog, res, pin); err != nil {
+			return "", time.Time{}, err
+		}
+	}
+	return token, expires, nil
 }

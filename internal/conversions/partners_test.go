@@ -1,6 +1,7 @@
 package conversions_test
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/models"
 )
@@ -257,7 +259,7 @@ func TestPartnerLinks(t *testing.T) {
 		}
 		// Upsert: the same URL updates the partner's link, a new one creates.
 		up, err := f.svc.UpsertPartnerLink(f.ctx, f.ws, conversions.PartnerLinkInput{PartnerSelector: sel, URL: "https://acme.example/blog?x=1",
-			LinkProps: &conversions.LinkProps{Title: str("Blog")}})
+			LinkProps: linkProps(t, `{"title":"Blog","url":"https://ignored.example/"}`)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,4 +281,13 @@ func TestPartnerLinks(t *testing.T) {
 			t.Fatalf("other partner's upsert matched ann's link: %+v %v", bl, err)
 		}
 	})
+}
+
+func linkProps(t *testing.T, js string) *conversions.LinkProps {
+	t.Helper()
+	in, err := links.ParseLinkProps(json.RawMessage(js), "linkProps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &conversions.LinkProps{Input: in}
 }
