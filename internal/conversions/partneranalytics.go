@@ -41,36 +41,56 @@ type PartnerAnalytics struct {
 // Intervals accepted by GET /partners/analytics.
 var Intervals = []string{"24h", "7d", "30d", "90d", "1y", "mtd", "qtd", "ytd", "all"}
 
-// window resolves the time range and bucket size in loc.
+// IntervalStart is where a named interval starts at now in loc; "all" (or
+// an unknown name) has no start.
+func IntervalStart(interval string, now time.Time, loc *time.Location) (time.Time, bool) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	now = now.In(loc)
+	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
+	switch interval {
+	case "24h":
+		return now.Add(-24 * time.Hour), true
+	case "7d":
+		return day.AddDate(0, 0, -6), true
+	case "30d":
+		return day.AddDate(0, 0, -29), true
+	case "90d":
+		return day.AddDate(0, 0, -89), true
+	case "1y":
+		return time.Date(now.Year()-1, now.Month(), 1, 0, 0, 0, 0, loc).AddDate(0, 1, 0), true
+	case "mtd":
+		return time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc), true
+	case "qtd":
+		m := time.Month((int(now.Month())-1)/3*3 + 1)
+		return time.Date(now.Year(), m, 1, 0, 0, 0, 0, loc), true
+	case "ytd":
+		return time.Date(now.Year(), 1, 1, 0, 0, 0, 0, loc), true
+	}
+	return time.Time{}, false
+}
+
+// intervalStep is the bucket size of a named interval's timeseries.
+var intervalStep = map[string]string{"24h": "hour", "7d": "day", "30d": "day", "90d": "day", "mtd": "day", "qtd": "day",
+	"1y": "month", "ytd": "month", "all": "month"}
+
+// window resolves the time range and bucket size in loc; "all" starts at
+// the month of earliest.
 func window(q AnalyticsQuery, now time.Time, earliest time.Time) (start, end time.Time, step string) {
 	loc := q.Location
 	if loc == nil {
 		loc = time.UTC
 	}
-	now = now.In(loc)
-	end = now
-	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
-	switch q.Interval {
-	case "24h":
-		start, step = now.Add(-24*time.Hour), "hour"
-	case "7d":
-		start, step = day.AddDate(0, 0, -6), "day"
-	case "30d":
-		start, step = day.AddDate(0, 0, -29), "day"
-	case "90d":
-		start, step = day.AddDate(0, 0, -89), "day"
-	case "1y":
-		start, step = time.Date(now.Year()-1, now.Month(), 1, 0, 0, 0, 0, loc).AddDate(0, 1, 0), "month"
-	case "mtd":
-		start, step = time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc), "day"
-	case "qtd":
-		m := time.Month((int(now.Month())-1)/3*3 + 1)
-		start, step = time.Date(now.Year(), m, 1, 0, 0, 0, 0, loc), "day"
-	case "ytd":
-		start, step = time.Date(now.Year(), 1, 1, 0, 0, 0, 0, loc), "month"
-	default: // all
+	end = now.In(loc)
+	step = intervalStep[q.Interval]
+	if step == "" {
+		step = "month"
+	}
+	var ok bool
+	if start, ok = IntervalStart(q.Interval, now, loc); !ok {
 		e := earliest.In(loc)
-		start, step = time.Date(e.Year(), e.Month(), 1, 0, 0, 0, 0, loc), "month"
+		start = time.Date(e.Year(), e.Month(), 1, 0, 0, 0, 0, loc)
 	}
 	if q.Start != nil {
 		start = q.Start.In(loc)

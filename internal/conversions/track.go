@@ -63,11 +63,12 @@ func strPtr(s string) *string { return &s }
 
 func leadCustomerOf(c *models.Customer) LeadCustomer {
 	ext := c.ExternalID
-	return LeadCustomer{Name: displayName(c), Email: c.Email, Avatar: c.Avatar, ExternalID: &ext}
+	return LeadCustomer{Name: DisplayName(c), Email: c.Email, Avatar: c.Avatar, ExternalID: &ext}
 }
 
-// displayName is name ‖ email ‖ a generated name.
-func displayName(c *models.Customer) *string {
+// DisplayName is a customer's name as the API shows it: name ‖ email ‖ a
+// generated name.
+func DisplayName(c *models.Customer) *string {
 	switch {
 	case c.Name != nil && *c.Name != "":
 		return c.Name
@@ -418,7 +419,7 @@ func (s *Service) TrackSale(ctx context.Context, ws *models.Workspace, in SaleIn
 		ext := c.ExternalID
 		resp = &SaleResponse{
 			EventName: in.EventName,
-			Customer:  &SaleCustomer{ID: c.ID, Name: displayName(c), Email: c.Email, Avatar: c.Avatar, ExternalID: &ext},
+			Customer:  &SaleCustomer{ID: c.ID, Name: DisplayName(c), Email: c.Email, Avatar: c.Avatar, ExternalID: &ext},
 			Sale:      &SaleInfo{Amount: amount, Currency: currency, PaymentProcessor: in.PaymentProcessor, InvoiceID: in.InvoiceID, Metadata: in.Metadata},
 		}
 		if invoice != "" {
