@@ -13,10 +13,16 @@ import (
 func TestProgramCommands(t *testing.T) {
 	for _, dialect := range testdb.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
-			t.Setenv("RELINK_DATABASE_URL", testdb.URL(t, dialect))
+			dbURL := testdb.URL(t, dialect)
+			getenv := func(k string) string {
+				if k == "RELINK_DATABASE_URL" {
+					return dbURL
+				}
+				return ""
+			}
 			relink := func(args ...string) (string, error) {
 				var out, errOut bytes.Buffer
-				err := run(context.Background(), args, &out, &errOut)
+				err := run(context.Background(), args, getenv, &out, &errOut)
 				return out.String(), err
 			}
 			if _, err := relink("workspace", "create", "--name", "Acme", "--slug", "acme", "--plan", "business"); err != nil {

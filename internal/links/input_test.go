@@ -122,11 +122,11 @@ func TestParseBulkUpdate(t *testing.T) {
 		t.Fatalf("%+v %v", b, err)
 	}
 	for body, msg := range map[string]string{
-		`{"linkIds":[]}`:                       "invalid_type: data: Invalid input: expected object, received undefined",
-		`{"linkIds":[1],"data":{}}`:            "invalid_type: linkIds.0: Invalid input: expected string, received number",
-		`{"linkIds":[],"data":{"url":3}}`:      "invalid_type: data.url: Invalid input: expected string, received number",
-		`{"externalIds":"x","data":{}}`:        "invalid_type: externalIds: Invalid input: expected array, received string",
-		`{"linkIds":[],"data":{"proxy":"x"}}`:  "invalid_type: data.proxy: Invalid input: expected boolean, received string",
+		`{"linkIds":[]}`:                      "invalid_type: data: Invalid input: expected object, received undefined",
+		`{"linkIds":[1],"data":{}}`:           "invalid_type: linkIds.0: Invalid input: expected string, received number",
+		`{"linkIds":[],"data":{"url":3}}`:     "invalid_type: data.url: Invalid input: expected string, received number",
+		`{"externalIds":"x","data":{}}`:       "invalid_type: externalIds: Invalid input: expected array, received string",
+		`{"linkIds":[],"data":{"proxy":"x"}}`: "invalid_type: data.proxy: Invalid input: expected boolean, received string",
 	} {
 		if _, err := ParseBulkUpdate([]byte(body)); err == nil || apierr.As(err).Message != msg {
 			t.Errorf("%s: got %v, want %q", body, err, msg)

@@ -1,15 +1,16 @@
-package handlers_test
+package api_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/models"
 )
 
-func keysOf(t *testing.T, r resp) string {
+func keysOf(t *testing.T, r linkResp) string {
 	t.Helper()
 	var ks []string
 	for _, l := range r.list(t) {
@@ -38,6 +39,7 @@ func TestListLinks(t *testing.T) {
 		// Counters the click pipeline would set, to sort by.
 		db.Model(&models.Link{}).Where("id = ?", ids["l2"]).Updates(map[string]any{"clicks": 9, "sale_amount": 100})
 		db.Model(&models.Link{}).Where("id = ?", ids["l5"]).Updates(map[string]any{"clicks": 3, "sale_amount": 500})
+		db.Model(&models.Link{}).Where("id = ?", ids["l1"]).Update("last_clicked", time.Now().UTC())
 
 		tests := []struct {
 			name, query string
@@ -63,6 +65,7 @@ func TestListLinks(t *testing.T) {
 			{name: "tenant", query: "?tenantId=t1", want: "l1"},
 			{name: "sort clicks", query: "?sortBy=clicks&pageSize=2", want: "l2,l5"},
 			{name: "sort saleAmount", query: "?sortBy=saleAmount&pageSize=2", want: "l5,l2"},
+			{name: "sort lastClicked, never-clicked last", query: "?sortBy=lastClicked&pageSize=2", want: "l1,acme-l6"},
 			{name: "sortOrder ignored", query: "?sortOrder=asc&pageSize=2", want: "acme-l6,l5"},
 			{name: "page 2", query: "?pageSize=2&page=2", want: "l2,l1"},
 			{name: "page past the end", query: "?pageSize=2&page=9", want: ""},

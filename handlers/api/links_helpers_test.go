@@ -1,7 +1,6 @@
-package handlers_test
+package api_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -17,7 +16,8 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// apiHost (pages_test.go) picks the API face in the default config.
+// linksAPIHost picks the API face in the default config.
+const linksAPIHost = "localhost:8081"
 
 // linkEnv is a server over a fresh database with workspaces and keys.
 type linkEnv struct {
@@ -81,13 +81,13 @@ func (e *linkEnv) sub(t *testing.T) *linkEnv {
 	return &c
 }
 
-type resp struct {
+type linkResp struct {
 	status int
 	header http.Header
 	body   []byte
 }
 
-func (r resp) json(t *testing.T) map[string]any {
+func (r linkResp) json(t *testing.T) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.body, &m); err != nil {
@@ -96,7 +96,7 @@ func (r resp) json(t *testing.T) map[string]any {
 	return m
 }
 
-func (r resp) list(t *testing.T) []map[string]any {
+func (r linkResp) list(t *testing.T) []map[string]any {
 	t.Helper()
 	var m []map[string]any
 	if err := json.Unmarshal(r.body, &m); err != nil {
@@ -106,7 +106,7 @@ func (r resp) list(t *testing.T) []map[string]any {
 }
 
 // errMsg returns error.code and error.message of an error body.
-func (r resp) errMsg(t *testing.T) (string, string) {
+func (r linkResp) errMsg(t *testing.T) (string, string) {
 	t.Helper()
 	var b struct {
 		Error struct{ Code, Message string } `json:"error"`
@@ -118,14 +118,14 @@ func (r resp) errMsg(t *testing.T) (string, string) {
 }
 
 // do sends a request to the API face as key (a name in e.keys, or "" for none).
-func (e *linkEnv) do(key, method, path, body string) resp {
+func (e *linkEnv) do(key, method, path, body string) linkResp {
 	e.t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
 	req := httptest.NewRequest(method, path, rd)
-	req.Host = apiHost
+	req.Host = linksAPIHost
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -138,11 +138,11 @@ func (e *linkEnv) do(key, method, path, body string) resp {
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	return resp{status: res.StatusCode, header: res.Header, body: b}
+	return linkResp{status: res.StatusCode, header: res.Header, body: b}
 }
 
 // ok sends a request and fails unless the status is want.
-func (e *linkEnv) ok(want int, key, method, path, body string) resp {
+func (e *linkEnv) ok(want int, key, method, path, body string) linkResp {
 	e.t.Helper()
 	r := e.do(key, method, path, body)
 	if r.status != want {
@@ -152,7 +152,7 @@ func (e *linkEnv) ok(want int, key, method, path, body string) resp {
 }
 
 // expectErr checks an error status, code and exact message.
-func (e *linkEnv) expectErr(r resp, status int, code, msg string) {
+func (e *linkEnv) expectErr(r linkResp, status int, code, msg string) {
 	e.t.Helper()
 	if r.status != status {
 		e.t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
@@ -164,14 +164,6 @@ func (e *linkEnv) expectErr(r resp, status int, code, msg string) {
 	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		e.t.Fatalf("content type %q", ct)
 	}
-}
-
-func jsonBody(v any) string {
-	var b bytes.Buffer
-	if err := json.NewEncoder(&b).Encode(v); err != nil {
-		panic(err)
-	}
-	return b.String()
 }
 
 // recorder records cache invalidations.

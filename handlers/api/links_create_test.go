@@ -1,4 +1,4 @@
-package handlers_test
+package api_test
 
 import (
 	"encoding/json"
@@ -186,13 +186,13 @@ func TestCreateLink(t *testing.T) {
 			})
 		}
 		// A created link invalidated its (domain, key) in the link cache.
-		if !contains(e.changed, "acme.link/Promo") {
+		if !hasString(e.changed, "acme.link/Promo") {
 			t.Errorf("cache not told about acme.link/Promo: %v", e.changed)
 		}
 	})
 }
 
-func contains(list []string, s string) bool {
+func hasString(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
 			return true

@@ -1,4 +1,4 @@
-package handlers_test
+package api_test
 
 import (
 	"context"
@@ -212,7 +212,7 @@ func TestCustomersAPI(t *testing.T) {
 		if got := e.ok(200, "other", "GET", "/customers", "").list(t); len(got) != 0 {
 			t.Errorf("other workspace lists %d customers", len(got))
 		}
-		for _, r := range []resp{
+		for _, r := range []linkResp{
 			e.do("other", "GET", "/customers/"+id, ""),
 			e.do("other", "GET", "/customers/ext_u_2", ""),
 			e.do("other", "PATCH", "/customers/"+id, `{"name":"Hijack"}`),
@@ -338,7 +338,7 @@ func TestPartnersAndCommissionsAPI(t *testing.T) {
 		if got := e.ok(200, "other", "GET", "/commissions?partnerId="+pnID, "").list(t); len(got) != 0 {
 			t.Errorf("other lists acme's commissions: %v", got)
 		}
-		for _, r := range []resp{
+		for _, r := range []linkResp{
 			e.do("other", "PATCH", "/commissions/"+cmID, `{"status":"pending"}`),
 			e.do("other", "POST", "/partners/links", `{"partnerId":"`+pnID+`"}`),
 			e.do("other", "GET", "/partners/analytics?partnerId="+pnID, ""),

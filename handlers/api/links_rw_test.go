@@ -1,4 +1,4 @@
-package handlers_test
+package api_test
 
 import (
 	"net/url"
@@ -192,7 +192,7 @@ func TestUpdateLink(t *testing.T) {
 			t.Fatalf("other workspace's link changed: %v", l["url"])
 		}
 		// The cache heard about the old and new key of a renamed link.
-		if !contains(e.changed, "acme.link/mover") || !contains(e.changed, "localhost:8080/mover") {
+		if !hasString(e.changed, "acme.link/mover") || !hasString(e.changed, "localhost:8080/mover") {
 			t.Fatalf("invalidations %v", e.changed)
 		}
 	})

@@ -1,4 +1,4 @@
-package handlers_test
+package api_test
 
 import (
 	"slices"
@@ -65,7 +65,7 @@ func TestDomains(t *testing.T) {
 		}
 		e.ok(201, "freebie", "POST", "/domains", `{"slug":"free.link"}`)
 
-		slugs := func(r resp) string {
+		slugs := func(r linkResp) string {
 			var s []string
 			for _, d := range r.list(t) {
 				s = append(s, d["slug"].(string))
@@ -106,7 +106,7 @@ func TestDomains(t *testing.T) {
 			t.Fatalf("moved link %v", l)
 		}
 		e.ok(404, "acme", "GET", "/links/info?domain=go.acme.io&key=k1", "")
-		if !contains(e.changed, "go.acme.io/k1") || !contains(e.changed, "go2.acme.io/k1") || !contains(e.changed, "go.acme.io/*") {
+		if !hasString(e.changed, "go.acme.io/k1") || !hasString(e.changed, "go2.acme.io/k1") || !hasString(e.changed, "go.acme.io/*") {
 			t.Fatalf("invalidations %v", e.changed)
 		}
 
