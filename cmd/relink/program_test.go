@@ -47,9 +47,8 @@ func TestProgramCommands(t *testing.T) {
 			if _, err := relink("program", "reward", "set", "--workspace", "acme", "--event", "lead", "--amount", "300"); err != nil {
 				t.Fatal(err)
 			}
-			out, err = relink("program", "group", "set", "--workspace", "acme", "--holding-days", "7",
-				"--default-link", "acme.link=https://acme.example/", "--additional-link", "acme.example", "--utm", "source=partners")
-			if err != nil {
+			if _, err := relink("program", "group", "set", "--workspace", "acme", "--holding-days", "7",
+				"--default-link", "acme.link=https://acme.example/", "--additional-link", "acme.example", "--utm", "source=partners"); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := relink("program", "set", "--workspace", "acme", "--domain", "Acme.Link", "--url", "https://acme.example/"); err != nil {
