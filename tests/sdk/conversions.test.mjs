@@ -45,7 +45,7 @@ async function rejects(fn) {
  * pipeline does in the background: a lead on an unstored click is 404.
  */
 async function clickID(link) {
-  const res = await fetch(link.shortLink, { redirect: "manual", headers: { "user-agent": `sdk-test-${Math.random()}` } });
+  const res = await fetch(link.shortLink, { redirect: "manual", headers: { "user-agent": `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.${Math.floor(Math.random() * 9999)}.0 Safari/537.36` } });
   assert.ok(res.status >= 300 && res.status < 400, `GET ${link.shortLink}: ${res.status}`);
   const id = new URL(res.headers.get("location")).searchParams.get("dub_id");
   assert.match(id ?? "", /^[a-zA-Z0-9]{16}$/, `Location ${res.headers.get("location")}`);
@@ -152,13 +152,13 @@ describe("customers", () => {
     const theirs = relink.dub({ token: other.apiKey });
     const err = await rejects(() => theirs.customers.get({ id: byExt.id }));
     assert.ok(err instanceof errors.NotFound, `${err?.name}: ${err?.message}`);
-    const del = await rejects(() => theirs.customers.delete({ id: byExt.id }));
-    assert.ok(del instanceof errors.NotFound);
+    const del = await rejects(() => theirs.customers.delete(byExt.id));
+    assert.ok(del instanceof errors.NotFound, `${del?.name}: ${del?.message}`);
     const theirList = [];
     for await (const page of await theirs.customers.list()) theirList.push(...page.result);
     assert.equal(theirList.length, 0);
 
-    const gone = await dub.customers.delete({ id: "ext_user_deferred" });
+    const gone = await dub.customers.delete("ext_user_deferred");
     assert.match(gone.id, /^cus_/);
     const nf = await rejects(() => dub.customers.get({ id: "ext_user_deferred" }));
     assert.ok(nf instanceof errors.NotFound);
