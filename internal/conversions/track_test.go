@@ -3,6 +3,7 @@ package conversions_test
 import (
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -335,6 +336,76 @@ func TestSaleCurrencies(t *testing.T) {
 					t.Errorf("%d %s → %d %s, want %d %s", tc.amount, tc.currency, r.Sale.Amount, r.Sale.Currency, tc.want, tc.wantCur)
 				}
 			})
+		}
+	})
+}
+
+// Concurrent repeats of one invoice or one lead record exactly one event:
+// the claims are atomic on both dialects.
+func TestConcurrentRepeats(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		f := newFixture(t, db, "acme")
+		l := f.link("")
+		c := f.click(l, "US")
+		const n = 8
+		leads := make(chan *conversions.LeadResult, n)
+		errs := make(chan error, 2*n)
+		var wg sync.WaitGroup
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r, err := f.svc.TrackLead(f.ctx, f.ws, conversions.LeadInput{ClickID: c.ClickID, EventName: "Sign up", CustomerExternalID: "u_race", Mode: conversions.ModeAsync, EventQuantity: 1})
+				if err != nil {
+					errs <- err
+					return
+				}
+				leads <- r
+			}()
+		}
+		wg.Wait()
+		close(leads)
+		recorded := 0
+		for r := range leads {
+			if !r.Duplicate {
+				recorded++
+			}
+		}
+		if recorded != 1 {
+			t.Fatalf("%d leads recorded by %d concurrent identical calls, want 1", recorded, n)
+		}
+		sales := make(chan *conversions.SaleResponse, n)
+		inv := "inv_race"
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				r, err := f.svc.TrackSale(f.ctx, f.ws, conversions.SaleInput{CustomerExternalID: "u_race", Amount: int64(100 + i),
+					Currency: "usd", EventName: "Purchase", PaymentProcessor: "custom", InvoiceID: &inv})
+				if err != nil {
+					errs <- err
+					return
+				}
+				sales <- r
+			}(i)
+		}
+		wg.Wait()
+		close(sales)
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		var first *conversions.SaleResponse
+		for r := range sales {
+			if first == nil {
+				first = r
+			} else if !reflect.DeepEqual(r, first) {
+				t.Errorf("answers differ: %+v vs %+v", r.Sale, first.Sale)
+			}
+		}
+		got := f.reloadLink(l)
+		if got.Leads != 1 || got.Sales != 1 || got.SaleAmount != first.Sale.Amount {
+			t.Errorf("link leads=%d sales=%d amount=%d, want 1/1/%d", got.Leads, got.Sales, got.SaleAmount, first.Sale.Amount)
 		}
 	})
 }
