@@ -487,3 +487,12 @@ func (db *DB) PartnerLinkByURL(ctx context.Context, workspaceID, programID, part
 	}
 	return &l, nil
 }
+
+// AddTotalCommissions adds a new commission's earnings to the enrollment's
+// cached total (cheaper than RecomputeTotalCommissions on the tracking path).
+func (db *DB) AddTotalCommissions(ctx context.Context, workspaceID, programID, partnerID string, earnings int64) error {
+	err := db.WithContext(ctx).Model(&Enrollment{}).
+		Where("workspace_id = ? AND program_id = ? AND partner_id = ?", workspaceID, programID, partnerID).
+		UpdateColumn("total_commissions", gorm.Expr("total_commissions + ?", earnings)).Error
+	return dbErr(err, "add total commissions", "", "")
+}

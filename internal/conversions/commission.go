@@ -156,7 +156,7 @@ func (s *Service) eventCommission(ctx context.Context, tx *models.DB, ev commiss
 	if err != nil || !created {
 		return err
 	}
-	return tx.RecomputeTotalCommissions(ctx, ws.ID, e.ProgramID, e.PartnerID)
+	return tx.AddTotalCommissions(ctx, ws.ID, e.ProgramID, e.PartnerID, earnings)
 }
 
 // needsPartner reports whether any modifier looks at the partner.
@@ -283,7 +283,7 @@ func (s *Service) enrollmentClickCommissions(ctx context.Context, e *models.Enro
 				return err
 			}
 			created++
-			return tx.RecomputeTotalCommissions(ctx, e.WorkspaceID, e.ProgramID, e.PartnerID)
+			return tx.AddTotalCommissions(ctx, e.WorkspaceID, e.ProgramID, e.PartnerID, earnings)
 		})
 		if err != nil {
 			return created, err

@@ -12,7 +12,7 @@ import (
 
 // fixture is a workspace with a pinned clock and the real service.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	ctx  context.Context
 	db   *models.DB
 	svc  *conversions.Service
@@ -24,7 +24,7 @@ type fixture struct {
 
 var t0 = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 
-func newFixture(t *testing.T, db *models.DB, slug string) *fixture {
+func newFixture(t testing.TB, db *models.DB, slug string) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	c, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: slug, Slug: slug, Plan: models.PlanAdvanced})

@@ -287,7 +287,7 @@ CREATE TABLE commissions (
 CREATE UNIQUE INDEX commissions_event_key ON commissions (event_id) WHERE event_id IS NOT NULL;
 CREATE UNIQUE INDEX commissions_program_invoice_key ON commissions (program_id, invoice_id) WHERE invoice_id IS NOT NULL;
 CREATE INDEX commissions_program_created_idx ON commissions (program_id, created_at);
-CREATE INDEX commissions_partner_customer_idx ON commissions (partner_id, customer_id, type, created_at);
+CREATE INDEX commissions_partner_customer_idx ON commissions (partner_id, customer_id, type, created_at, id);
 CREATE INDEX commissions_status_idx ON commissions (status, created_at);
 
 -- Public embed tokens: only the SHA-256 of the token is stored.
