@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relinkhq/relink/handlers"
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/models"
 )
@@ -38,7 +40,11 @@ func serve(ctx context.Context, cfg *config.Config) error {
 	}
 	defer closeLimiter()
 
-	srv := handlers.New(handlers.Deps{Config: cfg, DB: db, Limiter: limiter, Logger: slog.Default()})
+	fx, err := conversions.NewFX(cfg.FXRatesFile, nil)
+	if err != nil {
+		return err
+	}
+	srv := handlers.New(handlers.Deps{Config: cfg, DB: db, Limiter: limiter, Logger: slog.Default(), FX: fx})
 	plan, err := srv.Listeners()
 	if err != nil {
 		return err
@@ -47,6 +53,11 @@ func serve(ctx context.Context, cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
+	// Commissions past their holding period become processed, and the
+	// previous day's click commissions are created, every hour.
+	schedCtx, stopSched := context.WithCancel(ctx)
+	defer stopSched()
+	go srv.Conversions.RunSchedule(schedCtx, time.Hour)
 	slog.Info("relink started", "version", version, "app", cfg.AppURL.String(), "api", cfg.APIURL.String(),
 		"database", cfg.Dialect(), "dev", cfg.DevMode)
 	return srv.Serve(ctx, lns)
