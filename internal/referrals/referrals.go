@@ -1,0 +1,500 @@
+// Package referrals is the embedded referral dashboard's domain logic
+// (partners-and-embed.md §6): it resolves a public embed token to one
+// enrollment and answers everything the dashboard shows for it — links with
+// their counters, stats, earnings, the earnings chart, the anonymised
+// leaderboard, rewards and FAQ — and the partner's own link writes within the
+// program's rules. Every read is scoped by the token's workspace, program and
+// partner; nothing here takes an id from the request that could widen it.
+package referrals
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/models"
+)
+
+// Error messages of the data API (§6.7).
+const (
+	MsgTokenMissing = "Embed public token not found in the request."
+	MsgTokenInvalid = "Invalid embed public token."
+	MsgNoGroup      = "This partner is not yet in any partner group. Please contact the program owner."
+	MsgInactive     = "Your enrollment in this program is not active."
+)
+
+// Service answers the dashboard's questions.
+type Service struct {
+	DB          *models.DB
+	Conversions *conversions.Service // link writes and analytics
+	Now         func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now == nil {
+		return time.Now().UTC()
+	}
+	return s.Now().UTC()
+}
+
+// Session is what a valid token grants: one enrollment, read-only apart
+// from the partner's own links.
+type Session struct {
+	Workspace  *models.Workspace
+	Program    *models.Program
+	Partner    *models.Partner
+	Enrollment *models.Enrollment
+	Group      *models.Group // nil: the enrollment has no group
+	ExpiresAt  time.Time
+	Embed      EmbedData
+}
+
+// Active reports an enrollment with the full dashboard (approved, archived).
+func (s *Session) Active() bool {
+	return s.Enrollment.Status == models.EnrollmentApproved || s.Enrollment.Status == models.EnrollmentArchived
+}
+
+// FAQItem is one entry of the FAQ.
+type FAQItem struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Content string `json:"content"`
+}
+
+// EmbedData is program.embedData (§6.6).
+type EmbedData struct {
+	FAQ         *[]FAQItem `json:"faq"`
+	Leaderboard struct {
+		Mode string `json:"mode"`
+	} `json:"leaderboard"`
+	HidePoweredByBadge bool    `json:"hidePoweredByBadge"`
+	HideEarnings       bool    `json:"hideEarnings"`
+	CustomTermsURL     *string `json:"customTermsUrl"`
+}
+
+// LeaderboardEnabled reports whether the leaderboard is shown.
+func (e EmbedData) LeaderboardEnabled() bool { return e.Leaderboard.Mode != "disabled" }
+
+// Open resolves a token. An empty token is 401 "not found in the request";
+// an unknown or expired one 401 "invalid".
+func (s *Service) Open(ctx context.Context, token string) (*Session, error) {
+	if token == "" {
+		return nil, apierr.New(apierr.Unauthorized, MsgTokenMissing)
+	}
+	t, err := s.DB.EmbedTokenByToken(ctx, token, s.now())
+	if models.IsNotFound(err) {
+		return nil, apierr.New(apierr.Unauthorized, MsgTokenInvalid)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open embed token: %w", err)
+	}
+	sess := &Session{ExpiresAt: t.ExpiresAt}
+	if sess.Workspace, err = s.DB.WorkspaceByID(ctx, t.WorkspaceID); err != nil {
+		return nil, invalidIfMissing(err)
+	}
+	if sess.Program, err = s.DB.DefaultProgram(ctx, t.WorkspaceID); err != nil || sess.Program.ID != t.ProgramID {
+		return nil, invalidIfMissing(err)
+	}
+	if sess.Enrollment, err = s.DB.EnrollmentByID(ctx, t.WorkspaceID, t.EnrollmentID); err != nil {
+		return nil, invalidIfMissing(err)
+	}
+	if sess.Partner, err = s.DB.PartnerByID(ctx, t.WorkspaceID, t.PartnerID); err != nil {
+		return nil, invalidIfMissing(err)
+	}
+	if sess.Enrollment.GroupID != nil {
+		g, err := s.DB.GroupByID(ctx, t.WorkspaceID, *sess.Enrollment.GroupID)
+		if err != nil && !models.IsNotFound(err) {
+			return nil, err
+		}
+		if err == nil {
+			sess.Group = g
+		}
+	}
+	if sess.Program.EmbedData != nil && *sess.Program.EmbedData != "" {
+		// A malformed setting falls back to the defaults.
+		_ = json.Unmarshal([]byte(*sess.Program.EmbedData), &sess.Embed)
+	}
+	return sess, nil
+}
+
+// invalidIfMissing turns a vanished row behind a token into the token error.
+func invalidIfMissing(err error) error {
+	if err == nil || models.IsNotFound(err) {
+		return apierr.New(apierr.Unauthorized, MsgTokenInvalid)
+	}
+	return err
+}
+
+// RequireGroup is the data API's 403 for an enrollment without a group.
+func (s *Session) RequireGroup() error {
+	if s.Group == nil {
+		return apierr.New(apierr.Forbidden, MsgNoGroup)
+	}
+	return nil
+}
+
+// Link is a partner link as the dashboard shows it (§6.7).
+type Link struct {
+	ID                        string  `json:"id"`
+	Domain                    string  `json:"domain"`
+	Key                       string  `json:"key"`
+	URL                       string  `json:"url"`
+	ShortLink                 string  `json:"shortLink"`
+	Clicks                    int64   `json:"clicks"`
+	Leads                     int64   `json:"leads"`
+	Conversions               int64   `json:"conversions"`
+	PartnerGroupDefaultLinkID *string `json:"partnerGroupDefaultLinkId"`
+	// Not in the JSON: what the dashboard displays and sorts by.
+	SaleAmount int64  `json:"-"`
+	Display    string `json:"-"` // the link to share, without the protocol
+	Copy       string `json:"-"` // the link to share, with the protocol
+}
+
+// Links lists the partner's links in the program, oldest first.
+func (s *Service) Links(ctx context.Context, sess *Session) ([]Link, error) {
+	ls, err := s.DB.PartnerLinks(ctx, sess.Workspace.ID, sess.Program.ID, sess.Partner.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Link, len(ls))
+	for i := range ls {
+		out[i] = s.linkOf(sess, &ls[i])
+	}
+	return out, nil
+}
+
+// SortLinks orders links as the Links tab does: sale amount, leads, clicks,
+// all descending.
+func SortLinks(ls []Link) {
+	sort.SliceStable(ls, func(i, j int) bool {
+		a, b := ls[i], ls[j]
+		if a.SaleAmount != b.SaleAmount {
+			return a.SaleAmount > b.SaleAmount
+		}
+		if a.Leads != b.Leads {
+			return a.Leads > b.Leads
+		}
+		return a.Clicks > b.Clicks
+	})
+}
+
+func (s *Service) linkOf(sess *Session, l *models.Link) Link {
+	short := l.ShortLink()
+	if s.Conversions != nil && s.Conversions.Links != nil {
+		short = s.Conversions.Links.ShortLink(l)
+	}
+	out := Link{ID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, ShortLink: short, Clicks: l.Clicks,
+		Leads: l.Leads, Conversions: l.Conversions, SaleAmount: l.SaleAmount}
+	out.Copy = out.ShortLink
+	if sess.Group != nil && sess.Group.LinkStructure == "query" {
+		// §6.4: <destination origin + path, trailing slash removed>?via=<key>.
+		dest := l.URL
+		if i := strings.IndexAny(dest, "?#"); i >= 0 {
+			dest = dest[:i]
+		}
+		out.Copy = strings.TrimSuffix(dest, "/") + "?via=" + l.Key
+	}
+	out.Display = strings.TrimPrefix(strings.TrimPrefix(out.Copy, "https://"), "http://")
+	return out
+}
+
+// Stats are the activity card's totals over the partner's links.
+type Stats struct {
+	Clicks, Leads, Conversions, Sales, SaleAmount int64
+}
+
+// StatsOf sums the links' counters.
+func StatsOf(ls []Link) Stats {
+	var st Stats
+	for _, l := range ls {
+		st.Clicks += l.Clicks
+		st.Leads += l.Leads
+		st.Conversions += l.Conversions
+		st.SaleAmount += l.SaleAmount
+	}
+	return st
+}
+
+// Earnings is the earnings card (§4.6).
+func (s *Service) Earnings(ctx context.Context, sess *Session) (models.EarningsSummary, error) {
+	return s.DB.PartnerEarningsSummary(ctx, sess.Workspace.ID, sess.Program.ID, sess.Partner.ID)
+}
+
+// EarningsCustomer is the (masked) customer of an earnings row.
+type EarningsCustomer struct {
+	ID      string  `json:"id"`
+	Email   string  `json:"email"`
+	Country *string `json:"country"`
+}
+
+// EarningsLink is the link of an earnings row.
+type EarningsLink struct {
+	ID        string `json:"id"`
+	ShortLink string `json:"shortLink"`
+	URL       string `json:"url"`
+}
+
+// EarningsRow is one commission in the earnings table (§6.7).
+type EarningsRow struct {
+	ID          string            `json:"id"`
+	Type        string            `json:"type"`
+	Amount      int64             `json:"amount"`
+	Earnings    int64             `json:"earnings"`
+	Currency    string            `json:"currency"`
+	Status      string            `json:"status"`
+	Description *string           `json:"description"`
+	Quantity    int64             `json:"quantity"`
+	CreatedAt   time.Time         `json:"-"`
+	UpdatedAt   time.Time         `json:"-"`
+	Customer    *EarningsCustomer `json:"customer"`
+	Link        *EarningsLink     `json:"link"`
+}
+
+// EarningsQuery pages the earnings table.
+type EarningsQuery struct {
+	Page, PageSize int
+	Interval       string // 24h 7d 30d 90d 1y mtd qtd ytd all
+}
+
+// EarningsPage lists the partner's commissions (earnings ≠ 0), newest
+// first, with customers masked, and the number of rows in the range.
+func (s *Service) EarningsPage(ctx context.Context, sess *Session, q EarningsQuery) ([]EarningsRow, int64, error) {
+	if q.PageSize <= 0 || q.PageSize > 100 {
+		q.PageSize = 100
+	}
+	if q.Page < 1 {
+		q.Page = 1
+	}
+	since, _ := conversions.IntervalStart(q.Interval, s.now(), time.UTC)
+	ws, prog, partner := sess.Workspace.ID, sess.Program.ID, sess.Partner.ID
+	cs, err := s.DB.PartnerCommissions(ctx, ws, prog, partner, since, q.PageSize, (q.Page-1)*q.PageSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	total, err := s.DB.CountPartnerCommissions(ctx, ws, prog, partner, since)
+	if err != nil {
+		return nil, 0, err
+	}
+	var custIDs, linkIDs []string
+	for _, c := range cs {
+		if c.CustomerID != nil {
+			custIDs = append(custIDs, *c.CustomerID)
+		}
+		if c.LinkID != nil {
+			linkIDs = append(linkIDs, *c.LinkID)
+		}
+	}
+	customers, err := s.DB.CustomersByID(ctx, ws, custIDs)
+	if err != nil {
+		return nil, 0, err
+	}
+	links := map[string]*models.Link{}
+	if len(linkIDs) > 0 {
+		ls, err := s.DB.PartnerLinks(ctx, ws, prog, partner)
+		if err != nil {
+			return nil, 0, err
+		}
+		for i := range ls {
+			links[ls[i].ID] = &ls[i]
+		}
+	}
+	out := make([]EarningsRow, len(cs))
+	for i, c := range cs {
+		r := EarningsRow{ID: c.ID, Type: c.Type, Amount: c.Amount, Earnings: c.Earnings, Currency: c.Currency,
+			Status: c.Status, Description: c.Description, Quantity: c.Quantity, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+		if c.CustomerID != nil {
+			if cu := customers[*c.CustomerID]; cu != nil {
+				r.Customer = &EarningsCustomer{ID: cu.ID, Email: MaskEmail(customerEmail(cu)), Country: cu.Country}
+			}
+		}
+		if c.LinkID != nil {
+			if l := links[*c.LinkID]; l != nil {
+				lk := s.linkOf(sess, l)
+				r.Link = &EarningsLink{ID: l.ID, ShortLink: lk.ShortLink, URL: l.URL}
+			}
+		}
+		out[i] = r
+	}
+	return out, total, nil
+}
+
+// customerEmail is what gets masked: the email, else the name, else a name
+// derived from the id (§6.7).
+func customerEmail(c *models.Customer) string {
+	switch {
+	case c.Email != nil && *c.Email != "":
+		return *c.Email
+	case c.Name != nil && *c.Name != "":
+		return *c.Name
+	}
+	return AnonymousName(c.ID)
+}
+
+// ChartPoint is one bucket of the earnings chart.
+type ChartPoint struct {
+	Start    time.Time
+	Earnings int64
+}
+
+// EarningsChart sums the partner's counted commissions (pending, processed,
+// paid) per day over the last days days, oldest first, zero-filled.
+func (s *Service) EarningsChart(ctx context.Context, sess *Session, days int) ([]ChartPoint, error) {
+	now := s.now()
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	start := today.AddDate(0, 0, -(days - 1))
+	rows, err := s.DB.PartnerEarningsSince(ctx, sess.Workspace.ID, sess.Program.ID, sess.Partner.ID, start)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ChartPoint, days)
+	for i := range out {
+		out[i].Start = start.AddDate(0, 0, i)
+	}
+	for _, r := range rows {
+		t := r.CreatedAt.UTC()
+		i := int(time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).Sub(start) / (24 * time.Hour))
+		if i >= 0 && i < days {
+			out[i].Earnings += r.Earnings
+		}
+	}
+	return out, nil
+}
+
+// LeaderRow is one leaderboard row: an enrollment id (or a filler seed),
+// its anonymised name and total.
+type LeaderRow struct {
+	ID               string `json:"id"`
+	TotalCommissions int64  `json:"totalCommissions"`
+	Name             string `json:"-"`
+	Rank             int    `json:"-"`
+}
+
+// Leaderboard lists up to 100 approved enrollments by totalCommissions,
+// padded with zero filler rows to 20 (§6.7).
+func (s *Service) Leaderboard(ctx context.Context, sess *Session) ([]LeaderRow, error) {
+	rows, err := s.DB.Leaderboard(ctx, sess.Workspace.ID, sess.Program.ID, 100)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]LeaderRow, 0, max(len(rows), 20))
+	for _, r := range rows {
+		out = append(out, LeaderRow{ID: r.ID, TotalCommissions: r.TotalCommissions})
+	}
+	for i := 0; len(out) < 20; i++ {
+		out = append(out, LeaderRow{ID: AnonymousName(fmt.Sprint(i))})
+	}
+	for i := range out {
+		out[i].Rank, out[i].Name = i+1, AnonymousName(out[i].ID)
+	}
+	return out, nil
+}
+
+// LinkWrite is a POST or PATCH /api/embed/referrals/links body: only url
+// and key are read.
+type LinkWrite struct {
+	URL string `json:"url"`
+	Key string `json:"key"`
+}
+
+func (s *Service) checkLinkWrite(sess *Session) error {
+	if !sess.Active() {
+		return apierr.New(apierr.Forbidden, MsgInactive)
+	}
+	if err := sess.RequireGroup(); err != nil {
+		return err
+	}
+	p := sess.Program
+	if p.Domain == nil || *p.Domain == "" || p.URL == nil || *p.URL == "" {
+		return apierr.New(apierr.BadRequest, "You need to set a domain and url for this program before creating a link.")
+	}
+	return nil
+}
+
+// CreateLink creates one of the partner's links within the group's rules:
+// the link limit, then the destination rules of POST /partners/links.
+func (s *Service) CreateLink(ctx context.Context, sess *Session, in LinkWrite) (*Link, error) {
+	if err := s.checkLinkWrite(sess); err != nil {
+		return nil, err
+	}
+	ls, err := s.DB.PartnerLinks(ctx, sess.Workspace.ID, sess.Program.ID, sess.Partner.ID)
+	if err != nil {
+		return nil, err
+	}
+	if n := sess.Group.MaxPartnerLinks; len(ls) >= n {
+		return nil, apierr.Newf(apierr.BadRequest, "You have reached the limit of %d program links.", n)
+	}
+	l, err := s.Conversions.CreatePartnerLink(ctx, sess.Workspace, conversions.PartnerLinkInput{
+		PartnerSelector: conversions.PartnerSelector{PartnerID: sess.Partner.ID},
+		URL:             strings.TrimSpace(in.URL), Key: strings.TrimSpace(in.Key),
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := s.linkOf(sess, l)
+	return &out, nil
+}
+
+// UpdateLink changes the key and/or destination of one of the partner's
+// links; another partner's link is "Link not found." like a missing one.
+func (s *Service) UpdateLink(ctx context.Context, sess *Session, linkID string, in LinkWrite) (*Link, error) {
+	if err := s.checkLinkWrite(sess); err != nil {
+		return nil, err
+	}
+	l, err := s.DB.LinkByID(ctx, sess.Workspace.ID, linkID)
+	if err != nil && !models.IsNotFound(err) {
+		return nil, err
+	}
+	if l == nil || err != nil || l.ProgramID == nil || *l.ProgramID != sess.Program.ID || l.PartnerID == nil || *l.PartnerID != sess.Partner.ID {
+		return nil, apierr.New(apierr.NotFound, "Link not found.")
+	}
+	dest := strings.TrimSpace(in.URL)
+	if dest == "" {
+		dest = *sess.Program.URL
+	}
+	up, err := s.Conversions.UpdateEmbedLink(ctx, sess.Workspace, sess.Enrollment, l, dest, strings.TrimSpace(in.Key))
+	if err != nil {
+		return nil, err
+	}
+	out := s.linkOf(sess, up)
+	return &out, nil
+}
+
+// Rewards is the rewards block: a line per click, lead and sale reward of
+// the enrollment (§6.4), and the first of them for the default FAQ.
+type Rewards struct {
+	Lines []string
+	First *models.Reward
+}
+
+// Rewards loads the enrollment's rewards.
+func (s *Service) Rewards(ctx context.Context, sess *Session) (Rewards, error) {
+	e := sess.Enrollment
+	var idList []string
+	for _, id := range []*string{e.ClickRewardID, e.LeadRewardID, e.SaleRewardID} {
+		if id != nil {
+			idList = append(idList, *id)
+		}
+	}
+	byID, err := s.DB.RewardsByID(ctx, sess.Workspace.ID, idList)
+	if err != nil {
+		return Rewards{}, err
+	}
+	var out Rewards
+	// Sale first, as the program's headline reward.
+	for _, id := range []*string{e.SaleRewardID, e.LeadRewardID, e.ClickRewardID} {
+		if id == nil || byID[*id] == nil {
+			continue
+		}
+		r := byID[*id]
+		if out.First == nil {
+			out.First = r
+		}
+		out.Lines = append(out.Lines, RewardSentence(r))
+	}
+	return out, nil
+}

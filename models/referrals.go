@@ -1,0 +1,115 @@
+package models
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Queries of the embedded referral dashboard (partners-and-embed.md §4.6,
+// §6.7). Each is scoped by workspace, program and partner: an embed token
+// only ever reads its own enrollment's data.
+
+// EarningsSummary is the dashboard's earnings card (§4.6).
+type EarningsSummary struct {
+	Upcoming   int64 // Σ earnings > 0 with status pending or processed
+	Paid       int64 // Σ earnings > 0 with status paid
+	TotalCount int64 // commissions with earnings > 0, any status
+}
+
+// PartnerEarningsSummary sums the partner's commissions for the dashboard.
+func (db *DB) PartnerEarningsSummary(ctx context.Context, workspaceID, programID, partnerID string) (EarningsSummary, error) {
+	var s EarningsSummary
+	err := db.WithContext(ctx).Model(&Commission{}).
+		Select(`COALESCE(SUM(CASE WHEN status IN ('pending', 'processed') THEN earnings ELSE 0 END), 0) AS upcoming,
+			COALESCE(SUM(CASE WHEN status = 'paid' THEN earnings ELSE 0 END), 0) AS paid,
+			COUNT(*) AS total_count`).
+		Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND earnings > 0", workspaceID, programID, partnerID).
+		Scan(&s).Error
+	return s, dbErr(err, "sum partner earnings", "", "")
+}
+
+// PartnerCommissions pages the partner's commissions with earnings ≠ 0,
+// newest first, created at or after since (zero: all).
+func (db *DB) PartnerCommissions(ctx context.Context, workspaceID, programID, partnerID string, since time.Time, limit, offset int) ([]Commission, error) {
+	q := db.WithContext(ctx).Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND earnings <> 0", workspaceID, programID, partnerID)
+	if !since.IsZero() {
+		q = q.Where("created_at >= ?", since.UTC())
+	}
+	var out []Commission
+	err := q.Order("created_at DESC, id DESC").Limit(limit).Offset(offset).Find(&out).Error
+	return out, dbErr(err, "list partner commissions", "", "")
+}
+
+// CountPartnerCommissions counts what PartnerCommissions pages over.
+func (db *DB) CountPartnerCommissions(ctx context.Context, workspaceID, programID, partnerID string, since time.Time) (int64, error) {
+	q := db.WithContext(ctx).Model(&Commission{}).Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND earnings <> 0", workspaceID, programID, partnerID)
+	if !since.IsZero() {
+		q = q.Where("created_at >= ?", since.UTC())
+	}
+	var n int64
+	err := q.Count(&n).Error
+	return n, dbErr(err, "count partner commissions", "", "")
+}
+
+// LeaderboardRow is one enrollment on the program's leaderboard: only the
+// enrollment id and its total, never a partner's name or email.
+type LeaderboardRow struct {
+	ID               string
+	TotalCommissions int64
+}
+
+// Leaderboard lists the program's approved enrollments with
+// totalCommissions > 0, highest first (§6.7).
+func (db *DB) Leaderboard(ctx context.Context, workspaceID, programID string, limit int) ([]LeaderboardRow, error) {
+	var out []LeaderboardRow
+	err := db.WithContext(ctx).Model(&Enrollment{}).Select("id, total_commissions").
+		Where("workspace_id = ? AND program_id = ? AND status = ? AND total_commissions > 0", workspaceID, programID, EnrollmentApproved).
+		Order("total_commissions DESC, id").Limit(limit).Scan(&out).Error
+	return out, dbErr(err, "leaderboard", "", "")
+}
+
+// embedHostsColumn caches whether workspaces.embed_allowed_hostnames exists
+// (the console's migration 00400 adds it; until then every host may frame).
+var embedHostsColumn sync.Map // *DB -> bool
+
+// EmbedAllowedHostnames lists the hostnames allowed to frame the workspace's
+// embed dashboard; empty means any. It reads the column defensively: a
+// database without the column yet answers empty.
+func (db *DB) EmbedAllowedHostnames(ctx context.Context, workspaceID string) ([]string, error) {
+	has, ok := embedHostsColumn.Load(db.DB)
+	if !ok {
+		has = db.Migrator().HasColumn("workspaces", "embed_allowed_hostnames")
+		embedHostsColumn.Store(db.DB, has)
+	}
+	if !has.(bool) {
+		return nil, nil
+	}
+	var raw *string
+	err := db.WithContext(ctx).Table("workspaces").Select("embed_allowed_hostnames").Where("id = ?", workspaceID).Scan(&raw).Error
+	if err != nil {
+		return nil, dbErr(err, "get embed hostnames", "", "")
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	var out []string
+	for _, h := range strings.FieldsFunc(*raw, func(r rune) bool { return r == '\n' || r == ',' || r == ' ' }) {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// PartnerEarningsSince lists the creation time and earnings of the
+// partner's counted commissions (pending, processed, paid) since start.
+func (db *DB) PartnerEarningsSince(ctx context.Context, workspaceID, programID, partnerID string, start time.Time) ([]Commission, error) {
+	var out []Commission
+	err := db.WithContext(ctx).Select("created_at, earnings").
+		Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND earnings > 0 AND status IN ? AND created_at >= ?",
+			workspaceID, programID, partnerID, CountedStatuses, start.UTC()).
+		Find(&out).Error
+	return out, dbErr(err, "partner earnings since", "", "")
+}
