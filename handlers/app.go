@@ -15,13 +15,16 @@ import (
 	"golang.org/x/crypto/acme/autocert"
 
 	"github.com/relinkhq/relink/handlers/api"
+	"github.com/relinkhq/relink/handlers/embed"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/ratelimit"
+	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/models"
 	"github.com/relinkhq/relink/static"
+	embedviews "github.com/relinkhq/relink/views/embed"
 )
 
 // Deps is everything the handlers need, built once by cmd/relink.
@@ -197,8 +200,41 @@ func (s *Server) routes() {
 	// (The API's catch-all, s.apiNotFound behind the key gate, is appended
 	// by sealRoutes after every route.)
 
+	// --- Embedded referral dashboard (partners-and-embed.md §6) ---
+	// The data API (§6.7): /api/embed/referrals/* on the app origin (the
+	// dispatcher hands /api/* to this face). Auth is the public token in the
+	// Authorization header, 60 requests per minute per token.
+	emb := embed.New(embed.Deps{
+		DB: d.DB, Limiter: d.Limiter, Now: d.Now, Log: d.Logger,
+		Referrals: &referrals.Service{DB: d.DB, Conversions: s.Conversions, Now: d.Now},
+	})
+	a.Get("/embed/referrals/token", emb.Auth, emb.Token)
+	a.Get("/embed/referrals/links", emb.Auth, emb.ListLinks)
+	a.Post("/embed/referrals/links", emb.Auth, emb.CreateLink)
+	a.Patch("/embed/referrals/links/:linkId", emb.Auth, emb.UpdateLink)
+	a.Get("/embed/referrals/earnings", emb.Auth, emb.ListEarnings)
+	a.Get("/embed/referrals/leaderboard", emb.Auth, emb.ListLeaderboard)
+	a.Get("/embed/referrals/analytics", emb.Auth, emb.Analytics)
+	// --- end embed data API ---
+
 	// App origin: console, embed, static, default short domain in dev.
 	s.app.Use(s.upgradeHTTPS)
+
+	// --- Embedded referral dashboard pages (partners-and-embed.md §6) ---
+	// The page takes ?token=; its htmx fragments take the token from the
+	// Authorization header (hx-headers). No cookie is read on these routes;
+	// frame-ancestors comes from the workspace's allowed hostnames.
+	s.app.Get(embedviews.PathPage, emb.Page)
+	frag := s.app.Group("/embed/referrals/fragments", emb.FragmentAuth)
+	frag.Get("/overview", emb.Overview)
+	frag.Get("/earnings", emb.Earnings)
+	frag.Get("/links", emb.Links)
+	frag.Post("/links", emb.SaveLink)
+	frag.Post("/links/:id", emb.SaveLink)
+	frag.Get("/leaderboard", emb.Leaderboard)
+	frag.Get("/faq", emb.FAQ)
+	frag.Get("/quickstart", emb.Quickstart)
+	// --- end embed pages ---
 
 	// Short-link domains.
 	s.short.Use(s.upgradeHTTPS)

@@ -44,6 +44,20 @@ type Page struct {
 	Lang        string // html lang; empty: "en"
 	Theme       Theme  // empty: ThemeSystem
 	NoIndex     bool   // ask search engines not to index (embed, console)
+	// BodyClass replaces the body's classes (background and text colours);
+	// empty: the default. The embed sets a transparent body so the host
+	// page shows through (partners-and-embed.md §6.9).
+	BodyClass string
+}
+
+// DefaultBodyClass is the body's classes when Page.BodyClass is empty.
+const DefaultBodyClass = "min-h-screen bg-gray-50 text-gray-900 antialiased dark:bg-gray-950 dark:text-gray-100"
+
+func (p Page) bodyClass() string {
+	if p.BodyClass == "" {
+		return DefaultBodyClass
+	}
+	return p.BodyClass
 }
 
 func (p Page) lang() string {

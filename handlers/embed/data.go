@@ -1,0 +1,153 @@
+package embed
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/api"
+	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/referrals"
+)
+
+// The JSON data API of §6.7, served under /api/embed/referrals on the app
+// origin (and /embed/referrals on the API origin). Every route runs behind
+// Auth.
+
+// Token answers GET /api/embed/referrals/token: the token as a JSON string,
+// a validity probe.
+func (h *Handlers) Token(c *fiber.Ctx) error {
+	return c.JSON(BearerToken(c))
+}
+
+// ListLinks answers GET /api/embed/referrals/links, sorted by sale amount,
+// leads, clicks.
+func (h *Handlers) ListLinks(c *fiber.Ctx) error {
+	sess := session(c)
+	if err := sess.RequireGroup(); err != nil {
+		return err
+	}
+	links, err := h.d.Referrals.Links(c.UserContext(), sess)
+	if err != nil {
+		return err
+	}
+	referrals.SortLinks(links)
+	return c.JSON(links)
+}
+
+// CreateLink answers POST /api/embed/referrals/links (201).
+func (h *Handlers) CreateLink(c *fiber.Ctx) error {
+	var in referrals.LinkWrite
+	if err := api.BindJSON(c, &in); err != nil {
+		return err
+	}
+	l, err := h.d.Referrals.CreateLink(c.UserContext(), session(c), in)
+	if err != nil {
+		return err
+	}
+	return c.Status(http.StatusCreated).JSON(l)
+}
+
+// UpdateLink answers PATCH /api/embed/referrals/links/:linkId.
+func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
+	var in referrals.LinkWrite
+	if err := api.BindJSON(c, &in); err != nil {
+		return err
+	}
+	l, err := h.d.Referrals.UpdateLink(c.UserContext(), session(c), c.Params("linkId"), in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(l)
+}
+
+// earningsJSON is an EarningsRow with the API's timestamps.
+type earningsJSON struct {
+	referrals.EarningsRow
+	CreatedAt string `json:"createdAt"`
+	UpdatedAt string `json:"updatedAt"`
+}
+
+// ListEarnings answers GET /api/embed/referrals/earnings: page (1),
+// pageSize (100, ≤100), interval (default 30d), withTotal.
+func (h *Handlers) ListEarnings(c *fiber.Ctx) error {
+	sess := session(c)
+	if err := sess.RequireGroup(); err != nil {
+		return err
+	}
+	page, _ := strconv.Atoi(c.Query("page", "1"))
+	size, _ := strconv.Atoi(c.Query("pageSize", "100"))
+	rows, total, err := h.d.Referrals.EarningsPage(c.UserContext(), sess, referrals.EarningsQuery{
+		Page: page, PageSize: size, Interval: c.Query("interval", "30d"),
+	})
+	if err != nil {
+		return err
+	}
+	out := make([]earningsJSON, len(rows))
+	for i, r := range rows {
+		out[i] = earningsJSON{EarningsRow: r, CreatedAt: api.Timestamp(r.CreatedAt), UpdatedAt: api.Timestamp(r.UpdatedAt)}
+	}
+	if c.Query("withTotal") == "true" {
+		return c.JSON(fiber.Map{"data": out, "total": total})
+	}
+	return c.JSON(out)
+}
+
+// ListLeaderboard answers GET /api/embed/referrals/leaderboard.
+func (h *Handlers) ListLeaderboard(c *fiber.Ctx) error {
+	sess := session(c)
+	if err := sess.RequireGroup(); err != nil {
+		return err
+	}
+	rows, err := h.d.Referrals.Leaderboard(c.UserContext(), sess)
+	if err != nil {
+		return err
+	}
+	return c.JSON(rows)
+}
+
+// analyticsRow is a timeseries bucket of GET /api/embed/referrals/analytics.
+type analyticsRow struct {
+	Start      string `json:"start"`
+	Clicks     int64  `json:"clicks"`
+	Leads      int64  `json:"leads"`
+	Sales      int64  `json:"sales"`
+	SaleAmount int64  `json:"saleAmount"`
+}
+
+// Analytics answers GET /api/embed/referrals/analytics for the partner's
+// links only: groupBy count (default) or timeseries; [] without links.
+func (h *Handlers) Analytics(c *fiber.Ctx) error {
+	sess := session(c)
+	if err := sess.RequireGroup(); err != nil {
+		return err
+	}
+	links, err := h.d.Referrals.Links(c.UserContext(), sess)
+	if err != nil {
+		return err
+	}
+	if len(links) == 0 {
+		return c.JSON([]any{})
+	}
+	interval := c.Query("interval", "30d")
+	groupBy := c.Query("groupBy", "count")
+	if groupBy != "timeseries" {
+		groupBy = "count"
+	}
+	res, err := h.d.Referrals.Conversions.PartnerAnalytics(c.UserContext(), sess.Workspace, conversions.AnalyticsQuery{
+		PartnerSelector: conversions.PartnerSelector{PartnerID: sess.Partner.ID}, GroupBy: groupBy, Interval: interval,
+	})
+	if err != nil {
+		return err
+	}
+	if groupBy == "count" {
+		r := res.Count
+		return c.JSON(fiber.Map{"clicks": r.Clicks, "leads": r.Leads, "sales": r.Sales, "saleAmount": r.SaleAmount})
+	}
+	out := make([]analyticsRow, len(res.Timeseries))
+	for i, r := range res.Timeseries {
+		out[i] = analyticsRow{Start: api.Timestamp(r.Start), Clicks: r.Clicks, Leads: r.Leads, Sales: r.Sales, SaleAmount: r.SaleAmount}
+	}
+	return c.JSON(out)
+}

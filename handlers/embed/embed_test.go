@@ -1,0 +1,447 @@
+package embed_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/relinkhq/relink/handlers"
+	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/ratelimit"
+	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/models"
+)
+
+const (
+	appHost = "localhost:8080"
+	apiHost = "localhost:8081"
+)
+
+// env is a server over a fresh database with one advanced workspace whose
+// program pays 20% per sale and $5 per lead, and lets partners create links
+// to shop.example.
+type env struct {
+	t   *testing.T
+	db  *models.DB
+	srv *handlers.Server
+	key string
+	ws  *models.Workspace
+}
+
+func newEnv(t *testing.T, db *models.DB, slug string) *env {
+	t.Helper()
+	ctx := context.Background()
+	cfg, err := config.Load(func(k string) string {
+		if k == "RELINK_DATABASE_URL" {
+			return "sqlite:unused.db"
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, db: db}
+	e.srv = handlers.New(handlers.Deps{Config: cfg, DB: db, Limiter: ratelimit.NewMemory(time.Now), Now: time.Now})
+	c, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "Acme " + slug, Slug: slug, Plan: models.PlanAdvanced, OwnerEmail: slug + "@example.com", OwnerPasswordHash: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.key, e.ws = c.APIKey, c.Workspace
+	prog, err := db.DefaultProgram(ctx, e.ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	domain, dest := appHost, "https://shop.example/"
+	prog.Domain, prog.URL = &domain, &dest
+	prog.MinPayoutAmount = 5000
+	if err := db.SaveProgram(ctx, prog); err != nil {
+		t.Fatal(err)
+	}
+	g, err := db.GroupByIDOrSlug(ctx, e.ws.ID, prog.ID, models.DefaultGroupSlug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.AdditionalLinks = models.Some([]models.AdditionalLink{{Domain: "shop.example", ValidationMode: "domain"}})
+	g.MaxPartnerLinks = 3
+	if err := db.SaveGroup(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	pct, five := int64(2000), int64(500)
+	if err := db.SetGroupReward(ctx, g, &models.Reward{Event: models.EventSale, Type: models.RewardPercentage, AmountInPercentageBP: &pct}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetGroupReward(ctx, g, &models.Reward{Event: models.EventLead, Type: models.RewardFlat, AmountInCents: &five}); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+type resp struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (e *env) do(host, method, path, body string, hdr map[string]string) resp {
+	e.t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Host = host
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	res, err := e.srv.Root.Test(req, -1)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	return resp{res.StatusCode, res.Header, string(b)}
+}
+
+// api calls the JSON API with the workspace key and wants status.
+func (e *env) api(status int, method, path, body string) map[string]any {
+	e.t.Helper()
+	r := e.do(apiHost, method, path, body, map[string]string{"Authorization": "Bearer " + e.key})
+	if r.status != status {
+		e.t.Fatalf("%s %s: %d %s, want %d", method, path, r.status, r.body, status)
+	}
+	var m map[string]any
+	_ = json.Unmarshal([]byte(r.body), &m)
+	return m
+}
+
+// partner enrolls a partner with one link (key) and mints a token.
+func (e *env) partner(tenant, key string) (token, linkID string) {
+	e.t.Helper()
+	e.api(201, "POST", "/partners", `{"email":"`+tenant+`@partners.example","name":"`+tenant+`","tenantId":"`+tenant+`"}`)
+	l := e.api(201, "POST", "/partners/links", `{"tenantId":"`+tenant+`","key":"`+key+`"}`)
+	tok := e.api(201, "POST", "/tokens/embed/referrals", `{"tenantId":"`+tenant+`"}`)
+	return tok["publicToken"].(string), l["id"].(string)
+}
+
+// convert records n clicks on the link, a lead and a sale of amount for
+// customer (email).
+func (e *env) convert(linkID string, clicks int, customer, email string, amount int) {
+	e.t.Helper()
+	ctx := context.Background()
+	l, err := e.db.LinkByID(ctx, e.ws.ID, linkID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var batch []models.Click
+	for i := 0; i < clicks; i++ {
+		batch = append(batch, models.Click{ClickID: ids.Nano(16), Timestamp: time.Now(), WorkspaceID: e.ws.ID, LinkID: l.ID, Domain: l.Domain, Key: l.Key, Country: "US"})
+	}
+	if _, err := e.db.RecordClicks(ctx, batch); err != nil {
+		e.t.Fatal(err)
+	}
+	if customer == "" {
+		return
+	}
+	e.api(200, "POST", "/track/lead", `{"clickId":"`+batch[0].ClickID+`","eventName":"Sign up","customerExternalId":"`+customer+`","customerEmail":"`+email+`"}`)
+	if amount > 0 {
+		e.api(200, "POST", "/track/sale", `{"customerExternalId":"`+customer+`","amount":`+itoa(amount)+`,"invoiceId":"inv_`+customer+`"}`)
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func bearer(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+
+func doc(t *testing.T, body string) *goquery.Document {
+	t.Helper()
+	d, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func text(d *goquery.Document, sel string) string { return strings.TrimSpace(d.Find(sel).First().Text()) }
+
+func TestEmbedPageAndFragments(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		e := newEnv(t, db, "acme")
+		tokA, linkA := e.partner("alice", "alice")
+		tokB, linkB := e.partner("bob", "bob")
+		e.convert(linkA, 3, "cus1", "jane@gmail.com", 10000) // alice: 3 clicks, 1 lead, 1 sale
+		e.convert(linkB, 5, "", "", 0)                       // bob: 5 clicks only
+
+		t.Run("page shell", func(t *testing.T) {
+			r := e.do(appHost, "GET", "/embed/referrals?token="+tokA+"&theme=dark&themeOptions="+url.QueryEscape(`{"backgroundColor":"#112233"}`)+"&dynamicHeight=true", "",
+				map[string]string{"Cookie": "relink_session=whatever"})
+			if r.status != 200 {
+				t.Fatalf("status %d: %s", r.status, r.body)
+			}
+			if csp := r.header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors *") {
+				t.Errorf("CSP %q: want frame-ancestors * (no hostnames configured)", csp)
+			}
+			if xfo := r.header.Get("X-Frame-Options"); xfo != "" {
+				t.Errorf("X-Frame-Options %q on the embed page", xfo)
+			}
+			if sc := r.header.Get("Set-Cookie"); sc != "" {
+				t.Errorf("embed page sets a cookie: %q", sc)
+			}
+			d := doc(t, r.body)
+			if cls, _ := d.Find("html").Attr("class"); cls != "dark" {
+				t.Errorf("html class %q, want dark", cls)
+			}
+			root := d.Find("#embed-root")
+			if st, _ := root.Attr("style"); !strings.Contains(st, "background-color: #112233") {
+				t.Errorf("root style %q", st)
+			}
+			var hx map[string]string
+			h, _ := root.Attr("hx-headers")
+			if err := json.Unmarshal([]byte(h), &hx); err != nil || hx["Authorization"] != "Bearer "+tokA {
+				t.Errorf("hx-headers %q", h)
+			}
+			if dh, _ := root.Attr("data-dynamic-height"); dh != "true" {
+				t.Errorf("data-dynamic-height %q", dh)
+			}
+			for _, p := range []string{"/embed/referrals/fragments/overview", "/embed/referrals/fragments/earnings", "/embed/referrals/fragments/links", "/embed/referrals/fragments/leaderboard", "/embed/referrals/fragments/faq"} {
+				if d.Find(`[hx-get="`+p+`"]`).Length() != 1 {
+					t.Errorf("no section loads %s", p)
+				}
+			}
+			if d.Find(`script[src^="/static/js/embed-page.js"]`).Length() != 1 {
+				t.Error("page script missing")
+			}
+		})
+
+		t.Run("themes fall back silently", func(t *testing.T) {
+			for _, tc := range []struct{ query, class, style string }{
+				{"&theme=light", "light", ""},
+				{"&theme=system", "", ""},
+				{"&theme=neon", "light", ""},
+				{"&themeOptions=%7Bnot-json", "light", ""},
+				{"&themeOptions=" + url.QueryEscape(`{"backgroundColor":"red;position:fixed"}`), "light", ""},
+				{"&themeOptions=" + url.QueryEscape(`{"backgroundColor":"rgb(1, 2, 3)"}`), "light", "background-color: rgb(1, 2, 3)"},
+			} {
+				t.Run(tc.query, func(t *testing.T) {
+					r := e.do(appHost, "GET", "/embed/referrals?token="+tokA+tc.query, "", nil)
+					if r.status != 200 {
+						t.Fatalf("status %d", r.status)
+					}
+					d := doc(t, r.body)
+					if cls, _ := d.Find("html").Attr("class"); cls != tc.class {
+						t.Errorf("html class %q, want %q", cls, tc.class)
+					}
+					st, _ := d.Find("#embed-root").Attr("style")
+					if tc.style != "" && !strings.Contains(st, tc.style) || tc.style == "" && strings.Contains(st, "background-color") {
+						t.Errorf("style %q, want %q", st, tc.style)
+					}
+				})
+			}
+		})
+
+		t.Run("token errors", func(t *testing.T) {
+			// An expired token: move its expiry into the past.
+			tokOld := e.api(201, "POST", "/tokens/embed/referrals", `{"tenantId":"alice"}`)["publicToken"].(string)
+			sum := sha256.Sum256([]byte(tokOld))
+			if err := db.Exec("UPDATE embed_tokens SET expires_at = ? WHERE token_hash = ?", time.Now().Add(-time.Minute).UTC(), hex.EncodeToString(sum[:])).Error; err != nil {
+				t.Fatal(err)
+			}
+			for _, tc := range []struct{ name, query, msg string }{
+				{"missing", "", "Embed public token not found in the request."},
+				{"malformed", "?token=%3Cscript%3E", "Invalid embed public token."},
+				{"unknown", "?token=dub_embed_00000000000000000000000000", "Invalid embed public token."},
+				{"expired", "?token=" + tokOld, "Invalid embed public token."},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					r := e.do(appHost, "GET", "/embed/referrals"+tc.query, "", nil)
+					if r.status != 401 {
+						t.Errorf("status %d, want 401", r.status)
+					}
+					d := doc(t, r.body)
+					el := d.Find("[data-embed-error]")
+					if code, _ := el.Attr("data-embed-error"); code != "unauthorized" {
+						t.Errorf("error code %q", code)
+					}
+					if msg, _ := el.Attr("data-message"); msg != tc.msg {
+						t.Errorf("message %q, want %q", msg, tc.msg)
+					}
+					if !strings.Contains(r.header.Get("Content-Security-Policy"), "frame-ancestors *") || r.header.Get("X-Frame-Options") != "" {
+						t.Errorf("error page frame headers: %v", r.header)
+					}
+					if d.Find(`script[src^="/static/js/embed-page.js"]`).Length() != 1 {
+						t.Error("error page has no script to post the error")
+					}
+					// Fragments swap the error state over the dashboard.
+					f := e.do(appHost, "GET", "/embed/referrals/fragments/overview", "", bearer(strings.TrimPrefix(tc.query, "?token=")))
+					if tc.name == "missing" {
+						f = e.do(appHost, "GET", "/embed/referrals/fragments/overview", "", nil)
+					}
+					if f.status != 200 || f.header.Get("HX-Retarget") != "#embed-root" || !strings.Contains(f.body, `data-embed-error="unauthorized"`) {
+						t.Errorf("fragment: %d %v %s", f.status, f.header, f.body)
+					}
+					// The data API answers the JSON envelope.
+					j := e.do(appHost, "GET", "/api/embed/referrals/token", "", bearer(strings.TrimPrefix(tc.query, "?token=")))
+					if tc.name == "missing" {
+						j = e.do(appHost, "GET", "/api/embed/referrals/token", "", nil)
+					}
+					if j.status != 401 || !strings.Contains(j.body, `"code":"unauthorized"`) || !strings.Contains(j.body, tc.msg) {
+						t.Errorf("data API: %d %s", j.status, j.body)
+					}
+				})
+			}
+		})
+
+		t.Run("overview is scoped to the token", func(t *testing.T) {
+			for _, tc := range []struct {
+				tok, clicks, leads, sales, earnings, link string
+			}{
+				{tokA, "3", "1", "1", "$25.00", "localhost:8080/alice"}, // 20% of $100 + $5 lead
+				{tokB, "5", "0", "0", "$0.00", "localhost:8080/bob"},
+			} {
+				r := e.do(appHost, "GET", "/embed/referrals/fragments/overview", "", bearer(tc.tok))
+				if r.status != 200 {
+					t.Fatalf("status %d %s", r.status, r.body)
+				}
+				d := doc(t, r.body)
+				got := []string{text(d, `[data-testid="stat-clicks"] [data-testid="stat-value"]`), text(d, `[data-testid="stat-leads"] [data-testid="stat-value"]`),
+					text(d, `[data-testid="stat-sales"] [data-testid="stat-value"]`), text(d, `[data-testid="stat-earnings"] [data-testid="stat-value"]`)}
+				want := []string{tc.clicks, tc.leads, tc.sales, tc.earnings}
+				if strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Errorf("stats %v, want %v", got, want)
+				}
+				if v, _ := d.Find(`[data-testid="referral-link"]`).Attr("value"); v != tc.link {
+					t.Errorf("referral link %q, want %q", v, tc.link)
+				}
+				// Dev serves the default short domain over plain HTTP.
+				if cp, _ := d.Find(`[data-testid="copy-link"]`).Attr("data-copy"); cp != "http://"+tc.link {
+					t.Errorf("copy value %q", cp)
+				}
+				if d.Find(`[data-testid="earnings-chart"] path`).Length() != 2 {
+					t.Error("chart has no paths")
+				}
+			}
+			r := e.do(appHost, "GET", "/embed/referrals/fragments/overview", "", bearer(tokA))
+			d := doc(t, r.body)
+			rewards := d.Find(`[data-testid="reward"]`).Map(func(_ int, s *goquery.Selection) string { return strings.TrimSpace(s.Text()) })
+			if strings.Join(rewards, "|") != "●Earn 20% per sale for the customer's lifetime|●Earn $5 per lead" {
+				t.Errorf("rewards %q", rewards)
+			}
+			if terms := text(d, `[data-testid="terms"]`); terms != "$50 minimum payout amount • 30-day holding period" {
+				t.Errorf("terms %q", terms)
+			}
+		})
+
+		t.Run("earnings table masks customers", func(t *testing.T) {
+			r := e.do(appHost, "GET", "/embed/referrals/fragments/earnings", "", bearer(tokA))
+			d := doc(t, r.body)
+			rows := d.Find(`[data-testid="earnings-row"]`)
+			if rows.Length() != 2 {
+				t.Fatalf("%d rows: %s", rows.Length(), r.body)
+			}
+			if c := text(d, `[data-testid="earnings-customer"]`); c != "j******@g****.com" {
+				t.Errorf("customer %q", c)
+			}
+			if strings.Contains(r.body, "jane@gmail.com") {
+				t.Error("the customer's email leaks")
+			}
+			rb := e.do(appHost, "GET", "/embed/referrals/fragments/earnings", "", bearer(tokB))
+			if doc(t, rb.body).Find(`[data-testid="earnings-row"]`).Length() != 0 || !strings.Contains(rb.body, `data-testid="earnings-empty"`) {
+				t.Errorf("bob sees earnings: %s", rb.body)
+			}
+			j := e.do(appHost, "GET", "/api/embed/referrals/earnings?withTotal=true", "", bearer(tokA))
+			var page struct {
+				Data []struct {
+					Earnings int64 `json:"earnings"`
+					Customer struct {
+						Email string `json:"email"`
+					} `json:"customer"`
+					CreatedAt string `json:"createdAt"`
+				} `json:"data"`
+				Total int64 `json:"total"`
+			}
+			if err := json.Unmarshal([]byte(j.body), &page); err != nil || page.Total != 2 || len(page.Data) != 2 || page.Data[0].Customer.Email != "j******@g****.com" || !strings.HasSuffix(page.Data[0].CreatedAt, "Z") {
+				t.Errorf("earnings JSON %d %s", j.status, j.body)
+			}
+			if j.header.Get("X-RateLimit-Limit") != "60" || j.header.Get("X-RateLimit-Remaining") == "" || j.header.Get("Retry-After") == "" {
+				t.Errorf("rate limit headers %v", j.header)
+			}
+		})
+
+		t.Run("leaderboard is anonymised", func(t *testing.T) {
+			r := e.do(appHost, "GET", "/api/embed/referrals/leaderboard", "", bearer(tokB))
+			var rows []map[string]any
+			if err := json.Unmarshal([]byte(r.body), &rows); err != nil || len(rows) != 20 {
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+			if id := rows[0]["id"].(string); !strings.HasPrefix(id, "pge_") || rows[0]["totalCommissions"].(float64) != 2500 {
+				t.Errorf("first row %v", rows[0])
+			}
+			if rows[1]["totalCommissions"].(float64) != 0 || strings.HasPrefix(rows[1]["id"].(string), "pge_") {
+				t.Errorf("filler row %v", rows[1])
+			}
+			f := e.do(appHost, "GET", "/embed/referrals/fragments/leaderboard", "", bearer(tokB))
+			for _, leak := range []string{"alice", "bob", "partners.example"} {
+				if strings.Contains(f.body, leak) {
+					t.Errorf("leaderboard shows %q", leak)
+				}
+			}
+		})
+
+		t.Run("links within the rules and scoped", func(t *testing.T) {
+			// Bob cannot edit Alice's link: same answer as a missing link.
+			r := e.do(appHost, "PATCH", "/api/embed/referrals/links/"+linkA, `{"key":"stolen"}`, bearer(tokB))
+			if r.status != 404 || !strings.Contains(r.body, "Link not found.") {
+				t.Errorf("cross-partner patch: %d %s", r.status, r.body)
+			}
+			r = e.do(appHost, "POST", "/api/embed/referrals/links", `{"url":"https://evil.example/x","key":"b2"}`, bearer(tokB))
+			if r.status != 400 || !strings.Contains(r.body, "does not match the program's link domains") {
+				t.Errorf("foreign destination: %d %s", r.status, r.body)
+			}
+			r = e.do(appHost, "POST", "/api/embed/referrals/links", `{"url":"https://shop.example/pricing","key":"bob-pricing"}`, bearer(tokB))
+			if r.status != 201 || !strings.Contains(r.body, `"key":"bob-pricing"`) {
+				t.Fatalf("create: %d %s", r.status, r.body)
+			}
+			var created map[string]any
+			_ = json.Unmarshal([]byte(r.body), &created)
+			r = e.do(appHost, "PATCH", "/api/embed/referrals/links/"+created["id"].(string), `{"key":"bob-plans","url":"https://shop.example/plans"}`, bearer(tokB))
+			if r.status != 200 || !strings.Contains(r.body, `"key":"bob-plans"`) || !strings.Contains(r.body, "shop.example/plans") {
+				t.Errorf("update: %d %s", r.status, r.body)
+			}
+			e.do(appHost, "POST", "/api/embed/referrals/links", `{"key":"bob-3"}`, bearer(tokB))
+			r = e.do(appHost, "POST", "/api/embed/referrals/links", `{"key":"bob-4"}`, bearer(tokB))
+			if r.status != 400 || !strings.Contains(r.body, "You have reached the limit of 3 program links.") {
+				t.Errorf("limit: %d %s", r.status, r.body)
+			}
+			// The HTMX form shows the error under the key.
+			f := e.do(appHost, "POST", "/embed/referrals/fragments/links", "", map[string]string{"Authorization": "Bearer " + tokA, "Content-Type": "application/x-www-form-urlencoded"})
+			if !strings.Contains(f.body, `data-testid="link-error"`) {
+				t.Errorf("empty form: %s", f.body)
+			}
+			list := e.do(appHost, "GET", "/api/embed/referrals/links", "", bearer(tokA))
+			if strings.Contains(list.body, "bob") || !strings.Contains(list.body, `"key":"alice"`) {
+				t.Errorf("alice's links: %s", list.body)
+			}
+		})
+
+		t.Run("frame-ancestors from allowed hostnames", func(t *testing.T) {
+			if !db.Migrator().HasColumn("workspaces", "embed_allowed_hostnames") {
+				t.Skip("workspaces.embed_allowed_hostnames comes with the console migration 00400")
+			}
+			if err := db.Exec("UPDATE workspaces SET embed_allowed_hostnames = ? WHERE id = ?", "app.client.example\n*.client.example", e.ws.ID).Error; err != nil {
+				t.Fatal(err)
+			}
+			r := e.do(appHost, "GET", "/embed/referrals?token="+tokA, "", nil)
+			if csp := r.header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'self' app.client.example app.client.example:* *.client.example *.client.example:*") {
+				t.Errorf("CSP %q", csp)
+			}
+		})
+	})
+}

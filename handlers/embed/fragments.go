@@ -1,0 +1,340 @@
+package embed
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/render"
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/referrals"
+	"github.com/relinkhq/relink/views/embed"
+)
+
+// FragmentAuth is Auth for the htmx fragments: a missing, bad or expired
+// token (or the rate limit) replaces the whole dashboard with the error
+// state (HX-Retarget #embed-root), whose appearance the page script reports
+// to the parent window. It answers 200 so htmx swaps it.
+func (h *Handlers) FragmentAuth(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	err := h.Auth(c)
+	if err == nil {
+		return nil
+	}
+	e, ok := asAPIError(err)
+	if !ok || e.Status() >= 500 || session(c) != nil {
+		// A server error, or Auth passed and the fragment itself failed.
+		return err
+	}
+	c.Set(render.HeaderRetarget, "#embed-root")
+	c.Set(render.HeaderReswap, "innerHTML")
+	c.Set("X-Embed-Error", string(e.Code))
+	return render.Component(c, http.StatusOK, embed.ErrorFragment(errorView(e)))
+}
+
+// Overview is the hero, stat cards and chart.
+func (h *Handlers) Overview(c *fiber.Ctx) error {
+	ctx, sess, r := c.UserContext(), session(c), h.d.Referrals
+	links, err := r.Links(ctx, sess)
+	if err != nil {
+		return err
+	}
+	earnings, err := r.Earnings(ctx, sess)
+	if err != nil {
+		return err
+	}
+	rewards, err := r.Rewards(ctx, sess)
+	if err != nil {
+		return err
+	}
+	points, err := r.EarningsChart(ctx, sess, 30)
+	if err != nil {
+		return err
+	}
+	st := referrals.StatsOf(links)
+	o := embed.Overview{
+		Links: viewLinks(links), Rewards: rewards.Lines,
+		Clicks: referrals.Thousands(st.Clicks), Leads: referrals.Thousands(st.Leads), Sales: referrals.Thousands(st.Conversions),
+		Earnings: referrals.Money(earnings.Upcoming + earnings.Paid),
+		Upcoming: referrals.Money(earnings.Upcoming), Paid: referrals.Money(earnings.Paid),
+		HideEarnings: sess.Embed.HideEarnings, PoweredBy: !sess.Embed.HidePoweredByBadge,
+		Chart: chartOf(points),
+	}
+	if sess.Embed.CustomTermsURL != nil && safeURL(*sess.Embed.CustomTermsURL) {
+		o.TermsURL = *sess.Embed.CustomTermsURL
+	} else if sess.Program.TermsURL != nil && safeURL(*sess.Program.TermsURL) {
+		o.TermsURL = *sess.Program.TermsURL
+	}
+	if !sess.Embed.HideEarnings {
+		if m := sess.Program.MinPayoutAmount; m > 0 {
+			o.Terms = append(o.Terms, strings.TrimSuffix(referrals.Money(m), ".00")+" minimum payout amount")
+		}
+		if d := sess.Group.HoldingPeriodDays; d > 0 {
+			o.Terms = append(o.Terms, fmt.Sprintf("%d-day holding period", d))
+		}
+	}
+	return render.Component(c, http.StatusOK, embed.OverviewFragment(o))
+}
+
+func safeURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
+}
+
+func viewLinks(ls []referrals.Link) []embed.Link {
+	out := make([]embed.Link, len(ls))
+	for i, l := range ls {
+		dest := l.URL
+		if u, err := url.Parse(l.URL); err == nil && u.Host != "" {
+			dest = strings.TrimPrefix(u.Hostname(), "www.")
+		}
+		out[i] = embed.Link{ID: l.ID, Display: l.Display, Copy: l.Copy, Destination: dest, Domain: l.Domain, Key: l.Key,
+			URL: l.URL, Clicks: referrals.Thousands(l.Clicks), Leads: referrals.Thousands(l.Leads),
+			Conversions: referrals.Thousands(l.Conversions)}
+	}
+	return out
+}
+
+// chartOf draws the earnings per day as SVG paths on a 600×160 canvas.
+func chartOf(points []referrals.ChartPoint) embed.Chart {
+	const w, hgt = 600, 160
+	c := embed.Chart{Width: w, Height: hgt}
+	var maxV, total int64
+	for _, p := range points {
+		maxV, total = max(maxV, p.Earnings), total+p.Earnings
+	}
+	c.Total, c.Max, c.Empty = referrals.Money(total), referrals.Money(maxV), total == 0
+	if len(points) == 0 {
+		return c
+	}
+	c.From, c.To = points[0].Start.Format("Jan 2"), points[len(points)-1].Start.Format("Jan 2")
+	step := float64(w) / float64(max(len(points)-1, 1))
+	scale := float64(hgt-8) / float64(max(maxV, 1))
+	var line strings.Builder
+	for i, p := range points {
+		x := float64(i) * step
+		y := float64(hgt-1) - float64(p.Earnings)*scale
+		cmd := "L"
+		if i == 0 {
+			cmd = "M"
+		}
+		fmt.Fprintf(&line, "%s%.1f %.1f ", cmd, x, y)
+		c.Bars = append(c.Bars, embed.ChartBar{
+			X: strconv.FormatFloat(max(x-step/2, 0), 'f', 1, 64), W: strconv.FormatFloat(step, 'f', 1, 64),
+			Title: p.Start.Format("Jan 2, 2006") + ": " + referrals.Money(p.Earnings),
+		})
+	}
+	c.Line = strings.TrimSpace(line.String())
+	c.Area = c.Line + fmt.Sprintf(" L%d %d L0 %d Z", w, hgt, hgt)
+	return c
+}
+
+// earningsPageSize is the table's rows per page (§6.5).
+const earningsPageSize = 8
+
+// Earnings is the paginated earnings table.
+func (h *Handlers) Earnings(c *fiber.Ctx) error {
+	sess := session(c)
+	page, _ := strconv.Atoi(c.Query("page", "1"))
+	page = max(page, 1)
+	rows, total, err := h.d.Referrals.EarningsPage(c.UserContext(), sess, referrals.EarningsQuery{Page: page, PageSize: earningsPageSize, Interval: "all"})
+	if err != nil {
+		return err
+	}
+	pages := max(int((total+earningsPageSize-1)/earningsPageSize), 1)
+	v := embed.Earnings{Page: page, Pages: pages, Total: referrals.Thousands(total)}
+	if page > 1 {
+		v.PrevPath = embed.PathEarnings + "?page=" + strconv.Itoa(page-1)
+	}
+	if page < pages {
+		v.NextPath = embed.PathEarnings + "?page=" + strconv.Itoa(page+1)
+	}
+	for _, r := range rows {
+		customer := "-"
+		if r.Customer != nil {
+			customer = r.Customer.Email
+		}
+		amount := "-"
+		if r.Type == "sale" {
+			amount = referrals.Money(r.Amount)
+		}
+		v.Rows = append(v.Rows, embed.EarningsRow{
+			Date: r.CreatedAt.UTC().Format("Jan 2"), DateTitle: r.CreatedAt.UTC().Format(time.RFC1123),
+			Customer: customer, Amount: amount, Earnings: referrals.Money(r.Earnings),
+			Status: statusLabel(r.Status), StatusClass: embed.StatusClass(r.Status),
+		})
+	}
+	return render.Component(c, http.StatusOK, embed.EarningsFragment(v))
+}
+
+func statusLabel(s string) string {
+	if s == "hold" {
+		return "On Hold"
+	}
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// Leaderboard is the anonymised leaderboard.
+func (h *Handlers) Leaderboard(c *fiber.Ctx) error {
+	rows, err := h.d.Referrals.Leaderboard(c.UserContext(), session(c))
+	if err != nil {
+		return err
+	}
+	out := make([]embed.LeaderRow, len(rows))
+	for i, r := range rows {
+		initials := ""
+		for _, w := range strings.Fields(r.Name) {
+			initials += w[:1]
+		}
+		hue := 0
+		for _, b := range []byte(r.ID) {
+			hue = (hue*31 + int(b)) % 360
+		}
+		out[i] = embed.LeaderRow{Rank: r.Rank, Name: r.Name, Earnings: referrals.Money(r.TotalCommissions), Initials: initials[:min(2, len(initials))], Hue: hue}
+	}
+	return render.Component(c, http.StatusOK, embed.LeaderboardFragment(out))
+}
+
+// FAQ is the program's FAQ, or the four defaults.
+func (h *Handlers) FAQ(c *fiber.Ctx) error {
+	sess := session(c)
+	var items []referrals.FAQItem
+	if sess.Embed.FAQ != nil {
+		items = *sess.Embed.FAQ
+	} else {
+		rw, err := h.d.Referrals.Rewards(c.UserContext(), sess)
+		if err != nil {
+			return err
+		}
+		items = referrals.DefaultFAQ(sess.Program.Name, rw.First)
+	}
+	out := make([]embed.FAQItem, len(items))
+	for i, it := range items {
+		out[i] = embed.FAQItem{ID: it.ID, Title: it.Title, Content: it.Content}
+	}
+	return render.Component(c, http.StatusOK, embed.FAQFragment(out))
+}
+
+// Quickstart is the three starter cards.
+func (h *Handlers) Quickstart(c *fiber.Ctx) error {
+	sess := session(c)
+	links, err := h.d.Referrals.Links(c.UserContext(), sess)
+	if err != nil {
+		return err
+	}
+	var first *embed.Link
+	if v := viewLinks(links); len(v) > 0 {
+		first = &v[0]
+	}
+	return render.Component(c, http.StatusOK, embed.QuickstartFragment(first, !sess.Embed.HideEarnings))
+}
+
+// Links is the Links tab: the list, or the form with ?form=new|<linkId>.
+func (h *Handlers) Links(c *fiber.Ctx) error {
+	sess := session(c)
+	v, err := h.linksView(c, sess)
+	if err != nil {
+		return err
+	}
+	switch f := c.Query("form"); {
+	case f == "new" && v.CanCreate:
+		v.Form = h.newForm(sess, "", "", "")
+	case f != "" && f != "new":
+		for _, l := range v.Links {
+			if l.ID == f {
+				v.Form = h.newForm(sess, l.ID, l.Key, l.URL)
+			}
+		}
+	}
+	return render.Component(c, http.StatusOK, embed.LinksFragment(v))
+}
+
+func (h *Handlers) linksView(c *fiber.Ctx, sess *referrals.Session) (embed.Links, error) {
+	links, err := h.d.Referrals.Links(c.UserContext(), sess)
+	if err != nil {
+		return embed.Links{}, err
+	}
+	referrals.SortLinks(links)
+	v := embed.Links{Links: viewLinks(links), CanCreate: true}
+	switch g := sess.Group; {
+	case !g.AdditionalLinks.Valid || len(g.AdditionalLinks.V) == 0:
+		v.CanCreate, v.DisabledReason = false, "This program does not let partners create links."
+	case len(links) >= g.MaxPartnerLinks:
+		v.CanCreate, v.DisabledReason = false, fmt.Sprintf("You have reached the limit of %d links.", g.MaxPartnerLinks)
+	case !sess.Active():
+		v.CanCreate, v.DisabledReason = false, referrals.MsgInactive
+	}
+	return v, nil
+}
+
+// newForm builds the link form; dest is the current destination when editing.
+func (h *Handlers) newForm(sess *referrals.Session, id, key, dest string) *embed.LinkForm {
+	f := &embed.LinkForm{LinkID: id, Key: key}
+	if sess.Program.Domain != nil {
+		f.Domain = *sess.Program.Domain
+	}
+	g := sess.Group
+	if g.AdditionalLinks.Valid {
+		exactOnly := len(g.AdditionalLinks.V) > 0
+		for _, al := range g.AdditionalLinks.V {
+			f.Destinations = append(f.Destinations, al.Domain)
+			exactOnly = exactOnly && al.ValidationMode == "exact"
+		}
+		f.PathDisabled = exactOnly
+		f.HideDest = exactOnly && len(g.AdditionalLinks.V) == 1
+	}
+	if u, err := url.Parse(dest); err == nil && u.Host != "" {
+		f.DestDomain, f.Path = u.Host, strings.TrimPrefix(u.RequestURI(), "/")
+	} else if len(f.Destinations) > 0 {
+		f.DestDomain = f.Destinations[0]
+	}
+	return f
+}
+
+// SaveLink creates (POST fragments/links) or updates (POST
+// fragments/links/:id) a link from the form and re-renders the tab; an
+// error re-renders the form with the message under the key.
+func (h *Handlers) SaveLink(c *fiber.Ctx) error {
+	sess := session(c)
+	id := c.Params("id")
+	in := referrals.LinkWrite{Key: strings.TrimSpace(c.FormValue("key"))}
+	if d := strings.TrimSpace(c.FormValue("domain")); d != "" {
+		in.URL = "https://" + d + "/" + strings.TrimPrefix(strings.TrimSpace(c.FormValue("path")), "/")
+	}
+	var saved *referrals.Link
+	var err error
+	if id == "" {
+		if in.Key == "" {
+			err = apierr.Validation("too_small", "key", "Key is required.")
+		} else {
+			saved, err = h.d.Referrals.CreateLink(c.UserContext(), sess, in)
+		}
+	} else {
+		saved, err = h.d.Referrals.UpdateLink(c.UserContext(), sess, id, in)
+	}
+	v, verr := h.linksView(c, sess)
+	if verr != nil {
+		return verr
+	}
+	if err != nil {
+		e, ok := asAPIError(err)
+		if !ok || e.Status() >= 500 {
+			return err
+		}
+		v.Form = h.newForm(sess, id, in.Key, in.URL)
+		v.Form.Error = e.Message
+		return render.Component(c, http.StatusOK, embed.LinksFragment(v))
+	}
+	if id == "" {
+		v.Created = saved.Copy
+	}
+	return render.Component(c, http.StatusOK, embed.LinksFragment(v))
+}

@@ -1,0 +1,147 @@
+package embed
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/render"
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/referrals"
+	"github.com/relinkhq/relink/views/embed"
+	"github.com/relinkhq/relink/views/layout"
+)
+
+// pageQuery is GET /embed/referrals's query (§6.2).
+type pageQuery struct {
+	Token         string
+	Theme         layout.Theme
+	Background    string
+	DynamicHeight bool
+}
+
+// cssColour accepts what backgroundColor may hold: a hex colour, a colour
+// name, or an rgb()/hsl() function of numbers. Anything else is dropped.
+var cssColour = regexp.MustCompile(`^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,30}|(rgb|rgba|hsl|hsla)\([0-9.,%/ ]{1,60}\))$`)
+
+func parsePageQuery(c *fiber.Ctx) pageQuery {
+	q := pageQuery{Token: strings.TrimSpace(c.Query("token")), Theme: ParseTheme(c.Query("theme"))}
+	var opts struct {
+		BackgroundColor any `json:"backgroundColor"`
+	}
+	// Malformed themeOptions, or a backgroundColor that is not a plain
+	// colour, fall back to the default silently (§6.2, §6.9).
+	if raw := c.Query("themeOptions"); raw != "" && json.Unmarshal([]byte(raw), &opts) == nil {
+		if s, ok := opts.BackgroundColor.(string); ok && cssColour.MatchString(strings.TrimSpace(s)) {
+			q.Background = strings.TrimSpace(s)
+		}
+	}
+	dh := c.Query("dynamicHeight")
+	q.DynamicHeight = dh != "" && dh != "false"
+	return q
+}
+
+// ParseTheme reads the theme parameter: dark, system (follows
+// prefers-color-scheme), anything else light (§6.9).
+func ParseTheme(s string) layout.Theme {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "dark":
+		return layout.ThemeDark
+	case "system":
+		return layout.ThemeSystem
+	}
+	return layout.ThemeLight
+}
+
+// bodyClass is transparent so the host page shows through unless
+// backgroundColor is set on the root.
+const bodyClass = "bg-transparent text-gray-900 antialiased dark:text-gray-100"
+
+// Page answers GET /embed/referrals: the dashboard shell for a valid token,
+// else the in-frame error state (401), which posts {code, message} to the
+// parent window.
+func (h *Handlers) Page(c *fiber.Ctx) error {
+	q := parsePageQuery(c)
+	page := layout.Page{Title: "Referral dashboard", Theme: q.Theme, NoIndex: true, BodyClass: bodyClass}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	render.FrameAncestors(c, "*")
+	sess, err := h.d.Referrals.Open(c.UserContext(), q.Token)
+	if err != nil {
+		e, ok := asAPIError(err)
+		if !ok || e.Status() >= 500 {
+			return err
+		}
+		return render.Page(c, e.Status(), page, embed.ErrorState(errorView(e)))
+	}
+	hosts, err := h.d.DB.EmbedAllowedHostnames(c.UserContext(), sess.Workspace.ID)
+	if err != nil {
+		return err
+	}
+	render.FrameAncestors(c, FrameAncestors(hosts)...)
+	if sess.Group == nil {
+		e := apierr.New(apierr.Forbidden, referrals.MsgNoGroup)
+		return render.Page(c, e.Status(), page, embed.ErrorState(errorView(e)))
+	}
+	shell := embed.Shell{
+		Token: q.Token, Background: q.Background, DynamicHeight: q.DynamicHeight,
+		ProgramName: sess.Program.Name, BrandColor: "#2563eb", Active: sess.Active(), Status: sess.Enrollment.Status,
+		Tabs: tabs(sess),
+	}
+	return render.Page(c, http.StatusOK, page, embed.Page(shell))
+}
+
+// tabs are the dashboard's tabs in order, each present when its condition
+// holds (§6.4).
+func tabs(s *referrals.Session) []embed.Tab {
+	out := []embed.Tab{{ID: "quickstart", Label: "Quickstart", Path: embed.PathQuickstart}}
+	if !s.Embed.HideEarnings {
+		out = append(out, embed.Tab{ID: "earnings", Label: "Earnings", Path: embed.PathEarnings})
+	}
+	out = append(out, embed.Tab{ID: "links", Label: "Links", Path: embed.PathLinks})
+	if s.Embed.LeaderboardEnabled() {
+		out = append(out, embed.Tab{ID: "leaderboard", Label: "Leaderboard", Path: embed.PathLeaderboard})
+	}
+	if s.Embed.FAQ == nil || len(*s.Embed.FAQ) > 0 {
+		out = append(out, embed.Tab{ID: "faq", Label: "FAQ", Path: embed.PathFAQ})
+	}
+	return out
+}
+
+// FrameAncestors turns the workspace's allowed hostnames into CSP
+// frame-ancestors sources: none configured means any ("*"). A hostname
+// without a port also allows any port of it.
+func FrameAncestors(hosts []string) []string {
+	if len(hosts) == 0 {
+		return []string{"*"}
+	}
+	out := []string{"'self'"}
+	for _, h := range hosts {
+		if strings.ContainsAny(h, " ;,'\"") {
+			continue // never let a stored value break out of the directive
+		}
+		out = append(out, h)
+		if !strings.Contains(strings.TrimPrefix(h, "["), ":") {
+			out = append(out, h+":*")
+		}
+	}
+	return out
+}
+
+func errorView(e *apierr.Error) embed.ErrorView {
+	v := embed.ErrorView{Code: string(e.Code), Message: e.Message, Title: "Something went wrong"}
+	switch e.Code {
+	case apierr.Unauthorized:
+		v.Title = "This link has expired"
+		if e.Message == referrals.MsgTokenMissing {
+			v.Title = "Missing access token"
+		}
+	case apierr.Forbidden:
+		v.Title = "Program unavailable"
+	case apierr.RateLimitExceeded:
+		v.Title = "Too many requests"
+	}
+	return v
+}

@@ -1,0 +1,147 @@
+// Relink embedded referral dashboard: behaviour of /embed/referrals.
+// Loaded with the CSP nonce; fragments swapped in by htmx carry no scripts,
+// so everything they need is wired here by event delegation.
+//  - height: posts {originator, event: "PAGE_HEIGHT", data: {height}} to the
+//    parent on load and on every body resize (when dynamicHeight is on);
+//  - errors: posts {originator, event: "ERROR", data: {code, message}} when
+//    the error state appears (at load or swapped in by a fragment), and when
+//    the token probe fails on focus (at most once per 30 s);
+//  - copy buttons ([data-copy]) use the Clipboard API;
+//  - tabs ([data-tab], [data-goto-tab]) and the link selector.
+(function () {
+  "use strict";
+  // "Dub" keeps the messages compatible with hosts written for @dub/embed-core.
+  var ORIGINATOR = "Dub";
+  var root = document.getElementById("embed-root");
+  if (!root || root.dataset.wired) return;
+  root.dataset.wired = "1";
+  var framed = window.parent && window.parent !== window;
+
+  function post(event, data) {
+    if (framed) window.parent.postMessage({ originator: ORIGINATOR, event: event, data: data }, "*");
+  }
+
+  // Height.
+  if (root.dataset.dynamicHeight === "true") {
+    document.body.style.overflow = "hidden";
+    var last = -1;
+    var sendHeight = function () {
+      var h = Math.ceil(document.body.scrollHeight);
+      if (h !== last) {
+        last = h;
+        post("PAGE_HEIGHT", { height: h });
+      }
+    };
+    sendHeight();
+    if (window.ResizeObserver) new ResizeObserver(sendHeight).observe(document.body);
+    window.addEventListener("load", sendHeight);
+  }
+
+  // Errors.
+  var reported = false;
+  function reportError(el) {
+    if (reported || !el) return;
+    reported = true;
+    post("ERROR", { code: el.getAttribute("data-embed-error") || "", message: el.getAttribute("data-message") || "" });
+  }
+  reportError(document.querySelector("[data-embed-error]"));
+  document.body.addEventListener("htmx:afterSwap", function () {
+    reportError(document.querySelector("[data-embed-error]"));
+    var created = document.querySelector("#links[data-created]");
+    if (created && created.dataset.created) copy(created.dataset.created);
+  });
+
+  // Token watchdog: probe on focus, at most every 30 s.
+  var headers = {};
+  try {
+    headers = JSON.parse(root.getAttribute("hx-headers") || "{}");
+  } catch (e) {
+    headers = {};
+  }
+  var lastProbe = 0;
+  function probe() {
+    if (!headers.Authorization || reported || Date.now() - lastProbe < 30000) return;
+    lastProbe = Date.now();
+    fetch("/api/embed/referrals/token", { headers: headers, credentials: "omit" })
+      .then(function (r) {
+        if (r.ok) return null;
+        return r.json().then(function (b) {
+          return (b && b.error) || { code: "unauthorized", message: "Invalid embed public token." };
+        });
+      })
+      .then(function (err) {
+        if (!err) return;
+        var box = document.createElement("div");
+        box.className = "mx-auto max-w-md p-6";
+        var card = document.createElement("div");
+        card.setAttribute("role", "alert");
+        card.setAttribute("data-testid", "embed-error");
+        card.setAttribute("data-embed-error", err.code);
+        card.setAttribute("data-message", err.message);
+        card.className = "rounded-xl border border-gray-200 bg-white p-5 text-center shadow-sm dark:border-gray-800 dark:bg-gray-900";
+        card.textContent = err.message;
+        box.appendChild(card);
+        root.replaceChildren(box);
+        reportError(card);
+      })
+      .catch(function () {});
+  }
+  probe();
+  window.addEventListener("focus", probe);
+
+  // Copy.
+  function copy(text) {
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      return navigator.clipboard.writeText(text);
+    }
+    var ta = document.createElement("textarea");
+    ta.value = text;
+    document.body.appendChild(ta);
+    ta.select();
+    try {
+      document.execCommand("copy");
+    } finally {
+      ta.remove();
+    }
+    return Promise.resolve();
+  }
+  document.addEventListener("click", function (ev) {
+    var b = ev.target.closest("[data-copy]");
+    if (b) {
+      var label = b.querySelector("[data-label]") || b;
+      var before = label.textContent;
+      copy(b.getAttribute("data-copy")).then(function () {
+        label.textContent = b.getAttribute("data-copied-label") || "Copied";
+        b.setAttribute("data-copied", "true");
+        setTimeout(function () {
+          label.textContent = before;
+          b.removeAttribute("data-copied");
+        }, 3000);
+      });
+      return;
+    }
+    var t = ev.target.closest("[data-tab],[data-goto-tab]");
+    if (t) selectTab(t.getAttribute("data-tab") || t.getAttribute("data-goto-tab"));
+  });
+  document.addEventListener("change", function (ev) {
+    if (!ev.target.matches("[data-link-select]")) return;
+    var btn = ev.target.parentNode.querySelector("[data-copy]");
+    if (btn) {
+      btn.setAttribute("data-copy", ev.target.value);
+      btn.click(); // choosing a link also copies it (§6.4)
+    }
+  });
+
+  function selectTab(id) {
+    var found = false;
+    document.querySelectorAll("[data-panel]").forEach(function (p) {
+      var on = p.getAttribute("data-panel") === id;
+      found = found || on;
+      p.hidden = !on;
+    });
+    if (!found) return;
+    document.querySelectorAll("[data-tab]").forEach(function (b) {
+      b.setAttribute("aria-selected", String(b.getAttribute("data-tab") === id));
+    });
+  }
+})();

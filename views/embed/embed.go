@@ -1,0 +1,212 @@
+// Package embed holds the embedded referral dashboard's views
+// (partners-and-embed.md §6): the page shell, whose sections are htmx
+// fragments loaded with the public token in an Authorization header, each
+// fragment, and the in-frame error state. The behaviour (copy buttons, tabs,
+// height and error messages to the parent window, the token watchdog) lives
+// in static/js/embed-page.js: scripts in swapped fragments would be blocked
+// by the CSP.
+package embed
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Fragment paths, relative to the app origin. The page's sections load them
+// with hx-get; the token travels in the Authorization header (hx-headers on
+// the root), never in a cookie.
+const (
+	PathPage        = "/embed/referrals"
+	PathOverview    = "/embed/referrals/fragments/overview"
+	PathEarnings    = "/embed/referrals/fragments/earnings"
+	PathLinks       = "/embed/referrals/fragments/links"
+	PathLeaderboard = "/embed/referrals/fragments/leaderboard"
+	PathFAQ         = "/embed/referrals/fragments/faq"
+	PathQuickstart  = "/embed/referrals/fragments/quickstart"
+)
+
+// Shell is the page around the sections.
+type Shell struct {
+	Token         string
+	Background    string // CSS colour for the root; empty: transparent
+	DynamicHeight bool
+	ProgramName   string
+	BrandColor    string
+	Active        bool
+	Status        string // enrollment status, for the inactive card
+	Tabs          []Tab
+}
+
+// Tab is one tab of the dashboard.
+type Tab struct {
+	ID, Label, Path string
+}
+
+// headers is the hx-headers JSON carrying the token.
+func (s Shell) headers() string {
+	b, _ := json.Marshal(map[string]string{"Authorization": "Bearer " + s.Token})
+	return string(b)
+}
+
+func (s Shell) rootStyle() string {
+	st := "--brand: " + s.BrandColor + ";"
+	if s.Background != "" {
+		st += " background-color: " + s.Background + ";"
+	}
+	return st
+}
+
+func (s Shell) rootClass() string {
+	if s.DynamicHeight {
+		return "mx-auto max-w-5xl p-4 sm:p-6"
+	}
+	return "mx-auto min-h-screen max-w-5xl p-4 sm:p-6"
+}
+
+// ErrorView is the in-frame error state; static/js/embed-page.js posts
+// {code, message} to the parent when it appears.
+type ErrorView struct {
+	Code    string // the API error code, e.g. "unauthorized"
+	Message string
+	Title   string
+}
+
+// Link is a referral link as shown.
+type Link struct {
+	ID, Display, Copy, Destination, Domain, Key, URL string
+	Clicks, Leads, Conversions                       string
+}
+
+// Overview is the hero (links, rewards), the stat cards and the chart.
+type Overview struct {
+	Links        []Link
+	Rewards      []string
+	Terms        []string // "$50 minimum payout amount", "30-day holding period"
+	TermsURL     string
+	Clicks       string
+	Leads        string
+	Sales        string
+	Earnings     string // upcoming + paid
+	Upcoming     string
+	Paid         string
+	HideEarnings bool
+	Chart        Chart
+	PoweredBy    bool
+}
+
+// Chart is a server-rendered SVG line chart of earnings per day.
+type Chart struct {
+	Width, Height int
+	Line, Area    string // SVG path data
+	Total         string
+	Max           string
+	From, To      string // axis labels
+	Empty         bool
+	Bars          []ChartBar // per-day hover targets with titles
+}
+
+// ChartBar is an invisible hover target with the day's figure.
+type ChartBar struct {
+	X, W  string
+	Title string
+}
+
+// EarningsRow is one row of the earnings table.
+type EarningsRow struct {
+	Date, DateTitle, Customer, Amount, Earnings, Status, StatusClass string
+}
+
+// Earnings is the paginated earnings table.
+type Earnings struct {
+	Rows        []EarningsRow
+	Page, Pages int
+	Total       string
+	PrevPath    string // empty: no previous page
+	NextPath    string
+}
+
+// LinkForm is the create/edit form of the Links tab.
+type LinkForm struct {
+	LinkID       string // empty: create
+	Domain       string // the short domain (fixed prefix)
+	Key          string
+	Destinations []string // allowed destination domains
+	DestDomain   string
+	Path         string
+	PathDisabled bool // exact mode: the path is fixed
+	HideDest     bool
+	Error        string
+}
+
+// Action is where the form posts.
+func (f LinkForm) Action() string {
+	if f.LinkID == "" {
+		return PathLinks
+	}
+	return PathLinks + "/" + f.LinkID
+}
+
+// Links is the Links tab.
+type Links struct {
+	Links          []Link
+	CanCreate      bool
+	DisabledReason string
+	Form           *LinkForm
+	Created        string // a link just created (copied by the page script)
+}
+
+// LeaderRow is one leaderboard row.
+type LeaderRow struct {
+	Rank     int
+	Name     string
+	Earnings string
+	Initials string
+	Hue      int
+}
+
+// Crown is the medal class of ranks 1–3.
+func (r LeaderRow) Crown() string {
+	switch r.Rank {
+	case 1:
+		return "text-yellow-500"
+	case 2:
+		return "text-gray-400"
+	case 3:
+		return "text-amber-700"
+	}
+	return ""
+}
+
+func (r LeaderRow) avatarStyle() string {
+	return fmt.Sprintf("background-color: hsl(%d 70%% 45%%)", r.Hue)
+}
+
+// FAQItem is one accordion entry.
+type FAQItem struct {
+	ID, Title, Content string
+}
+
+// statusLabel is the badge text of a commission or enrollment status.
+func statusLabel(s string) string {
+	if s == "hold" {
+		return "On Hold"
+	}
+	if s == "" {
+		return ""
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// StatusClass is the badge colour of a commission status.
+func StatusClass(s string) string {
+	switch s {
+	case "pending", "hold":
+		return "bg-amber-100 text-amber-800 dark:bg-amber-900/40 dark:text-amber-300"
+	case "processed":
+		return "bg-blue-100 text-blue-800 dark:bg-blue-900/40 dark:text-blue-300"
+	case "paid":
+		return "bg-green-100 text-green-800 dark:bg-green-900/40 dark:text-green-300"
+	}
+	return "bg-gray-100 text-gray-700 dark:bg-gray-800 dark:text-gray-300"
+}
