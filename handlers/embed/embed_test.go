@@ -170,7 +170,9 @@ func doc(t *testing.T, body string) *goquery.Document {
 	return d
 }
 
-func text(d *goquery.Document, sel string) string { return strings.TrimSpace(d.Find(sel).First().Text()) }
+func text(d *goquery.Document, sel string) string {
+	return strings.TrimSpace(d.Find(sel).First().Text())
+}
 
 func TestEmbedPageAndFragments(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
