@@ -194,8 +194,8 @@ func (s *Server) routes() {
 	a.Patch("/commissions/:id", s.key("programs.write"), h.UpdateCommission)
 	a.Post("/tokens/embed/referrals", s.key("links.write"), s.plan(models.PlanAdvanced), h.CreateReferralsEmbedToken)
 	// --- end conversions ---
-	// (The API's catch-all, s.apiNotFound behind the key gate, is appended
-	// by sealRoutes after every route.)
+	// (The API's catch-all, s.apiNotFound, is appended by sealRoutes after
+	// every route.)
 
 	// App origin: console, embed, static, default short domain in dev.
 	s.app.Use(s.upgradeHTTPS)
@@ -228,11 +228,18 @@ func (s *Server) Face(f request.Face) *fiber.App {
 	return s.app
 }
 
-// sealRoutes ends the route table: an unmatched API path passes the key gate
-// like any API route (so `curl /links` without a key is a 401, as upstream)
-// and is then a 404 not_found. It then builds every face's handler once.
+// sealRoutes ends the route table: an unmatched API path is a 404 not_found
+// JSON error. A request that carries credentials passes the key gate first,
+// so it is counted against its key's rate limit and a bad key is still a 401.
+// It then builds every face's handler once.
 func (s *Server) sealRoutes() {
-	s.api.Use(s.key(""), s.apiNotFound)
+	gate := s.key("")
+	s.api.Use(func(c *fiber.Ctx) error {
+		if c.Get(fiber.HeaderAuthorization) == "" {
+			return c.Next()
+		}
+		return gate(c)
+	}, s.apiNotFound)
 	s.apiH, s.appH, s.shortH = s.api.Handler(), s.app.Handler(), s.short.Handler()
 }
 

@@ -40,15 +40,31 @@ var now = time.Now
 
 // New returns prefix + a 25-character Crockford base32 body: 6 bytes of
 // millisecond timestamp then 10 random bytes, read as one big number.
+// Within one process IDs are strictly increasing: a second ID in the same
+// millisecond (or after the clock stepped back) reuses the previous
+// timestamp and adds one to the previous random part, as monotonic ULIDs
+// do, so ordering by ID is ordering by creation (cursor pagination).
 func New(prefix string) string {
 	var buf [16]byte
 	ms := uint64(now().UnixMilli())
+	mono.Lock()
+	if ms <= mono.ms && !increment(mono.rnd[:]) {
+		ms = mono.ms
+	} else {
+		if ms <= mono.ms {
+			ms = mono.ms + 1 // the random part overflowed: borrow the next millisecond
+		}
+		if _, err := rand.Read(mono.rnd[:]); err != nil {
+			mono.Unlock()
+			panic("ids: crypto/rand failed: " + err.Error())
+		}
+		mono.ms = ms
+	}
+	copy(buf[6:], mono.rnd[:])
+	mono.Unlock()
 	var ts [8]byte
 	binary.BigEndian.PutUint64(ts[:], ms)
 	copy(buf[:6], ts[2:])
-	if _, err := rand.Read(buf[6:]); err != nil {
-		panic("ids: crypto/rand failed: " + err.Error())
-	}
 	n := new(big.Int).SetBytes(buf[:])
 	if n.Sign() == 0 {
 		return prefix + "0"

@@ -6,12 +6,12 @@ import { after, before, describe, test } from "node:test";
 
 import * as errors from "dub/models/errors";
 
-import { startRelink } from "./links-harness.mjs";
+import { startRelink } from "./relink.mjs";
 
 let relink;
 let dub;
 before(async () => {
-  relink = await startRelink({ plan: "business" });
+  relink = await startRelink({ workspace: { name: "Acme", slug: "acme", plan: "business" } });
   dub = relink.dub();
 });
 after(() => relink?.stop());
