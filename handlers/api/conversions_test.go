@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -354,5 +355,62 @@ func TestPartnersAndCommissionsAPI(t *testing.T) {
 		if mine["id"] == pnID || mine["name"] == "Pat" {
 			t.Errorf("other workspace got acme's partner: %v", mine)
 		}
+	})
+}
+
+// Every sortBy of GET /partners and GET /customers and every groupBy and
+// interval of /partners/analytics runs on both dialects.
+func TestConversionListOptions(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		e := newLinkEnv(t, db)
+		e.workspace("acme", models.PlanAdvanced)
+		for _, email := range []string{"a@example.com", "b@example.com"} {
+			e.ok(201, "acme", "POST", "/partners", `{"email":"`+email+`","tenantId":"t_`+email[:1]+`"}`)
+		}
+		for _, s := range []string{"createdAt", "totalClicks", "totalLeads", "totalConversions", "totalSales", "totalSaleAmount",
+			"totalCommissions", "netRevenue", "earningsPerClick", "averageLifetimeValue", "clickToLeadRate", "clickToConversionRate",
+			"leadToConversionRate", "returnOnAdSpend", "clicks", "saleAmount"} {
+			for _, o := range []string{"asc", "desc"} {
+				if got := e.ok(200, "acme", "GET", "/partners?sortBy="+s+"&sortOrder="+o, "").list(t); len(got) != 2 {
+					t.Errorf("sortBy=%s %s: %d partners", s, o, len(got))
+				}
+			}
+		}
+		asc := e.ok(200, "acme", "GET", "/partners?sortBy=createdAt&sortOrder=asc", "").list(t)
+		if asc[0]["email"] != "a@example.com" {
+			t.Errorf("createdAt asc starts with %v", asc[0]["email"])
+		}
+		if got := e.ok(200, "acme", "GET", "/partners?groupId=-default&country=US", "").list(t); len(got) != 0 {
+			t.Errorf("exclusion filter: %d partners", len(got))
+		}
+		if got := e.ok(200, "acme", "GET", "/partners?search=b@example.com", "").list(t); len(got) != 1 {
+			t.Errorf("search by email: %d partners", len(got))
+		}
+		if r := e.do("acme", "GET", "/partners?sortBy=bogus", ""); r.status != 422 {
+			t.Errorf("unknown sortBy: %d", r.status)
+		}
+		for _, s := range []string{"createdAt", "saleAmount", "firstSaleAt", "subscriptionCanceledAt"} {
+			e.ok(200, "acme", "GET", "/customers?sortBy="+s, "")
+		}
+		// Analytics has a per-second budget per key: a fresh key per request.
+		n := 0
+		key := func() string {
+			n++
+			name := fmt.Sprintf("k%d", n)
+			e.scopedKey(name, "acme", "apis.all")
+			return name
+		}
+		for _, g := range []string{"count", "timeseries", "top_links"} {
+			for _, i := range []string{"24h", "7d", "30d", "90d", "1y", "mtd", "qtd", "ytd", "all"} {
+				e.ok(200, key(), "GET", "/partners/analytics?tenantId=t_a&groupBy="+g+"&interval="+i+"&timezone=America/New_York", "")
+			}
+		}
+		series := e.ok(200, key(), "GET", "/partners/analytics?tenantId=t_a&groupBy=timeseries&interval=7d", "")
+		var buckets []map[string]any
+		if err := json.Unmarshal(series.body, &buckets); err != nil || len(buckets) != 7 {
+			t.Errorf("7d timeseries: %d buckets, %v", len(buckets), err)
+		}
+		e.expectErr(e.do(key(), "GET", "/partners/analytics?tenantId=t_a&timezone=Mars/Base", ""), 422, "unprocessable_entity", "invalid_value: timezone: Invalid timezone: Mars/Base")
+		e.expectErr(e.do(key(), "GET", "/partners/analytics?groupBy=count", ""), 400, "bad_request", "Either `partnerId` or `tenantId` must be provided.")
 	})
 }
