@@ -181,7 +181,7 @@ func (db *DB) recordClicksPostgres(ctx context.Context, batch []Click, hooks []C
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", err)
 	}
-	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	cols := strings.Join(clickColumns, ", ")
 	// The staging table lives as long as the connection and is emptied at
 	// every commit; COPY cannot skip conflicting rows, INSERT … SELECT can.
