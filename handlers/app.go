@@ -11,8 +11,11 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/api"
+	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/geo"
+	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/models"
 )
@@ -28,6 +31,14 @@ type Deps struct {
 	// registered short domain other than the app host. Nil: only
 	// Config.ShortDomain counts.
 	IsShortDomain func(host string) bool
+
+	// The click path. cmd/relink builds them from the configuration (Redis
+	// invalidation, GeoIP database) and registers Clicks.Drain for shutdown;
+	// nil gets an in-process default (the pipeline's drainer is then
+	// registered here).
+	Links  *redirect.Cache
+	Clicks *ingest.Pipeline
+	Geo    *geo.Locator
 }
 
 // Server is the assembled HTTP server.
@@ -54,6 +65,7 @@ func New(d Deps) *Server {
 		d.Limiter = ratelimit.NewMemory(d.Now)
 	}
 	s := &Server{deps: d, log: d.Logger}
+	s.clickPath()
 	s.api = s.newFace(request.FaceAPI)
 	s.app = s.newFace(request.FaceApp)
 	s.short = s.newFace(request.FaceShort)
@@ -106,6 +118,22 @@ func (s *Server) routes() {
 
 	// Short-link domains.
 	s.short.Use(s.upgradeHTTPS)
+
+	// Operational counters (click pipeline, link cache).
+	s.app.Get("/metrics", s.metrics)
+
+	// Redirects (links.md §10): every path of a short-link domain is a key.
+	rd := s.redirects()
+	s.short.Get("/", rd.Short)
+	s.short.Get("/*", rd.Short)
+	s.short.Post("/*", rd.Short) // password form
+	// The app host serves the default short domain (dev). KEEP THIS BLOCK
+	// LAST: the catch-all must come after every other app route; reserved
+	// paths (/api, /embed, /static, /console, /healthz) never resolve.
+	if CanonicalHost(d.Config.ShortDomain) == CanonicalHost(d.Config.AppURL.Host) {
+		s.app.Get("/*", rd.Default)
+		s.app.Post("/*", rd.Default)
+	}
 }
 
 // dispatch hands the request to the face that serves it.

@@ -165,4 +165,3 @@ func (s *Server) Shutdown() error {
 	s.log.Info("stopped", "took", time.Since(start))
 	return errors.Join(errs...)
 }
-
