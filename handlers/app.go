@@ -18,6 +18,7 @@ import (
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/models"
+	"github.com/relinkhq/relink/static"
 )
 
 // Deps is everything the handlers need, built once by cmd/relink.
@@ -64,6 +65,7 @@ func New(d Deps) *Server {
 	if d.Limiter == nil {
 		d.Limiter = ratelimit.NewMemory(d.Now)
 	}
+	static.Load() // fingerprint and compress the assets before the first request
 	s := &Server{deps: d, log: d.Logger}
 	s.clickPath()
 	s.api = s.newFace(request.FaceAPI)
@@ -118,6 +120,17 @@ func (s *Server) routes() {
 
 	// Short-link domains.
 	s.short.Use(s.upgradeHTTPS)
+
+	// Pages plumbing: the embedded assets (static package) under /static/ on
+	// both page faces. Pages link to them with static.URL(name), which adds
+	// the content fingerprint ?v=; only fingerprinted requests get the
+	// one-year immutable cache (handlers/static.go). /static is reserved and
+	// never resolves as a short-link key. Pages render with render.Page and
+	// set their CSP (with a per-request nonce) there; no X-Frame-Options is
+	// sent, so the embed pages can be framed.
+	for _, f := range []*fiber.App{s.app, s.short} {
+		f.Get("/static/*", s.serveStatic)
+	}
 
 	// Operational counters (click pipeline, link cache).
 	s.app.Get("/metrics", s.metrics)

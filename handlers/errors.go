@@ -34,7 +34,7 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 	if request.FaceOf(c) == request.FaceAPI || request.FaceOf(c) == "" {
 		return writeAPIError(c, e)
 	}
-	return s.renderErrorPage(c, e)
+	return s.renderErrorPage(c, err, e)
 }
 
 // writeAPIError writes the JSON error envelope.
