@@ -289,4 +289,3 @@ func (db *DB) ClicksOfLink(ctx context.Context, workspaceID, linkID string, limi
 		Order("timestamp, click_id").Limit(limit).Find(&out).Error
 	return out, dbErr(err, "list clicks", "", "")
 }
-

@@ -9,10 +9,10 @@ import (
 
 	"github.com/relinkhq/relink/handlers"
 	"github.com/relinkhq/relink/handlers/redirect"
+	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/linkcache"
-	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/models"
 )

@@ -4,7 +4,6 @@
 package redirect
 
 import (
-	"context"
 	"crypto/subtle"
 	"log/slog"
 	"math/rand/v2"
@@ -16,12 +15,14 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/net/idna"
 
+	pages "github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/useragent"
 	"github.com/relinkhq/relink/models"
+	"github.com/relinkhq/relink/views/layout"
 	views "github.com/relinkhq/relink/views/redirect"
 )
 
@@ -137,7 +138,7 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string) error {
 	}
 	t := res.Link
 	if inspect && t.Password == "" { // #3
-		return render(c, fiber.StatusOK, views.Inspect(views.Preview{URL: t.URL, ShortLink: shortLink(t), Title: t.Title}))
+		return page(c, fiber.StatusOK, "Inspect link", views.Inspect(views.Preview{URL: t.URL, ShortLink: shortLink(t), Title: t.Title}))
 	}
 	// #4: password.
 	var dropParams []string
@@ -159,11 +160,11 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string) error {
 		case res.DomainExpiredURL != "":
 			return h.redirectTo(c, t, res.DomainExpiredURL, fiber.StatusTemporaryRedirect)
 		}
-		return render(c, fiber.StatusGone, views.Expired(domain, t.Key))
+		return page(c, fiber.StatusGone, "Link expired", views.Expired(domain, t.Key))
 	}
 
 	// From here on the visitor reaches the link: click id, cookie, click.
-	cookieName := "dub_id_" + domain + "_" + key
+	cookieName := "dub_id_" + hostOnly(domain) + "_" + key
 	clickID := c.Cookies(cookieName)
 	if clickID == "" || len(clickID) > 64 {
 		clickID = ids.Nano(16)
@@ -218,11 +219,16 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string) error {
 	}
 	switch {
 	case dest == "" && target == "": // #8: root without destination
-		return render(c, fiber.StatusOK, views.Placeholder(domain))
+		return page(c, fiber.StatusOK, domain, views.Placeholder(domain))
 	case hasScheme(final, "mailto:", "sms:", "tel:", "tg:", "whatsapp:", "xmpp:"): // #10
 		return render(c, fiber.StatusOK, views.Refresh(final))
 	case t.Rewrite: // #11
-		return render(c, fiber.StatusOK, views.Cloaked(views.Preview{URL: final, Title: t.Title}, !t.DoIndex))
+		if err := render(c, fiber.StatusOK, views.Cloaked(views.Preview{URL: final, Title: t.Title}, !t.DoIndex)); err != nil {
+			return err
+		}
+		// The page frames the destination: allow exactly that frame.
+		c.Set(fiber.HeaderContentSecurityPolicy, "default-src 'none'; style-src 'nonce-"+pages.Nonce(c)+"'; frame-src "+frameSource(final)+"; base-uri 'none'")
+		return nil
 	}
 	return c.Redirect(final, status)
 }
@@ -262,7 +268,7 @@ func (h *Handlers) notFound(c *fiber.Ctx, domain, key string, res *Resolved) err
 		return c.Redirect(res.DomainNotFoundURL, fiber.StatusTemporaryRedirect)
 	}
 	c.Set("X-Robots-Tag", "googlebot: noindex")
-	return render(c, fiber.StatusNotFound, views.NotFound(domain, key))
+	return page(c, fiber.StatusNotFound, "Link not found", views.NotFound(domain, key))
 }
 
 // redirectTo answers an expired link's redirect (no click).
@@ -303,7 +309,7 @@ func (h *Handlers) checkPassword(c *fiber.Ctx, t *Target, rawPath string) (ok bo
 	c.Set(fiber.HeaderCacheControl, "private, no-store")
 	form := views.PasswordForm{Action: rawPath}
 	if candidate == "" || via == "cookie" {
-		return false, "", render(c, fiber.StatusOK, views.Password(form))
+		return false, "", page(c, fiber.StatusOK, "Password required", views.Password(form))
 	}
 	// A wrong password: limited per link (links.md §10.2 #4).
 	if h.d.Limiter != nil {
@@ -311,11 +317,11 @@ func (h *Handlers) checkPassword(c *fiber.Ctx, t *Target, rawPath string) (ok bo
 		if lerr != nil {
 			h.d.Logger.Error("password rate limiter unavailable", "link_id", t.ID, "err", lerr)
 		} else if !res.Allowed {
-			return false, "", render(c, fiber.StatusTooManyRequests, views.TooManyAttempts())
+			return false, "", page(c, fiber.StatusTooManyRequests, "Too many attempts", views.TooManyAttempts())
 		}
 	}
 	form.Error = "Incorrect password. Try again."
-	return false, "", render(c, fiber.StatusUnauthorized, views.Password(form))
+	return false, "", page(c, fiber.StatusUnauthorized, "Password required", views.Password(form))
 }
 
 // pickVariant chooses an A/B destination (links.md §10.2): a valid
@@ -361,6 +367,24 @@ func hasScheme(u string, schemes ...string) bool {
 	return false
 }
 
+// hostOnly drops a port (dev domains like localhost:8080): ':' is not
+// allowed in a cookie name.
+func hostOnly(domain string) string {
+	if i := strings.LastIndexByte(domain, ':'); i >= 0 && !strings.Contains(domain[i:], "]") {
+		return domain[:i]
+	}
+	return domain
+}
+
+// frameSource is the CSP source of u's origin.
+func frameSource(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" || (p.Scheme != "http" && p.Scheme != "https") {
+		return "'none'"
+	}
+	return p.Scheme + "://" + p.Host
+}
+
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
@@ -370,8 +394,13 @@ func isASCII(s string) bool {
 	return true
 }
 
+// page writes a readable page inside the app layout (never indexed).
+func page(c *fiber.Ctx, status int, title string, body templ.Component) error {
+	return pages.Page(c, status, layout.Page{Title: title, NoIndex: true}, body)
+}
+
+// render writes a whole-document page (OG card, refresh, cloaked) with the
+// pages' CSP; its inline <style> carries the request's nonce.
 func render(c *fiber.Ctx, status int, comp templ.Component) error {
-	c.Status(status)
-	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
-	return comp.Render(context.Background(), c.Response().BodyWriter())
+	return pages.Component(c, status, comp)
 }

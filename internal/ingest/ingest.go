@@ -149,8 +149,8 @@ type Pipeline struct {
 	drainErr error
 
 	accepted, dropped, droppedShutdown, bots, dedup, repeated, written, batches, writeErrors atomic.Uint64
-	pending                                                                                 atomic.Int64
-	lastDropLog                                                                             atomic.Int64
+	pending                                                                                  atomic.Int64
+	lastDropLog                                                                              atomic.Int64
 
 	// Owned by the consumer goroutine.
 	uaCache map[string]useragent.Info
