@@ -423,7 +423,8 @@ func (p *Pipeline) add(batch []models.Click, h Hit) []models.Click {
 	}
 	loc := p.opt.Geo.Locate(h.IP, h.Geo)
 	c := models.Click{
-		ClickID: h.ClickID, Timestamp: h.Time.UTC().Truncate(time.Microsecond), // PostgreSQL precision WorkspaceID: h.WorkspaceID, LinkID: h.LinkID,
+		// Microseconds: PostgreSQL's precision, so both dialects store the same.
+		ClickID: h.ClickID, Timestamp: h.Time.UTC().Truncate(time.Microsecond), WorkspaceID: h.WorkspaceID, LinkID: h.LinkID,
 		Domain: h.Domain, Key: h.Key, URL: h.URL, IdentityHash: identity, IP: h.IP,
 		Continent: loc.Continent, Country: loc.Country, Region: loc.Region, City: loc.City,
 		Latitude: loc.Latitude, Longitude: loc.Longitude,
