@@ -58,7 +58,8 @@ type Click struct {
 // TableName pins the table.
 func (Click) TableName() string { return "clicks" }
 
-// clickColumns is the column order of every batch insert; values must match.
+// clickColumns is the column order of every batch insert; values and
+// writeSQLiteRow must match it (TestRecordClicks reads every field back).
 var clickColumns = []string{"click_id", "timestamp", "workspace_id", "link_id", "domain", "key", "url",
 	"identity_hash", "ip", "continent", "country", "region", "city", "latitude", "longitude",
 	"device", "device_vendor", "device_model", "browser", "browser_version", "engine", "engine_version",
@@ -172,28 +173,30 @@ var sqliteInsertPrefix = "INSERT INTO clicks (" + strings.Join(clickColumns, ", 
 // text) and invalid UTF-8. TestRecordClicksLiterals round-trips hostile
 // values.
 func writeSQLiteRow(b *strings.Builder, c *Click) {
+	var ts [40]byte
 	b.WriteByte('(')
-	for j, v := range c.values() {
-		if j > 0 {
-			b.WriteByte(',')
+	writeSQLiteString(b, c.ClickID)
+	b.WriteString(",'")
+	b.Write(c.Timestamp.UTC().AppendFormat(ts[:0], sqliteTimeLayout))
+	b.WriteByte('\'')
+	for _, s := range [...]string{c.WorkspaceID, c.LinkID, c.Domain, c.Key, c.URL,
+		c.IdentityHash, c.IP, c.Continent, c.Country, c.Region, c.City, c.Latitude, c.Longitude,
+		c.Device, c.DeviceVendor, c.DeviceModel, c.Browser, c.BrowserVersion, c.Engine, c.EngineVersion,
+		c.OS, c.OSVersion, c.CPUArchitecture, c.UA} {
+		b.WriteByte(',')
+		writeSQLiteString(b, s)
+	}
+	for _, v := range [...]bool{c.Bot, c.QR} {
+		if v {
+			b.WriteString(",1")
+		} else {
+			b.WriteString(",0")
 		}
-		switch x := v.(type) {
-		case string:
-			writeSQLiteString(b, x)
-		case time.Time:
-			var buf [40]byte
-			b.WriteByte('\'')
-			b.Write(x.UTC().AppendFormat(buf[:0], sqliteTimeLayout))
-			b.WriteByte('\'')
-		case bool:
-			if x {
-				b.WriteByte('1')
-			} else {
-				b.WriteByte('0')
-			}
-		default:
-			panic(fmt.Sprintf("writeSQLiteRow: unexpected %T", v))
-		}
+	}
+	for _, s := range [...]string{c.Trigger, c.Referer, c.RefererURL,
+		c.UTMSource, c.UTMMedium, c.UTMCampaign, c.UTMTerm, c.UTMContent} {
+		b.WriteByte(',')
+		writeSQLiteString(b, s)
 	}
 	b.WriteByte(')')
 }

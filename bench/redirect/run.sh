@@ -59,23 +59,48 @@ wrk_run() {
   echo "$rps $p50 $p99 $resp $redir $errs"
 }
 
-# Ceiling: one process for every run.
-"$work/ceiling" -addr 127.0.0.1:9090 -dest "$DEST" 2>"$work/ceiling.log" &
-pids+=($!)
-wait_ready http://127.0.0.1:9090/x
+# ticks PID: CPU time (user+system, clock ticks) the process used so far.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
+
+# server_cpu_us TIME_FILE BASE_TICKS REQUESTS: CPU µs per request the server
+# spent from BASE_TICKS to its exit (for Relink that includes draining the
+# clicks after SIGTERM).
+cpu_per_req() {
+  awk -v base="$2" -v hz="$hz" -v n="$3" 'END { printf "%.1f", (($1 + $2) - base / hz) * 1e6 / n }' "$1"
+}
+
+# ceiling_run CONNS RUN_ID -> "rps p50 p99 responses redirects errors cpu_us"
+ceiling_run() {
+  /usr/bin/time -f "%U %S" -o "$work/ceiling.time" "$work/ceiling" -addr 127.0.0.1:9090 -dest "$DEST" 2>>"$work/ceiling.log" &
+  local tpid=$!
+  pids+=("$tpid")
+  wait_ready http://127.0.0.1:9090/x
+  local pid base res
+  pid=$(pgrep -P "$tpid" -x ceiling)
+  base=$(ticks "$pid")
+  res=$(wrk_run http://127.0.0.1:9090/bench "$1" "$2")
+  kill -TERM "$pid"
+  wait "$tpid" 2>/dev/null || true
+  read -r _ _ _ _ redir _ <<<"$res"
+  echo "$res $(cpu_per_req "$work/ceiling.time" "$base" "$redir")"
+}
 
 # relink_run NAME DB_URL CONNS RUN_ID
-#   -> "rps p50 p99 responses redirects errors accepted dropped drain_s rows counter"
+#   -> "rps p50 p99 responses redirects errors accepted dropped drain_s cpu_us rows counter"
 relink_run() {
   local db=$2 domain=127.0.0.1:9082
   "$work/benchdb" seed -db "$db" -domain "$domain" -key bench -url "$DEST" >/dev/null
   RELINK_DATABASE_URL="$db" RELINK_APP_URL=http://localhost:9080 RELINK_API_URL=http://localhost:9081 \
     RELINK_SHORT_DOMAIN="$domain" RELINK_LOG_LEVEL="$LOG_LEVEL" RELINK_SHUTDOWN_TIMEOUT=120s \
-    RELINK_CLICK_QUEUE="${RELINK_CLICK_QUEUE:-1000000}" \
-    "$work/relink" serve 2>>"$work/relink-$1.log" &
-  local pid=$!
-  pids+=("$pid")
+    RELINK_CLICK_QUEUE="${RELINK_CLICK_QUEUE:-50000}" \
+    /usr/bin/time -f "%U %S" -o "$work/relink.time" "$work/relink" serve 2>>"$work/relink-$1.log" &
+  local tpid=$!
+  pids+=("$tpid")
   wait_ready "http://$domain/healthz"
+  local pid base
+  pid=$(pgrep -P "$tpid" -x relink)
+  base=$(ticks "$pid")
   local res accepted dropped
   res=$(wrk_run "http://$domain/bench" "$3" "$4")
   # The server's own count: wrk stops with up to CONNS requests in flight,
@@ -85,9 +110,9 @@ relink_run() {
   dropped=$(awk '/^relink_clicks_dropped_total /{print $2}' <<<"$metrics")
   local t0=$SECONDS
   kill -TERM "$pid"
-  wait "$pid" || { echo "relink exited with an error; log:" >&2; tail -20 "$work/relink-$1.log" >&2; }
+  wait "$tpid" || { echo "relink exited with an error; log:" >&2; tail -20 "$work/relink-$1.log" >&2; }
   echo "drain after SIGTERM took $((SECONDS - t0))s" >>"$work/relink-$1.log"
-  echo "$res $accepted $dropped $((SECONDS - t0)) $("$work/benchdb" count -db "$db" -domain "$domain" -key bench)"
+  echo "$res $accepted $dropped $((SECONDS - t0)) $(cpu_per_req "$work/relink.time" "$base" "$accepted") $("$work/benchdb" count -db "$db" -domain "$domain" -key bench)"
 }
 
 fmt_ms() { awk -v us="$1" 'BEGIN { printf "%.2f ms", us / 1000 }'; }
@@ -96,16 +121,17 @@ targets=("sqlite")
 [ -n "${BENCH_PG_URL:-}" ] && targets+=("postgres")
 
 echo
-echo "wrk -t$THREADS -d$DURATION, $(nproc) cores shared by wrk and the server; log level $LOG_LEVEL"
+echo "wrk -t$THREADS -d$DURATION, $(nproc) cores shared by wrk and the server; log level $LOG_LEVEL; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "CPU µs/req: the server process's user+system CPU per request, from the start of wrk to its exit (Relink: including the click drain)"
 echo
-printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %-24s |\n" target conns "req/s" p50 p99 "throughput" "p99 vs ceil" "clicks stored / 302s seen"
-printf "|%s|%s|%s|%s|%s|%s|%s|%s|\n" "$(printf -- '-%.0s' {1..24})" "-------" "-----------" "-----------" "-----------" "---------------" "---------------" "$(printf -- '-%.0s' {1..26})"
+printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" target conns "req/s" p50 p99 "throughput" "p99 vs ceil" "CPU µs/req" "clicks stored / 302s seen"
+printf "|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n" "$(printf -- '-%.0s' {1..24})" "-------" "-----------" "-----------" "-----------" "---------------" "---------------" "-----------" "$(printf -- '-%.0s' {1..26})"
 run=0
 fail=0
 for c in $CONNS; do
   run=$((run + 1))
-  read -r crps cp50 cp99 _ _ _ < <(wrk_run http://127.0.0.1:9090/bench "$c" "$run")
-  printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %-24s |\n" "ceiling (bare Fiber)" "$c" "$crps" "$(fmt_ms "$cp50")" "$(fmt_ms "$cp99")" "100%" "1.00x" "-"
+  read -r crps cp50 cp99 _ _ _ ccpu < <(ceiling_run "$c" "$run")
+  printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" "ceiling (bare Fiber)" "$c" "$crps" "$(fmt_ms "$cp50")" "$(fmt_ms "$cp99")" "100%" "1.00x" "$ccpu" "-"
   for t in "${targets[@]}"; do
     run=$((run + 1))
     if [ "$t" = sqlite ]; then
@@ -113,7 +139,7 @@ for c in $CONNS; do
     else
       db=$("$work/benchdb" schema -db "$BENCH_PG_URL")
     fi
-    read -r rps p50 p99 resp redir errs accepted dropped drain rows counter < <(relink_run "$t-$c" "$db" "$c" "$run")
+    read -r rps p50 p99 resp redir errs accepted dropped drain cpu rows counter < <(relink_run "$t-$c" "$db" "$c" "$run")
     ratio=$(awk -v a="$rps" -v b="$crps" 'BEGIN { printf "%.1f%%", 100 * a / b }')
     p99r=$(awk -v a="$p99" -v b="$cp99" 'BEGIN { printf "%.2fx", a / b }')
     # Every 302 wrk saw must be a stored click; the server may have answered
@@ -126,7 +152,7 @@ for c in $CONNS; do
       check="$check ok (+$((rows - redir)) in flight; drain ${drain}s)"
     fi
     [ "$errs" != 0 ] && check="$check, $errs wrk errors"
-    printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %-24s |\n" "relink ($t)" "$c" "$rps" "$(fmt_ms "$p50")" "$(fmt_ms "$p99")" "$ratio" "$p99r" "$check"
+    printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" "relink ($t)" "$c" "$rps" "$(fmt_ms "$p50")" "$(fmt_ms "$p99")" "$ratio" "$p99r" "$cpu" "$check"
   done
 done
 echo

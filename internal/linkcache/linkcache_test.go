@@ -152,13 +152,20 @@ func TestInvalidationDuringLoad(t *testing.T) {
 
 func redisClient(t *testing.T) *redis.Client {
 	t.Helper()
-	addr := os.Getenv("RELINK_TEST_REDIS_ADDR")
-	if addr == "" {
-		addr = "127.0.0.1:6379"
+	url := os.Getenv("RELINK_TEST_REDIS_URL")
+	if url == "" {
+		url = "redis://127.0.0.1:6379/0"
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatalf("RELINK_TEST_REDIS_URL: %v", err)
+	}
+	rdb := redis.NewClient(opt)
 	if err := rdb.Ping(context.Background()).Err(); err != nil {
-		t.Skipf("redis at %s: %v", addr, err)
+		if os.Getenv("CI") != "" {
+			t.Fatalf("redis at %s: %v", url, err)
+		}
+		t.Skipf("redis at %s: %v", url, err)
 	}
 	t.Cleanup(func() { rdb.Close() })
 	return rdb
