@@ -18,6 +18,7 @@ import (
 	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/links"
@@ -49,6 +50,11 @@ type Deps struct {
 	Links  *redirect.Cache
 	Clicks *ingest.Pipeline
 	Geo    *geo.Locator
+	// FX converts non-USD sales (RELINK_FX_RATES). Nil: the built-in table.
+	FX *conversions.FX
+	// ConversionAggregator runs inside every lead and sale transaction (the
+	// analytics aggregates). Nil: no-op.
+	ConversionAggregator conversions.Aggregator
 }
 
 // Server is the assembled HTTP server.
@@ -61,6 +67,10 @@ type Server struct {
 	short *fiber.App
 
 	drainers []drainer
+
+	// Conversions is the conversion and partner-program service the API
+	// uses; cmd/relink runs its commission schedule.
+	Conversions *conversions.Service
 
 	// seal runs once, on the first request: it appends the API's catch-all
 	// and builds each face's handler, so the route trees are not rebuilt
@@ -132,7 +142,10 @@ func (s *Server) routes() {
 		ReservedHosts:    []string{d.Config.AppURL.Host, d.Config.APIURL.Host},
 		PlainHTTPDefault: d.Config.DevMode && d.Config.AppURL.Scheme == "http",
 	}
-	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: linkSvc})
+	s.Conversions = conversions.New(conversions.Deps{
+		DB: d.DB, FX: d.FX, Aggregator: d.ConversionAggregator, Links: linkSvc, Now: d.Now, Log: d.Logger,
+	})
+	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: linkSvc, Conversions: s.Conversions})
 
 	// Every face.
 	for _, f := range []*fiber.App{s.api, s.app, s.short} {
@@ -178,6 +191,25 @@ func (s *Server) routes() {
 	a.Options("/qr", api.QRCORS)
 	a.Get("/qr", api.QRCORS, s.limitIP("qr", 10, 10*time.Second, "Don't DDoS me pls 🥺"), h.QRCode)
 	// --- end links ---
+	// --- Conversions and partner programs (partners-and-embed.md §1-5) ---
+	// Tracking and customers need Business; embed tokens Advanced. Partner
+	// and commission routes work on the workspace's default program.
+	a.Post("/track/lead", s.key("conversions.write"), s.plan(models.PlanBusiness), h.TrackLead)
+	a.Post("/track/sale", s.key("conversions.write"), s.plan(models.PlanBusiness), h.TrackSale)
+	a.Get("/customers", s.key("customers.read"), s.plan(models.PlanBusiness), h.ListCustomers)
+	a.Get("/customers/:id", s.key("customers.read"), s.plan(models.PlanBusiness), h.GetCustomer)
+	a.Patch("/customers/:id", s.key("customers.write"), s.plan(models.PlanBusiness), h.UpdateCustomer)
+	a.Delete("/customers/:id", s.key("customers.write"), s.plan(models.PlanBusiness), h.DeleteCustomer)
+	a.Post("/partners", s.key("programs.write"), s.plan(models.PlanBusiness), h.CreatePartner)
+	a.Get("/partners", s.key("programs.read"), s.plan(models.PlanBusiness), h.ListPartners)
+	a.Get("/partners/links", s.key("programs.read"), s.plan(models.PlanBusiness), h.ListPartnerLinks)
+	a.Post("/partners/links", s.key("programs.write"), s.plan(models.PlanBusiness), h.CreatePartnerLink)
+	a.Put("/partners/links/upsert", s.key("links.write"), s.plan(models.PlanBusiness), h.UpsertPartnerLink)
+	a.Get("/partners/analytics", s.key("programs.read"), s.plan(models.PlanBusiness), h.PartnerAnalytics)
+	a.Get("/commissions", s.key("programs.read"), h.ListCommissions)
+	a.Patch("/commissions/:id", s.key("programs.write"), h.UpdateCommission)
+	a.Post("/tokens/embed/referrals", s.key("links.write"), s.plan(models.PlanAdvanced), h.CreateReferralsEmbedToken)
+	// --- end conversions ---
 	// (The API's catch-all, s.apiNotFound, is appended by sealRoutes after
 	// every route.)
 

@@ -26,6 +26,9 @@ Usage:
   relink migrate [up|status]        apply pending migrations, or list them
   relink workspace create --name N --slug S [--plan P] [--owner-email E --owner-password P]
                                     create a workspace; prints it and its first API key as JSON
+  relink program show|set|group set|reward set|reward clear|commissions … --workspace W
+                                    configure a workspace's partner program and rewards
+                                    (run "relink program" for the details)
   relink version                    print the version
 
 Configuration comes from RELINK_* environment variables (see README.md).
@@ -76,6 +79,8 @@ func run(ctx context.Context, args []string, getenv config.Getenv, stdout, stder
 		return migrate(ctx, cfg, args[1:], stdout)
 	case "workspace":
 		return workspace(ctx, cfg, args[1:], stdout)
+	case "program":
+		return program(ctx, cfg, args[1:], stdout)
 	case "version":
 		fmt.Fprintln(stdout, "relink", version)
 		return nil

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relinkhq/relink/handlers"
 	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/linkcache"
@@ -58,8 +60,12 @@ func serve(ctx context.Context, cfg *config.Config) error {
 	defer links.Close()
 	clicks := ingest.New(db, handlers.ClickOptions(cfg, loc, slog.Default()))
 
+	fx, err := conversions.NewFX(cfg.FXRatesFile, nil)
+	if err != nil {
+		return err
+	}
 	srv := handlers.New(handlers.Deps{Config: cfg, DB: db, Limiter: limiter, Logger: slog.Default(),
-		Links: links, Clicks: clicks, Geo: loc})
+		Links: links, Clicks: clicks, Geo: loc, FX: fx})
 	srv.OnShutdown("clicks", clicks.Drain)
 	plan, err := srv.Listeners()
 	if err != nil {
@@ -69,6 +75,11 @@ func serve(ctx context.Context, cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
+	// Commissions past their holding period become processed, and the
+	// previous day's click commissions are created, every hour.
+	schedCtx, stopSched := context.WithCancel(ctx)
+	defer stopSched()
+	go srv.Conversions.RunSchedule(schedCtx, time.Hour)
 	slog.Info("relink started", "version", version, "app", cfg.AppURL.String(), "api", cfg.APIURL.String(),
 		"database", cfg.Dialect(), "dev", cfg.DevMode)
 	return srv.Serve(ctx, lns)

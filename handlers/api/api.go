@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 )
@@ -18,6 +19,9 @@ type Deps struct {
 	Now    func() time.Time
 	// Links runs the link, domain, tag and folder rules.
 	Links *links.Service
+	// Conversions runs tracking, customers, partners, commissions and embed
+	// tokens.
+	Conversions *conversions.Service
 }
 
 // Handlers is the API's handler set.
