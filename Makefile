@@ -52,3 +52,6 @@ css: ## Build static/css/app.css with Tailwind (pinned in package.json) and vend
 check-generated: generate ## Fail when committed generated files are stale
 	@git diff --exit-code --stat -- '*_templ.go' static/ || (echo "generated files are stale: run 'make generate' and commit"; exit 1)
 	@test -z "$$(git status --porcelain --untracked-files=all -- '*_templ.go' static/)" || (echo "untracked generated files: run 'make generate' and commit"; git status --porcelain -- '*_templ.go' static/; exit 1)
+
+bench-redirect: ## Redirect benchmark vs a bare Fiber 302 (wrk; BENCH_PG_URL=postgres://… adds PostgreSQL); see bench/README.md
+	bench/redirect/run.sh

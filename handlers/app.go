@@ -16,9 +16,12 @@ import (
 
 	"github.com/relinkhq/relink/handlers/api"
 	"github.com/relinkhq/relink/handlers/embed"
+	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/geo"
+	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/referrals"
@@ -39,9 +42,17 @@ type Deps struct {
 	// Config.ShortDomain counts.
 	IsShortDomain func(host string) bool
 	// LinkInvalidator is told the (domain, key) of every link the API
-	// creates, changes or deletes, and every domain it changes, so the link
-	// cache can drop them. Nil: nobody listens.
+	// creates, changes or deletes, and every domain it changes. Nil: the
+	// redirect's link cache (Links), which is what production uses.
 	LinkInvalidator links.Invalidator
+
+	// The click path. cmd/relink builds them from the configuration (Redis
+	// invalidation, GeoIP database) and registers Clicks.Drain for shutdown;
+	// nil gets an in-process default (the pipeline's drainer is then
+	// registered here).
+	Links  *redirect.Cache
+	Clicks *ingest.Pipeline
+	Geo    *geo.Locator
 	// FX converts non-USD sales (RELINK_FX_RATES). Nil: the built-in table.
 	FX *conversions.FX
 	// ConversionAggregator runs inside every lead and sale transaction (the
@@ -86,6 +97,7 @@ func New(d Deps) *Server {
 	}
 	static.Load() // fingerprint and compress the assets before the first request
 	s := &Server{deps: d, log: d.Logger}
+	s.clickPath()
 	s.api = s.newFace(request.FaceAPI)
 	s.app = s.newFace(request.FaceApp)
 	s.short = s.newFace(request.FaceShort)
@@ -124,8 +136,12 @@ func (s *Server) newFace(f request.Face) *fiber.App {
 // routes is the whole route table, face by face.
 func (s *Server) routes() {
 	d := s.deps
+	var inval links.Invalidator = d.Links
+	if d.LinkInvalidator != nil {
+		inval = d.LinkInvalidator
+	}
 	linkSvc := &links.Service{
-		DB: d.DB, ShortDomain: d.Config.ShortDomain, Now: d.Now, Cache: d.LinkInvalidator,
+		DB: d.DB, ShortDomain: d.Config.ShortDomain, Now: d.Now, Cache: inval,
 		ReservedHosts:    []string{d.Config.AppURL.Host, d.Config.APIURL.Host},
 		PlainHTTPDefault: d.Config.DevMode && d.Config.AppURL.Scheme == "http",
 	}
@@ -248,6 +264,22 @@ func (s *Server) routes() {
 	// sent, so the embed pages can be framed.
 	for _, f := range []*fiber.App{s.app, s.short} {
 		f.Get("/static/*", s.serveStatic)
+	}
+
+	// Operational counters (click pipeline, link cache).
+	s.app.Get("/metrics", s.metrics)
+
+	// Redirects (links.md §10): every path of a short-link domain is a key.
+	rd := s.redirects()
+	s.short.Get("/", rd.Short)
+	s.short.Get("/*", rd.Short)
+	s.short.Post("/*", rd.Short) // password form
+	// The app host serves the default short domain (dev). KEEP THIS BLOCK
+	// LAST: the catch-all must come after every other app route; reserved
+	// paths (/api, /embed, /static, /console, /healthz) never resolve.
+	if CanonicalHost(d.Config.ShortDomain) == CanonicalHost(d.Config.AppURL.Host) {
+		s.app.Get("/*", rd.Default)
+		s.app.Post("/*", rd.Default)
 	}
 }
 

@@ -118,3 +118,46 @@ func TestRecordClicksLargeBatch(t *testing.T) {
 		}
 	})
 }
+
+// Values are written to SQLite as SQL literals: hostile strings must come
+// back as they went in (NUL and invalid UTF-8 become U+FFFD).
+func TestRecordClicksLiterals(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		w := newWorkspace(t, db, "acme")
+		l := &models.Link{WorkspaceID: w.ID, Domain: "acme.link", Key: "a", URL: "https://example.com/"}
+		if err := db.CreateLink(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct{ in, want string }{
+			{"'); DROP TABLE clicks; --", "'); DROP TABLE clicks; --"},
+			{"O'Brien''s \\ \"quoted\" `tick`", "O'Brien''s \\ \"quoted\" `tick`"},
+			{"日本語 🚀 ünïcödé", "日本語 🚀 ünïcödé"},
+			{"line1\nline2\r\t", "line1\nline2\r\t"},
+			{"nul\x00byte", "nul\uFFFDbyte"},
+			{"bad\xffutf8", "bad\uFFFDutf8"},
+			{"", ""},
+		}
+		batch := make([]models.Click, len(tests))
+		for i, tt := range tests {
+			batch[i] = models.Click{ClickID: fmt.Sprintf("lit%02d", i), Timestamp: time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.UTC).Add(time.Duration(i) * time.Second),
+				WorkspaceID: w.ID, LinkID: l.ID, Domain: l.Domain, Key: l.Key, UA: tt.in, RefererURL: tt.in, Bot: i%2 == 0}
+		}
+		if n, err := db.RecordClicks(ctx, batch); err != nil || n != len(batch) {
+			t.Fatalf("n=%d err=%v", n, err)
+		}
+		got, err := db.ClicksOfLink(ctx, w.ID, l.ID, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(tests) {
+			t.Fatalf("stored %d rows", len(got))
+		}
+		for i, tt := range tests {
+			c := got[i]
+			if c.UA != tt.want || c.RefererURL != tt.want || c.Bot != (i%2 == 0) || !c.Timestamp.Equal(batch[i].Timestamp) {
+				t.Errorf("row %d: ua %q referer %q bot %v ts %v; want %q at %v", i, c.UA, c.RefererURL, c.Bot, c.Timestamp, tt.want, batch[i].Timestamp)
+			}
+		}
+	})
+}

@@ -51,7 +51,7 @@ func Open(databaseURL string) (*DB, error) {
 				return nil, fmt.Errorf("open sqlite: create %s: %w", dir, err)
 			}
 		}
-		dsn := "file:" + url.PathEscape(path) + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		dsn := "file:" + url.PathEscape(path) + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 		g, err := gorm.Open(sqlite.Open(dsn), cfg)
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite %s: %w", path, err)

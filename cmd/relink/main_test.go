@@ -321,11 +321,10 @@ func TestNewLimiter(t *testing.T) {
 		}
 		return cfg
 	}
-	l, done, err := newLimiter(ctx, load(""))
-	if _, ok := l.(*ratelimit.Memory); err != nil || !ok {
-		t.Fatalf("default limiter %T, %v", l, err)
+	l, rdb, err := newLimiter(ctx, load(""))
+	if _, ok := l.(*ratelimit.Memory); err != nil || !ok || rdb != nil {
+		t.Fatalf("default limiter %T, %v, redis %v", l, err, rdb)
 	}
-	done()
 	if _, _, err := newLimiter(ctx, load("http://127.0.0.1:6379")); err == nil || !strings.Contains(err.Error(), "RELINK_REDIS_URL") {
 		t.Fatalf("bad URL: %v", err)
 	}
@@ -336,14 +335,14 @@ func TestNewLimiter(t *testing.T) {
 	if redisURL == "" {
 		redisURL = "redis://127.0.0.1:6379/0"
 	}
-	l, done, err = newLimiter(ctx, load(redisURL))
+	l, rdb, err = newLimiter(ctx, load(redisURL))
 	if err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("redis unavailable in CI: %v", err)
 		}
 		t.Skipf("redis unavailable: %v", err)
 	}
-	defer done()
+	defer rdb.Close()
 	if _, ok := l.(*ratelimit.Redis); !ok {
 		t.Fatalf("with RELINK_REDIS_URL the limiter is %T", l)
 	}

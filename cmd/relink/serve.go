@@ -9,8 +9,12 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relinkhq/relink/handlers"
+	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/geo"
+	"github.com/relinkhq/relink/internal/ingest"
+	"github.com/relinkhq/relink/internal/linkcache"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/models"
 )
@@ -34,17 +38,35 @@ func serve(ctx context.Context, cfg *config.Config) error {
 	}
 	defer db.Close()
 
-	limiter, closeLimiter, err := newLimiter(ctx, cfg)
+	limiter, rdb, err := newLimiter(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer closeLimiter()
+	if rdb != nil {
+		defer rdb.Close()
+	}
+
+	// The click path: GeoIP, the link cache (invalidated across instances
+	// through Redis), and the pipeline, drained on shutdown.
+	loc, err := geo.Open(cfg.GeoIPDB)
+	if err != nil {
+		return err
+	}
+	defer loc.Close()
+	links, err := redirect.NewCache(db, linkcache.Options{Size: cfg.LinkCacheSize, TTL: cfg.LinkCacheTTL, Redis: rdb})
+	if err != nil {
+		return err
+	}
+	defer links.Close()
+	clicks := ingest.New(db, handlers.ClickOptions(cfg, loc, slog.Default()))
 
 	fx, err := conversions.NewFX(cfg.FXRatesFile, nil)
 	if err != nil {
 		return err
 	}
-	srv := handlers.New(handlers.Deps{Config: cfg, DB: db, Limiter: limiter, Logger: slog.Default(), FX: fx})
+	srv := handlers.New(handlers.Deps{Config: cfg, DB: db, Limiter: limiter, Logger: slog.Default(),
+		Links: links, Clicks: clicks, Geo: loc, FX: fx})
+	srv.OnShutdown("clicks", clicks.Drain)
 	plan, err := srv.Listeners()
 	if err != nil {
 		return err
@@ -65,9 +87,11 @@ func serve(ctx context.Context, cfg *config.Config) error {
 
 // newLimiter is the API rate limiter: in-process by default, shared through
 // Redis by every instance when RELINK_REDIS_URL is set (checked at start).
-func newLimiter(ctx context.Context, cfg *config.Config) (ratelimit.Limiter, func(), error) {
+// The Redis client (nil without RELINK_REDIS_URL) is returned for the other
+// shared state (link cache invalidation); the caller closes it.
+func newLimiter(ctx context.Context, cfg *config.Config) (ratelimit.Limiter, *redis.Client, error) {
 	if cfg.RedisURL == "" {
-		return ratelimit.NewMemory(nil), func() {}, nil
+		return ratelimit.NewMemory(nil), nil, nil
 	}
 	opt, err := redis.ParseURL(cfg.RedisURL)
 	if err != nil {
@@ -78,5 +102,5 @@ func newLimiter(ctx context.Context, cfg *config.Config) (ratelimit.Limiter, fun
 		rdb.Close()
 		return nil, nil, fmt.Errorf("connect to redis (RELINK_REDIS_URL): %w", err)
 	}
-	return ratelimit.NewRedis(rdb, "relink:rl:"), func() { rdb.Close() }, nil
+	return ratelimit.NewRedis(rdb, "relink:rl:"), rdb, nil
 }

@@ -1,0 +1,83 @@
+// Command benchdb prepares and checks the redirect benchmark's database:
+//
+//	benchdb seed  -db URL -domain D -key K -url U   migrate, create a workspace and one link
+//	benchdb count -db URL -domain D -key K          print the link's stored clicks and its counter
+//	benchdb schema -db POSTGRES_URL                 create a fresh schema, print a URL using it
+package main
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"log"
+	"net/url"
+	"os"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/models"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		log.Fatal("usage: benchdb seed|count|schema -db URL …")
+	}
+	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
+	dbURL := fs.String("db", "", "RELINK_DATABASE_URL")
+	domain := fs.String("domain", "", "short domain")
+	key := fs.String("key", "bench", "link key")
+	dest := fs.String("url", "https://example.com/landing", "destination")
+	fs.Parse(os.Args[2:]) //nolint:errcheck // ExitOnError
+	ctx := context.Background()
+	if os.Args[1] == "schema" {
+		admin, err := sql.Open("pgx", *dbURL)
+		if err != nil {
+			log.Fatal(err)
+		}
+		schema := "bench_" + strings.ToLower(ids.Nano(8))
+		if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+			log.Fatal(err)
+		}
+		u, _ := url.Parse(*dbURL)
+		q := u.Query()
+		q.Set("search_path", schema)
+		u.RawQuery = q.Encode()
+		fmt.Println(u.String())
+		return
+	}
+	db, err := models.Open(*dbURL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	switch os.Args[1] {
+	case "seed":
+		if err := db.Migrate(ctx); err != nil {
+			log.Fatal(err)
+		}
+		ws, err := db.CreateWorkspace(ctx, "Bench", "bench", models.PlanPro)
+		if err != nil {
+			log.Fatal(err)
+		}
+		l := &models.Link{WorkspaceID: ws.ID, Domain: *domain, Key: *key, URL: *dest}
+		if err := db.CreateLink(ctx, l); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(l.ID)
+	case "count":
+		l, err := db.LinkByDomainKey(ctx, *domain, *key)
+		if err != nil {
+			log.Fatal(err)
+		}
+		n, err := db.CountClicks(ctx, l.WorkspaceID, l.ID)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(n, l.Clicks)
+	default:
+		log.Fatalf("unknown command %q", os.Args[1])
+	}
+}

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Redirect benchmark (issue 3 item 8): Relink's redirect, with every click
+# recorded, side by side with a bare Fiber handler answering the same 302
+# (the ceiling), on this machine, with the same wrk settings. After each
+# Relink run the server is stopped with SIGTERM (which drains the click
+# pipeline) and the stored clicks are compared with the 302s wrk counted.
+#
+#   bench/redirect/run.sh                      SQLite, 64 and 256 connections
+#   BENCH_PG_URL=postgres://… bench/redirect/run.sh   also PostgreSQL (fresh schema)
+#   DURATION=15s THREADS=2 CONNS="64 256" RELINK_LOG_LEVEL=info  (defaults)
+#
+# Needs wrk (apt-get install -y wrk) and curl.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+DURATION=${DURATION:-15s}
+THREADS=${THREADS:-2}
+CONNS=${CONNS:-"64 256"}
+LOG_LEVEL=${RELINK_LOG_LEVEL:-info}
+DEST=https://example.com/landing
+
+command -v wrk >/dev/null || { echo "wrk not found: apt-get update && apt-get install -y wrk" >&2; exit 1; }
+command -v curl >/dev/null || { echo "curl not found" >&2; exit 1; }
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "building…" >&2
+go build -o "$work/relink" ./cmd/relink
+go build -o "$work/ceiling" ./bench/redirect/ceiling
+go build -o "$work/benchdb" ./bench/redirect/benchdb
+
+wait_ready() {
+  for _ in $(seq 200); do
+    curl -fs -o /dev/null "$1" && return 0
+    sleep 0.05
+  done
+  echo "server at $1 did not come up" >&2
+  exit 1
+}
+
+# wrk_run URL CONNS RUN_ID -> "rps p50_us p99_us responses redirects errors"
+wrk_run() {
+  local out
+  out=$(wrk -t"$THREADS" -c"$2" -d"$DURATION" --latency -s bench/redirect/count.lua "$1" -- "$3")
+  echo "$out" >>"$work/wrk.log"
+  local rps p50 p99 resp redir errs
+  rps=$(sed -n 's/^RPS \([0-9]*\).*/\1/p' <<<"$out")
+  errs=$(sed -n 's/^RPS [0-9]* errors=\([0-9]*\)/\1/p' <<<"$out")
+  p50=$(sed -n 's/^LAT p50=\([0-9]*\) .*/\1/p' <<<"$out")
+  p99=$(sed -n 's/^LAT .* p99=\([0-9]*\)/\1/p' <<<"$out")
+  resp=$(sed -n 's/^COUNT responses=\([0-9]*\) .*/\1/p' <<<"$out")
+  redir=$(sed -n 's/^COUNT .* redirects=\([0-9]*\)/\1/p' <<<"$out")
+  echo "$rps $p50 $p99 $resp $redir $errs"
+}
+
+# ticks PID: CPU time (user+system, clock ticks) the process used so far.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
+
+# server_cpu_us TIME_FILE BASE_TICKS REQUESTS: CPU µs per request the server
+# spent from BASE_TICKS to its exit (for Relink that includes draining the
+# clicks after SIGTERM).
+cpu_per_req() {
+  awk -v base="$2" -v hz="$hz" -v n="$3" 'END { printf "%.1f", (($1 + $2) - base / hz) * 1e6 / n }' "$1"
+}
+
+# ceiling_run CONNS RUN_ID -> "rps p50 p99 responses redirects errors cpu_us"
+ceiling_run() {
+  /usr/bin/time -f "%U %S" -o "$work/ceiling.time" "$work/ceiling" -addr 127.0.0.1:9090 -dest "$DEST" 2>>"$work/ceiling.log" &
+  local tpid=$!
+  pids+=("$tpid")
+  wait_ready http://127.0.0.1:9090/x
+  local pid base res
+  pid=$(pgrep -P "$tpid" -x ceiling)
+  base=$(ticks "$pid")
+  res=$(wrk_run http://127.0.0.1:9090/bench "$1" "$2")
+  kill -TERM "$pid"
+  wait "$tpid" 2>/dev/null || true
+  read -r _ _ _ _ redir _ <<<"$res"
+  echo "$res $(cpu_per_req "$work/ceiling.time" "$base" "$redir")"
+}
+
+# relink_run NAME DB_URL CONNS RUN_ID
+#   -> "rps p50 p99 responses redirects errors accepted dropped drain_s cpu_us rows counter"
+relink_run() {
+  local db=$2 domain=127.0.0.1:9082
+  "$work/benchdb" seed -db "$db" -domain "$domain" -key bench -url "$DEST" >/dev/null
+  RELINK_DATABASE_URL="$db" RELINK_APP_URL=http://localhost:9080 RELINK_API_URL=http://localhost:9081 \
+    RELINK_SHORT_DOMAIN="$domain" RELINK_LOG_LEVEL="$LOG_LEVEL" RELINK_SHUTDOWN_TIMEOUT=120s \
+    RELINK_CLICK_QUEUE="${RELINK_CLICK_QUEUE:-50000}" \
+    /usr/bin/time -f "%U %S" -o "$work/relink.time" "$work/relink" serve 2>>"$work/relink-$1.log" &
+  local tpid=$!
+  pids+=("$tpid")
+  wait_ready "http://$domain/healthz"
+  local pid base
+  pid=$(pgrep -P "$tpid" -x relink)
+  base=$(ticks "$pid")
+  local res accepted dropped
+  res=$(wrk_run "http://$domain/bench" "$3" "$4")
+  # The server's own count: wrk stops with up to CONNS requests in flight,
+  # which the server may still have answered (and recorded).
+  metrics=$(curl -fs http://127.0.0.1:9080/metrics)
+  accepted=$(awk '/^relink_clicks_accepted_total /{print $2}' <<<"$metrics")
+  dropped=$(awk '/^relink_clicks_dropped_total /{print $2}' <<<"$metrics")
+  local t0=$SECONDS
+  kill -TERM "$pid"
+  wait "$tpid" || { echo "relink exited with an error; log:" >&2; tail -20 "$work/relink-$1.log" >&2; }
+  echo "drain after SIGTERM took $((SECONDS - t0))s" >>"$work/relink-$1.log"
+  echo "$res $accepted $dropped $((SECONDS - t0)) $(cpu_per_req "$work/relink.time" "$base" "$accepted") $("$work/benchdb" count -db "$db" -domain "$domain" -key bench)"
+}
+
+fmt_ms() { awk -v us="$1" 'BEGIN { printf "%.2f ms", us / 1000 }'; }
+
+targets=("sqlite")
+[ -n "${BENCH_PG_URL:-}" ] && targets+=("postgres")
+
+echo
+echo "wrk -t$THREADS -d$DURATION, $(nproc) cores shared by wrk and the server; log level $LOG_LEVEL; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "CPU µs/req: the server process's user+system CPU per request, from the start of wrk to its exit (Relink: including the click drain)"
+echo
+printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" target conns "req/s" p50 p99 "throughput" "p99 vs ceil" "CPU µs/req" "clicks stored / 302s seen"
+printf "|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n" "$(printf -- '-%.0s' {1..24})" "-------" "-----------" "-----------" "-----------" "---------------" "---------------" "-----------" "$(printf -- '-%.0s' {1..26})"
+run=0
+fail=0
+for c in $CONNS; do
+  run=$((run + 1))
+  read -r crps cp50 cp99 _ _ _ ccpu < <(ceiling_run "$c" "$run")
+  printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" "ceiling (bare Fiber)" "$c" "$crps" "$(fmt_ms "$cp50")" "$(fmt_ms "$cp99")" "100%" "1.00x" "$ccpu" "-"
+  for t in "${targets[@]}"; do
+    run=$((run + 1))
+    if [ "$t" = sqlite ]; then
+      db="sqlite:$work/bench-$c.db"
+    else
+      db=$("$work/benchdb" schema -db "$BENCH_PG_URL")
+    fi
+    read -r rps p50 p99 resp redir errs accepted dropped drain cpu rows counter < <(relink_run "$t-$c" "$db" "$c" "$run")
+    ratio=$(awk -v a="$rps" -v b="$crps" 'BEGIN { printf "%.1f%%", 100 * a / b }')
+    p99r=$(awk -v a="$p99" -v b="$cp99" 'BEGIN { printf "%.2fx", a / b }')
+    # Every 302 wrk saw must be a stored click; the server may have answered
+    # (and recorded) up to CONNS more that wrk stopped waiting for.
+    check="$rows / $redir"
+    if [ "$rows" -lt "$redir" ] || [ "$rows" != "$accepted" ] || [ "$counter" != "$rows" ] || [ "$dropped" != 0 ] || [ $((rows - redir)) -gt "$c" ]; then
+      check="$check MISSING (accepted $accepted, dropped $dropped, counter $counter)"
+      fail=1
+    else
+      check="$check ok (+$((rows - redir)) in flight; drain ${drain}s)"
+    fi
+    [ "$errs" != 0 ] && check="$check, $errs wrk errors"
+    printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" "relink ($t)" "$c" "$rps" "$(fmt_ms "$p50")" "$(fmt_ms "$p99")" "$ratio" "$p99r" "$cpu" "$check"
+  done
+done
+echo
+echo "Targets at 64 connections: throughput >= 85% of the ceiling, p99 <= 1.5x the ceiling's, zero clicks missing."
+exit $fail

@@ -1,0 +1,63 @@
+package handlers_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/relinkhq/relink/handlers"
+	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/ingest"
+	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/models"
+)
+
+// BenchmarkRedirect measures one redirect through the whole server (host
+// dispatch, request log, cache hit, click hand-off) without the network. The
+// pipeline writes to SQLite concurrently, as in production.
+func BenchmarkRedirect(b *testing.B) {
+	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelWarn} {
+		b.Run("log="+level.String(), func(b *testing.B) {
+			db := testdb.Open(b, "sqlite")
+			cfg, err := config.Load(func(string) string { return "" })
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			ws, _ := db.CreateWorkspace(ctx, "Bench", "bench", models.PlanPro)
+			if err := db.CreateLink(ctx, &models.Link{WorkspaceID: ws.ID, Domain: "acme.link", Key: "bench", URL: "https://example.com/landing"}); err != nil {
+				b.Fatal(err)
+			}
+			log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: level}))
+			clicks := ingest.New(db, ingest.Options{QueueSize: b.N + 10, DedupWindow: -1, Logger: log})
+			srv := handlers.New(handlers.Deps{Config: cfg, DB: db, Logger: log, Clicks: clicks,
+				IsShortDomain: func(h string) bool { return h == "acme.link" }})
+			h := srv.Root.Handler()
+			var req fasthttp.Request
+			req.SetRequestURI("http://acme.link/bench")
+			req.Header.Set("User-Agent", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36")
+			addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5555}
+			var fctx fasthttp.RequestCtx
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				fctx.Init(&req, addr, nil)
+				h(&fctx)
+				if fctx.Response.StatusCode() != 302 {
+					b.Fatalf("status %d", fctx.Response.StatusCode())
+				}
+			}
+			b.StopTimer()
+			dctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			if err := clicks.Drain(dctx); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
