@@ -30,7 +30,7 @@ test-embed: ## The React embed component (packages/embed-react): build and vites
 	@# then install the locked versions without rewriting the lockfile.
 	cd packages/embed-react && (npm ci --no-audit --no-fund --loglevel=silent 2>/dev/null || npm install --no-save --no-audit --no-fund --loglevel=error) && npm run build && npm test
 
-test-browser-embed: build ## Embedded dashboard in headless Chromium (tests/embed; /usr/bin/chromium)
+test-browser-embed: ## Embedded dashboard in headless Chromium (tests/embed; /usr/bin/chromium)
 	cd tests/embed && npm ci --no-audit --no-fund --loglevel=error && npm test
 
 lint: ## go vet, gofmt and staticcheck

@@ -1,0 +1,201 @@
+// The embedded referral dashboard in headless Chromium: a host page on
+// another origin loads static/js/embed.js from Relink and embeds the
+// dashboard with a real token over real tracked data (clicks through the real
+// redirect, leads and sales through /track). Screenshots: artifacts/*.png.
+
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { after, before, test } from "node:test";
+import { promisify } from "node:util";
+
+import { eventually, launchBrowser, shot, startHost, startRelink } from "./relink.mjs";
+
+const run = promisify(execFile);
+const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36";
+
+let relink, host, browser;
+const tokens = {};
+const links = {};
+
+function hostPage(q) {
+  const app = relink.appURL;
+  const opts = { token: q.get("token"), origin: app, root: "__ROOT__" };
+  if (q.get("theme")) opts.theme = q.get("theme");
+  if (q.get("bg")) opts.themeOptions = { backgroundColor: q.get("bg") };
+  const json = JSON.stringify(opts).replace('"__ROOT__"', 'document.getElementById("mount")');
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Client app</title>
+<style>body{margin:0;font-family:sans-serif;background:#fdf6e3}header{padding:16px 24px;background:#268bd2;color:#fff}</style></head>
+<body><header>Client app — referral program</header><div id="mount"></div>
+<script src="${app}/static/js/embed.js"></script>
+<script>
+window.__errors = [];
+var o = ${json};
+o.onError = function (e) { window.__errors.push({ name: e.name, code: e.code, message: e.message }); };
+Relink.init(o);
+</script></body></html>`;
+}
+
+/** Clicks a short link through the real redirect; returns the click id. */
+async function click(key) {
+  const res = await fetch(`${relink.appURL}/${key}`, { redirect: "manual", headers: { "User-Agent": UA } });
+  assert.equal(res.status, 302, `redirect of ${key}`);
+  const id = new URL(res.headers.get("location")).searchParams.get("dub_id");
+  assert.ok(id, "dub_id on the destination");
+  return id;
+}
+
+before(async () => {
+  relink = await startRelink();
+  const port = new URL(relink.appURL).port;
+  await relink.cli(["program", "set", "--workspace", "acme", "--name", "Acme Partners", "--domain", `localhost:${port}`, "--url", "https://shop.example/"]);
+  await relink.cli(["program", "group", "set", "--workspace", "acme", "--additional-link", "shop.example", "--max-partner-links", "5"]);
+  await relink.cli(["program", "reward", "set", "--workspace", "acme", "--event", "sale", "--type", "percentage", "--amount", "20"]);
+  await relink.cli(["program", "reward", "set", "--workspace", "acme", "--event", "lead", "--type", "flat", "--amount", "500"]);
+  for (const p of ["alice", "bob"]) {
+    await relink.api("POST", "/partners", { email: `${p}@partners.example`, name: p, tenantId: p }, 201);
+    links[p] = await relink.api("POST", "/partners/links", { tenantId: p, key: p }, 201);
+  }
+  // Alice: 3 clicks, 2 leads, 1 sale of $100 → 20% + 2 × $5 = $30.00. Bob: 2 clicks.
+  const ids = [await click("alice"), await click("alice"), await click("alice"), await click("bob"), await click("bob")];
+  await eventually(async () => (await relink.api("GET", `/links/${links.alice.id}`)).clicks === 3 && (await relink.api("GET", `/links/${links.bob.id}`)).clicks === 2, { what: "clicks written" });
+  await relink.api("POST", "/track/lead", { clickId: ids[0], eventName: "Sign up", customerExternalId: "cus_jane", customerEmail: "jane@gmail.com" });
+  await relink.api("POST", "/track/lead", { clickId: ids[1], eventName: "Sign up", customerExternalId: "cus_omar", customerEmail: "omar@example.org" });
+  await relink.api("POST", "/track/sale", { customerExternalId: "cus_jane", amount: 10000, invoiceId: "inv_1" });
+  for (const p of ["alice", "bob"]) {
+    tokens[p] = (await relink.api("POST", "/tokens/embed/referrals", { tenantId: p }, 201)).publicToken;
+  }
+  host = await startHost(hostPage);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await host?.stop();
+  await relink?.stop();
+});
+
+async function open(query, { perms = false } = {}) {
+  const ctx = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  if (perms) {
+    for (const origin of [host.origin, relink.appURL]) await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+  }
+  const page = await ctx.newPage();
+  const sizes = [];
+  page.on("requestfinished", async (req) => {
+    if (!req.url().startsWith(relink.appURL)) return;
+    const s = await req.sizes().catch(() => null);
+    if (s) sizes.push({ url: req.url(), type: req.resourceType(), bytes: s.responseBodySize + s.responseHeadersSize });
+  });
+  await page.goto(`${host.origin}/host?${new URLSearchParams(query)}`);
+  const frame = page.frameLocator("#relink-embed-container iframe");
+  return { ctx, page, frame, sizes };
+}
+
+const statValue = (frame, name) => frame.locator(`[data-testid="stat-${name}"] [data-testid="stat-value"]`).textContent();
+
+test("the stats match the tracked events, and each token sees only its own", async () => {
+  const { ctx, page, frame, sizes } = await open({ token: tokens.alice });
+  await frame.locator('[data-testid="overview"]').waitFor();
+  assert.deepEqual(
+    [await statValue(frame, "clicks"), await statValue(frame, "leads"), await statValue(frame, "sales"), await statValue(frame, "earnings")],
+    ["3", "2", "1", "$30.00"],
+  );
+  assert.equal(await frame.locator('[data-testid="referral-link"]').inputValue(), `${new URL(relink.appURL).host}/alice`);
+  // Earnings tab: one sale and two lead commissions, customers masked.
+  await frame.locator('[data-tab="earnings"]').click();
+  await eventually(async () => (await frame.locator('[data-testid="earnings-row"]').count()) === 3, { what: "earnings rows" });
+  const customers = await frame.locator('[data-testid="earnings-customer"]').allTextContents();
+  assert.ok(customers.every((c) => c.includes("*") && !c.includes("jane") && !c.includes("omar")), `masked: ${customers}`);
+  await shot(page, "embed-light");
+
+  // Weight of the first paint: the dashboard document, its CSS and JS.
+  const firstPaint = sizes.filter((s) => s.type === "document" || s.type === "stylesheet" || s.type === "script");
+  const total = firstPaint.reduce((n, s) => n + s.bytes, 0);
+  console.log(`# first paint: ${total} bytes transferred (${firstPaint.map((s) => `${new URL(s.url).pathname} ${s.bytes}`).join(", ")})`);
+  assert.ok(total > 0 && total <= 60 * 1024, `first paint ${total} bytes > 60 KB`);
+  await ctx.close();
+
+  const bob = await open({ token: tokens.bob });
+  await bob.frame.locator('[data-testid="overview"]').waitFor();
+  assert.deepEqual([await statValue(bob.frame, "clicks"), await statValue(bob.frame, "leads"), await statValue(bob.frame, "earnings")], ["2", "0", "$0.00"]);
+  await bob.ctx.close();
+});
+
+test("the copy button puts the referral link on the clipboard", async () => {
+  const { ctx, page, frame } = await open({ token: tokens.alice }, { perms: true });
+  const btn = frame.locator('[data-testid="copy-link"]');
+  await btn.click();
+  await eventually(async () => (await btn.textContent()).includes("Copied link"), { what: "Copied link label" });
+  const clip = await page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(clip, `${relink.appURL}/alice`);
+  await ctx.close();
+});
+
+test("the iframe resizes to the dashboard's height", async () => {
+  const { ctx, page, frame } = await open({ token: tokens.alice });
+  await frame.locator('[data-testid="overview"]').waitFor();
+  const want = await frame.locator("body").evaluate((b) => b.scrollHeight);
+  const got = await eventually(async () => {
+    const h = await page.locator("#relink-embed-container").evaluate((el) => el.getBoundingClientRect().height);
+    return Math.abs(h - want) <= 1 && h;
+  }, { what: `container height ${want}` });
+  assert.notEqual(got, 1020, "still the default height");
+  // Opening a longer tab grows the frame.
+  await frame.locator('[data-tab="leaderboard"]').click();
+  await frame.locator('[data-testid="leaderboard-row"]').first().waitFor();
+  const taller = await frame.locator("body").evaluate((b) => b.scrollHeight);
+  await eventually(async () => Math.abs((await page.locator("#relink-embed-container").evaluate((el) => el.getBoundingClientRect().height)) - taller) <= 1, { what: "resize after tab change" });
+  await ctx.close();
+});
+
+test("dark theme and background colour apply", async () => {
+  const { ctx, page, frame } = await open({ token: tokens.alice, theme: "dark", bg: "#0f172a" });
+  await frame.locator('[data-testid="overview"]').waitFor();
+  assert.equal(await frame.locator("html").getAttribute("class"), "dark");
+  assert.equal(await frame.locator("#embed-root").evaluate((el) => getComputedStyle(el).backgroundColor), "rgb(15, 23, 42)");
+  const card = await frame.locator('[data-testid="stat-clicks"]').evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color]);
+  assert.notEqual(card[0], "rgb(255, 255, 255)", "cards are dark");
+  await shot(page, "embed-dark");
+  await ctx.close();
+
+  // Unknown theme and malformed options fall back to light, transparent.
+  const light = await open({ token: tokens.alice, theme: "neon", bg: "url(x)" });
+  await light.frame.locator('[data-testid="overview"]').waitFor();
+  assert.equal(await light.frame.locator("html").getAttribute("class"), "light");
+  assert.equal(await light.frame.locator("#embed-root").evaluate((el) => getComputedStyle(el).backgroundColor), "rgba(0, 0, 0, 0)");
+  await light.ctx.close();
+});
+
+test("an expired token shows the error state and tells the host", async () => {
+  const tok = (await relink.api("POST", "/tokens/embed/referrals", { tenantId: "alice" }, 201)).publicToken;
+  const hash = createHash("sha256").update(tok).digest("hex");
+  // Move the expiry into the past, keeping the stored format.
+  await run("sqlite3", [relink.dbPath, `PRAGMA busy_timeout=5000; UPDATE embed_tokens SET expires_at = '2000' || substr(expires_at, 5) WHERE token_hash = '${hash}';`]);
+  const { ctx, page, frame } = await open({ token: tok });
+  await frame.locator('[data-testid="embed-error"]').waitFor();
+  assert.equal(await frame.locator('[data-testid="embed-error-message"]').textContent(), "Invalid embed public token.");
+  const errors = await eventually(async () => {
+    const e = await page.evaluate(() => window.__errors);
+    return e.length > 0 && e;
+  }, { what: "onError" });
+  assert.deepEqual(errors[0], { name: "EmbedError", code: "unauthorized", message: "Invalid embed public token." });
+  await shot(page, "embed-expired");
+  await ctx.close();
+
+  // A token that expires while the dashboard is open: the next fragment
+  // request swaps in the error state and the host hears about it.
+  const live = await open({ token: tokens.bob });
+  await live.frame.locator('[data-testid="overview"]').waitFor();
+  const bobHash = createHash("sha256").update(tokens.bob).digest("hex");
+  await run("sqlite3", [relink.dbPath, `PRAGMA busy_timeout=5000; UPDATE embed_tokens SET expires_at = '2000' || substr(expires_at, 5) WHERE token_hash = '${bobHash}';`]);
+  await live.frame.locator('[data-tab="links"]').click();
+  await live.frame.locator('[data-testid="link-new"]').click();
+  await live.frame.locator('[data-testid="embed-error"]').waitFor();
+  const liveErrors = await eventually(async () => {
+    const e = await live.page.evaluate(() => window.__errors);
+    return e.length > 0 && e;
+  }, { what: "onError after expiry" });
+  assert.equal(liveErrors[0].code, "unauthorized");
+  await live.ctx.close();
+});
