@@ -142,9 +142,9 @@ func rewardAmount(r *models.Reward) string {
 		return base
 	}
 	if r.Type == models.RewardPercentage {
-		return "Up to " + strconv.FormatFloat(best, 'f', -1, 64) + "%"
+		return "up to " + strconv.FormatFloat(best, 'f', -1, 64) + "%"
 	}
-	return "Up to " + shortMoney(int64(best))
+	return "up to " + shortMoney(int64(best))
 }
 
 // RewardSentence is the generated line of a reward without a description:
@@ -193,7 +193,7 @@ func plural(n int) string {
 func DefaultFAQ(programName string, first *models.Reward) []FAQItem {
 	pay := "a commission"
 	if first != nil {
-		pay = "a " + rewardAmount(first) + " commission"
+		pay = "a commission of " + rewardAmount(first)
 		switch {
 		case first.Event != models.EventSale:
 			pay += " per " + first.Event
