@@ -19,9 +19,6 @@ func TestMaskEmail(t *testing.T) {
 			if got := MaskEmail(tc.in); got != tc.want {
 				t.Errorf("MaskEmail(%q) = %q, want %q", tc.in, got, tc.want)
 			}
-			if MaskEmail(tc.in) != MaskEmail(tc.in) {
-				t.Error("not deterministic")
-			}
 		})
 	}
 }
