@@ -47,8 +47,12 @@
   reportError(document.querySelector("[data-embed-error]"));
   document.body.addEventListener("htmx:afterSwap", function () {
     reportError(document.querySelector("[data-embed-error]"));
+    // A link just created from the form is copied once (§6.5).
     var created = document.querySelector("#links[data-created]");
-    if (created && created.dataset.created) copy(created.dataset.created);
+    if (created && created.dataset.created) {
+      copy(created.dataset.created).catch(function () {});
+      created.removeAttribute("data-created");
+    }
   });
 
   // Token watchdog: probe on focus, at most every 30 s.

@@ -64,6 +64,15 @@ func (s Shell) rootClass() string {
 	return "mx-auto min-h-screen max-w-5xl p-4 sm:p-6"
 }
 
+// tabTrigger loads the first tab's panel with the page and the others when
+// first shown, so a page view costs few requests of the token's budget.
+func tabTrigger(i int) string {
+	if i == 0 {
+		return "load"
+	}
+	return "intersect once"
+}
+
 // ErrorView is the in-frame error state; static/js/embed-page.js posts
 // {code, message} to the parent when it appears.
 type ErrorView struct {

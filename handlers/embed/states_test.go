@@ -1,0 +1,112 @@
+package embed_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/relinkhq/relink/handlers/embed"
+	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/models"
+)
+
+func TestFrameAncestors(t *testing.T) {
+	for _, tc := range []struct {
+		hosts []string
+		want  string
+	}{
+		{nil, "*"},
+		{[]string{"app.client.example"}, "'self' app.client.example app.client.example:*"},
+		{[]string{"*.client.example", "localhost:3000"}, "'self' *.client.example *.client.example:* localhost:3000"},
+		{[]string{"evil.example; script-src *"}, "'self'"},
+	} {
+		t.Run(fmt.Sprint(tc.hosts), func(t *testing.T) {
+			if got := strings.Join(embed.FrameAncestors(tc.hosts), " "); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEmbedEnrollmentStates(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, "acme")
+		prog, _ := db.DefaultProgram(ctx, e.ws.ID)
+		for _, tc := range []struct {
+			status, heading string
+		}{
+			{models.EnrollmentPending, "Application in review"},
+			{models.EnrollmentBanned, "Program unavailable"},
+			{models.EnrollmentDeactivated, "Program unavailable"},
+		} {
+			t.Run(tc.status, func(t *testing.T) {
+				tok, _ := e.partner("p-"+tc.status, "k-"+tc.status)
+				en, err := db.EnrollmentByTenant(ctx, e.ws.ID, prog.ID, "p-"+tc.status)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := db.SetEnrollmentStatus(ctx, en, tc.status); err != nil {
+					t.Fatal(err)
+				}
+				r := e.do(appHost, "GET", "/embed/referrals?token="+tok, "", nil)
+				d := doc(t, r.body)
+				if r.status != 200 || text(d, `[data-testid="inactive"] h1`) != tc.heading || d.Find(`[data-testid="tabs"]`).Length() != 0 {
+					t.Errorf("%d heading %q", r.status, text(d, `[data-testid="inactive"] h1`))
+				}
+				// An inactive partner cannot create links.
+				j := e.do(appHost, "POST", "/api/embed/referrals/links", `{"key":"x-`+tc.status+`"}`, bearer(tok))
+				if j.status != 403 || !strings.Contains(j.body, `"code":"forbidden"`) {
+					t.Errorf("create while %s: %d %s", tc.status, j.status, j.body)
+				}
+			})
+		}
+
+		t.Run("no group", func(t *testing.T) {
+			tok, _ := e.partner("grpless", "grpless")
+			if err := db.Exec("UPDATE program_enrollments SET group_id = NULL WHERE tenant_id = ?", "grpless").Error; err != nil {
+				t.Fatal(err)
+			}
+			r := e.do(appHost, "GET", "/embed/referrals?token="+tok, "", nil)
+			if r.status != 403 || !strings.Contains(r.body, `data-embed-error="forbidden"`) {
+				t.Errorf("page: %d", r.status)
+			}
+			j := e.do(appHost, "GET", "/api/embed/referrals/links", "", bearer(tok))
+			if j.status != 403 || !strings.Contains(j.body, "not yet in any partner group") {
+				t.Errorf("data: %d %s", j.status, j.body)
+			}
+		})
+
+		t.Run("another workspace's token sees nothing of this one", func(t *testing.T) {
+			other := newEnv(t, db, "other")
+			tokO, _ := other.partner("olga", "olga")
+			tokA, _ := e.partner("anna", "anna")
+			la := e.do(appHost, "GET", "/api/embed/referrals/links", "", bearer(tokA))
+			lo := e.do(appHost, "GET", "/api/embed/referrals/links", "", bearer(tokO))
+			if !strings.Contains(la.body, `"key":"anna"`) || strings.Contains(la.body, "olga") || !strings.Contains(lo.body, `"key":"olga"`) || strings.Contains(lo.body, "anna") {
+				t.Errorf("links leak across workspaces: %s / %s", la.body, lo.body)
+			}
+			board := e.do(appHost, "GET", "/embed/referrals/fragments/leaderboard", "", bearer(tokO))
+			if strings.Contains(board.body, "anna") {
+				t.Error("leaderboard leaks")
+			}
+		})
+
+		t.Run("60 requests per minute per token", func(t *testing.T) {
+			tok, _ := e.partner("busy", "busy")
+			var last resp
+			for i := 0; i < embed.RequestsPerMinute+1; i++ {
+				last = e.do(appHost, "GET", "/api/embed/referrals/token", "", bearer(tok))
+			}
+			if last.status != 429 || !strings.Contains(last.body, "Too many requests.") || last.header.Get("X-RateLimit-Remaining") != "0" || last.header.Get("Retry-After") == "" {
+				t.Errorf("61st request: %d %s %v", last.status, last.body, last.header)
+			}
+			// Another token has its own budget.
+			tok2, _ := e.partner("calm", "calm")
+			if r := e.do(appHost, "GET", "/api/embed/referrals/token", "", bearer(tok2)); r.status != 200 || r.body != `"`+tok2+`"` {
+				t.Errorf("other token: %d %s", r.status, r.body)
+			}
+		})
+	})
+}
