@@ -75,8 +75,8 @@ after(async () => {
   await relink?.stop();
 });
 
-async function open(query, { perms = false } = {}) {
-  const ctx = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+async function open(query, { perms = false, colorScheme = "light" } = {}) {
+  const ctx = await browser.newContext({ viewport: { width: 1100, height: 900 }, colorScheme });
   if (perms) {
     for (const origin of [host.origin, relink.appURL]) await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
   }
@@ -184,13 +184,14 @@ test("an expired token shows the error state and tells the host", async () => {
   await ctx.close();
 
   // A token that expires while the dashboard is open: the next fragment
-  // request swaps in the error state and the host hears about it.
+  // request swaps the error state over the dashboard and the host hears
+  // about it.
   const live = await open({ token: tokens.bob });
   await live.frame.locator('[data-testid="overview"]').waitFor();
   const bobHash = createHash("sha256").update(tokens.bob).digest("hex");
   await run("sqlite3", [relink.dbPath, `PRAGMA busy_timeout=5000; UPDATE embed_tokens SET expires_at = '2000' || substr(expires_at, 5) WHERE token_hash = '${bobHash}';`]);
+  // The Links panel loads when first shown: its request carries the expired token.
   await live.frame.locator('[data-tab="links"]').click();
-  await live.frame.locator('[data-testid="link-new"]').click();
   await live.frame.locator('[data-testid="embed-error"]').waitFor();
   const liveErrors = await eventually(async () => {
     const e = await live.page.evaluate(() => window.__errors);
@@ -198,4 +199,36 @@ test("an expired token shows the error state and tells the host", async () => {
   }, { what: "onError after expiry" });
   assert.equal(liveErrors[0].code, "unauthorized");
   await live.ctx.close();
+});
+
+test("the system theme follows prefers-color-scheme", async () => {
+  const { ctx, page, frame } = await open({ token: tokens.alice, theme: "system" }, { colorScheme: "dark" });
+  await frame.locator('[data-testid="overview"]').waitFor();
+  assert.equal(await frame.locator("html").getAttribute("class"), null);
+  const bg = await frame.locator('[data-testid="stat-clicks"]').evaluate((el) => getComputedStyle(el).backgroundColor);
+  assert.notEqual(bg, "rgb(255, 255, 255)", "dark cards under a dark OS preference");
+  await shot(page, "embed-system-dark");
+  await ctx.close();
+});
+
+test("a link created in the Links tab is listed and copied", async () => {
+  const { ctx, page, frame } = await open({ token: tokens.alice }, { perms: true });
+  await frame.locator('[data-tab="links"]').click();
+  await frame.locator('[data-testid="link-new"]').click();
+  await frame.locator('[data-testid="link-form"] input[name="key"]').fill("alice-pricing");
+  await frame.locator('[data-testid="link-form"] input[name="path"]').fill("pricing");
+  await frame.locator('[data-testid="link-submit"]').click();
+  await eventually(async () => (await frame.locator('[data-testid="link-row"]').count()) === 2, { what: "two links" });
+  const shown = await frame.locator('[data-testid="link-display"]').allTextContents();
+  assert.ok(shown.includes(`${new URL(relink.appURL).host}/alice-pricing`), `links: ${shown}`);
+  await eventually(async () => (await page.evaluate(() => navigator.clipboard.readText())) === `${relink.appURL}/alice-pricing`, { what: "created link on the clipboard" });
+  // A taken key is refused with the API's message under the key field.
+  await frame.locator('[data-testid="link-new"]').click();
+  await frame.locator('[data-testid="link-form"] input[name="key"]').fill("bob");
+  await frame.locator('[data-testid="link-submit"]').click();
+  await frame.locator('[data-testid="link-error"]').waitFor();
+  await shot(page, "embed-links-error");
+  const list = await relink.api("GET", "/partners/links?tenantId=alice");
+  assert.equal(list.length, 2);
+  await ctx.close();
 });
