@@ -6,16 +6,22 @@ package handlers
 import (
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/valyala/fasthttp"
+	"golang.org/x/crypto/acme/autocert"
 
 	"github.com/relinkhq/relink/handlers/api"
 	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ingest"
+	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/models"
 	"github.com/relinkhq/relink/static"
@@ -32,6 +38,10 @@ type Deps struct {
 	// registered short domain other than the app host. Nil: only
 	// Config.ShortDomain counts.
 	IsShortDomain func(host string) bool
+	// LinkInvalidator is told the (domain, key) of every link the API
+	// creates, changes or deletes, and every domain it changes. Nil: the
+	// redirect's link cache (Links), which is what production uses.
+	LinkInvalidator links.Invalidator
 
 	// The click path. cmd/relink builds them from the configuration (Redis
 	// invalidation, GeoIP database) and registers Clicks.Drain for shutdown;
@@ -40,6 +50,11 @@ type Deps struct {
 	Links  *redirect.Cache
 	Clicks *ingest.Pipeline
 	Geo    *geo.Locator
+	// FX converts non-USD sales (RELINK_FX_RATES). Nil: the built-in table.
+	FX *conversions.FX
+	// ConversionAggregator runs inside every lead and sale transaction (the
+	// analytics aggregates). Nil: no-op.
+	ConversionAggregator conversions.Aggregator
 }
 
 // Server is the assembled HTTP server.
@@ -52,6 +67,18 @@ type Server struct {
 	short *fiber.App
 
 	drainers []drainer
+
+	// Conversions is the conversion and partner-program service the API
+	// uses; cmd/relink runs its commission schedule.
+	Conversions *conversions.Service
+
+	// seal runs once, on the first request: it appends the API's catch-all
+	// and builds each face's handler, so the route trees are not rebuilt
+	// (under Fiber's app mutex) on every request.
+	seal               sync.Once
+	apiH, appH, shortH fasthttp.RequestHandler
+	acme               *autocert.Manager // nil unless RELINK_ACME_EMAIL is set
+	acmeHTTP           fiber.Handler     // serves /.well-known/acme-challenge/
 }
 
 // New builds the server and its route table.
@@ -71,6 +98,11 @@ func New(d Deps) *Server {
 	s.api = s.newFace(request.FaceAPI)
 	s.app = s.newFace(request.FaceApp)
 	s.short = s.newFace(request.FaceShort)
+
+	if d.Config.ACMEEmail != "" {
+		s.acme = s.acmeManager()
+		s.acmeHTTP = adaptor.HTTPHandler(s.acme.HTTPHandler(nil))
+	}
 
 	s.Root = fiber.New(s.fiberConfig())
 	s.Root.Use(s.logRequests, s.recoverPanics, s.dispatch)
@@ -101,7 +133,19 @@ func (s *Server) newFace(f request.Face) *fiber.App {
 // routes is the whole route table, face by face.
 func (s *Server) routes() {
 	d := s.deps
-	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now})
+	var inval links.Invalidator = d.Links
+	if d.LinkInvalidator != nil {
+		inval = d.LinkInvalidator
+	}
+	linkSvc := &links.Service{
+		DB: d.DB, ShortDomain: d.Config.ShortDomain, Now: d.Now, Cache: inval,
+		ReservedHosts:    []string{d.Config.AppURL.Host, d.Config.APIURL.Host},
+		PlainHTTPDefault: d.Config.DevMode && d.Config.AppURL.Scheme == "http",
+	}
+	s.Conversions = conversions.New(conversions.Deps{
+		DB: d.DB, FX: d.FX, Aggregator: d.ConversionAggregator, Links: linkSvc, Now: d.Now, Log: d.Logger,
+	})
+	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: linkSvc, Conversions: s.Conversions})
 
 	// Every face.
 	for _, f := range []*fiber.App{s.api, s.app, s.short} {
@@ -113,7 +157,61 @@ func (s *Server) routes() {
 	a.Use(s.requireHTTPS)
 	a.Get("/workspaces/:idOrSlug", s.key("workspaces.read"), h.GetWorkspace)
 	a.Patch("/workspaces/:idOrSlug", s.key("workspaces.write"), h.UpdateWorkspace)
-	a.Use(s.apiNotFound)
+
+	// --- Links, domains, tags, folders, QR (links.md §5-9) ---
+	// Fixed paths before /links/:linkId.
+	a.Get("/links/info", s.key("links.read"), h.LinkInfo)
+	a.Get("/links/count", s.key("links.read"), h.CountLinks)
+	a.Put("/links/upsert", s.key("links.write"), h.UpsertLink)
+	a.Post("/links/bulk", s.key("links.write"), h.BulkCreateLinks)
+	a.Patch("/links/bulk", s.key("links.write"), h.BulkUpdateLinks)
+	a.Delete("/links/bulk", s.key("links.write"), h.BulkDeleteLinks)
+	a.Get("/links", s.key("links.read"), h.ListLinks)
+	a.Post("/links", s.key("links.write"), h.CreateLink)
+	a.Get("/links/:linkId", s.key("links.read"), h.GetLink)
+	a.Patch("/links/:linkId", s.key("links.write"), h.UpdateLink)
+	a.Put("/links/:linkId", s.key("links.write"), h.UpdateLink)
+	a.Delete("/links/:linkId", s.key("links.write"), h.DeleteLink)
+	a.Get("/domains/default", s.key("domains.read"), h.DefaultDomains)
+	a.Get("/domains", s.key("domains.read"), h.ListDomains)
+	a.Post("/domains", s.key("domains.write"), h.CreateDomain)
+	a.Get("/domains/:slug", s.key("domains.read"), h.GetDomain)
+	a.Patch("/domains/:slug", s.key("domains.write"), h.UpdateDomain)
+	a.Delete("/domains/:slug", s.key("domains.write"), h.DeleteDomain)
+	a.Get("/tags", s.key("tags.read"), h.ListTags)
+	a.Post("/tags", s.key("tags.write"), h.CreateTag)
+	a.Patch("/tags/:id", s.key("tags.write"), h.UpdateTag)
+	a.Put("/tags/:id", s.key("tags.write"), h.UpdateTag)
+	a.Delete("/tags/:id", s.key("tags.write"), h.DeleteTag)
+	a.Get("/folders", s.key("folders.read"), h.ListFolders)
+	a.Post("/folders", s.key("folders.write"), s.plan(models.PlanPro), h.CreateFolder)
+	a.Get("/folders/:id", s.key("folders.read"), h.GetFolder)
+	a.Patch("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.UpdateFolder)
+	a.Delete("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.DeleteFolder)
+	a.Options("/qr", api.QRCORS)
+	a.Get("/qr", api.QRCORS, s.limitIP("qr", 10, 10*time.Second, "Don't DDoS me pls 🥺"), h.QRCode)
+	// --- end links ---
+	// --- Conversions and partner programs (partners-and-embed.md §1-5) ---
+	// Tracking and customers need Business; embed tokens Advanced. Partner
+	// and commission routes work on the workspace's default program.
+	a.Post("/track/lead", s.key("conversions.write"), s.plan(models.PlanBusiness), h.TrackLead)
+	a.Post("/track/sale", s.key("conversions.write"), s.plan(models.PlanBusiness), h.TrackSale)
+	a.Get("/customers", s.key("customers.read"), s.plan(models.PlanBusiness), h.ListCustomers)
+	a.Get("/customers/:id", s.key("customers.read"), s.plan(models.PlanBusiness), h.GetCustomer)
+	a.Patch("/customers/:id", s.key("customers.write"), s.plan(models.PlanBusiness), h.UpdateCustomer)
+	a.Delete("/customers/:id", s.key("customers.write"), s.plan(models.PlanBusiness), h.DeleteCustomer)
+	a.Post("/partners", s.key("programs.write"), s.plan(models.PlanBusiness), h.CreatePartner)
+	a.Get("/partners", s.key("programs.read"), s.plan(models.PlanBusiness), h.ListPartners)
+	a.Get("/partners/links", s.key("programs.read"), s.plan(models.PlanBusiness), h.ListPartnerLinks)
+	a.Post("/partners/links", s.key("programs.write"), s.plan(models.PlanBusiness), h.CreatePartnerLink)
+	a.Put("/partners/links/upsert", s.key("links.write"), s.plan(models.PlanBusiness), h.UpsertPartnerLink)
+	a.Get("/partners/analytics", s.key("programs.read"), s.plan(models.PlanBusiness), h.PartnerAnalytics)
+	a.Get("/commissions", s.key("programs.read"), h.ListCommissions)
+	a.Patch("/commissions/:id", s.key("programs.write"), h.UpdateCommission)
+	a.Post("/tokens/embed/referrals", s.key("links.write"), s.plan(models.PlanAdvanced), h.CreateReferralsEmbedToken)
+	// --- end conversions ---
+	// (The API's catch-all, s.apiNotFound, is appended by sealRoutes after
+	// every route.)
 
 	// App origin: console, embed, static, default short domain in dev.
 	s.app.Use(s.upgradeHTTPS)
@@ -149,10 +247,42 @@ func (s *Server) routes() {
 	}
 }
 
+// Face returns the Fiber app that serves face f. Routes added to it before
+// the first request is served are part of the route table; tests use this to
+// mount probes (a panicking handler, a slow one) on a real face.
+func (s *Server) Face(f request.Face) *fiber.App {
+	switch f {
+	case request.FaceAPI:
+		return s.api
+	case request.FaceShort:
+		return s.short
+	}
+	return s.app
+}
+
+// sealRoutes ends the route table: an unmatched API path is a 404 not_found
+// JSON error. A request that carries credentials passes the key gate first,
+// so it is counted against its key's rate limit and a bad key is still a 401.
+// It then builds every face's handler once.
+func (s *Server) sealRoutes() {
+	gate := s.key("")
+	s.api.Use(func(c *fiber.Ctx) error {
+		if c.Get(fiber.HeaderAuthorization) == "" {
+			return c.Next()
+		}
+		return gate(c)
+	}, s.apiNotFound)
+	s.apiH, s.appH, s.shortH = s.api.Handler(), s.app.Handler(), s.short.Handler()
+}
+
 // dispatch hands the request to the face that serves it.
 func (s *Server) dispatch(c *fiber.Ctx) error {
-	face := s.faceOf(c)
+	s.seal.Do(s.sealRoutes)
 	path := c.Path()
+	if s.acmeHTTP != nil && strings.HasPrefix(path, "/.well-known/acme-challenge/") {
+		return s.acmeHTTP(c)
+	}
+	face := s.faceOf(c)
 	request.SetOriginalPath(c, path)
 	if face == request.FaceApp && (path == "/api" || strings.HasPrefix(path, "/api/")) {
 		face = request.FaceAPI
@@ -163,16 +293,14 @@ func (s *Server) dispatch(c *fiber.Ctx) error {
 		c.Request().URI().SetPath(rest)
 	}
 	request.SetFace(c, face)
-	var target *fiber.App
 	switch face {
 	case request.FaceAPI:
-		target = s.api
+		s.apiH(c.Context())
 	case request.FaceShort:
-		target = s.short
+		s.shortH(c.Context())
 	default:
-		target = s.app
+		s.appH(c.Context())
 	}
-	target.Handler()(c.Context())
 	return nil
 }
 

@@ -277,6 +277,7 @@ func TestHTMLErrorPages(t *testing.T) {
 			if host == appHost {
 				target = "/api/no/such/endpoint"
 			}
+			// Unknown API paths are the JSON 404, never an HTML page.
 			r := do(t, srv, host, target, nil)
 			if r.StatusCode != 404 || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 				t.Errorf("%s%s: %d %q", host, target, r.StatusCode, r.Header.Get("Content-Type"))

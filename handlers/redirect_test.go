@@ -70,7 +70,7 @@ func (e *redirectEnv) link(l models.Link) *models.Link {
 	return &l
 }
 
-type req struct {
+type rreq struct {
 	method, host, path string
 	ua, body           string
 	sameVisitor        bool // keep the UA as is (otherwise each request is a new visitor)
@@ -78,7 +78,7 @@ type req struct {
 	cookies            map[string]string
 }
 
-func (e *redirectEnv) do(r req) *http.Response {
+func (e *redirectEnv) do(r rreq) *http.Response {
 	e.t.Helper()
 	if r.method == "" {
 		r.method = http.MethodGet
@@ -181,43 +181,43 @@ func TestRedirectDecisions(t *testing.T) {
 
 		tests := []struct {
 			name     string
-			req      req
+			req      rreq
 			status   int
 			location string
 			testid   string // data-testid on an HTML answer
 			link     *models.Link
 			recorded bool // a click is recorded for link
 		}{
-			{"plain link 302", req{path: "/promo"}, 302, "https://example.com/landing", "", plain, true},
-			{"key is case-insensitive", req{path: "/PROMO"}, 302, "https://example.com/landing", "", plain, true},
-			{"www. is ignored", req{host: "www.acme.link", path: "/promo"}, 302, "https://example.com/landing", "", plain, true},
-			{"domain root 301", req{path: "/"}, 301, "https://acme.example/", "", root, true},
-			{"request query merged, set semantics", req{path: "/checkly?utm_source=checkly&ref=tw"}, 302,
+			{"plain link 302", rreq{path: "/promo"}, 302, "https://example.com/landing", "", plain, true},
+			{"key is case-insensitive", rreq{path: "/PROMO"}, 302, "https://example.com/landing", "", plain, true},
+			{"www. is ignored", rreq{host: "www.acme.link", path: "/promo"}, 302, "https://example.com/landing", "", plain, true},
+			{"domain root 301", rreq{path: "/"}, 301, "https://acme.example/", "", root, true},
+			{"request query merged, set semantics", rreq{path: "/checkly?utm_source=checkly&ref=tw"}, 302,
 				"https://www.checklyhq.com/?utm_source=checkly&utm_medium=social&utm_campaign=checks&ref=tw", "", utm, true},
-			{"qr=1 is the qr trigger and is not forwarded", req{path: "/promo?qr=1"}, 302, "https://example.com/landing", "", plain, true},
-			{"multi-segment key", req{path: "/conversion/tracking"}, 302, "https://example.com/multi", "", multi, true},
-			{"unicode key is punycoded", req{path: "/" + url.PathEscape("한국")}, 302, "https://example.com/korea", "", uni, true},
-			{"expired with expiredUrl", req{path: "/old"}, 302, "https://example.com/expired", "", expiredTo, false},
-			{"expired without", req{path: "/gone"}, 410, "", "link-expired", expired, false},
-			{"not yet expired", req{path: "/soon"}, 302, "https://example.com/soon", "", notYet, true},
-			{"disabled is not found", req{path: "/off"}, 404, "", "link-not-found", disabled, false},
-			{"unknown key 404 page", req{path: "/nope"}, 404, "", "link-not-found", nil, false},
-			{"iOS targeting", req{path: "/app", ua: iphoneUA}, 302, "https://apps.apple.com/app/x", "", targeted, true},
-			{"Android targeting", req{path: "/app", ua: androidUA}, 302, "https://play.google.com/store/apps/details?id=x", "", targeted, true},
-			{"desktop gets the url", req{path: "/app"}, 302, "https://example.com/web", "", targeted, true},
-			{"mailto via meta refresh", req{path: "/mail"}, 200, "", "link-refresh", mail, true},
-			{"rewrite frames the destination", req{path: "/cloak"}, 200, "", "link-cloaked", cloaked, true},
-			{"crawler gets the OG card, no click", req{path: "/card", ua: slackUA}, 200, "", "link-preview", proxied, false},
-			{"person on a proxy link is redirected", req{path: "/card"}, 302, "https://example.com/card", "", proxied, true},
-			{"bot without proxy is redirected, not counted", req{path: "/promo", ua: "curl/8.5.0"}, 302, "https://example.com/landing", "", plain, false},
-			{"HEAD is not counted", req{method: "HEAD", path: "/promo"}, 302, "https://example.com/landing", "", plain, false},
-			{"dub-no-track is not counted", req{path: "/promo", header: map[string]string{"dub-no-track": "1"}}, 302, "https://example.com/landing", "", plain, false},
-			{"inspect mode", req{path: "/promo+"}, 200, "", "link-inspect", plain, false},
-			{".well-known is sent home", req{path: "/.well-known/security.txt"}, 302, "/?dub-no-track=1", "", nil, false},
-			{"php probe is sent home", req{path: "/wp-login.php"}, 302, "/?dub-no-track=1", "", nil, false},
-			{"app host serves the default domain", req{host: "localhost:8080", path: "/dev"}, 302, "https://example.com/dev", "", devLink, true},
-			{"reserved path never resolves as a key", req{host: "localhost:8080", path: "/embed"}, 404, "", "", nil, false},
-			{"healthz on a short domain is not a key", req{path: "/healthz"}, 200, "", "", nil, false},
+			{"qr=1 is the qr trigger and is not forwarded", rreq{path: "/promo?qr=1"}, 302, "https://example.com/landing", "", plain, true},
+			{"multi-segment key", rreq{path: "/conversion/tracking"}, 302, "https://example.com/multi", "", multi, true},
+			{"unicode key is punycoded", rreq{path: "/" + url.PathEscape("한국")}, 302, "https://example.com/korea", "", uni, true},
+			{"expired with expiredUrl", rreq{path: "/old"}, 302, "https://example.com/expired", "", expiredTo, false},
+			{"expired without", rreq{path: "/gone"}, 410, "", "link-expired", expired, false},
+			{"not yet expired", rreq{path: "/soon"}, 302, "https://example.com/soon", "", notYet, true},
+			{"disabled is not found", rreq{path: "/off"}, 404, "", "link-not-found", disabled, false},
+			{"unknown key 404 page", rreq{path: "/nope"}, 404, "", "link-not-found", nil, false},
+			{"iOS targeting", rreq{path: "/app", ua: iphoneUA}, 302, "https://apps.apple.com/app/x", "", targeted, true},
+			{"Android targeting", rreq{path: "/app", ua: androidUA}, 302, "https://play.google.com/store/apps/details?id=x", "", targeted, true},
+			{"desktop gets the url", rreq{path: "/app"}, 302, "https://example.com/web", "", targeted, true},
+			{"mailto via meta refresh", rreq{path: "/mail"}, 200, "", "link-refresh", mail, true},
+			{"rewrite frames the destination", rreq{path: "/cloak"}, 200, "", "link-cloaked", cloaked, true},
+			{"crawler gets the OG card, no click", rreq{path: "/card", ua: slackUA}, 200, "", "link-preview", proxied, false},
+			{"person on a proxy link is redirected", rreq{path: "/card"}, 302, "https://example.com/card", "", proxied, true},
+			{"bot without proxy is redirected, not counted", rreq{path: "/promo", ua: "curl/8.5.0"}, 302, "https://example.com/landing", "", plain, false},
+			{"HEAD is not counted", rreq{method: "HEAD", path: "/promo"}, 302, "https://example.com/landing", "", plain, false},
+			{"dub-no-track is not counted", rreq{path: "/promo", header: map[string]string{"dub-no-track": "1"}}, 302, "https://example.com/landing", "", plain, false},
+			{"inspect mode", rreq{path: "/promo+"}, 200, "", "link-inspect", plain, false},
+			{".well-known is sent home", rreq{path: "/.well-known/security.txt"}, 302, "/?dub-no-track=1", "", nil, false},
+			{"php probe is sent home", rreq{path: "/wp-login.php"}, 302, "/?dub-no-track=1", "", nil, false},
+			{"app host serves the default domain", rreq{host: "localhost:8080", path: "/dev"}, 302, "https://example.com/dev", "", devLink, true},
+			{"reserved path never resolves as a key", rreq{host: "localhost:8080", path: "/embed"}, 404, "", "", nil, false},
+			{"healthz on a short domain is not a key", rreq{path: "/healthz"}, 200, "", "", nil, false},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -248,7 +248,7 @@ func TestRedirectDecisions(t *testing.T) {
 		}
 
 		t.Run("redirect headers and click cookie", func(t *testing.T) {
-			resp := e.do(req{path: "/Promo"})
+			resp := e.do(rreq{path: "/Promo"})
 			ck := cookieOf(resp, "dub_id_acme.link_promo")
 			if ck == nil || len(ck.Value) != 16 || ck.Path != "/Promo" || ck.MaxAge != 3600 {
 				t.Fatalf("click cookie %+v", ck)
@@ -266,14 +266,14 @@ func TestRedirectDecisions(t *testing.T) {
 		})
 		t.Run("qr trigger is recorded", func(t *testing.T) {
 			e.now = e.now.Add(2 * time.Hour) // outside the dedup window of earlier requests
-			e.do(req{path: "/promo?qr=1", ua: chromeUA + " qr"})
+			e.do(rreq{path: "/promo?qr=1", ua: chromeUA + " qr"})
 			clicks := e.clicksOf(plain)
 			if last := clicks[len(clicks)-1]; last.Trigger != "qr" || !last.QR {
 				t.Errorf("last click %+v, want trigger qr", last)
 			}
 		})
 		t.Run("cloaked page allows exactly the destination frame", func(t *testing.T) {
-			resp := e.do(req{path: "/cloak"})
+			resp := e.do(rreq{path: "/cloak"})
 			if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-src https://example.com;") {
 				t.Errorf("CSP %q", csp)
 			}
@@ -282,7 +282,7 @@ func TestRedirectDecisions(t *testing.T) {
 			}
 		})
 		t.Run("OG card carries the link's tags", func(t *testing.T) {
-			d := doc(t, e.do(req{path: "/card", ua: slackUA}))
+			d := doc(t, e.do(rreq{path: "/card", ua: slackUA}))
 			for prop, want := range map[string]string{"og:title": "Card title", "og:description": "Card description", "og:image": "https://example.com/og.png"} {
 				if got, _ := d.Find(`meta[property="` + prop + `"]`).Attr("content"); got != want {
 					t.Errorf("%s = %q, want %q", prop, got, want)
@@ -290,7 +290,7 @@ func TestRedirectDecisions(t *testing.T) {
 			}
 		})
 		t.Run("mailto meta refresh", func(t *testing.T) {
-			d := doc(t, e.do(req{path: "/mail"}))
+			d := doc(t, e.do(rreq{path: "/mail"}))
 			if got, _ := d.Find(`meta[http-equiv="refresh"]`).Attr("content"); got != "0;url=mailto:hi@example.com" {
 				t.Errorf("refresh %q", got)
 			}
@@ -306,7 +306,7 @@ func TestRedirectConversionTracking(t *testing.T) {
 		partner := e.link(models.Link{Key: "pat", URL: "https://shop.example/", ProgramID: ptr("prog_1"), PartnerID: ptr("pn_1")})
 		_ = partner
 
-		resp := e.do(req{path: "/track"})
+		resp := e.do(rreq{path: "/track"})
 		ck := cookieOf(resp, "dub_id_acme.link_track")
 		if ck == nil {
 			t.Fatal("no dub_id cookie")
@@ -315,7 +315,7 @@ func TestRedirectConversionTracking(t *testing.T) {
 			t.Errorf("Location %q, want dub_id=%s appended", loc, ck.Value)
 		}
 		// The cookie pins the click id on later visits.
-		resp = e.do(req{path: "/track?x=y", cookies: map[string]string{"dub_id_acme.link_track": "fixedClickId0001"}})
+		resp = e.do(rreq{path: "/track?x=y", cookies: map[string]string{"dub_id_acme.link_track": "fixedClickId0001"}})
 		if loc := resp.Header.Get("Location"); loc != "https://shop.example/?a=1&dub_id=fixedClickId0001&x=y" {
 			t.Errorf("with cookie: Location %q", loc)
 		}
@@ -327,7 +327,7 @@ func TestRedirectConversionTracking(t *testing.T) {
 			t.Errorf("clicks %+v", clicks)
 		}
 		// dub-no-track: no dub_id, no click.
-		resp = e.do(req{path: "/track?dub-no-track=1", ua: chromeUA + " nt"})
+		resp = e.do(rreq{path: "/track?dub-no-track=1", ua: chromeUA + " nt"})
 		if loc := resp.Header.Get("Location"); loc != "https://shop.example/?a=1" {
 			t.Errorf("dub-no-track: Location %q", loc)
 		}
@@ -335,14 +335,14 @@ func TestRedirectConversionTracking(t *testing.T) {
 			t.Errorf("dub-no-track recorded a click (%d)", n)
 		}
 		// Stripe payment links get client_reference_id.
-		resp = e.do(req{path: "/stripe"})
+		resp = e.do(rreq{path: "/stripe"})
 		ck = cookieOf(resp, "dub_id_acme.link_stripe")
 		if loc := resp.Header.Get("Location"); ck == nil || loc != "https://buy.stripe.com/x?client_reference_id=dub_id_"+ck.Value {
 			t.Errorf("stripe Location %q", loc)
 		}
 		_ = stripe
 		// Partner links carry via= and dub_id.
-		resp = e.do(req{path: "/pat"})
+		resp = e.do(rreq{path: "/pat"})
 		ck = cookieOf(resp, "dub_id_acme.link_pat")
 		if loc := resp.Header.Get("Location"); ck == nil || loc != "https://shop.example/?via=pat&dub_id="+ck.Value {
 			t.Errorf("partner Location %q", loc)
@@ -355,7 +355,7 @@ func TestRedirectPassword(t *testing.T) {
 		e := newRedirectEnv(t, db, map[string]string{})
 		l := e.link(models.Link{Key: "secret", URL: "https://example.com/private", Password: ptr("hunter2")})
 
-		resp := e.do(req{path: "/secret"})
+		resp := e.do(rreq{path: "/secret"})
 		d := doc(t, resp)
 		if resp.StatusCode != 200 || d.Find(`[data-testid="link-password"] form input[name="password"]`).Length() != 1 {
 			t.Fatalf("password page: status %d", resp.StatusCode)
@@ -363,7 +363,7 @@ func TestRedirectPassword(t *testing.T) {
 		if d.Find(`[data-testid="password-error"]`).Length() != 0 {
 			t.Error("error shown before any attempt")
 		}
-		resp = e.do(req{method: "POST", path: "/secret", body: "password=wrong"})
+		resp = e.do(rreq{method: "POST", path: "/secret", body: "password=wrong"})
 		d = doc(t, resp)
 		if resp.StatusCode != 401 || !strings.Contains(d.Find(`[data-testid="password-error"]`).Text(), "Incorrect password") {
 			t.Errorf("wrong password: status %d, error %q", resp.StatusCode, d.Find(`[data-testid="password-error"]`).Text())
@@ -371,16 +371,16 @@ func TestRedirectPassword(t *testing.T) {
 		if resp.Header.Get("Location") != "" || len(e.clicksOf(l)) != 0 {
 			t.Error("wrong password redirected or counted")
 		}
-		resp = e.do(req{method: "POST", path: "/secret", body: "password=hunter2"})
+		resp = e.do(rreq{method: "POST", path: "/secret", body: "password=hunter2"})
 		pw := cookieOf(resp, "dub_password_"+l.ID)
 		if resp.StatusCode != 302 || resp.Header.Get("Location") != "https://example.com/private" || pw == nil || !pw.HttpOnly || pw.Path != "/secret" {
 			t.Fatalf("right password: status %d location %q cookie %+v", resp.StatusCode, resp.Header.Get("Location"), pw)
 		}
-		resp = e.do(req{path: "/secret", cookies: map[string]string{pw.Name: pw.Value}, ua: chromeUA + " 2"})
+		resp = e.do(rreq{path: "/secret", cookies: map[string]string{pw.Name: pw.Value}, ua: chromeUA + " 2"})
 		if resp.StatusCode != 302 {
 			t.Errorf("password cookie not accepted: %d", resp.StatusCode)
 		}
-		resp = e.do(req{path: "/secret?pw=hunter2&x=1", ua: chromeUA + " 3"})
+		resp = e.do(rreq{path: "/secret?pw=hunter2&x=1", ua: chromeUA + " 3"})
 		if loc := resp.Header.Get("Location"); resp.StatusCode != 302 || loc != "https://example.com/private?x=1" {
 			t.Errorf("?pw=: status %d Location %q (pw must not be forwarded)", resp.StatusCode, loc)
 		}
@@ -388,13 +388,13 @@ func TestRedirectPassword(t *testing.T) {
 			t.Errorf("%d clicks, want 3", n)
 		}
 		// Inspect mode does not bypass the password.
-		if resp := e.do(req{path: "/secret+"}); doc(t, resp).Find(`[data-testid="link-password"]`).Length() != 1 {
+		if resp := e.do(rreq{path: "/secret+"}); doc(t, resp).Find(`[data-testid="link-password"]`).Length() != 1 {
 			t.Error("inspect mode showed a protected link")
 		}
 		// 30 wrong attempts per 10 minutes per link.
 		var last *http.Response
 		for range 31 {
-			last = e.do(req{method: "POST", path: "/secret", body: "password=nope"})
+			last = e.do(rreq{method: "POST", path: "/secret", body: "password=nope"})
 		}
 		if last.StatusCode != 429 {
 			t.Errorf("31st wrong password: status %d, want 429", last.StatusCode)
@@ -415,7 +415,7 @@ func TestRedirectGeo(t *testing.T) {
 			{"no rule", "US", "https://example.com/"},
 		}
 		for i, tt := range tests {
-			resp := e.do(req{path: "/geo", header: map[string]string{"CF-IPCountry": tt.country, "X-Forwarded-For": fmt.Sprintf("203.0.113.%d", i+1)}})
+			resp := e.do(rreq{path: "/geo", header: map[string]string{"CF-IPCountry": tt.country, "X-Forwarded-For": fmt.Sprintf("203.0.113.%d", i+1)}})
 			if loc := resp.Header.Get("Location"); loc != tt.want {
 				t.Errorf("%s: Location %q, want %q", tt.name, loc, tt.want)
 			}
@@ -429,7 +429,7 @@ func TestRedirectGeo(t *testing.T) {
 		db := testdb.Open(t, "sqlite")
 		e := newRedirectEnv(t, db, map[string]string{})
 		e.link(models.Link{Key: "geo", URL: "https://example.com/", Geo: models.Geo{"DE": "https://example.de/"}})
-		resp := e.do(req{path: "/geo", header: map[string]string{"CF-IPCountry": "DE"}})
+		resp := e.do(rreq{path: "/geo", header: map[string]string{"CF-IPCountry": "DE"}})
 		if loc := resp.Header.Get("Location"); loc != "https://example.com/" {
 			t.Errorf("Location %q: a header from an untrusted peer was believed", loc)
 		}
@@ -452,7 +452,7 @@ func TestRedirectDomainSettings(t *testing.T) {
 			{"/off", "https://acme.example/404"},
 			{"/old", "https://acme.example/expired"},
 		} {
-			resp := e.do(req{path: tt.path})
+			resp := e.do(rreq{path: tt.path})
 			if resp.StatusCode != 307 || resp.Header.Get("Location") != tt.want {
 				t.Errorf("%s: %d %q, want 307 %q", tt.path, resp.StatusCode, resp.Header.Get("Location"), tt.want)
 			}
@@ -466,26 +466,26 @@ func TestRedirectUsesCacheUntilInvalidated(t *testing.T) {
 	db := testdb.Open(t, "sqlite")
 	e := newRedirectEnv(t, db, map[string]string{})
 	l := e.link(models.Link{Key: "promo", URL: "https://example.com/v1"})
-	if loc := e.do(req{path: "/promo"}).Header.Get("Location"); loc != "https://example.com/v1" {
+	if loc := e.do(rreq{path: "/promo"}).Header.Get("Location"); loc != "https://example.com/v1" {
 		t.Fatalf("Location %q", loc)
 	}
 	if err := db.Model(&models.Link{}).Where("id = ?", l.ID).Update("url", "https://example.com/v2").Error; err != nil {
 		t.Fatal(err)
 	}
-	if loc := e.do(req{path: "/promo"}).Header.Get("Location"); loc != "https://example.com/v1" {
+	if loc := e.do(rreq{path: "/promo"}).Header.Get("Location"); loc != "https://example.com/v1" {
 		t.Errorf("before invalidation: Location %q, want the cached v1", loc)
 	}
 	e.srv.LinkCache().Invalidate("acme.link", "PROMO")
-	if loc := e.do(req{path: "/promo"}).Header.Get("Location"); loc != "https://example.com/v2" {
+	if loc := e.do(rreq{path: "/promo"}).Header.Get("Location"); loc != "https://example.com/v2" {
 		t.Errorf("after invalidation: Location %q, want v2", loc)
 	}
 	// A 404 is cached too, and a newly created link invalidates it.
-	if resp := e.do(req{path: "/new"}); resp.StatusCode != 404 {
+	if resp := e.do(rreq{path: "/new"}); resp.StatusCode != 404 {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
 	e.link(models.Link{Key: "new", URL: "https://example.com/new"})
 	e.srv.LinkCache().Invalidate("acme.link", "new")
-	if loc := e.do(req{path: "/new"}).Header.Get("Location"); loc != "https://example.com/new" {
+	if loc := e.do(rreq{path: "/new"}).Header.Get("Location"); loc != "https://example.com/new" {
 		t.Errorf("new link: Location %q", loc)
 	}
 }
@@ -498,7 +498,7 @@ func TestRedirectClicksSurviveShutdown(t *testing.T) {
 		l := e.link(models.Link{Key: "promo", URL: "https://example.com/"})
 		const n = 300
 		for i := range n {
-			resp := e.do(req{path: "/promo", header: map[string]string{"X-Forwarded-For": fmt.Sprintf("198.51.%d.%d", i/250, i%250+1)}})
+			resp := e.do(rreq{path: "/promo", header: map[string]string{"X-Forwarded-For": fmt.Sprintf("198.51.%d.%d", i/250, i%250+1)}})
 			if resp.StatusCode != 302 {
 				t.Fatalf("request %d: status %d", i, resp.StatusCode)
 			}
@@ -526,14 +526,14 @@ func TestRedirectDedup(t *testing.T) {
 	db := testdb.Open(t, "sqlite")
 	e := newRedirectEnv(t, db, map[string]string{})
 	l := e.link(models.Link{Key: "promo", URL: "https://example.com/"})
-	e.do(req{path: "/promo", sameVisitor: true})
+	e.do(rreq{path: "/promo", sameVisitor: true})
 	e.now = e.now.Add(30 * time.Minute)
-	e.do(req{path: "/promo", sameVisitor: true})
+	e.do(rreq{path: "/promo", sameVisitor: true})
 	if n := len(e.clicksOf(l)); n != 1 {
 		t.Errorf("%d clicks within the hour, want 1", n)
 	}
 	e.now = e.now.Add(31 * time.Minute)
-	e.do(req{path: "/promo", sameVisitor: true})
+	e.do(rreq{path: "/promo", sameVisitor: true})
 	if n := len(e.clicksOf(l)); n != 2 {
 		t.Errorf("%d clicks after the hour, want 2", n)
 	}
@@ -543,9 +543,9 @@ func TestMetrics(t *testing.T) {
 	db := testdb.Open(t, "sqlite")
 	e := newRedirectEnv(t, db, map[string]string{})
 	e.link(models.Link{Key: "promo", URL: "https://example.com/"})
-	e.do(req{path: "/promo"})
+	e.do(rreq{path: "/promo"})
 	e.flush()
-	resp := e.do(req{host: "localhost:8080", path: "/metrics"})
+	resp := e.do(rreq{host: "localhost:8080", path: "/metrics"})
 	b, _ := io.ReadAll(resp.Body)
 	for _, want := range []string{"relink_clicks_accepted_total 1\n", "relink_clicks_written_total 1\n", "relink_clicks_dropped_total 0\n", "relink_link_cache_hits_total"} {
 		if !strings.Contains(string(b), want) {

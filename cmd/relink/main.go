@@ -26,33 +26,44 @@ Usage:
   relink migrate [up|status]        apply pending migrations, or list them
   relink workspace create --name N --slug S [--plan P] [--owner-email E --owner-password P]
                                     create a workspace; prints it and its first API key as JSON
+  relink program show|set|group set|reward set|reward clear|commissions … --workspace W
+                                    configure a workspace's partner program and rewards
+                                    (run "relink program" for the details)
   relink version                    print the version
 
 Configuration comes from RELINK_* environment variables (see README.md).
 `
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintf(os.Stderr, "relink: %v\n\n%s", err, usage)
-			os.Exit(2)
-		}
-		fmt.Fprintf(os.Stderr, "relink: %v\n", err)
-		os.Exit(1)
+	os.Exit(cli(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+// cli runs the program and returns its exit status: 0, 1 on failure, 2 on a
+// usage error (which also prints the usage).
+func cli(ctx context.Context, args []string, getenv config.Getenv, stdout, stderr io.Writer) int {
+	err := run(ctx, args, getenv, stdout, stderr)
+	if err == nil {
+		return 0
 	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "relink: %v\n\n%s", err, usage)
+		return 2
+	}
+	fmt.Fprintf(stderr, "relink: %v\n", err)
+	return 1
 }
 
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, getenv config.Getenv, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	cfg, err := loadConfig()
+	cfg, err := config.Load(getenv)
 	if args[0] != "version" && args[0] != "help" && args[0] != "-h" && args[0] != "--help" && err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
@@ -68,6 +79,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return migrate(ctx, cfg, args[1:], stdout)
 	case "workspace":
 		return workspace(ctx, cfg, args[1:], stdout)
+	case "program":
+		return program(ctx, cfg, args[1:], stdout)
 	case "version":
 		fmt.Fprintln(stdout, "relink", version)
 		return nil
@@ -83,8 +96,6 @@ func newFlags(name string) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	return fs
 }
-
-func loadConfig() (*config.Config, error) { return config.FromEnv() }
 
 func setupLogging(cfg *config.Config, w io.Writer) {
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}

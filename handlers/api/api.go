@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -15,6 +17,11 @@ type Deps struct {
 	DB     *models.DB
 	Config *config.Config
 	Now    func() time.Time
+	// Links runs the link, domain, tag and folder rules.
+	Links *links.Service
+	// Conversions runs tracking, customers, partners, commissions and embed
+	// tokens.
+	Conversions *conversions.Service
 }
 
 // Handlers is the API's handler set.

@@ -39,6 +39,8 @@ type Config struct {
 	BodyLimit       int           // bytes
 	ShutdownTimeout time.Duration // how long in-flight work may take on SIGTERM
 
+	FXRatesFile string // JSON FX rates (units per USD) overriding the built-in table
+
 	SessionHashKeys  [][]byte // securecookie hash keys, newest first (rotation)
 	SessionBlockKeys [][]byte // securecookie block keys, same order
 
@@ -77,8 +79,8 @@ var Vars = []Var{
 	{"RELINK_TRUSTED_PROXIES", "127.0.0.1/32,::1/128", "Comma-separated CIDRs whose `X-Forwarded-Proto`/`X-Forwarded-For` and geo headers are trusted."},
 	{"RELINK_LOG_FORMAT", "text", "`text` or `json`."},
 	{"RELINK_LOG_LEVEL", "info", "`debug`, `info`, `warn` or `error`."},
-	{"RELINK_BODY_LIMIT", "1048576", "Largest accepted request body in bytes; larger bodies get 413."},
-	{"RELINK_SHUTDOWN_TIMEOUT", "20s", "Deadline for finishing in-flight requests and draining queues on SIGTERM."},
+	{"RELINK_BODY_LIMIT", "1048576", "Largest accepted request body in bytes; larger bodies get 400 `bad_request` naming the limit."},
+	{"RELINK_SHUTDOWN_TIMEOUT", "20s", "On SIGTERM: how long in-flight requests may take to finish, and then, separately, how long the queues (the click pipeline) may take to drain."},
 	{"RELINK_GEOIP_DB", "(empty)", "MaxMind-format `.mmdb` (GeoLite2/GeoIP2 City or Country) used to locate clicks by IP when no trusted geo header says where they come from."},
 	{"RELINK_GEO_COUNTRY_HEADERS", "CF-IPCountry,X-Vercel-IP-Country", "Headers a trusted proxy (RELINK_TRUSTED_PROXIES) sets with the visitor's ISO country code; the first non-empty one wins."},
 	{"RELINK_GEO_REGION_HEADERS", "X-Vercel-IP-Country-Region", "Headers a trusted proxy sets with the visitor's region (subdivision code)."},
@@ -89,6 +91,7 @@ var Vars = []Var{
 	{"RELINK_CLICK_DEDUP_WINDOW", "1h", "Repeat clicks by the same visitor (IP and user agent) on the same link within this window are not counted, as upstream does; `0` counts every click."},
 	{"RELINK_LINK_CACHE_SIZE", "100000", "Links kept in each instance's in-process redirect cache."},
 	{"RELINK_LINK_CACHE_TTL", "0", "Life of a cached link. `0`: until the link changes (invalidated in-process, and across instances through Redis when RELINK_REDIS_URL is set). Set e.g. `30s` when several instances run without Redis."},
+	{"RELINK_FX_RATES", "(built-in table)", "JSON file of FX rates, units of each currency per 1 USD (`{\"eur\": 0.92}` or `{\"base\":\"USD\",\"rates\":{…}}`), used to convert non-USD sales to USD cents. Overrides the approximate built-in table; re-read when it changes, so a daily cron can refresh it."},
 	{"RELINK_SESSION_KEYS", "(random per start in dev)", "Console session keys: comma-separated `hashkey:blockkey` pairs (hex or base64, 32 bytes each), newest first; older pairs still decode (rotation). Also accepts RELINK_SESSION_KEYS_FILE. Required outside dev."},
 }
 
@@ -100,19 +103,23 @@ func FromEnv() (*Config, error) { return Load(os.Getenv) }
 
 // Load parses and validates configuration from getenv.
 func Load(getenv Getenv) (*Config, error) {
+	var errs []error
 	get := func(name, def string) string {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			return v
 		}
 		if f := strings.TrimSpace(getenv(name + "_FILE")); f != "" {
 			b, err := os.ReadFile(f)
-			if err == nil {
-				return strings.TrimSpace(string(b))
+			if err != nil {
+				// A secret that cannot be read must stop the start, not
+				// silently fall back to the default.
+				errs = append(errs, fmt.Errorf("%s_FILE: %w", name, err))
+				return def
 			}
+			return strings.TrimSpace(string(b))
 		}
 		return def
 	}
-	var errs []error
 	c := &Config{}
 	c.DatabaseURL = get("RELINK_DATABASE_URL", "sqlite:relink.db")
 	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
@@ -177,11 +184,13 @@ func Load(getenv Getenv) (*Config, error) {
 	if err := c.LogLevel.UnmarshalText([]byte(get("RELINK_LOG_LEVEL", "info"))); err != nil {
 		errs = append(errs, fmt.Errorf("RELINK_LOG_LEVEL: %w", err))
 	}
-	if c.BodyLimit, err = strconv.Atoi(get("RELINK_BODY_LIMIT", "1048576")); err != nil || c.BodyLimit <= 0 {
-		errs = append(errs, fmt.Errorf("RELINK_BODY_LIMIT: want a positive number of bytes"))
+	bodyLimit := get("RELINK_BODY_LIMIT", "1048576")
+	if c.BodyLimit, err = strconv.Atoi(bodyLimit); err != nil || c.BodyLimit <= 0 {
+		errs = append(errs, fmt.Errorf("RELINK_BODY_LIMIT: want a positive number of bytes, got %q", bodyLimit))
 	}
-	if c.ShutdownTimeout, err = time.ParseDuration(get("RELINK_SHUTDOWN_TIMEOUT", "20s")); err != nil {
-		errs = append(errs, fmt.Errorf("RELINK_SHUTDOWN_TIMEOUT: %w", err))
+	shutdown := get("RELINK_SHUTDOWN_TIMEOUT", "20s")
+	if c.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil || c.ShutdownTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("RELINK_SHUTDOWN_TIMEOUT: want a positive duration like 20s, got %q", shutdown))
 	}
 	c.GeoIPDB = get("RELINK_GEOIP_DB", "")
 	c.GeoCountryHeaders = list(get("RELINK_GEO_COUNTRY_HEADERS", "CF-IPCountry,X-Vercel-IP-Country"))
@@ -207,6 +216,12 @@ func Load(getenv Getenv) (*Config, error) {
 	c.ClickDedupWindow = duration("RELINK_CLICK_DEDUP_WINDOW", "1h", true)
 	c.LinkCacheSize = positive("RELINK_LINK_CACHE_SIZE", "100000")
 	c.LinkCacheTTL = duration("RELINK_LINK_CACHE_TTL", "0", true)
+	c.FXRatesFile = get("RELINK_FX_RATES", "")
+	if c.FXRatesFile != "" {
+		if _, err := os.Stat(c.FXRatesFile); err != nil {
+			errs = append(errs, fmt.Errorf("RELINK_FX_RATES: %w", err))
+		}
+	}
 	if keys := get("RELINK_SESSION_KEYS", ""); keys != "" {
 		c.SessionHashKeys, c.SessionBlockKeys, err = parseSessionKeys(keys)
 		if err != nil {

@@ -40,15 +40,31 @@ var now = time.Now
 
 // New returns prefix + a 25-character Crockford base32 body: 6 bytes of
 // millisecond timestamp then 10 random bytes, read as one big number.
+// Within one process IDs are strictly increasing: a second ID in the same
+// millisecond (or after the clock stepped back) reuses the previous
+// timestamp and adds one to the previous random part, as monotonic ULIDs
+// do, so ordering by ID is ordering by creation (cursor pagination).
 func New(prefix string) string {
 	var buf [16]byte
 	ms := uint64(now().UnixMilli())
+	mono.Lock()
+	if ms <= mono.ms && !increment(mono.rnd[:]) {
+		ms = mono.ms
+	} else {
+		if ms <= mono.ms {
+			ms = mono.ms + 1 // the random part overflowed: borrow the next millisecond
+		}
+		if _, err := rand.Read(mono.rnd[:]); err != nil {
+			mono.Unlock()
+			panic("ids: crypto/rand failed: " + err.Error())
+		}
+		mono.ms = ms
+	}
+	copy(buf[6:], mono.rnd[:])
+	mono.Unlock()
 	var ts [8]byte
 	binary.BigEndian.PutUint64(ts[:], ms)
 	copy(buf[:6], ts[2:])
-	if _, err := rand.Read(buf[6:]); err != nil {
-		panic("ids: crypto/rand failed: " + err.Error())
-	}
 	n := new(big.Int).SetBytes(buf[:])
 	if n.Sign() == 0 {
 		return prefix + "0"
@@ -69,15 +85,17 @@ func New(prefix string) string {
 // Random returns n characters drawn uniformly from alphabet with crypto/rand.
 func Random(alphabet string, n int) string {
 	out := make([]byte, n)
-	// Rejection sampling over bytes keeps the distribution uniform.
-	limit := byte(256 - 256%len(alphabet))
+	// Rejection sampling over bytes keeps the distribution uniform. The limit
+	// is an int: for alphabets dividing 256 (2, 4, …, 32, 64) it is 256 and
+	// no byte is rejected (as a byte it wrapped to 0 and rejected every byte).
+	limit := 256 - 256%len(alphabet)
 	var buf [64]byte
 	for i := 0; i < n; {
 		if _, err := rand.Read(buf[:]); err != nil {
 			panic("ids: crypto/rand failed: " + err.Error())
 		}
 		for _, b := range buf {
-			if len(alphabet) < 256 && b >= limit {
+			if int(b) >= limit {
 				continue
 			}
 			out[i] = alphabet[int(b)%len(alphabet)]

@@ -1,0 +1,474 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/models"
+)
+
+const programUsage = `relink program — configure a workspace's partner program (the API has no endpoints for it).
+
+  relink program show --workspace W
+  relink program set --workspace W [--name N] [--domain D] [--url U] [--folder ID]
+  relink program group set --workspace W [--group default] [--holding-days 0|7|14|30|60|90]
+        [--default-link DOMAIN=URL]... [--additional-link DOMAIN[/PATH][=exact]]... [--no-additional-links]
+        [--utm source=x,medium=y] [--max-partner-links N]
+  relink program reward set --workspace W --event click|lead|sale --type flat|percentage --amount A
+        [--max-duration MONTHS|lifetime] [--group default] [--spend-limit CENTS --spend-interval allTime|day|week|month]
+        [--modifiers JSON] [--description TEXT]
+        (flat amounts are cents, percentage amounts percent: --amount 10 = 10%)
+  relink program reward clear --workspace W --event click|lead|sale [--group default]
+  relink program commissions process            move commissions past their holding period to processed
+  relink program commissions pay --workspace W [--partner pn_…]   mark processed commissions paid
+  relink program commissions clicks [--day YYYY-MM-DD]            create a day's click commissions (default yesterday)
+
+W is a workspace slug or ws_ id. Every command prints the result as JSON.
+`
+
+// multiFlag collects a repeatable flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func program(ctx context.Context, cfg *config.Config, args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return usageError{programUsage}
+	}
+	cmd := args[0]
+	rest := args[1:]
+	if (cmd == "group" || cmd == "reward" || cmd == "commissions") && len(rest) > 0 {
+		cmd, rest = cmd+" "+rest[0], rest[1:]
+	}
+	fs := newFlags("program " + cmd)
+	wsFlag := fs.String("workspace", "", "workspace slug or ws_ id")
+	db, err := openDB(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	p := &programCmd{ctx: ctx, db: db, out: stdout, fs: fs, ws: wsFlag}
+	switch cmd {
+	case "show":
+		return p.run(rest, p.show)
+	case "set":
+		return p.set(rest)
+	case "group set":
+		return p.groupSet(rest)
+	case "reward set":
+		return p.rewardSet(rest)
+	case "reward clear":
+		return p.rewardClear(rest)
+	case "commissions process":
+		return p.commissionsProcess(rest)
+	case "commissions pay":
+		return p.commissionsPay(rest)
+	case "commissions clicks":
+		return p.commissionsClicks(rest)
+	}
+	return usageError{fmt.Sprintf("unknown program command %q\n\n%s", cmd, programUsage)}
+}
+
+type programCmd struct {
+	ctx  context.Context
+	db   *models.DB
+	out  io.Writer
+	fs   *flag.FlagSet
+	ws   *string
+	prog *models.Program
+	w    *models.Workspace
+}
+
+// parse reads flags and, when needWS, loads the workspace and its program.
+func (p *programCmd) parse(args []string, needWS bool) error {
+	if err := p.fs.Parse(args); err != nil {
+		return usageError{err.Error() + "\n\n" + programUsage}
+	}
+	if !needWS {
+		return nil
+	}
+	if *p.ws == "" {
+		return usageError{"--workspace is required\n\n" + programUsage}
+	}
+	var err error
+	if id, ok := strings.CutPrefix(*p.ws, "ws_"); ok {
+		p.w, err = p.db.WorkspaceByID(p.ctx, id)
+	} else {
+		p.w, err = p.db.WorkspaceBySlug(p.ctx, *p.ws)
+	}
+	if err != nil {
+		return cliErr(err)
+	}
+	if p.prog, err = p.db.DefaultProgram(p.ctx, p.w.ID); err != nil {
+		return cliErr(err)
+	}
+	return nil
+}
+
+func (p *programCmd) run(args []string, fn func() error) error {
+	if err := p.parse(args, true); err != nil {
+		return err
+	}
+	return fn()
+}
+
+// cliErr turns API errors into plain messages.
+func cliErr(err error) error {
+	var ae *apierr.Error
+	if errors.As(err, &ae) && ae.Code != apierr.InternalServerError {
+		return errors.New(strings.TrimSuffix(ae.Message, "."))
+	}
+	return err
+}
+
+func (p *programCmd) print(v any) error {
+	enc := json.NewEncoder(p.out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+type rewardOut struct {
+	ID                 string                  `json:"id"`
+	Event              string                  `json:"event"`
+	Type               string                  `json:"type"`
+	AmountInCents      *int64                  `json:"amountInCents"`
+	AmountInPercentage *float64                `json:"amountInPercentage"`
+	MaxDuration        *int                    `json:"maxDuration"`
+	Description        *string                 `json:"description"`
+	Modifiers          []models.RewardModifier `json:"modifiers"`
+	SpendLimitAmount   *int64                  `json:"spendLimitAmount"`
+	SpendLimitInterval *string                 `json:"spendLimitInterval"`
+}
+
+type groupOut struct {
+	ID                string                  `json:"id"`
+	Name              string                  `json:"name"`
+	Slug              string                  `json:"slug"`
+	HoldingPeriodDays int                     `json:"holdingPeriodDays"`
+	DefaultLinks      []models.DefaultLink    `json:"defaultLinks"`
+	AdditionalLinks   []models.AdditionalLink `json:"additionalLinks"`
+	UTMTemplate       map[string]string       `json:"utmTemplate"`
+	MaxPartnerLinks   int                     `json:"maxPartnerLinks"`
+	Rewards           map[string]*rewardOut   `json:"rewards"`
+}
+
+type programOut struct {
+	ID             string     `json:"id"`
+	Workspace      string     `json:"workspaceId"`
+	Name           string     `json:"name"`
+	Domain         *string    `json:"domain"`
+	URL            *string    `json:"url"`
+	DefaultGroupID *string    `json:"defaultGroupId"`
+	Groups         []groupOut `json:"groups"`
+}
+
+func toRewardOut(r *models.Reward) *rewardOut {
+	o := &rewardOut{ID: r.ID, Event: r.Event, Type: r.Type, AmountInCents: r.AmountInCents, MaxDuration: r.MaxDuration,
+		Description: r.Description, SpendLimitAmount: r.SpendLimitAmount, SpendLimitInterval: r.SpendLimitInterval}
+	if r.AmountInPercentageBP != nil {
+		pct := float64(*r.AmountInPercentageBP) / 100
+		o.AmountInPercentage = &pct
+	}
+	if r.Modifiers.Valid {
+		o.Modifiers = r.Modifiers.V
+	}
+	return o
+}
+
+// show prints the program with its groups and rewards.
+func (p *programCmd) show() error {
+	groups, err := p.db.ListGroups(p.ctx, p.w.ID, p.prog.ID)
+	if err != nil {
+		return err
+	}
+	out := programOut{ID: p.prog.ID, Workspace: p.w.PublicID(), Name: p.prog.Name, Domain: p.prog.Domain, URL: p.prog.URL,
+		DefaultGroupID: p.prog.DefaultGroupID, Groups: []groupOut{}}
+	for _, g := range groups {
+		ids := []string{}
+		for _, id := range []*string{g.ClickRewardID, g.LeadRewardID, g.SaleRewardID, g.ReferralRewardID} {
+			if id != nil {
+				ids = append(ids, *id)
+			}
+		}
+		rewards, err := p.db.RewardsByID(p.ctx, p.w.ID, ids)
+		if err != nil {
+			return err
+		}
+		gr := groupOut{ID: g.ID, Name: g.Name, Slug: g.Slug, HoldingPeriodDays: g.HoldingPeriodDays,
+			DefaultLinks: g.DefaultLinks.V, UTMTemplate: g.UTMTemplate.V, MaxPartnerLinks: g.MaxPartnerLinks, Rewards: map[string]*rewardOut{}}
+		if g.AdditionalLinks.Valid {
+			gr.AdditionalLinks = g.AdditionalLinks.V
+		}
+		for _, r := range rewards {
+			gr.Rewards[r.Event] = toRewardOut(r)
+		}
+		out.Groups = append(out.Groups, gr)
+	}
+	return p.print(out)
+}
+
+// set changes the program's name, partner-link domain, URL or folder.
+func (p *programCmd) set(args []string) error {
+	name := p.fs.String("name", "", "program name")
+	domain := p.fs.String("domain", "", "short domain of partner links (a workspace domain or the default short domain)")
+	dest := p.fs.String("url", "", "default destination of partner links")
+	folder := p.fs.String("folder", "", "folder id partner links go into")
+	if err := p.parse(args, true); err != nil {
+		return err
+	}
+	if *name != "" {
+		p.prog.Name = *name
+	}
+	if *domain != "" {
+		d := strings.ToLower(*domain)
+		p.prog.Domain = &d
+	}
+	if *dest != "" {
+		if !strings.HasPrefix(*dest, "http://") && !strings.HasPrefix(*dest, "https://") {
+			return usageError{"--url: want an http(s) URL"}
+		}
+		p.prog.URL = dest
+	}
+	if *folder != "" {
+		if _, err := p.db.FolderByID(p.ctx, p.w.ID, *folder); err != nil {
+			return cliErr(err)
+		}
+		p.prog.DefaultFolderID = folder
+	}
+	p.prog.UpdatedAt = time.Now().UTC()
+	if err := p.db.SaveProgram(p.ctx, p.prog); err != nil {
+		return cliErr(err)
+	}
+	return p.show()
+}
+
+func (p *programCmd) group(sel string) (*models.Group, error) {
+	g, err := p.db.GroupByIDOrSlug(p.ctx, p.w.ID, p.prog.ID, sel)
+	return g, cliErr(err)
+}
+
+// groupSet changes a group's holding period and link rules.
+func (p *programCmd) groupSet(args []string) error {
+	sel := p.fs.String("group", models.DefaultGroupSlug, "group slug or grp_ id")
+	holding := p.fs.Int("holding-days", -1, "holding period in days: 0, 7, 14, 30, 60 or 90")
+	var defaults, additional multiFlag
+	p.fs.Var(&defaults, "default-link", "DOMAIN=URL: a link every new partner gets (repeatable, at most 5; replaces the list)")
+	p.fs.Var(&additional, "additional-link", "DOMAIN[/PATH][=exact]: a destination partners may link to (repeatable; replaces the list)")
+	noAdditional := p.fs.Bool("no-additional-links", false, "forbid partner links to other destinations")
+	utm := p.fs.String("utm", "", "UTM template: source=x,medium=y,campaign=z (empty value removes it)")
+	maxLinks := p.fs.Int("max-partner-links", -1, "most links a partner may create in the embed")
+	if err := p.parse(args, true); err != nil {
+		return err
+	}
+	g, err := p.group(*sel)
+	if err != nil {
+		return err
+	}
+	if *holding >= 0 {
+		g.HoldingPeriodDays = *holding
+	}
+	if *maxLinks >= 0 {
+		g.MaxPartnerLinks = *maxLinks
+	}
+	if len(defaults) > 0 {
+		var dl []models.DefaultLink
+		for _, d := range defaults {
+			domain, u, ok := strings.Cut(d, "=")
+			if !ok || domain == "" || !strings.HasPrefix(u, "http") {
+				return usageError{fmt.Sprintf("--default-link %q: want DOMAIN=URL", d)}
+			}
+			dl = append(dl, models.DefaultLink{Domain: strings.ToLower(domain), URL: u})
+		}
+		g.DefaultLinks = models.Some(dl)
+	}
+	if *noAdditional {
+		g.AdditionalLinks = models.JSONCol[[]models.AdditionalLink]{}
+	}
+	if len(additional) > 0 {
+		var al []models.AdditionalLink
+		for _, a := range additional {
+			spec, mode, _ := strings.Cut(a, "=")
+			if mode == "" {
+				mode = "domain"
+			}
+			if mode != "domain" && mode != "exact" {
+				return usageError{fmt.Sprintf("--additional-link %q: mode must be domain or exact", a)}
+			}
+			domain, path, _ := strings.Cut(spec, "/")
+			if path != "" {
+				path = "/" + path
+			}
+			al = append(al, models.AdditionalLink{Domain: strings.ToLower(domain), Path: path, ValidationMode: mode})
+		}
+		g.AdditionalLinks = models.Some(al)
+	}
+	if *utm != "" {
+		tpl := map[string]string{}
+		if g.UTMTemplate.Valid {
+			tpl = g.UTMTemplate.V
+		}
+		for _, kv := range strings.Split(*utm, ",") {
+			k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
+			k = "utm_" + strings.TrimPrefix(k, "utm_")
+			if v == "" {
+				delete(tpl, k)
+			} else {
+				tpl[k] = v
+			}
+		}
+		g.UTMTemplate = models.Some(tpl)
+	}
+	g.UpdatedAt = time.Now().UTC()
+	if err := p.db.SaveGroup(p.ctx, g); err != nil {
+		return cliErr(err)
+	}
+	return p.show()
+}
+
+// rewardSet replaces a group's reward for an event.
+func (p *programCmd) rewardSet(args []string) error {
+	sel := p.fs.String("group", models.DefaultGroupSlug, "group slug or grp_ id")
+	event := p.fs.String("event", "", "click, lead or sale")
+	typ := p.fs.String("type", models.RewardFlat, "flat or percentage")
+	amount := p.fs.String("amount", "", "cents for flat rewards, percent (up to 2 decimals) for percentage rewards")
+	maxDur := p.fs.String("max-duration", "", "sale rewards: months they pay for after the first sale (0 = first sale only); lifetime or empty = forever")
+	spend := p.fs.Int64("spend-limit", -1, "cap in cents per interval")
+	interval := p.fs.String("spend-interval", "allTime", "allTime, day, week or month")
+	mods := p.fs.String("modifiers", "", "JSON array of modifier groups (partners-and-embed.md §4.1)")
+	desc := p.fs.String("description", "", "description shown to partners")
+	if err := p.parse(args, true); err != nil {
+		return err
+	}
+	if *event == "" || *amount == "" {
+		return usageError{"--event and --amount are required\n\n" + programUsage}
+	}
+	g, err := p.group(*sel)
+	if err != nil {
+		return err
+	}
+	r := &models.Reward{Event: *event, Type: *typ}
+	n, err := strconv.ParseFloat(*amount, 64)
+	if err != nil || n < 0 {
+		return usageError{fmt.Sprintf("--amount %q: want a non-negative number", *amount)}
+	}
+	if *typ == models.RewardPercentage {
+		bp := models.PercentageBP(n)
+		r.AmountInPercentageBP = &bp
+	} else {
+		if n != float64(int64(n)) {
+			return usageError{"--amount: flat rewards are whole cents"}
+		}
+		c := int64(n)
+		r.AmountInCents = &c
+	}
+	switch *maxDur {
+	case "", "lifetime", "null":
+	default:
+		m, err := strconv.Atoi(*maxDur)
+		if err != nil {
+			return usageError{fmt.Sprintf("--max-duration %q: want months or lifetime", *maxDur)}
+		}
+		r.MaxDuration = &m
+	}
+	if *spend >= 0 {
+		r.SpendLimitAmount = spend
+		switch *interval {
+		case "allTime", "day", "week", "month":
+			r.SpendLimitInterval = interval
+		default:
+			return usageError{"--spend-interval: want allTime, day, week or month"}
+		}
+	}
+	if *mods != "" {
+		var m []models.RewardModifier
+		if err := json.Unmarshal([]byte(*mods), &m); err != nil {
+			return usageError{"--modifiers: " + err.Error()}
+		}
+		r.Modifiers = models.Some(m)
+	}
+	if *desc != "" {
+		r.Description = desc
+	}
+	now := time.Now().UTC()
+	r.CreatedAt, r.UpdatedAt = now, now
+	if err := p.db.SetGroupReward(p.ctx, g, r); err != nil {
+		return cliErr(err)
+	}
+	return p.print(toRewardOut(r))
+}
+
+// rewardClear removes a group's reward for an event.
+func (p *programCmd) rewardClear(args []string) error {
+	sel := p.fs.String("group", models.DefaultGroupSlug, "group slug or grp_ id")
+	event := p.fs.String("event", "", "click, lead or sale")
+	if err := p.parse(args, true); err != nil {
+		return err
+	}
+	g, err := p.group(*sel)
+	if err != nil {
+		return err
+	}
+	if err := p.db.ClearGroupReward(p.ctx, g, *event); err != nil {
+		return cliErr(err)
+	}
+	return p.show()
+}
+
+type countOut struct {
+	Count int64 `json:"count"`
+}
+
+func (p *programCmd) commissionsProcess(args []string) error {
+	if err := p.parse(args, false); err != nil {
+		return err
+	}
+	n, err := p.db.ProcessDueCommissions(p.ctx, time.Now())
+	if err != nil {
+		return err
+	}
+	return p.print(countOut{Count: n})
+}
+
+func (p *programCmd) commissionsPay(args []string) error {
+	partner := p.fs.String("partner", "", "only this partner's commissions")
+	if err := p.parse(args, true); err != nil {
+		return err
+	}
+	n, err := p.db.MarkCommissionsPaid(p.ctx, p.w.ID, p.prog.ID, *partner, time.Now())
+	if err != nil {
+		return err
+	}
+	// Paid still counts in totalCommissions: no totals change.
+	return p.print(countOut{Count: n})
+}
+
+func (p *programCmd) commissionsClicks(args []string) error {
+	day := p.fs.String("day", "", "UTC day, YYYY-MM-DD (default yesterday)")
+	if err := p.parse(args, false); err != nil {
+		return err
+	}
+	d := time.Now().UTC().Add(-24 * time.Hour)
+	if *day != "" {
+		var err error
+		if d, err = time.Parse("2006-01-02", *day); err != nil {
+			return usageError{"--day: want YYYY-MM-DD"}
+		}
+	}
+	svc := conversions.New(conversions.Deps{DB: p.db})
+	n, err := svc.ClickCommissions(p.ctx, d)
+	if err != nil {
+		return err
+	}
+	return p.print(countOut{Count: int64(n)})
+}

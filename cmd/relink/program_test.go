@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/relinkhq/relink/internal/testdb"
+)
+
+func TestProgramCommands(t *testing.T) {
+	for _, dialect := range testdb.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			dbURL := testdb.URL(t, dialect)
+			getenv := func(k string) string {
+				if k == "RELINK_DATABASE_URL" {
+					return dbURL
+				}
+				return ""
+			}
+			relink := func(args ...string) (string, error) {
+				var out, errOut bytes.Buffer
+				err := run(context.Background(), args, getenv, &out, &errOut)
+				return out.String(), err
+			}
+			if _, err := relink("workspace", "create", "--name", "Acme", "--slug", "acme", "--plan", "business"); err != nil {
+				t.Fatal(err)
+			}
+			out, err := relink("program", "reward", "set", "--workspace", "acme", "--event", "sale", "--type", "percentage",
+				"--amount", "12.5", "--max-duration", "12", "--spend-limit", "50000", "--spend-interval", "month")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r struct {
+				ID                 string   `json:"id"`
+				AmountInPercentage *float64 `json:"amountInPercentage"`
+				MaxDuration        *int     `json:"maxDuration"`
+			}
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			if !strings.HasPrefix(r.ID, "rw_") || r.AmountInPercentage == nil || *r.AmountInPercentage != 12.5 || r.MaxDuration == nil || *r.MaxDuration != 12 {
+				t.Fatalf("reward %s", out)
+			}
+			if _, err := relink("program", "reward", "set", "--workspace", "acme", "--event", "lead", "--amount", "300"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := relink("program", "group", "set", "--workspace", "acme", "--holding-days", "7",
+				"--default-link", "acme.link=https://acme.example/", "--additional-link", "acme.example", "--utm", "source=partners"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := relink("program", "set", "--workspace", "acme", "--domain", "Acme.Link", "--url", "https://acme.example/"); err != nil {
+				t.Fatal(err)
+			}
+			out, err = relink("program", "show", "--workspace", "acme")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var show struct {
+				ID     string  `json:"id"`
+				Domain *string `json:"domain"`
+				Groups []struct {
+					Slug              string `json:"slug"`
+					HoldingPeriodDays int    `json:"holdingPeriodDays"`
+					DefaultLinks      []struct {
+						Domain string `json:"domain"`
+					} `json:"defaultLinks"`
+					UTMTemplate map[string]string `json:"utmTemplate"`
+					Rewards     map[string]struct {
+						Type          string `json:"type"`
+						AmountInCents *int64 `json:"amountInCents"`
+						MaxDuration   *int   `json:"maxDuration"`
+					} `json:"rewards"`
+				} `json:"groups"`
+			}
+			if err := json.Unmarshal([]byte(out), &show); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			g := show.Groups[0]
+			if !strings.HasPrefix(show.ID, "prog_") || *show.Domain != "acme.link" || len(show.Groups) != 1 || g.Slug != "default" ||
+				g.HoldingPeriodDays != 7 || len(g.DefaultLinks) != 1 || g.UTMTemplate["utm_source"] != "partners" {
+				t.Fatalf("program %s", out)
+			}
+			if lead := g.Rewards["lead"]; lead.Type != "flat" || *lead.AmountInCents != 300 || lead.MaxDuration == nil || *lead.MaxDuration != 0 {
+				t.Errorf("lead reward %+v (lead rewards are one-time)", lead)
+			}
+			if g.Rewards["sale"].Type != "percentage" {
+				t.Errorf("sale reward %+v", g.Rewards["sale"])
+			}
+			if _, err := relink("program", "reward", "clear", "--workspace", "acme", "--event", "lead"); err != nil {
+				t.Fatal(err)
+			}
+			out, _ = relink("program", "show", "--workspace", "acme")
+			if strings.Contains(out, `"lead"`) {
+				t.Errorf("lead reward not cleared: %s", out)
+			}
+			for _, tc := range []struct {
+				args []string
+				want string
+			}{
+				{[]string{"program", "reward", "set", "--workspace", "acme", "--event", "lead", "--type", "percentage", "--amount", "5"}, "Click and lead rewards are always flat"},
+				{[]string{"program", "reward", "set", "--workspace", "acme", "--event", "sale", "--type", "percentage", "--amount", "101"}, "between 0 and 100"},
+				{[]string{"program", "reward", "set", "--workspace", "acme", "--event", "sale", "--amount", "1.5"}, "whole cents"},
+				{[]string{"program", "group", "set", "--workspace", "acme", "--holding-days", "5"}, "Holding period must be one of"},
+				{[]string{"program", "show", "--workspace", "nope"}, "Workspace not found"},
+				{[]string{"program", "show"}, "--workspace is required"},
+				{[]string{"program", "frobnicate"}, "unknown program command"},
+			} {
+				if _, err := relink(tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("relink %s: %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+				}
+			}
+			out, err = relink("program", "commissions", "process")
+			if err != nil || !strings.Contains(out, `"count": 0`) {
+				t.Errorf("commissions process: %s %v", out, err)
+			}
+		})
+	}
+}

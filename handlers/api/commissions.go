@@ -1,0 +1,257 @@
+package api
+
+import (
+	"context"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/request"
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/models"
+)
+
+// commissionJSON is the Commission object (partners-and-embed.md §4.5).
+type commissionJSON struct {
+	ID          string                `json:"id"`
+	Type        string                `json:"type"`
+	Amount      int64                 `json:"amount"`
+	Earnings    int64                 `json:"earnings"`
+	Currency    string                `json:"currency"`
+	Status      string                `json:"status"`
+	InvoiceID   *string               `json:"invoiceId"`
+	Description *string               `json:"description"`
+	Quantity    int64                 `json:"quantity"`
+	UserID      *string               `json:"userId"`
+	Metadata    map[string]any        `json:"metadata"`
+	CreatedAt   string                `json:"createdAt"`
+	UpdatedAt   string                `json:"updatedAt"`
+	PaidAt      *string               `json:"paidAt"`
+	Partner     commissionPartnerJSON `json:"partner"`
+	Customer    *customerJSON         `json:"customer"`
+}
+
+type commissionPartnerJSON struct {
+	ID               string  `json:"id"`
+	Name             string  `json:"name"`
+	Email            *string `json:"email"`
+	Image            *string `json:"image"`
+	PayoutsEnabledAt *string `json:"payoutsEnabledAt"`
+	Country          *string `json:"country"`
+	GroupID          *string `json:"groupId"`
+}
+
+// commissionsJSON renders commissions with their partner and customer.
+func (h *Handlers) commissionsJSON(ctx context.Context, ws *models.Workspace, programID string, cs []models.Commission) ([]commissionJSON, error) {
+	var partnerIDs, customerIDs []string
+	for _, c := range cs {
+		partnerIDs = append(partnerIDs, c.PartnerID)
+		if c.CustomerID != nil {
+			customerIDs = append(customerIDs, *c.CustomerID)
+		}
+	}
+	partners, err := h.DB.PartnersByID(ctx, ws.ID, partnerIDs)
+	if err != nil {
+		return nil, err
+	}
+	enrollments, err := h.DB.EnrollmentsByPartner(ctx, ws.ID, programID, partnerIDs)
+	if err != nil {
+		return nil, err
+	}
+	customers, err := h.DB.CustomersByID(ctx, ws.ID, customerIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]commissionJSON, len(cs))
+	for i, c := range cs {
+		j := commissionJSON{
+			ID: c.ID, Type: c.Type, Amount: c.Amount, Earnings: c.Earnings, Currency: c.Currency, Status: c.Status,
+			InvoiceID: c.InvoiceID, Description: c.Description, Quantity: c.Quantity, UserID: c.UserID,
+			Metadata: c.Metadata, CreatedAt: Timestamp(c.CreatedAt), UpdatedAt: Timestamp(c.UpdatedAt), PaidAt: optTime(c.PaidAt),
+			Partner: commissionPartnerJSON{ID: c.PartnerID, Name: "Deleted Partner"},
+		}
+		if p := partners[c.PartnerID]; p != nil {
+			email := p.Email
+			j.Partner = commissionPartnerJSON{ID: p.ID, Name: p.Name, Email: &email, Image: p.Image,
+				PayoutsEnabledAt: optTime(p.PayoutsEnabledAt), Country: p.Country}
+			if e := enrollments[c.PartnerID]; e != nil {
+				j.Partner.GroupID = e.GroupID
+			}
+		}
+		if c.CustomerID != nil {
+			if cust := customers[*c.CustomerID]; cust != nil {
+				cj := toCustomerJSON(cust)
+				j.Customer = &cj
+			}
+		}
+		out[i] = j
+	}
+	return out, nil
+}
+
+// ListCommissions answers GET /commissions (§4.5): an array of the program's
+// commissions with earnings other than 0.
+func (h *Handlers) ListCommissions(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	ws := request.Workspace(c)
+	p, err := ParsePage(c, PageSpec{DefaultPageSize: 100, MaxPageSize: 100, SortBy: []string{"createdAt", "amount"}, DefaultOrder: "desc"})
+	if err != nil {
+		return err
+	}
+	q := models.CommissionQuery{
+		InvoiceID: c.Query("invoiceId"), CustomerID: c.Query("customerId"), PayoutID: c.Query("payoutId"),
+		GroupID: models.ParseSetFilter(c.Query("groupId")), SortBy: p.SortBy, Desc: p.Desc(),
+		StartingAfter: c.Query("startingAfter"), EndingBefore: c.Query("endingBefore"), Limit: p.PageSize, Offset: p.Offset(),
+	}
+	if err := checkCursor(c, p, q.StartingAfter, q.EndingBefore); err != nil {
+		return err
+	}
+	if t := models.ParseSetFilter(c.Query("type")); t != nil {
+		valid := t.Values[:0:0]
+		for _, v := range t.Values {
+			if contains(models.CommissionTypes, v) {
+				valid = append(valid, v)
+			}
+		}
+		if len(valid) == 0 {
+			return c.JSON([]commissionJSON{})
+		}
+		t.Values = valid
+		q.Type = t
+	}
+	if s := c.Query("status"); s != "" {
+		if !contains(models.CommissionStatuses, s) {
+			return apierr.Validation("invalid_value", "status", "Invalid option: expected one of "+options(models.CommissionStatuses))
+		}
+		q.Status = s
+	}
+	interval, start, end, loc, err := parseWindow(c)
+	if err != nil {
+		return err
+	}
+	q.Start, q.End = start, end
+	if start == nil {
+		if from, ok := conversions.IntervalStart(interval, h.now(), loc); ok {
+			q.Start = &from
+		}
+	}
+	prog, err := h.DB.DefaultProgram(ctx, ws.ID)
+	if err != nil {
+		return err
+	}
+	q.PartnerID = models.ParseSetFilter(c.Query("partnerId"))
+	if q.PartnerID == nil {
+		if tenant := c.Query("tenantId"); tenant != "" {
+			e, err := h.DB.EnrollmentByTenant(ctx, ws.ID, prog.ID, tenant)
+			if models.IsNotFound(err) {
+				return apierr.Newf(apierr.NotFound, "Partner with specified tenantId %s not found.", tenant)
+			}
+			if err != nil {
+				return err
+			}
+			q.PartnerID = &models.SetFilter{Values: []string{e.PartnerID}}
+		}
+	}
+	q.DefaultStatus = q.Type == nil && q.CustomerID == "" && q.PayoutID == "" && c.Query("partnerId") == ""
+	cs, err := h.DB.ListCommissions(ctx, ws.ID, prog.ID, q)
+	if err != nil {
+		return err
+	}
+	out, err := h.commissionsJSON(ctx, ws, prog.ID, cs)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+func (h *Handlers) now() time.Time {
+	if h.Now == nil {
+		return time.Now()
+	}
+	return h.Now()
+}
+
+// parseCommissionPatch validates a PATCH /commissions/{id} body.
+func parseCommissionPatch(body []byte) (conversions.CommissionPatch, error) {
+	var p conversions.CommissionPatch
+	o, err := decodeObject(body)
+	if err != nil {
+		return p, err
+	}
+	nonNeg := intOpts{min: bound(0)}
+	p.Earnings = o.integer("earnings", nonNeg)
+	p.SaleAmount = o.integer("saleAmount", nonNeg)
+	p.ModifySaleAmount = o.integer("modifySaleAmount", intOpts{})
+	p.Currency = "usd"
+	if v := o.str("currency", strOpts{trim: true, lower: true, min: 1}); v != nil {
+		p.Currency = *v
+	}
+	if s := o.enum("status", conversions.EditableStatuses, ""); s != "" {
+		p.Status = &s
+	}
+	if amount := o.integer("amount", nonNeg); amount != nil && p.SaleAmount == nil {
+		p.SaleAmount = amount // deprecated alias
+	}
+	if mod := o.integer("modifyAmount", intOpts{}); mod != nil && p.ModifySaleAmount == nil {
+		p.ModifySaleAmount = mod // deprecated alias
+	}
+	return p, o.err
+}
+
+// UpdateCommission answers PATCH /commissions/{id}.
+func (h *Handlers) UpdateCommission(c *fiber.Ctx) error {
+	patch, err := parseCommissionPatch(c.Body())
+	if err != nil {
+		return err
+	}
+	ws := request.Workspace(c)
+	cm, err := h.Conversions.UpdateCommission(c.UserContext(), ws, c.Params("id"), patch)
+	if err != nil {
+		return err
+	}
+	out, err := h.commissionsJSON(c.UserContext(), ws, cm.ProgramID, []models.Commission{*cm})
+	if err != nil {
+		return err
+	}
+	return c.JSON(out[0])
+}
+
+type embedTokenJSON struct {
+	PublicToken string `json:"publicToken"`
+	Expires     string `json:"expires"`
+}
+
+// CreateReferralsEmbedToken answers POST /tokens/embed/referrals (§5) with
+// 201 and a new public token for one enrollment.
+func (h *Handlers) CreateReferralsEmbedToken(c *fiber.Ctx) error {
+	o, err := decodeObject(c.Body())
+	if err != nil {
+		return err
+	}
+	var in conversions.EmbedInput
+	if v := o.str("partnerId", strOpts{trim: true}); v != nil {
+		in.PartnerID = *v
+	}
+	if v := o.str("tenantId", strOpts{trim: true}); v != nil {
+		in.TenantID = *v
+	}
+	if p := o.child("partner"); p != nil {
+		pin := parsePartnerBody(p)
+		if p.err != nil && o.err == nil {
+			o.err = p.err
+		}
+		in.Partner = &pin
+	}
+	if o.err != nil {
+		return o.err
+	}
+	if in.PartnerID == "" && in.TenantID == "" && in.Partner == nil {
+		return apierr.Validation("custom", "", "You must provide either partnerId, tenantId, or partner.")
+	}
+	token, expires, err := h.Conversions.EmbedToken(c.UserContext(), request.Workspace(c), in)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(embedTokenJSON{PublicToken: token, Expires: Timestamp(expires)})
+}

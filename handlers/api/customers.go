@@ -1,0 +1,256 @@
+package api
+
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/request"
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/models"
+)
+
+// customerJSON is the Customer object (partners-and-embed.md §2.1); the
+// expanded keys are omitted when not asked for or empty.
+type customerJSON struct {
+	ID                     string               `json:"id"`
+	Name                   *string              `json:"name"`
+	Email                  *string              `json:"email"`
+	Avatar                 *string              `json:"avatar"`
+	ExternalID             string               `json:"externalId"`
+	StripeCustomerID       *string              `json:"stripeCustomerId"`
+	Country                *string              `json:"country"`
+	Sales                  int64                `json:"sales"`
+	SaleAmount             int64                `json:"saleAmount"`
+	CreatedAt              string               `json:"createdAt"`
+	FirstSaleAt            *string              `json:"firstSaleAt"`
+	SubscriptionCanceledAt *string              `json:"subscriptionCanceledAt"`
+	Link                   *customerLinkJSON    `json:"link,omitempty"`
+	ProgramID              *string              `json:"programId,omitempty"`
+	Partner                *customerPartnerJSON `json:"partner,omitempty"`
+}
+
+type customerLinkJSON struct {
+	ID        string  `json:"id"`
+	Domain    string  `json:"domain"`
+	Key       string  `json:"key"`
+	ShortLink string  `json:"shortLink"`
+	URL       string  `json:"url"`
+	ProgramID *string `json:"programId"`
+}
+
+type customerPartnerJSON struct {
+	ID    string  `json:"id"`
+	Name  string  `json:"name"`
+	Email *string `json:"email"`
+	Image *string `json:"image"`
+}
+
+func toCustomerJSON(c *models.Customer) customerJSON {
+	return customerJSON{
+		ID: c.ID, Name: conversions.DisplayName(c), Email: c.Email, Avatar: c.Avatar, ExternalID: c.ExternalID,
+		StripeCustomerID: c.StripeCustomerID, Country: c.Country, Sales: c.Sales, SaleAmount: c.SaleAmount,
+		CreatedAt: Timestamp(c.CreatedAt), FirstSaleAt: optTime(c.FirstSaleAt), SubscriptionCanceledAt: optTime(c.SubscriptionCanceledAt),
+	}
+}
+
+// customersJSON renders customers, with their link and partner when
+// expanded is set.
+func (h *Handlers) customersJSON(ctx context.Context, ws *models.Workspace, cs []models.Customer, expanded bool) ([]customerJSON, error) {
+	out := make([]customerJSON, len(cs))
+	for i := range cs {
+		out[i] = toCustomerJSON(&cs[i])
+	}
+	if !expanded || len(cs) == 0 {
+		return out, nil
+	}
+	var linkIDs, partnerIDs []string
+	for _, c := range cs {
+		if c.LinkID != nil {
+			linkIDs = append(linkIDs, *c.LinkID)
+		}
+		if c.PartnerID != nil {
+			partnerIDs = append(partnerIDs, *c.PartnerID)
+		}
+	}
+	ls, err := h.DB.LinksByRefs(ctx, ws.ID, linkIDs, nil)
+	if err != nil {
+		return nil, err
+	}
+	links := map[string]*models.Link{}
+	for i := range ls {
+		links[ls[i].ID] = &ls[i]
+	}
+	partners, err := h.DB.PartnersByID(ctx, ws.ID, partnerIDs)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range cs {
+		if c.LinkID != nil {
+			if l := links[*c.LinkID]; l != nil {
+				out[i].Link = &customerLinkJSON{ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: h.Links.ShortLink(l), URL: l.URL, ProgramID: l.ProgramID}
+			}
+		}
+		out[i].ProgramID = c.ProgramID
+		if c.PartnerID != nil {
+			if p := partners[*c.PartnerID]; p != nil {
+				email := p.Email
+				out[i].Partner = &customerPartnerJSON{ID: p.ID, Name: p.Name, Email: &email, Image: p.Image}
+			}
+		}
+	}
+	return out, nil
+}
+
+var customerSorts = []string{"createdAt", "saleAmount", "firstSaleAt", "subscriptionCanceledAt"}
+
+// ListCustomers answers GET /customers (§2.2).
+func (h *Handlers) ListCustomers(c *fiber.Ctx) error {
+	ws := request.Workspace(c)
+	p, err := ParsePage(c, PageSpec{DefaultPageSize: 100, MaxPageSize: 100, SortBy: customerSorts, DefaultOrder: "desc"})
+	if err != nil {
+		return err
+	}
+	q := models.CustomerQuery{
+		Email: c.Query("email"), ExternalID: c.Query("externalId"), Search: c.Query("search"),
+		Country: c.Query("country"), LinkID: c.Query("linkId"), PartnerID: c.Query("partnerId"),
+		SortBy: p.SortBy, Desc: p.Desc(), StartingAfter: c.Query("startingAfter"), EndingBefore: c.Query("endingBefore"),
+		Limit: p.PageSize, Offset: p.Offset(),
+	}
+	if err := checkCursor(c, p, q.StartingAfter, q.EndingBefore); err != nil {
+		return err
+	}
+	if c.Query("programId") != "" || q.PartnerID != "" {
+		// Either forces the workspace's own program (the given value is ignored).
+		prog, err := h.DB.DefaultProgram(c.UserContext(), ws.ID)
+		if err != nil {
+			return err
+		}
+		q.ProgramID = prog.ID
+	}
+	expanded, err := queryBool(c, "includeExpandedFields")
+	if err != nil {
+		return err
+	}
+	cs, err := h.DB.ListCustomers(c.UserContext(), ws.ID, q)
+	if err != nil {
+		return err
+	}
+	out, err := h.customersJSON(c.UserContext(), ws, cs, expanded)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+// checkCursor applies the cursor rules shared by customers and commissions.
+func checkCursor(c *fiber.Ctx, p Page, after, before string) error {
+	if p.Page > 1000 {
+		return apierr.Validation("too_big", "page", "Page must be at most 1000.")
+	}
+	switch {
+	case after == "" && before == "":
+		return nil
+	case after != "" && before != "":
+		return apierr.Validation("custom", "", "You cannot use both startingAfter and endingBefore at the same time.")
+	case c.Query("page") != "":
+		return apierr.Validation("custom", "", "You cannot use page together with startingAfter or endingBefore.")
+	case p.SortBy != "createdAt":
+		return apierr.Validation("custom", "", "Cursor pagination (startingAfter or endingBefore) is only supported with sortBy=createdAt.")
+	}
+	return nil
+}
+
+// queryBool reads a true/false query parameter.
+func queryBool(c *fiber.Ctx, name string) (bool, error) {
+	switch c.Query(name) {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	return false, apierr.Validation("invalid_value", name, `Invalid option: expected one of "true"|"false"`)
+}
+
+func (h *Handlers) oneCustomerJSON(c *fiber.Ctx, cust *models.Customer) error {
+	expanded, err := queryBool(c, "includeExpandedFields")
+	if err != nil {
+		return err
+	}
+	out, err := h.customersJSON(c.UserContext(), request.Workspace(c), []models.Customer{*cust}, expanded)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out[0])
+}
+
+// GetCustomer answers GET /customers/{id}: a cus_ id or ext_<externalId>.
+func (h *Handlers) GetCustomer(c *fiber.Ctx) error {
+	cust, err := h.DB.CustomerByRef(c.UserContext(), request.Workspace(c).ID, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return h.oneCustomerJSON(c, cust)
+}
+
+// parseCustomerPatch validates a PATCH /customers/{id} body. country is
+// accepted and ignored, as upstream does.
+func parseCustomerPatch(body []byte) (models.CustomerPatch, error) {
+	var p models.CustomerPatch
+	o, err := decodeObject(body)
+	if err != nil {
+		return p, err
+	}
+	opt := func(name string, so strOpts) **string {
+		if !o.has(name) {
+			return nil
+		}
+		v := o.str(name, so)
+		return &v
+	}
+	p.Email = opt("email", strOpts{trim: true, email: true, max: 190})
+	p.Name = opt("name", strOpts{trim: true, max: 100})
+	p.Avatar = opt("avatar", strOpts{url: true})
+	if o.has("externalId") {
+		p.ExternalID = o.str("externalId", strOpts{required: true, trim: true, min: 1, max: 100})
+	}
+	p.StripeCustomerID = opt("stripeCustomerId", strOpts{trim: true})
+	o.str("country", strOpts{})
+	return p, o.err
+}
+
+// UpdateCustomer answers PATCH /customers/{id}.
+func (h *Handlers) UpdateCustomer(c *fiber.Ctx) error {
+	patch, err := parseCustomerPatch(c.Body())
+	if err != nil {
+		return err
+	}
+	ws := request.Workspace(c)
+	cust, err := h.DB.CustomerByRef(c.UserContext(), ws.ID, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	if err := h.DB.UpdateCustomer(c.UserContext(), cust, patch); err != nil {
+		return err
+	}
+	return h.oneCustomerJSON(c, cust)
+}
+
+// idJSON is the body of delete answers.
+type idJSON struct {
+	ID string `json:"id"`
+}
+
+// DeleteCustomer answers DELETE /customers/{id} with {"id"}.
+func (h *Handlers) DeleteCustomer(c *fiber.Ctx) error {
+	ws := request.Workspace(c)
+	cust, err := h.DB.CustomerByRef(c.UserContext(), ws.ID, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	if err := h.DB.DeleteCustomer(c.UserContext(), ws.ID, cust.ID); err != nil {
+		return err
+	}
+	return c.JSON(idJSON{ID: cust.ID})
+}

@@ -1,0 +1,441 @@
+package api
+
+import (
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/request"
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/models"
+)
+
+// enrolledPartnerJSON is the enrolled-partner object (partners-and-embed.md
+// §3.2): every key the SDK requires present, nullable ones as null.
+type enrolledPartnerJSON struct {
+	ID                    string            `json:"id"`
+	Name                  string            `json:"name"`
+	Username              *string           `json:"username"`
+	Email                 *string           `json:"email"`
+	Image                 *string           `json:"image"`
+	Description           *string           `json:"description"`
+	Country               *string           `json:"country"`
+	CompanyName           *string           `json:"companyName"`
+	NetworkStatus         string            `json:"networkStatus"`
+	DefaultPayoutMethod   *string           `json:"defaultPayoutMethod"`
+	PaypalEmail           *string           `json:"paypalEmail"`
+	StripeConnectID       *string           `json:"stripeConnectId"`
+	PayoutsEnabledAt      *string           `json:"payoutsEnabledAt"`
+	IdentityVerifiedAt    *string           `json:"identityVerifiedAt"`
+	ProgramID             string            `json:"programId"`
+	GroupID               *string           `json:"groupId"`
+	PartnerID             string            `json:"partnerId"`
+	TenantID              *string           `json:"tenantId"`
+	CreatedAt             string            `json:"createdAt"`
+	Status                string            `json:"status"`
+	Links                 []partnerLinkJSON `json:"links"`
+	TotalCommissions      int64             `json:"totalCommissions"`
+	ClickRewardID         *string           `json:"clickRewardId"`
+	LeadRewardID          *string           `json:"leadRewardId"`
+	SaleRewardID          *string           `json:"saleRewardId"`
+	ReferralRewardID      *string           `json:"referralRewardId"`
+	DiscountID            *string           `json:"discountId"`
+	ApplicationID         *string           `json:"applicationId"`
+	BannedAt              *string           `json:"bannedAt"`
+	BannedReason          *string           `json:"bannedReason"`
+	ReferralFormData      *struct{}         `json:"referralFormData"`
+	Application           *struct{}         `json:"application"`
+	Tags                  []struct{}        `json:"tags"`
+	TotalClicks           int64             `json:"totalClicks"`
+	TotalLeads            int64             `json:"totalLeads"`
+	TotalConversions      int64             `json:"totalConversions"`
+	TotalSales            int64             `json:"totalSales"`
+	TotalSaleAmount       int64             `json:"totalSaleAmount"`
+	NetRevenue            int64             `json:"netRevenue"`
+	EarningsPerClick      float64           `json:"earningsPerClick"`
+	AverageLifetimeValue  *float64          `json:"averageLifetimeValue"`
+	ClickToLeadRate       *float64          `json:"clickToLeadRate"`
+	ClickToConversionRate *float64          `json:"clickToConversionRate"`
+	LeadToConversionRate  *float64          `json:"leadToConversionRate"`
+	ReturnOnAdSpend       *float64          `json:"returnOnAdSpend"`
+
+	// Deprecated aliases GET /partners adds (§3.4).
+	Clicks      *int64 `json:"clicks,omitempty"`
+	Leads       *int64 `json:"leads,omitempty"`
+	Conversions *int64 `json:"conversions,omitempty"`
+	Sales       *int64 `json:"sales,omitempty"`
+	SaleAmount  *int64 `json:"saleAmount,omitempty"`
+}
+
+// partnerLinkJSON is a partner's link in the enrolled-partner object and in
+// GET /partners/links.
+type partnerLinkJSON struct {
+	ID          string `json:"id"`
+	Domain      string `json:"domain"`
+	Key         string `json:"key"`
+	ShortLink   string `json:"shortLink"`
+	URL         string `json:"url"`
+	Clicks      int64  `json:"clicks"`
+	Leads       int64  `json:"leads"`
+	Conversions int64  `json:"conversions"`
+	Sales       int64  `json:"sales"`
+	SaleAmount  int64  `json:"saleAmount"`
+}
+
+func ratio(a, b int64) *float64 {
+	if b == 0 {
+		return nil
+	}
+	r := float64(a) / float64(b)
+	return &r
+}
+
+func (h *Handlers) partnerLinksJSON(ls []models.Link) []partnerLinkJSON {
+	out := make([]partnerLinkJSON, len(ls))
+	for i := range ls {
+		l := &ls[i]
+		out[i] = partnerLinkJSON{ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: h.Links.ShortLink(l), URL: l.URL,
+			Clicks: l.Clicks, Leads: l.Leads, Conversions: l.Conversions, Sales: l.Sales, SaleAmount: l.SaleAmount}
+	}
+	return out
+}
+
+func (h *Handlers) toEnrolledPartnerJSON(ep *models.EnrolledPartner) enrolledPartnerJSON {
+	p, e, st := &ep.Partner, &ep.Enrollment, ep.Stats
+	email := p.Email
+	j := enrolledPartnerJSON{
+		ID: p.ID, Name: p.Name, Username: p.Username, Email: &email, Image: p.Image, Description: p.Description,
+		Country: p.Country, CompanyName: p.CompanyName, NetworkStatus: p.NetworkStatus, DefaultPayoutMethod: p.DefaultPayoutMethod,
+		PaypalEmail: p.PaypalEmail, StripeConnectID: p.StripeConnectID, PayoutsEnabledAt: optTime(p.PayoutsEnabledAt),
+		IdentityVerifiedAt: optTime(p.IdentityVerifiedAt),
+		ProgramID:          e.ProgramID, GroupID: e.GroupID, PartnerID: p.ID, TenantID: e.TenantID, CreatedAt: Timestamp(e.CreatedAt),
+		Status: e.Status, Links: h.partnerLinksJSON(ep.Links), TotalCommissions: st.Commissions,
+		ClickRewardID: e.ClickRewardID, LeadRewardID: e.LeadRewardID, SaleRewardID: e.SaleRewardID,
+		ReferralRewardID: e.ReferralRewardID, DiscountID: e.DiscountID, ApplicationID: e.ApplicationID,
+		BannedAt: optTime(e.BannedAt), BannedReason: e.BannedReason, Tags: []struct{}{},
+		TotalClicks: st.Clicks, TotalLeads: st.Leads, TotalConversions: st.Conversions, TotalSales: st.Sales,
+		TotalSaleAmount: st.SaleAmount, NetRevenue: st.SaleAmount - st.Commissions,
+		AverageLifetimeValue: ratio(st.SaleAmount, st.Conversions), ClickToLeadRate: ratio(st.Leads, st.Clicks),
+		ClickToConversionRate: ratio(st.Conversions, st.Clicks), LeadToConversionRate: ratio(st.Conversions, st.Leads),
+		ReturnOnAdSpend: ratio(st.SaleAmount, st.Commissions),
+	}
+	if epc := ratio(st.SaleAmount, st.Clicks); epc != nil {
+		j.EarningsPerClick = *epc
+	}
+	return j
+}
+
+var usernameRe = regexp.MustCompile(`^[\p{L}\p{N}_-]+$`)
+
+// parsePartnerBody reads a POST /partners body (§3.3), or the partner
+// object of POST /tokens/embed/referrals.
+func parsePartnerBody(o *object) conversions.EnrollInput {
+	var in conversions.EnrollInput
+	if v := o.str("email", strOpts{required: true, trim: true, max: 190, email: true}); v != nil {
+		in.Email = models.NormalizeEmail(*v)
+	}
+	in.Name = o.str("name", strOpts{trim: true, max: 100})
+	if in.Name != nil && *in.Name == "" {
+		in.Name = nil
+	}
+	if in.Username = o.str("username", strOpts{trim: true, max: 100}); in.Username != nil {
+		if *in.Username == "" {
+			in.Username = nil
+		} else if !usernameRe.MatchString(*in.Username) {
+			o.fail("custom", "username", "Invalid username. Must be a URL-friendly string.")
+		}
+	}
+	in.Image = o.str("image", strOpts{url: true})
+	if v := o.str("tenantId", strOpts{trim: true}); v != nil {
+		in.TenantID = *v
+	}
+	if v := o.str("groupId", strOpts{trim: true}); v != nil {
+		in.GroupID = *v
+	}
+	if in.Country = o.str("country", strOpts{trim: true}); in.Country != nil {
+		if len(*in.Country) != 2 {
+			o.fail("invalid_format", "country", "Invalid country code: use an ISO 3166-1 alpha-2 code.")
+		}
+		up := strings.ToUpper(*in.Country)
+		in.Country = &up
+	}
+	in.Description = o.str("description", strOpts{max: 5000})
+	in.LinkProps = parseLinkProps(o)
+	return in
+}
+
+// parseLinkProps reads the linkProps object with the links API's rules.
+func parseLinkProps(o *object) *conversions.LinkProps {
+	raw, ok := o.raw("linkProps")
+	if !ok || o.err != nil {
+		return nil
+	}
+	in, err := links.ParseLinkProps(raw, o.path("linkProps"))
+	if err != nil {
+		o.err = err
+		return nil
+	}
+	props := &conversions.LinkProps{Input: in}
+	if p := o.child("linkProps"); p != nil {
+		if v := p.str("prefix", strOpts{trim: true}); v != nil {
+			props.Prefix = *v
+		}
+		if p.err != nil && o.err == nil {
+			o.err = p.err
+		}
+	}
+	return props
+}
+
+// CreatePartner answers POST /partners: 201 with the enrolled partner, also
+// when the partner was already enrolled.
+func (h *Handlers) CreatePartner(c *fiber.Ctx) error {
+	o, err := decodeObject(c.Body())
+	if err != nil {
+		return err
+	}
+	in := parsePartnerBody(o)
+	if o.err != nil {
+		return o.err
+	}
+	ep, err := h.Conversions.EnrollPartner(c.UserContext(), request.Workspace(c), in)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(h.toEnrolledPartnerJSON(ep))
+}
+
+// partnerSorts lists GET /partners sortBy values, legacy names last.
+var partnerSorts = []string{"totalSaleAmount", "createdAt", "totalClicks", "totalLeads", "totalConversions", "totalSales",
+	"totalCommissions", "netRevenue", "earningsPerClick", "averageLifetimeValue", "clickToLeadRate", "clickToConversionRate",
+	"leadToConversionRate", "returnOnAdSpend", "clicks", "leads", "conversions", "sales", "saleAmount"}
+
+var legacyPartnerSorts = map[string]string{"clicks": "totalClicks", "leads": "totalLeads", "conversions": "totalConversions",
+	"sales": "totalSales", "saleAmount": "totalSaleAmount"}
+
+// ListPartners answers GET /partners (§3.4).
+func (h *Handlers) ListPartners(c *fiber.Ctx) error {
+	ws := request.Workspace(c)
+	p, err := ParsePage(c, PageSpec{DefaultPageSize: 100, MaxPageSize: 100, SortBy: partnerSorts, DefaultOrder: "desc"})
+	if err != nil {
+		return err
+	}
+	if v, ok := legacyPartnerSorts[p.SortBy]; ok {
+		p.SortBy = v
+	}
+	q := models.PartnerQuery{
+		GroupID: models.ParseSetFilter(c.Query("groupId")), Country: models.ParseSetFilter(c.Query("country")),
+		Email: c.Query("email"), TenantID: c.Query("tenantId"), Search: c.Query("search"),
+		SortBy: p.SortBy, Desc: p.Desc(), Limit: p.PageSize, Offset: p.Offset(),
+	}
+	if s := c.Query("status"); s != "" {
+		if !contains(models.EnrollmentStatuses, s) {
+			return apierr.Validation("invalid_value", "status", "Invalid option: expected one of "+options(models.EnrollmentStatuses))
+		}
+		q.Status = s
+	}
+	prog, err := h.DB.DefaultProgram(c.UserContext(), ws.ID)
+	if err != nil {
+		return err
+	}
+	list, err := h.DB.ListEnrolledPartners(c.UserContext(), ws.ID, prog.ID, q)
+	if err != nil {
+		return err
+	}
+	out := make([]enrolledPartnerJSON, len(list))
+	for i := range list {
+		j := h.toEnrolledPartnerJSON(&list[i])
+		j.Clicks, j.Leads, j.Conversions, j.Sales, j.SaleAmount = &j.TotalClicks, &j.TotalLeads, &j.TotalConversions, &j.TotalSales, &j.TotalSaleAmount
+		out[i] = j
+	}
+	return c.JSON(out)
+}
+
+// partnerSelector reads partnerId / tenantId from a body.
+func partnerSelector(o *object) conversions.PartnerSelector {
+	var s conversions.PartnerSelector
+	if v := o.str("partnerId", strOpts{trim: true}); v != nil {
+		s.PartnerID = *v
+	}
+	if v := o.str("tenantId", strOpts{trim: true}); v != nil {
+		s.TenantID = *v
+	}
+	return s
+}
+
+// parsePartnerLink validates POST /partners/links and PUT
+// /partners/links/upsert bodies; upsert requires url.
+func parsePartnerLink(body []byte, upsert bool) (conversions.PartnerLinkInput, error) {
+	var in conversions.PartnerLinkInput
+	o, err := decodeObject(body)
+	if err != nil {
+		return in, err
+	}
+	in.PartnerSelector = partnerSelector(o)
+	if v := o.str("url", strOpts{required: upsert, trim: true, max: 32000}); v != nil && *v != "" {
+		in.URL = links.URLify(*v)
+		if !links.ValidURL(in.URL) {
+			o.fail("invalid_format", "url", "Invalid URL")
+		}
+	}
+	if v := o.str("key", strOpts{trim: true, max: 190}); v != nil {
+		in.Key = *v
+	}
+	o.str("comments", strOpts{})
+	in.LinkProps = parseLinkProps(o)
+	return in, o.err
+}
+
+// CreatePartnerLink answers POST /partners/links with 201 and the link.
+func (h *Handlers) CreatePartnerLink(c *fiber.Ctx) error {
+	in, err := parsePartnerLink(c.Body(), false)
+	if err != nil {
+		return err
+	}
+	l, err := h.Conversions.CreatePartnerLink(c.UserContext(), request.Workspace(c), in)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(h.toLinkJSON(l))
+}
+
+// UpsertPartnerLink answers PUT /partners/links/upsert with 200 and the link.
+func (h *Handlers) UpsertPartnerLink(c *fiber.Ctx) error {
+	in, err := parsePartnerLink(c.Body(), true)
+	if err != nil {
+		return err
+	}
+	l, err := h.Conversions.UpsertPartnerLink(c.UserContext(), request.Workspace(c), in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(h.toLinkJSON(l))
+}
+
+// ListPartnerLinks answers GET /partners/links.
+func (h *Handlers) ListPartnerLinks(c *fiber.Ctx) error {
+	ws := request.Workspace(c)
+	prog, err := h.DB.DefaultProgram(c.UserContext(), ws.ID)
+	if err != nil {
+		return err
+	}
+	e, err := h.Conversions.ResolveEnrollment(c.UserContext(), h.DB, ws, prog,
+		conversions.PartnerSelector{PartnerID: c.Query("partnerId"), TenantID: c.Query("tenantId")})
+	if err != nil {
+		return err
+	}
+	ls, err := h.DB.PartnerLinks(c.UserContext(), ws.ID, prog.ID, e.PartnerID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(h.partnerLinksJSON(ls))
+}
+
+type analyticsCountJSON struct {
+	Clicks     int64 `json:"clicks"`
+	Leads      int64 `json:"leads"`
+	Sales      int64 `json:"sales"`
+	SaleAmount int64 `json:"saleAmount"`
+	Earnings   int64 `json:"earnings"`
+}
+
+type analyticsTimeseriesJSON struct {
+	Start string `json:"start"`
+	analyticsCountJSON
+}
+
+type analyticsTopLinkJSON struct {
+	Link      string  `json:"link"`
+	ID        string  `json:"id"`
+	Domain    string  `json:"domain"`
+	Key       string  `json:"key"`
+	ShortLink string  `json:"shortLink"`
+	URL       string  `json:"url"`
+	Title     *string `json:"title"`
+	Comments  *string `json:"comments"`
+	FolderID  *string `json:"folderId"`
+	PartnerID *string `json:"partnerId"`
+	CreatedAt string  `json:"createdAt"`
+	analyticsCountJSON
+}
+
+func countJSON(r conversions.AnalyticsRow) analyticsCountJSON {
+	return analyticsCountJSON{Clicks: r.Clicks, Leads: r.Leads, Sales: r.Sales, SaleAmount: r.SaleAmount, Earnings: r.Earnings}
+}
+
+// parseTime reads an ISO date or date-time query value.
+func parseTime(name, v string, loc *time.Location) (*time.Time, error) {
+	if v == "" {
+		return nil, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
+			return &t, nil
+		}
+	}
+	return nil, apierr.Validation("invalid_format", name, "Invalid ISO datetime")
+}
+
+// parseWindow reads interval, start, end and timezone.
+func parseWindow(c *fiber.Ctx) (interval string, start, end *time.Time, loc *time.Location, err error) {
+	loc = time.UTC
+	if tz := c.Query("timezone"); tz != "" {
+		if loc, err = time.LoadLocation(tz); err != nil {
+			return "", nil, nil, nil, apierr.Validation("invalid_value", "timezone", "Invalid timezone: "+tz)
+		}
+	}
+	interval = c.Query("interval", "all")
+	if !contains(conversions.Intervals, interval) {
+		return "", nil, nil, nil, apierr.Validation("invalid_value", "interval", "Invalid option: expected one of "+options(conversions.Intervals))
+	}
+	if start, err = parseTime("start", c.Query("start"), loc); err != nil {
+		return
+	}
+	if end, err = parseTime("end", c.Query("end"), loc); err != nil {
+		return
+	}
+	return interval, start, end, loc, nil
+}
+
+var analyticsGroupBys = []string{"count", "timeseries", "top_links"}
+
+// PartnerAnalytics answers GET /partners/analytics (§3.6).
+func (h *Handlers) PartnerAnalytics(c *fiber.Ctx) error {
+	q := conversions.AnalyticsQuery{
+		PartnerSelector: conversions.PartnerSelector{PartnerID: c.Query("partnerId"), TenantID: c.Query("tenantId")},
+		GroupBy:         c.Query("groupBy", "count"),
+	}
+	if !contains(analyticsGroupBys, q.GroupBy) {
+		return apierr.Validation("invalid_value", "groupBy", "Invalid option: expected one of "+options(analyticsGroupBys))
+	}
+	var err error
+	if q.Interval, q.Start, q.End, q.Location, err = parseWindow(c); err != nil {
+		return err
+	}
+	r, err := h.Conversions.PartnerAnalytics(c.UserContext(), request.Workspace(c), q)
+	if err != nil {
+		return err
+	}
+	switch q.GroupBy {
+	case "timeseries":
+		out := make([]analyticsTimeseriesJSON, len(r.Timeseries))
+		for i, row := range r.Timeseries {
+			out[i] = analyticsTimeseriesJSON{Start: Timestamp(row.Start), analyticsCountJSON: countJSON(row)}
+		}
+		return c.JSON(out)
+	case "top_links":
+		out := make([]analyticsTopLinkJSON, len(r.TopLinks))
+		for i, t := range r.TopLinks {
+			l := &t.Link
+			out[i] = analyticsTopLinkJSON{Link: l.ID, ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: h.Links.ShortLink(l),
+				URL: l.URL, Title: l.Title, Comments: l.Comments, FolderID: l.FolderID, PartnerID: l.PartnerID,
+				CreatedAt: Timestamp(l.CreatedAt), analyticsCountJSON: countJSON(t.AnalyticsRow)}
+		}
+		return c.JSON(out)
+	}
+	return c.JSON(countJSON(r.Count))
+}
