@@ -140,17 +140,22 @@ func (s *Server) Serve(ctx context.Context, lns []net.Listener) error {
 	return errors.Join(serveErr, s.Shutdown())
 }
 
-// Shutdown stops the listeners, waits for in-flight requests, then drains.
+// Shutdown stops the listeners, waits for in-flight requests (up to the
+// shutdown timeout), then runs the drainers (with a fresh timeout).
 func (s *Server) Shutdown() error {
 	timeout := s.deps.Config.ShutdownTimeout
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
 	start := time.Now()
 	s.log.Info("shutting down", "deadline", timeout)
 	var errs []error
-	if err := s.Root.ShutdownWithContext(ctx); err != nil {
+	httpCtx, cancelHTTP := context.WithTimeout(context.Background(), timeout)
+	if err := s.Root.ShutdownWithContext(httpCtx); err != nil {
 		errs = append(errs, fmt.Errorf("stop http: %w", err))
 	}
+	cancelHTTP()
+	// The drainers get a deadline of their own, so a request stuck past the
+	// HTTP deadline cannot leave the click flush without time.
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
 	for _, d := range s.drainers {
 		if err := d.fn(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("drain %s: %w", d.name, err))

@@ -154,7 +154,8 @@ func TestGracefulShutdown(t *testing.T) {
 }
 
 // TestShutdownDeadline: a request that outlives the deadline does not hold
-// the process forever; Serve reports it and the drainers still run.
+// the process forever; Serve reports it and the drainers still run, with
+// time of their own.
 func TestShutdownDeadline(t *testing.T) {
 	db := testdb.Open(t, "sqlite")
 	ports := freePorts(t, 2)
@@ -182,7 +183,9 @@ func TestShutdownDeadline(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Serve error = %v, want the deadline", err)
 	}
-	if !errors.Is(drainerErr, context.DeadlineExceeded) {
-		t.Fatalf("drainer ran with ctx.Err() = %v, want it told the deadline passed", drainerErr)
+	// The drainers have a deadline of their own: the stuck request does not
+	// leave the click flush an expired context.
+	if drainerErr != nil {
+		t.Fatalf("drainer ran with ctx.Err() = %v, want a live context after the HTTP deadline passed", drainerErr)
 	}
 }

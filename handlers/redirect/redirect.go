@@ -80,19 +80,22 @@ func (h *Handlers) Short(c *fiber.Ctx) error {
 	if strings.HasSuffix(host, ":443") || strings.HasSuffix(host, ":80") {
 		host = host[:strings.LastIndexByte(host, ':')]
 	}
-	return h.serve(c, strings.TrimPrefix(host, "www."))
+	return h.serve(c, strings.TrimPrefix(host, "www."), false)
 }
 
 // Default serves the default short domain on the app face (dev). The root
-// path is left to the app's own routes.
+// path, and any path that is not a link, are left to the app's own routes
+// and its 404 page (routes registered after this catch-all still answer).
 func (h *Handlers) Default(c *fiber.Ctx) error {
 	if len(c.Request().URI().PathOriginal()) <= 1 {
 		return c.Next()
 	}
-	return h.serve(c, h.d.DefaultDomain)
+	return h.serve(c, h.d.DefaultDomain, true)
 }
 
-func (h *Handlers) serve(c *fiber.Ctx, domain string) error {
+// serve answers a short link; appFace makes an unknown key fall through to
+// the app's later routes instead of the link-not-found page.
+func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	rawPath := string(c.Request().URI().PathOriginal())
 	if i := strings.IndexByte(rawPath, '?'); i >= 0 {
 		rawPath = rawPath[:i]
@@ -134,6 +137,9 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string) error {
 	}
 	// #2, #6: unknown or disabled.
 	if !found || res.Link == nil {
+		if appFace {
+			return c.Next()
+		}
 		return h.notFound(c, domain, key, res)
 	}
 	t := res.Link

@@ -80,7 +80,7 @@ var Vars = []Var{
 	{"RELINK_LOG_FORMAT", "text", "`text` or `json`."},
 	{"RELINK_LOG_LEVEL", "info", "`debug`, `info`, `warn` or `error`."},
 	{"RELINK_BODY_LIMIT", "1048576", "Largest accepted request body in bytes; larger bodies get 400 `bad_request` naming the limit."},
-	{"RELINK_SHUTDOWN_TIMEOUT", "20s", "Deadline for finishing in-flight requests and draining queues on SIGTERM."},
+	{"RELINK_SHUTDOWN_TIMEOUT", "20s", "On SIGTERM: how long in-flight requests may take to finish, and then, separately, how long the queues (the click pipeline) may take to drain."},
 	{"RELINK_GEOIP_DB", "(empty)", "MaxMind-format `.mmdb` (GeoLite2/GeoIP2 City or Country) used to locate clicks by IP when no trusted geo header says where they come from."},
 	{"RELINK_GEO_COUNTRY_HEADERS", "CF-IPCountry,X-Vercel-IP-Country", "Headers a trusted proxy (RELINK_TRUSTED_PROXIES) sets with the visitor's ISO country code; the first non-empty one wins."},
 	{"RELINK_GEO_REGION_HEADERS", "X-Vercel-IP-Country-Region", "Headers a trusted proxy sets with the visitor's region (subdivision code)."},

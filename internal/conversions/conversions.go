@@ -41,6 +41,15 @@ type Service struct {
 	Links      *links.Service
 	Now        func() time.Time
 	Log        *slog.Logger
+	// Pending writes clicks still queued in the click pipeline; a lead or
+	// sale naming a click that was accepted a moment ago but not yet written
+	// flushes it and looks again. Nil: no pipeline in this process.
+	Pending Flusher
+}
+
+// Flusher writes everything accepted so far (the click pipeline).
+type Flusher interface {
+	Flush(ctx context.Context) error
 }
 
 // Deps are what New needs; zero values get defaults.
@@ -51,11 +60,12 @@ type Deps struct {
 	Links      *links.Service
 	Now        func() time.Time
 	Log        *slog.Logger
+	Pending    Flusher
 }
 
 // New returns a Service. Without FX it uses the built-in rates table.
 func New(d Deps) *Service {
-	s := &Service{DB: d.DB, FX: d.FX, Aggregator: d.Aggregator, Links: d.Links, Now: d.Now, Log: d.Log}
+	s := &Service{DB: d.DB, FX: d.FX, Aggregator: d.Aggregator, Links: d.Links, Now: d.Now, Log: d.Log, Pending: d.Pending}
 	if s.Now == nil {
 		s.Now = time.Now
 	}

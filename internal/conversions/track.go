@@ -82,6 +82,14 @@ func DisplayName(c *models.Customer) *string {
 // (§1.2 steps 4-5). what is "lead" or "sale" for the disabled message.
 func (s *Service) attributionLink(ctx context.Context, db *models.DB, ws *models.Workspace, clickID, what string) (*models.Click, *models.Link, error) {
 	click, err := db.AttributionClick(ctx, clickID)
+	if err != nil && models.IsNotFound(err) && s.Pending != nil {
+		// The click may be accepted but still queued (the pipeline writes
+		// within a second): write what is pending and look once more.
+		if ferr := s.Pending.Flush(ctx); ferr != nil {
+			s.Log.Warn("flush pending clicks before attribution", "click_id", clickID, "err", ferr)
+		}
+		click, err = db.AttributionClick(ctx, clickID)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -80,8 +80,8 @@ type Options struct {
 	Logger        *slog.Logger
 	Geo           *geo.Locator // nil: trusted headers only
 	Hooks         []models.ClickHook
-	// OnWriteError, when set, is called (on the consumer goroutine) after
-	// each failed write, with the error; observability and tests use it.
+	// OnWriteError, when set, is called after each failed write (on the
+	// goroutine that wrote), with the error; observability and tests use it.
 	OnWriteError func(error)
 }
 
@@ -254,110 +254,158 @@ func (p *Pipeline) Drain(ctx context.Context) error {
 	return p.drainErr
 }
 
-// run is the consumer.
+// run is the consumer. It enriches clicks into the pending batch while the
+// previous batch is being written (one write in flight, on its own
+// goroutine), so enrichment and the database overlap. A failed batch is
+// retried with backoff; while it waits, and while a full pending batch waits
+// for the write in flight, the queue is not read: the queue is the buffer.
 func (p *Pipeline) run() {
 	defer close(p.done)
-	batch := make([]models.Click, 0, p.opt.BatchSize)
-	ticker := time.NewTicker(p.opt.FlushInterval)
-	defer ticker.Stop()
-	var retry <-chan time.Time // non-nil while a failed batch waits
-	backoff := time.Duration(0)
-	// write tries the batch once; on failure it arms the retry timer.
-	write := func(ctx context.Context) error {
-		if len(batch) == 0 {
-			return nil
-		}
-		err := p.write(ctx, batch)
+	newBatch := func() []models.Click { return make([]models.Click, 0, p.opt.BatchSize) }
+	pending := newBatch()
+	var (
+		inflight      chan error // result of the write in progress; nil when none
+		inflightBatch []models.Click
+		failed        []models.Click // waits for retry
+		retry         <-chan time.Time
+		backoff       time.Duration
+	)
+	start := func(b []models.Click) {
+		inflightBatch, inflight = b, make(chan error, 1)
+		go func(ch chan<- error) {
+			ctx, cancel := context.WithTimeout(context.Background(), p.opt.WriteTimeout)
+			defer cancel()
+			ch <- p.write(ctx, b)
+		}(inflight)
+	}
+	finished := func(err error) error {
+		b := inflightBatch
+		inflight, inflightBatch = nil, nil
 		if err == nil {
-			batch = batch[:0]
-			p.pending.Store(0)
-			backoff, retry = 0, nil
+			p.pending.Add(-int64(len(b)))
+			backoff = 0
 			return nil
 		}
+		failed = b
 		backoff = min(max(2*backoff, p.opt.MinBackoff), p.opt.MaxBackoff)
 		retry = time.After(backoff)
-		p.log.Error("writing clicks failed; retrying", "clicks", len(batch), "retry_in", backoff,
+		p.log.Error("writing clicks failed; retrying", "clicks", len(b), "retry_in", backoff,
 			"queued", len(p.queue), "queue_size", p.opt.QueueSize, "err", err)
 		return err
 	}
-	attempt := func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), p.opt.WriteTimeout)
-		defer cancel()
-		return write(ctx)
+	idle := func() bool { return inflight == nil && failed == nil }
+	// startFull writes the pending batch when it is full and nothing else is
+	// being written.
+	startFull := func() {
+		if len(pending) >= p.opt.BatchSize && idle() {
+			start(pending)
+			pending = newBatch()
+		}
 	}
+	// writeSync writes b now and waits (Flush).
+	writeSync := func(b []models.Click) error {
+		start(b)
+		return finished(<-inflight)
+	}
+	// takeQueued moves up to n queued clicks into pending without waiting;
+	// closed reports the queue was closed (Drain).
+	takeQueued := func(n int) (closed bool) {
+		for ; n > 0 && len(pending) < p.opt.BatchSize; n-- {
+			select {
+			case h, ok := <-p.queue:
+				if !ok {
+					return true
+				}
+				pending = p.add(pending, h)
+			default:
+				return false
+			}
+		}
+		return false
+	}
+	drain := func(ctx context.Context) {
+		if inflight != nil {
+			_ = finished(<-inflight) // logged; its clicks join the rest
+		}
+		rest := append(failed, pending...)
+		p.final(ctx, rest)
+	}
+	ticker := time.NewTicker(p.opt.FlushInterval)
+	defer ticker.Stop()
 	for {
 		in := p.queue
-		if retry != nil || len(batch) >= p.opt.BatchSize {
-			in = nil // a batch is waiting: the queue is the buffer
+		if failed != nil || len(pending) >= p.opt.BatchSize {
+			in = nil
 		}
 		select {
 		case h, ok := <-in:
 			if !ok {
-				p.final(<-p.drainc, &batch)
+				drain(<-p.drainc)
 				return
 			}
-			batch = p.add(batch, h)
-			// Take what is already queued, up to a batch, without waiting.
-		fill:
-			for len(batch) < p.opt.BatchSize {
-				select {
-				case h, ok := <-p.queue:
-					if !ok {
-						p.final(<-p.drainc, &batch)
-						return
-					}
-					batch = p.add(batch, h)
-				default:
-					break fill
-				}
+			pending = p.add(pending, h)
+			if takeQueued(p.opt.BatchSize) {
+				drain(<-p.drainc)
+				return
 			}
-			if len(batch) >= p.opt.BatchSize {
-				_ = attempt() // logged and retried
-			}
+			startFull()
+		case err := <-inflight:
+			_ = finished(err) // logged and retried
+			startFull()
 		case <-ticker.C:
-			if retry == nil {
-				_ = attempt() // logged and retried
+			if len(pending) > 0 && idle() {
+				start(pending)
+				pending = newBatch()
 			}
 		case <-retry:
 			retry = nil
-			_ = attempt() // logged and retried
+			b := failed
+			failed = nil
+			start(b)
 		case reply := <-p.flushReq:
-			var err error
-			for err == nil {
-				closed := false
-			take:
-				for len(batch) < p.opt.BatchSize {
-					select {
-					case h, ok := <-p.queue:
-						if !ok {
-							closed = true
-							break take
-						}
-						batch = p.add(batch, h)
-					default:
-						break take
+			reply <- func() error {
+				// Everything accepted before the call: the write in flight,
+				// a failed batch, pending, and what is queued now.
+				if inflight != nil {
+					if err := finished(<-inflight); err != nil {
+						return err
 					}
 				}
-				if len(batch) == 0 {
-					break
+				if failed != nil {
+					b := failed
+					failed, retry = nil, nil
+					if err := writeSync(b); err != nil {
+						return err
+					}
 				}
-				err = attempt()
-				if closed {
-					break
+				n := len(p.queue) // only what was accepted before the call
+				for {
+					before := len(pending)
+					closed := takeQueued(n)
+					n -= len(pending) - before
+					if len(pending) == 0 {
+						return nil
+					}
+					b := pending
+					pending = newBatch()
+					if err := writeSync(b); err != nil {
+						return err
+					}
+					if closed || n <= 0 {
+						return nil
+					}
 				}
-			}
-			reply <- err
+			}()
 		case ctx := <-p.drainc:
-			p.final(ctx, &batch)
+			drain(ctx)
 			return
 		}
 	}
 }
 
-// final writes the pending batch and everything left in the (closed) queue,
-// retrying with backoff until ctx ends.
-func (p *Pipeline) final(ctx context.Context, batch *[]models.Click) {
-	rest := *batch
+// final writes rest and everything left in the (closed) queue, retrying
+// with backoff until ctx ends; what is still unwritten then is counted.
+func (p *Pipeline) final(ctx context.Context, rest []models.Click) {
 	for h := range p.queue {
 		rest = p.add(rest, h)
 	}
