@@ -16,7 +16,7 @@ run: ## Run Relink on the embedded SQLite database (./relink.db)
 build: ## Build the relink binary into ./bin/relink
 	$(GO) build -trimpath -o bin/relink ./cmd/relink
 
-test: test-go test-sdk test-embed ## Run every test: Go (SQLite, and PostgreSQL when RELINK_TEST_DATABASE_URL is set), the SDK suite and the embed component
+test: test-go test-sdk test-embed test-browser-embed ## Run every test: Go (SQLite, and PostgreSQL when RELINK_TEST_DATABASE_URL is set), the SDK suite, the embed component and the embed browser suite
 
 test-go: ## Go tests with the race detector
 	$(GO) test -race -count=1 ./...
