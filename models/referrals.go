@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -70,20 +69,12 @@ func (db *DB) Leaderboard(ctx context.Context, workspaceID, programID string, li
 	return out, dbErr(err, "leaderboard", "", "")
 }
 
-// embedHostsColumn caches whether workspaces.embed_allowed_hostnames exists
-// (the console's migration 00400 adds it; until then every host may frame).
-var embedHostsColumn sync.Map // *DB -> bool
-
 // EmbedAllowedHostnames lists the hostnames allowed to frame the workspace's
-// embed dashboard; empty means any. It reads the column defensively: a
-// database without the column yet answers empty.
+// embed dashboard; empty means any. It reads the column defensively: the
+// console's migration 00400 adds it, and a database without it yet answers
+// empty (one cheap schema lookup per page view; the page is not a hot path).
 func (db *DB) EmbedAllowedHostnames(ctx context.Context, workspaceID string) ([]string, error) {
-	has, ok := embedHostsColumn.Load(db.DB)
-	if !ok {
-		has = db.Migrator().HasColumn("workspaces", "embed_allowed_hostnames")
-		embedHostsColumn.Store(db.DB, has)
-	}
-	if !has.(bool) {
+	if !db.WithContext(ctx).Migrator().HasColumn("workspaces", "embed_allowed_hostnames") {
 		return nil, nil
 	}
 	var raw *string

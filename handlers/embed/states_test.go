@@ -110,3 +110,36 @@ func TestEmbedEnrollmentStates(t *testing.T) {
 		})
 	})
 }
+
+// TestEmbedAllowedHostnames reads workspaces.embed_allowed_hostnames (the
+// console's migration 00400 adds it; without it here, the test adds it as
+// that migration does) into frame-ancestors.
+func TestEmbedAllowedHostnames(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		if !db.Migrator().HasColumn("workspaces", "embed_allowed_hostnames") {
+			if err := db.Exec("ALTER TABLE workspaces ADD COLUMN embed_allowed_hostnames TEXT NOT NULL DEFAULT ''").Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		e := newEnv(t, db, "acme")
+		tok, _ := e.partner("alice", "alice")
+		if r := e.do(appHost, "GET", "/embed/referrals?token="+tok, "", nil); !strings.Contains(r.header.Get("Content-Security-Policy"), "frame-ancestors *") {
+			t.Errorf("no hostnames: CSP %q", r.header.Get("Content-Security-Policy"))
+		}
+		if err := db.Exec("UPDATE workspaces SET embed_allowed_hostnames = ? WHERE id = ?", "app.client.example\n*.client.example", e.ws.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+		r := e.do(appHost, "GET", "/embed/referrals?token="+tok, "", nil)
+		csp := r.header.Get("Content-Security-Policy")
+		if !strings.Contains(csp, "frame-ancestors 'self' app.client.example app.client.example:* *.client.example *.client.example:*") {
+			t.Errorf("CSP %q", csp)
+		}
+		if r.header.Get("X-Frame-Options") != "" {
+			t.Error("X-Frame-Options sent")
+		}
+		// An invalid token cannot tell whose page it is: any ancestor.
+		if r := e.do(appHost, "GET", "/embed/referrals?token=nope", "", nil); !strings.Contains(r.header.Get("Content-Security-Policy"), "frame-ancestors *") {
+			t.Errorf("error page CSP %q", r.header.Get("Content-Security-Policy"))
+		}
+	})
+}
