@@ -377,6 +377,30 @@ func TestEmbedPageAndFragments(t *testing.T) {
 			}
 		})
 
+		t.Run("analytics cover the partner's links only", func(t *testing.T) {
+			var count map[string]int64
+			r := e.do(appHost, "GET", "/api/embed/referrals/analytics?event=composite", "", bearer(tokA))
+			if err := json.Unmarshal([]byte(r.body), &count); err != nil || count["clicks"] != 3 || count["leads"] != 1 || count["sales"] != 1 || count["saleAmount"] != 10000 {
+				t.Errorf("alice count: %d %s", r.status, r.body)
+			}
+			r = e.do(appHost, "GET", "/api/embed/referrals/analytics?event=composite", "", bearer(tokB))
+			if err := json.Unmarshal([]byte(r.body), &count); err != nil || count["clicks"] != 5 || count["leads"] != 0 {
+				t.Errorf("bob count: %d %s", r.status, r.body)
+			}
+			var series []map[string]any
+			r = e.do(appHost, "GET", "/api/embed/referrals/analytics?event=composite&groupBy=timeseries&interval=7d", "", bearer(tokA))
+			if err := json.Unmarshal([]byte(r.body), &series); err != nil || len(series) != 7 {
+				t.Fatalf("timeseries: %d %s", r.status, r.body)
+			}
+			var clicks float64
+			for _, b := range series {
+				clicks += b["clicks"].(float64)
+			}
+			if clicks != 3 {
+				t.Errorf("timeseries clicks %v: %s", clicks, r.body)
+			}
+		})
+
 		t.Run("leaderboard is anonymised", func(t *testing.T) {
 			r := e.do(appHost, "GET", "/api/embed/referrals/leaderboard", "", bearer(tokB))
 			var rows []map[string]any
