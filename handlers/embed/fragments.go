@@ -166,20 +166,10 @@ func (h *Handlers) Earnings(c *fiber.Ctx) error {
 		v.Rows = append(v.Rows, embed.EarningsRow{
 			Date: r.CreatedAt.UTC().Format("Jan 2"), DateTitle: r.CreatedAt.UTC().Format(time.RFC1123),
 			Customer: customer, Amount: amount, Earnings: referrals.Money(r.Earnings),
-			Status: statusLabel(r.Status), StatusClass: embed.StatusClass(r.Status),
+			Status: embed.StatusLabel(r.Status), StatusClass: embed.StatusClass(r.Status),
 		})
 	}
 	return render.Component(c, http.StatusOK, embed.EarningsFragment(v))
-}
-
-func statusLabel(s string) string {
-	if s == "hold" {
-		return "On Hold"
-	}
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // Leaderboard is the anonymised leaderboard.

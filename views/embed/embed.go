@@ -196,8 +196,9 @@ type FAQItem struct {
 	ID, Title, Content string
 }
 
-// statusLabel is the badge text of a commission or enrollment status.
-func statusLabel(s string) string {
+// StatusLabel is the badge text of a commission or enrollment status
+// (§4.4 labels: Pending, …, On Hold).
+func StatusLabel(s string) string {
 	if s == "hold" {
 		return "On Hold"
 	}

@@ -472,7 +472,7 @@ func inactive(s Shell) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var29 string
-		templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(statusLabel(s.Status))
+		templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(StatusLabel(s.Status))
 		if templ_7745c5c3_Err != nil {
 			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/embed/embed.templ`, Line: 77, Col: 186}
 		}
