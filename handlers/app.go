@@ -4,6 +4,7 @@
 package handlers
 
 import (
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/api"
+	"github.com/relinkhq/relink/handlers/console"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ratelimit"
@@ -109,6 +111,8 @@ func (s *Server) routes() {
 	// Short-link domains.
 	s.short.Use(s.upgradeHTTPS)
 
+	s.consoleRoutes()
+
 	// Pages plumbing: the embedded assets (static package) under /static/ on
 	// both page faces. Pages link to them with static.URL(name), which adds
 	// the content fingerprint ?v=; only fingerprinted requests get the
@@ -187,4 +191,26 @@ func (s *Server) healthz(c *fiber.Ctx) error {
 		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "unavailable", "database": "unreachable"})
 	}
 	return c.JSON(fiber.Map{"status": "ok", "face": string(request.FaceOf(c))})
+}
+
+// consoleRoutes is the admin console (issue 7): /console/* on the app
+// origin, and / sends there. Every route passes the Session middleware
+// (session cookie, CSRF check on unsafe methods, frame-ancestors 'none',
+// no-store); the signed-in routes also pass RequireUser, owner-only ones
+// RequireOwner.
+func (s *Server) consoleRoutes() {
+	d := s.deps
+	h, err := console.New(console.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Logger: d.Logger})
+	if err != nil {
+		panic(fmt.Sprintf("console: %v", err)) // config.Load validated the keys
+	}
+	s.app.Get("/", func(c *fiber.Ctx) error { return c.Redirect("/console", fiber.StatusFound) })
+	g := s.app.Group("/console", h.Session)
+	g.Get("/login", h.LoginForm)
+	g.Post("/login", h.Login)
+	g.Post("/logout", h.Logout)
+
+	u := g.Group("", h.RequireUser)
+	u.Get("/", h.Home)
+	u.Post("/workspace", h.SwitchWorkspace)
 }

@@ -1,0 +1,120 @@
+// Package console holds the admin console's templ pages. Every component
+// takes a small view model from this file (never a models struct); handlers
+// in handlers/console fill them.
+package console
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// ShellView is the frame around every signed-in page.
+type ShellView struct {
+	Title      string
+	Active     string // the nav item's Key
+	CSRF       string
+	UserEmail  string
+	Workspace  WorkspaceItem // the current one
+	Workspaces []WorkspaceItem
+}
+
+// WorkspaceItem is one entry of the workspace switcher.
+type WorkspaceItem struct {
+	ID, Name, Slug, Plan string
+	Current              bool
+}
+
+// NavItem is one sidebar link.
+type NavItem struct {
+	Key, Label, Href string
+}
+
+// NavGroup is a titled group of sidebar links.
+type NavGroup struct {
+	Title string
+	Items []NavItem
+}
+
+// Nav is the sidebar.
+var Nav = []NavGroup{
+	{"", []NavItem{
+		{"home", "Overview", "/console"},
+		{"links", "Links", "/console/links"},
+		{"analytics", "Analytics", "/console/analytics"},
+		{"events", "Events", "/console/events"},
+	}},
+	{"Partner program", []NavItem{
+		{"program", "Program & rewards", "/console/program"},
+		{"partners", "Partners", "/console/partners"},
+		{"commissions", "Commissions", "/console/commissions"},
+		{"customers", "Customers", "/console/customers"},
+	}},
+	{"Library", []NavItem{
+		{"domains", "Domains", "/console/domains"},
+		{"tags", "Tags", "/console/tags"},
+		{"folders", "Folders", "/console/folders"},
+	}},
+	{"Workspace", []NavItem{
+		{"settings", "Settings", "/console/settings"},
+		{"members", "Members", "/console/settings/members"},
+		{"keys", "API keys", "/console/settings/keys"},
+	}},
+}
+
+// csrfHeaders is the hx-headers value that makes every htmx request inside
+// the shell carry the CSRF token.
+func csrfHeaders(token string) string {
+	b, _ := json.Marshal(map[string]string{"X-CSRF-Token": token})
+	return string(b)
+}
+
+func navClass(active bool) string {
+	if active {
+		return "block rounded-md bg-indigo-50 px-3 py-1.5 text-sm font-medium text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300"
+	}
+	return "block rounded-md px-3 py-1.5 text-sm text-gray-700 hover:bg-gray-100 dark:text-gray-300 dark:hover:bg-gray-800"
+}
+
+// FieldProps is one labelled form input with its error.
+type FieldProps struct {
+	Label, Name, Type, Value, Placeholder, Error, Hint string
+	Required                                           bool
+	TestID                                             string
+}
+
+func (f FieldProps) inputType() string {
+	if f.Type == "" {
+		return "text"
+	}
+	return f.Type
+}
+
+func inputClass(hasError bool) string {
+	if hasError {
+		return "mt-1 block w-full rounded-md border border-red-400 bg-white px-3 py-2 text-sm shadow-sm focus:border-red-500 focus:outline-none focus:ring-1 focus:ring-red-500 dark:bg-gray-900"
+	}
+	return "mt-1 block w-full rounded-md border border-gray-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500 dark:border-gray-700 dark:bg-gray-900"
+}
+
+// selectClass styles a <select>.
+const selectClass = "mt-1 block w-full rounded-md border border-gray-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none dark:border-gray-700 dark:bg-gray-900"
+
+// LoginForm is the sign-in form.
+type LoginForm struct {
+	CSRF, Email, Next, Error string
+}
+
+// OverviewView is the console's home page.
+type OverviewView struct {
+	Name, Slug, Plan, Role string
+}
+
+// Option is one <option>.
+type Option struct {
+	Value, Label string
+	Selected     bool
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func i64(n int64) string { return strconv.FormatInt(n, 10) }
