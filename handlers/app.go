@@ -213,4 +213,9 @@ func (s *Server) consoleRoutes() {
 	u := g.Group("", h.RequireUser)
 	u.Get("/", h.Home)
 	u.Post("/workspace", h.SwitchWorkspace)
+	u.Get("/settings", h.Settings)
+	u.Post("/settings", h.RequireOwner, h.SaveSettings)
+	u.Get("/settings/keys", h.Keys)
+	u.Post("/settings/keys", h.CreateKey)
+	u.Post("/settings/keys/:id/revoke", h.RevokeKey)
 }

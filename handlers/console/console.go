@@ -114,3 +114,9 @@ func (h *Handlers) shell(c *fiber.Ctx, title, active string) vc.ShellView {
 func bare(c *fiber.Ctx, status int, title string, content templ.Component) error {
 	return render.Page(c, status, layout.Page{Title: title, NoIndex: true}, content)
 }
+
+// redirect sends the browser on after a successful form post.
+func redirect(c *fiber.Ctx, url string) error { return render.Redirect(c, url) }
+
+// date formats a time for tables.
+func date(t time.Time) string { return t.UTC().Format("Jan 2, 2006") }

@@ -118,3 +118,29 @@ type Option struct {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// FieldErrors maps a form field's name to its error message.
+type FieldErrors map[string]string
+
+// SettingsForm is the workspace settings form.
+type SettingsForm struct {
+	CSRF, Name, Slug, Plan, Hostnames string
+	Errors                            FieldErrors
+	Saved, CanEdit                    bool
+	Plans                             []string
+}
+
+// KeysView is the API keys page.
+type KeysView struct {
+	CSRF     string
+	Keys     []KeyRow
+	NewName  string
+	NewToken string // shown once, right after creation
+	Error    string
+}
+
+// KeyRow is one API key in the list: never the token, only its partial form.
+type KeyRow struct {
+	ID, Name, Partial, Created, LastUsed string
+	Revoked                              bool
+}
