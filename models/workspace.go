@@ -54,10 +54,10 @@ func ParsePlan(s string) (Plan, error) {
 
 // Workspace is the tenant every other record belongs to.
 type Workspace struct {
-	ID        string `gorm:"primaryKey"` // cuid; exposed as "ws_"+ID
-	Name      string
-	Slug      string
-	Plan      Plan
+	ID   string `gorm:"primaryKey"` // cuid; exposed as "ws_"+ID
+	Name string
+	Slug string
+	Plan Plan
 	// EmbedAllowedHostnames lists the hostnames allowed to frame the embed
 	// dashboard, newline-separated (see EmbedHostnames).
 	EmbedAllowedHostnames string

@@ -51,4 +51,3 @@ func (h *Handlers) SaveSettings(c *fiber.Ctx) error {
 	}
 	return redirect(c, "/console/settings?saved=1")
 }
-
