@@ -103,6 +103,7 @@ func (s *Server) routes() {
 	a.Use(s.requireHTTPS)
 	a.Get("/workspaces/:idOrSlug", s.key("workspaces.read"), h.GetWorkspace)
 	a.Patch("/workspaces/:idOrSlug", s.key("workspaces.write"), h.UpdateWorkspace)
+	a.Get("/invites/:token", h.GetInvite) // console invite links (issue 7); the token is the credential
 	a.Use(s.apiNotFound)
 
 	// App origin: console, embed, static, default short domain in dev.
@@ -209,6 +210,8 @@ func (s *Server) consoleRoutes() {
 	g.Get("/login", h.LoginForm)
 	g.Post("/login", h.Login)
 	g.Post("/logout", h.Logout)
+	g.Get("/invites/:token", h.Invite)
+	g.Post("/invites/:token", h.AcceptInvite)
 
 	u := g.Group("", h.RequireUser)
 	u.Get("/", h.Home)
@@ -218,4 +221,9 @@ func (s *Server) consoleRoutes() {
 	u.Get("/settings/keys", h.Keys)
 	u.Post("/settings/keys", h.CreateKey)
 	u.Post("/settings/keys/:id/revoke", h.RevokeKey)
+	u.Get("/settings/members", h.Members)
+	u.Post("/settings/members/invite", h.RequireOwner, h.CreateInvite)
+	u.Post("/settings/members/:user/role", h.RequireOwner, h.SetRole)
+	u.Post("/settings/members/:user/remove", h.RequireOwner, h.RemoveMember)
+	u.Post("/settings/invites/:id/delete", h.RequireOwner, h.DeleteInvite)
 }

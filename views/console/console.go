@@ -144,3 +144,41 @@ type KeyRow struct {
 	ID, Name, Partial, Created, LastUsed string
 	Revoked                              bool
 }
+
+// MembersView is the members and invites page.
+type MembersView struct {
+	CSRF       string
+	CanManage  bool   // owners manage members and invites
+	SelfID     string // the viewer's user id
+	Members    []MemberRow
+	Invites    []InviteRow
+	Form       InviteForm
+	InviteLink string // the new invite's link, shown once
+}
+
+// MemberRow is one member.
+type MemberRow struct {
+	UserID, Email, Role, Joined string
+}
+
+// InviteRow is one pending invite.
+type InviteRow struct {
+	ID, Email, Role, Expires string
+	Expired                  bool
+}
+
+// InviteForm is the invite form.
+type InviteForm struct {
+	Email, Role string
+	Errors      FieldErrors
+}
+
+// InvitePage is what an invitee sees at /console/invites/{token}.
+type InvitePage struct {
+	CSRF, Token, Workspace, Email, Role string
+	HasAccount                          bool // sign in with the existing password, else choose one
+	Error                               string
+}
+
+// Roles are the member roles, for selects.
+var Roles = []string{"member", "owner"}
