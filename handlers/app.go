@@ -15,6 +15,7 @@ import (
 	"github.com/relinkhq/relink/handlers/console"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/models"
 	"github.com/relinkhq/relink/static"
@@ -31,6 +32,10 @@ type Deps struct {
 	// registered short domain other than the app host. Nil: only
 	// Config.ShortDomain counts.
 	IsShortDomain func(host string) bool
+	// LinkInvalidator is told the (domain, key) of every link the API
+	// creates, changes or deletes, and every domain it changes, so the link
+	// cache can drop them. Nil: nobody listens.
+	LinkInvalidator links.Invalidator
 }
 
 // Server is the assembled HTTP server.
@@ -91,7 +96,12 @@ func (s *Server) newFace(f request.Face) *fiber.App {
 // routes is the whole route table, face by face.
 func (s *Server) routes() {
 	d := s.deps
-	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now})
+	linkSvc := &links.Service{
+		DB: d.DB, ShortDomain: d.Config.ShortDomain, Now: d.Now, Cache: d.LinkInvalidator,
+		ReservedHosts:    []string{d.Config.AppURL.Host, d.Config.APIURL.Host},
+		PlainHTTPDefault: d.Config.DevMode && d.Config.AppURL.Scheme == "http",
+	}
+	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: linkSvc})
 
 	// Every face.
 	for _, f := range []*fiber.App{s.api, s.app, s.short} {
@@ -104,6 +114,40 @@ func (s *Server) routes() {
 	a.Get("/workspaces/:idOrSlug", s.key("workspaces.read"), h.GetWorkspace)
 	a.Patch("/workspaces/:idOrSlug", s.key("workspaces.write"), h.UpdateWorkspace)
 	a.Get("/invites/:token", h.GetInvite) // console invite links (issue 7); the token is the credential
+
+	// --- Links, domains, tags, folders, QR (links.md §5-9) ---
+	// Fixed paths before /links/:linkId.
+	a.Get("/links/info", s.key("links.read"), h.LinkInfo)
+	a.Get("/links/count", s.key("links.read"), h.CountLinks)
+	a.Put("/links/upsert", s.key("links.write"), h.UpsertLink)
+	a.Post("/links/bulk", s.key("links.write"), h.BulkCreateLinks)
+	a.Patch("/links/bulk", s.key("links.write"), h.BulkUpdateLinks)
+	a.Delete("/links/bulk", s.key("links.write"), h.BulkDeleteLinks)
+	a.Get("/links", s.key("links.read"), h.ListLinks)
+	a.Post("/links", s.key("links.write"), h.CreateLink)
+	a.Get("/links/:linkId", s.key("links.read"), h.GetLink)
+	a.Patch("/links/:linkId", s.key("links.write"), h.UpdateLink)
+	a.Put("/links/:linkId", s.key("links.write"), h.UpdateLink)
+	a.Delete("/links/:linkId", s.key("links.write"), h.DeleteLink)
+	a.Get("/domains/default", s.key("domains.read"), h.DefaultDomains)
+	a.Get("/domains", s.key("domains.read"), h.ListDomains)
+	a.Post("/domains", s.key("domains.write"), h.CreateDomain)
+	a.Get("/domains/:slug", s.key("domains.read"), h.GetDomain)
+	a.Patch("/domains/:slug", s.key("domains.write"), h.UpdateDomain)
+	a.Delete("/domains/:slug", s.key("domains.write"), h.DeleteDomain)
+	a.Get("/tags", s.key("tags.read"), h.ListTags)
+	a.Post("/tags", s.key("tags.write"), h.CreateTag)
+	a.Patch("/tags/:id", s.key("tags.write"), h.UpdateTag)
+	a.Put("/tags/:id", s.key("tags.write"), h.UpdateTag)
+	a.Delete("/tags/:id", s.key("tags.write"), h.DeleteTag)
+	a.Get("/folders", s.key("folders.read"), h.ListFolders)
+	a.Post("/folders", s.key("folders.write"), s.plan(models.PlanPro), h.CreateFolder)
+	a.Get("/folders/:id", s.key("folders.read"), h.GetFolder)
+	a.Patch("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.UpdateFolder)
+	a.Delete("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.DeleteFolder)
+	a.Options("/qr", api.QRCORS)
+	a.Get("/qr", api.QRCORS, s.limitIP("qr", 10, 10*time.Second, "Don't DDoS me pls 🥺"), h.QRCode)
+	// --- end links ---
 	a.Use(s.apiNotFound)
 
 	// App origin: console, embed, static, default short domain in dev.

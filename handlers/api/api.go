@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -15,6 +16,8 @@ type Deps struct {
 	DB     *models.DB
 	Config *config.Config
 	Now    func() time.Time
+	// Links runs the link, domain, tag and folder rules.
+	Links *links.Service
 }
 
 // Handlers is the API's handler set.

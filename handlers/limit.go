@@ -1,0 +1,34 @@
+package handlers
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/request"
+	"github.com/relinkhq/relink/internal/apierr"
+)
+
+// limitIP rate-limits a public route per client IP with the server's
+// limiter (e.g. /qr: 10 per 10 s, links.md §1.6). Over the limit: 429 with
+// msg and the retry headers.
+func (s *Server) limitIP(bucket string, limit int, window time.Duration, msg string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		res, err := s.deps.Limiter.Allow(c.UserContext(), bucket+":"+s.ClientIP(c), limit, window)
+		if err != nil {
+			s.log.Error("rate limiter unavailable; request allowed", "request_id", request.RequestID(c), "err", err)
+			return c.Next()
+		}
+		c.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+		c.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+		c.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.UnixMilli(), 10))
+		if !res.Allowed {
+			wait := max(res.Reset.Sub(s.deps.Now()), 0)
+			c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(int64((wait+time.Second-1)/time.Second), 10))
+			c.Set("retry-after-ms", strconv.FormatInt(wait.Milliseconds(), 10))
+			return apierr.New(apierr.RateLimitExceeded, msg)
+		}
+		return c.Next()
+	}
+}

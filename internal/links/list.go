@@ -1,0 +1,138 @@
+package links
+
+import (
+	"context"
+
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/models"
+)
+
+// ListQuery is GET /links (and /links/count) after query parsing.
+type ListQuery struct {
+	Domain        string
+	TagIDs        []string // tagId and tagIds combined
+	TagNames      []string
+	FolderID      string // "unsorted": links in no folder
+	Search        string
+	UserID        string
+	TenantID      string
+	LinkIDs       []string
+	ShowArchived  bool
+	WithTags      bool
+	Sort          models.LinkSort
+	SortSet       bool
+	Page          int
+	PageSet       bool
+	PageSize      int
+	StartingAfter string
+	EndingBefore  string
+}
+
+// MaxPage is the deepest offset page (links.md §5.2).
+const MaxPage = 1000
+
+// filter checks the query's domain and folder against the workspace and
+// builds the model filter with upstream's folder visibility.
+func (s *Service) filter(ctx context.Context, ws *models.Workspace, q ListQuery) (models.LinkFilter, error) {
+	f := models.LinkFilter{
+		Domain: q.Domain, TagIDs: q.TagIDs, TagNames: q.TagNames, Search: q.Search, UserID: q.UserID,
+		TenantID: q.TenantID, ShowArchived: q.ShowArchived, WithTags: q.WithTags, LinkIDs: q.LinkIDs,
+	}
+	if q.Domain != "" && !s.IsDefaultDomain(q.Domain) {
+		d, err := s.DB.DomainByName(ctx, q.Domain)
+		if err != nil {
+			return f, err
+		}
+		if d.WorkspaceID != ws.ID {
+			return f, apierr.Newf(apierr.Forbidden, "Domain %s does not belong to workspace %s.", q.Domain, ws.PublicID())
+		}
+	}
+	switch q.FolderID {
+	case "":
+		// Upstream: with no folder given, a plain list shows only links in no
+		// folder; any filter widens it to every folder the caller can read.
+		f.AllFolders = q.Search != "" || q.Domain != "" || len(q.TagIDs) > 0 || len(q.TagNames) > 0 ||
+			q.TenantID != "" || len(q.LinkIDs) > 0
+	case "unsorted":
+		none := ""
+		f.FolderID = &none
+	default:
+		if _, err := s.DB.FolderByID(ctx, ws.ID, q.FolderID); err != nil {
+			return f, err
+		}
+		id := q.FolderID
+		f.FolderID = &id
+	}
+	return f, nil
+}
+
+// List answers GET /links.
+func (s *Service) List(ctx context.Context, ws *models.Workspace, q ListQuery) ([]*models.Link, error) {
+	cursor := q.StartingAfter != "" || q.EndingBefore != ""
+	if q.PageSet && q.Page > MaxPage {
+		return nil, apierr.Validation("too_big", "page", "Page is too big (cannot be more than 1000), recommend using cursor-based pagination instead.")
+	}
+	if cursor {
+		msg := ""
+		switch {
+		case q.StartingAfter != "" && q.EndingBefore != "":
+			msg = "You cannot use both startingAfter and endingBefore at the same time."
+		case q.SortSet && q.Sort != models.SortCreatedAt:
+			msg = "Cursor-based pagination only supports sorting by `createdAt`. Use offset-based pagination (page/pageSize) for other sort fields."
+		case q.PageSet:
+			msg = "You cannot use both page and startingAfter/endingBefore at the same time. Please use one pagination method."
+		}
+		if msg != "" {
+			return nil, apierr.New(apierr.Unprocessable, msg)
+		}
+		id := q.StartingAfter + q.EndingBefore
+		if _, err := s.DB.LinkByID(ctx, ws.ID, id); err != nil {
+			if apierr.Is(err, apierr.NotFound) {
+				return nil, apierr.New(apierr.Unprocessable, "Invalid cursor: the provided ID does not exist.")
+			}
+			return nil, err
+		}
+	}
+	f, err := s.filter(ctx, ws, q)
+	if err != nil {
+		return nil, err
+	}
+	page := q.Page
+	if page < 1 {
+		page = 1
+	}
+	return s.DB.ListLinks(ctx, ws.ID, f, models.LinkPage{
+		Sort: q.Sort, Offset: (page - 1) * q.PageSize, Limit: q.PageSize,
+		StartingAfter: q.StartingAfter, EndingBefore: q.EndingBefore,
+	})
+}
+
+// Count answers GET /links/count without groupBy.
+func (s *Service) Count(ctx context.Context, ws *models.Workspace, q ListQuery) (int64, error) {
+	f, err := s.filter(ctx, ws, q)
+	if err != nil {
+		return 0, err
+	}
+	return s.DB.CountLinks(ctx, ws.ID, f)
+}
+
+// CountBy answers GET /links/count with groupBy (links.md §5.3).
+func (s *Service) CountBy(ctx context.Context, ws *models.Workspace, q ListQuery, g models.LinkGroupBy) ([]models.LinkGroupCount, error) {
+	switch g {
+	case models.GroupByDomain:
+		q.Domain = ""
+	case models.GroupByUserID:
+		q.UserID = ""
+	case models.GroupByTagID:
+		q.TagIDs, q.TagNames = nil, nil
+	}
+	f, err := s.filter(ctx, ws, q)
+	if err != nil {
+		return nil, err
+	}
+	if q.FolderID == "" {
+		// Grouped counts see every folder the caller can read.
+		f.AllFolders = true
+	}
+	return s.DB.CountLinksBy(ctx, ws.ID, f, g)
+}

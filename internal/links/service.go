@@ -1,0 +1,347 @@
+package links
+
+import (
+	"context"
+	"strings"
+
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/models"
+)
+
+func notInWorkspace(ws *models.Workspace) error {
+	return apierr.Newf(apierr.Unauthorized, "Link does not belong to workspace %s.", ws.PublicID())
+}
+
+// Find resolves a path reference (links.md §5.5): "ext_…" is an externalId
+// of the workspace, anything else a link id. Another workspace's link is a
+// 401 as upstream answers it.
+func (s *Service) Find(ctx context.Context, ws *models.Workspace, ref string) (*models.Link, error) {
+	if ext, ok := strings.CutPrefix(ref, "ext_"); ok {
+		return s.DB.LinkByExternalID(ctx, ws.ID, ext)
+	}
+	l, err := s.DB.LinkAnyWorkspace(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if l.WorkspaceID != ws.ID {
+		return nil, notInWorkspace(ws)
+	}
+	return l, nil
+}
+
+// Get is Find with the link's tags loaded.
+func (s *Service) Get(ctx context.Context, ws *models.Workspace, ref string) (*models.Link, error) {
+	l, err := s.Find(ctx, ws, ref)
+	if err != nil {
+		return nil, err
+	}
+	return l, s.DB.LoadTags(ctx, []*models.Link{l})
+}
+
+// InfoQuery is GET /links/info's query.
+type InfoQuery struct {
+	Domain, Key, LinkID, ExternalID string
+}
+
+// Info answers GET /links/info (links.md §5.4).
+func (s *Service) Info(ctx context.Context, ws *models.Workspace, q InfoQuery) (*models.Link, error) {
+	switch {
+	case q.Domain == "" && q.Key == "" && q.LinkID == "" && q.ExternalID == "":
+		e := apierr.New(apierr.BadRequest, "You must provide a domain and a key or a linkId or an externalId to retrieve a link.")
+		e.DocURL = "https://dub.co/docs/api-reference/endpoint/retrieve-a-link"
+		return nil, e
+	case q.LinkID != "":
+		return s.Get(ctx, ws, q.LinkID)
+	case q.ExternalID != "":
+		ext, prefixed := strings.CutPrefix(q.ExternalID, "ext_")
+		l, err := s.DB.LinkByExternalID(ctx, ws.ID, ext)
+		if apierr.Is(err, apierr.NotFound) && !prefixed {
+			return nil, apierr.New(apierr.BadRequest, "Invalid externalId. Did you forget to prefix it with `ext_`?")
+		}
+		if err != nil {
+			return nil, err
+		}
+		return l, s.DB.LoadTags(ctx, []*models.Link{l})
+	case q.Domain == "":
+		return nil, apierr.New(apierr.NotFound, "Link not found.")
+	}
+	if !ValidDomainName(q.Domain) && !s.IsDefaultDomain(q.Domain) {
+		return nil, apierr.Validation("invalid_format", "domain", "Invalid domain")
+	}
+	key := q.Key
+	if key == "" {
+		key = models.RootKey
+	} else {
+		key = LookupKey(key)
+	}
+	l, err := s.DB.LinkByDomainKey(ctx, q.Domain, key)
+	if err != nil {
+		return nil, err
+	}
+	if l.WorkspaceID != ws.ID {
+		return nil, notInWorkspace(ws)
+	}
+	return l, s.DB.LoadTags(ctx, []*models.Link{l})
+}
+
+// Create answers POST /links.
+func (s *Service) Create(ctx context.Context, a Actor, in *Input) (*models.Link, error) {
+	domains, err := s.workspaceDomains(ctx, a.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	return s.create(ctx, a, in, domains, mode{})
+}
+
+func (s *Service) create(ctx context.Context, a Actor, in *Input, domains []models.Domain, m mode) (*models.Link, error) {
+	p, err := s.process(ctx, a, in, domains, m)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	p.link.CreatedAt, p.link.UpdatedAt = now, now
+	var tags []string
+	if p.tagIDs != nil {
+		tags = *p.tagIDs
+	}
+	if err := s.DB.InsertLink(ctx, p.link, tags, now); err != nil {
+		return nil, err
+	}
+	s.changed(p.link.Domain, p.link.Key)
+	return p.link, s.DB.LoadTags(ctx, []*models.Link{p.link})
+}
+
+// Update answers PATCH/PUT /links/{ref}: the stored link merged with the
+// body, then the §4 rules (links.md §5.6). It always returns the full link.
+func (s *Service) Update(ctx context.Context, a Actor, ref string, body *Input) (*models.Link, error) {
+	old, err := s.Find(ctx, a.Workspace, ref)
+	if err != nil {
+		return nil, err
+	}
+	domains, err := s.workspaceDomains(ctx, a.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	return s.update(ctx, a, old, body, domains, false)
+}
+
+func (s *Service) update(ctx context.Context, a Actor, old *models.Link, body *Input, domains []models.Domain, bulk bool) (*models.Link, error) {
+	in, m := merge(old, body)
+	m.skipUnique = bulk
+	p, err := s.process(ctx, a, in, domains, m)
+	if err != nil {
+		return nil, err
+	}
+	p.link.UserID = old.UserID // never changed by an update
+	if err := s.DB.SaveLink(ctx, p.link, p.tagIDs, s.now()); err != nil {
+		return nil, err
+	}
+	s.changed(old.Domain, old.Key)
+	if p.link.Domain != old.Domain || p.link.Key != old.Key {
+		s.changed(p.link.Domain, p.link.Key)
+	}
+	return p.link, s.DB.LoadTags(ctx, []*models.Link{p.link})
+}
+
+// Upsert answers PUT /links/upsert: the workspace's first link with the same
+// url is updated, else a link is created (links.md §5.7).
+func (s *Service) Upsert(ctx context.Context, a Actor, in *Input) (*models.Link, error) {
+	old, err := s.DB.FirstLinkByURL(ctx, a.Workspace.ID, in.URL.Value)
+	switch {
+	case err == nil:
+		domains, err := s.workspaceDomains(ctx, a.Workspace)
+		if err != nil {
+			return nil, err
+		}
+		return s.update(ctx, a, old, in, domains, false)
+	case apierr.Is(err, apierr.NotFound):
+		return s.Create(ctx, a, in)
+	}
+	return nil, err
+}
+
+// Delete answers DELETE /links/{ref} and returns the deleted link's id.
+func (s *Service) Delete(ctx context.Context, ws *models.Workspace, ref string) (string, error) {
+	l, err := s.Find(ctx, ws, ref)
+	if err != nil {
+		return "", err
+	}
+	if l.IsRoot() {
+		return "", apierr.New(apierr.Forbidden, msgRootDelete)
+	}
+	if err := s.DB.DeleteLink(ctx, ws.ID, l.ID); err != nil {
+		return "", err
+	}
+	s.changed(l.Domain, l.Key)
+	return l.ID, nil
+}
+
+// LinkError is a bulk entry that failed (links.md §2.3).
+type LinkError struct {
+	Link  any // the request item (json.RawMessage), a *models.Link, or map{id}
+	Error string
+	Code  apierr.Code
+}
+
+// BulkResult is one entry of a bulk response: a link or an error.
+type BulkResult struct {
+	Link  *models.Link
+	Error *LinkError
+}
+
+func entryError(link any, err error) (*LinkError, bool) {
+	ae, ok := err.(*apierr.Error)
+	if !ok || ae.Code == apierr.InternalServerError {
+		return nil, false
+	}
+	return &LinkError{Link: link, Error: ae.Message, Code: ae.Code}, true
+}
+
+// BulkCreate answers POST /links/bulk (links.md §5.9): created links in
+// input order, then the error entries.
+func (s *Service) BulkCreate(ctx context.Context, a Actor, items []*Input) ([]BulkResult, error) {
+	domains, err := s.workspaceDomains(ctx, a.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var dups []string
+	for _, in := range items {
+		if !in.Key.Has() || in.Key.Value == "" {
+			continue
+		}
+		d := strings.ToLower(in.Domain.Value)
+		if d == "" {
+			d, _ = s.resolveDomain("", domains)
+		}
+		id := d + "/" + strings.ToLower(in.Key.Value)
+		if seen[id] {
+			dups = appendUnique(dups, d+"/"+in.Key.Value)
+		}
+		seen[id] = true
+	}
+	if len(dups) > 0 {
+		return nil, apierr.Newf(apierr.BadRequest, "Duplicate links found: %s", strings.Join(dups, ", "))
+	}
+	var links, errs []BulkResult
+	for _, in := range items {
+		l, err := s.create(ctx, a, in, domains, mode{bulk: true})
+		if err != nil {
+			le, ok := entryError(in.Raw, err)
+			if !ok {
+				return nil, err
+			}
+			errs = append(errs, BulkResult{Error: le})
+			continue
+		}
+		links = append(links, BulkResult{Link: l})
+	}
+	return append(links, errs...), nil
+}
+
+// BulkUpdate answers PATCH /links/bulk (links.md §5.10): updated links, then
+// not-found entries, then processing errors. Whole-request checks (tags,
+// folder, url) fail the request.
+func (s *Service) BulkUpdate(ctx context.Context, a Actor, b *BulkUpdate) ([]BulkResult, error) {
+	ws := a.Workspace
+	out := []BulkResult{}
+	if len(b.LinkIDs) == 0 && len(b.ExternalIDs) == 0 {
+		return out, nil
+	}
+	if b.Data.URL.Has() && b.Data.URL.Value != "" && !ValidURL(b.Data.URL.Value) {
+		return nil, apierr.Validation("custom", "data.url", "Invalid URL")
+	}
+	if _, err := s.resolveTags(ctx, ws.ID, b.Data, false); err != nil {
+		return nil, err
+	}
+	if f := b.Data.FolderID.Ptr(); f != nil {
+		if _, err := s.DB.FolderByID(ctx, ws.ID, *f); err != nil {
+			return nil, err
+		}
+	}
+	var found []models.Link
+	var err error
+	want := b.LinkIDs
+	if len(want) > 0 {
+		found, err = s.DB.LinksByRefs(ctx, ws.ID, want, nil)
+	} else {
+		want = b.ExternalIDs
+		found, err = s.DB.LinksByRefs(ctx, ws.ID, nil, want)
+	}
+	if err != nil {
+		return nil, err
+	}
+	has := map[string]bool{}
+	for _, l := range found {
+		has[l.ID] = true
+		if l.ExternalID != nil {
+			has[strings.ToLower(*l.ExternalID)] = true
+		}
+	}
+	domains, err := s.workspaceDomains(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	var notFound, failed []BulkResult
+	for _, id := range want {
+		k := id
+		if len(b.LinkIDs) == 0 {
+			k = strings.ToLower(id)
+		}
+		if !has[k] {
+			notFound = append(notFound, BulkResult{Error: &LinkError{Link: map[string]string{"id": id}, Error: "Link not found", Code: apierr.NotFound}})
+		}
+	}
+	for i := range found {
+		old := &found[i]
+		l, err := s.update(ctx, a, old, b.Data, domains, true)
+		if err != nil {
+			le, ok := entryError(old, err)
+			if !ok {
+				return nil, err
+			}
+			failed = append(failed, BulkResult{Error: le})
+			continue
+		}
+		out = append(out, BulkResult{Link: l})
+	}
+	out = append(out, notFound...)
+	return append(out, failed...), nil
+}
+
+// BulkDelete answers DELETE /links/bulk: ids or ext_ ids of the workspace;
+// unknown ids and root links are skipped (links.md §5.11).
+func (s *Service) BulkDelete(ctx context.Context, ws *models.Workspace, refs []string) (int, error) {
+	var ids, exts []string
+	for _, r := range refs {
+		r = strings.TrimSpace(r)
+		if r == "" {
+			continue
+		}
+		if e, ok := strings.CutPrefix(r, "ext_"); ok {
+			exts = append(exts, e)
+		} else {
+			ids = append(ids, r)
+		}
+	}
+	if len(ids) == 0 && len(exts) == 0 {
+		return 0, apierr.New(apierr.BadRequest, "Please provide linkIds to delete. You may use `linkId` or `externalId` prefixed with `ext_` as comma separated values.")
+	}
+	if len(exts) > 0 {
+		found, err := s.DB.LinksByRefs(ctx, ws.ID, nil, exts)
+		if err != nil {
+			return 0, err
+		}
+		for _, l := range found {
+			ids = append(ids, l.ID)
+		}
+	}
+	gone, err := s.DB.DeleteLinks(ctx, ws.ID, ids)
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range gone {
+		s.changed(l.Domain, l.Key)
+	}
+	return len(gone), nil
+}

@@ -1,0 +1,173 @@
+package links
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/models"
+)
+
+// TagInput is a POST/PATCH /tags body after validation.
+type TagInput struct {
+	Name  string
+	Color Field[string]
+}
+
+const msgBadColor = "Invalid color. Must be one of: red, yellow, green, blue, purple, brown, gray, pink"
+
+// ParseTagInput validates a tag body (links.md §7): name (or the deprecated
+// tag) is required, trimmed, 1..190; color from the closed set.
+func ParseTagInput(body []byte) (*TagInput, error) {
+	raw, err := decodeRaw(body)
+	if err != nil {
+		return nil, err
+	}
+	d, err := newDecoder(raw, "")
+	if err != nil {
+		return nil, err
+	}
+	name := d.str("name", strOpts{trim: true, max: 190})
+	color := d.str("color", strOpts{})
+	tag := d.str("tag", strOpts{trim: true, max: 190})
+	if d.err != nil {
+		return nil, d.err
+	}
+	if color.Has() && !slices.Contains(models.TagColors, color.Value) {
+		return nil, apierr.Validation("invalid_value", "color", msgBadColor)
+	}
+	in := &TagInput{Name: name.Value, Color: color}
+	if in.Name == "" {
+		in.Name = tag.Value
+	}
+	if in.Name == "" {
+		return nil, apierr.Validation("custom", "name", "Name is required.")
+	}
+	return in, nil
+}
+
+// CreateTag answers POST /tags; an absent color is picked at random from the
+// seven non-pink colors.
+func (s *Service) CreateTag(ctx context.Context, ws *models.Workspace, in *TagInput) (*models.Tag, error) {
+	color := in.Color.Value
+	if !in.Color.Has() {
+		color = models.TagColors[rand.IntN(len(models.TagColors)-1)]
+	}
+	now := s.now()
+	t := &models.Tag{ID: ids.New(ids.Tag), WorkspaceID: ws.ID, Name: in.Name, Color: color, CreatedAt: now, UpdatedAt: now}
+	if err := s.DB.InsertTag(ctx, t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// UpdateTag answers PATCH /tags/{id}.
+func (s *Service) UpdateTag(ctx context.Context, ws *models.Workspace, id string, in *TagInput) (*models.Tag, error) {
+	t, err := s.DB.TagByID(ctx, ws.ID, id)
+	if err != nil {
+		return nil, err
+	}
+	t.Name = in.Name
+	if in.Color.Has() {
+		t.Color = in.Color.Value
+	}
+	t.UpdatedAt = s.now()
+	if err := s.DB.SaveTag(ctx, t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// FolderInput is a POST/PATCH /folders body after validation.
+type FolderInput struct {
+	Name        Field[string]
+	Description Field[string]
+	AccessLevel Field[string]
+}
+
+// ParseFolderInput validates a folder body (links.md §8.2).
+func ParseFolderInput(body []byte, create bool) (*FolderInput, error) {
+	raw, err := decodeRaw(body)
+	if err != nil {
+		return nil, err
+	}
+	d, err := newDecoder(raw, "")
+	if err != nil {
+		return nil, err
+	}
+	in := &FolderInput{}
+	in.Name = d.str("name", strOpts{required: create, trim: true, min: 1, max: 190})
+	in.Description = d.str("description", strOpts{nullable: true, max: 500})
+	in.AccessLevel = d.str("accessLevel", strOpts{nullable: true})
+	if d.err != nil {
+		return nil, d.err
+	}
+	if in.AccessLevel.Has() && in.AccessLevel.Value != "write" && in.AccessLevel.Value != "read" {
+		return nil, apierr.Validation("invalid_value", "accessLevel", `Invalid option: expected one of "write"|"read"`)
+	}
+	return in, nil
+}
+
+func folderAccessGate(ws *models.Workspace, in *FolderInput) error {
+	if in.AccessLevel.Set && (in.AccessLevel.Null || in.AccessLevel.Value != "write") && !ws.Plan.AtLeast(models.PlanBusiness) {
+		return apierr.New(apierr.Forbidden, "You can only change the access level of a folder on Business and above plans.")
+	}
+	return nil
+}
+
+// CreateFolder answers POST /folders; accessLevel defaults to write.
+func (s *Service) CreateFolder(ctx context.Context, a Actor, in *FolderInput) (*models.Folder, error) {
+	if err := folderAccessGate(a.Workspace, in); err != nil {
+		return nil, err
+	}
+	access := "write"
+	level := &access
+	if in.AccessLevel.Set {
+		level = in.AccessLevel.Ptr()
+	}
+	now := s.now()
+	f := &models.Folder{
+		ID: ids.New(ids.Folder), WorkspaceID: a.Workspace.ID, Name: in.Name.Value, Description: in.Description.Ptr(),
+		Type: "default", AccessLevel: level, UserID: a.UserID, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := s.DB.InsertFolder(ctx, f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// UpdateFolder answers PATCH /folders/{id}.
+func (s *Service) UpdateFolder(ctx context.Context, ws *models.Workspace, id string, in *FolderInput) (*models.Folder, error) {
+	f, err := s.DB.FolderByID(ctx, ws.ID, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := folderAccessGate(ws, in); err != nil {
+		return nil, err
+	}
+	if in.Name.Has() {
+		f.Name = strings.TrimSpace(in.Name.Value)
+	}
+	if in.Description.Set {
+		f.Description = in.Description.Ptr()
+	}
+	if in.AccessLevel.Set {
+		f.AccessLevel = in.AccessLevel.Ptr()
+	}
+	f.UpdatedAt = s.now()
+	if err := s.DB.SaveFolder(ctx, f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// DeleteFolder answers DELETE /folders/{id}; its links move to no folder.
+func (s *Service) DeleteFolder(ctx context.Context, ws *models.Workspace, id string) error {
+	if _, err := s.DB.FolderByID(ctx, ws.ID, id); err != nil {
+		return err
+	}
+	return s.DB.DeleteFolder(ctx, ws.ID, id)
+}

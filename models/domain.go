@@ -1,0 +1,171 @@
+package models
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/ids"
+)
+
+// Domain is a workspace's short domain (links.md §6). Slugs are stored
+// lower-case and belong to one workspace.
+type Domain struct {
+	ID                      string `gorm:"primaryKey"`
+	WorkspaceID             string `gorm:"column:workspace_id"`
+	Slug                    string
+	Verified                bool
+	Primary                 bool `gorm:"column:is_primary"`
+	Archived                bool
+	Placeholder             *string
+	ExpiredURL              *string `gorm:"column:expired_url"`
+	NotFoundURL             *string `gorm:"column:not_found_url"`
+	Logo                    *string
+	AssetLinks              *string `gorm:"column:asset_links"`
+	AppleAppSiteAssociation *string `gorm:"column:apple_app_site_association"`
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+}
+
+// TableName pins the table.
+func (Domain) TableName() string { return "domains" }
+
+// DomainByName finds a registered domain by its name (any workspace; the
+// redirect uses it for notFoundUrl/expiredUrl/placeholder). The default short
+// domain from config is not a row and is never found here.
+func (db *DB) DomainByName(ctx context.Context, name string) (*Domain, error) {
+	var d Domain
+	err := db.WithContext(ctx).Where("slug = ?", strings.ToLower(name)).Take(&d).Error
+	if err != nil {
+		return nil, dbErr(err, "get domain by name", "Domain "+name+" not found.", "")
+	}
+	return &d, nil
+}
+
+// ShortDomainExists reports whether host (case-insensitive, no port) is a
+// registered short domain of some workspace.
+func (db *DB) ShortDomainExists(ctx context.Context, host string) (bool, error) {
+	var n int64
+	err := db.WithContext(ctx).Model(&Domain{}).Where("slug = ?", strings.ToLower(host)).Limit(1).Count(&n).Error
+	if err != nil {
+		return false, dbErr(err, "check short domain", "", "")
+	}
+	return n > 0, nil
+}
+
+// WorkspaceDomains lists a workspace's domains, oldest first.
+func (db *DB) WorkspaceDomains(ctx context.Context, workspaceID string) ([]Domain, error) {
+	var ds []Domain
+	err := db.WithContext(ctx).Where("workspace_id = ?", workspaceID).Order("created_at, id").Find(&ds).Error
+	return ds, dbErr(err, "list workspace domains", "", "")
+}
+
+// DomainFilter selects domains for GET /domains.
+type DomainFilter struct {
+	Archived      bool   // equality filter
+	Search        string // substring of the slug
+	Offset, Limit int
+}
+
+// ListDomains returns one page of a workspace's domains, oldest first.
+func (db *DB) ListDomains(ctx context.Context, workspaceID string, f DomainFilter) ([]Domain, error) {
+	q := db.WithContext(ctx).Where("workspace_id = ? AND archived = ?", workspaceID, f.Archived)
+	if f.Search != "" {
+		q = q.Where(`slug LIKE ? ESCAPE '\'`, "%"+likeEscape(strings.ToLower(f.Search))+"%")
+	}
+	var ds []Domain
+	err := q.Order("created_at, id").Offset(f.Offset).Limit(f.Limit).Find(&ds).Error
+	return ds, dbErr(err, "list domains", "", "")
+}
+
+// MsgDomainInUse is the conflict for a taken slug.
+const MsgDomainInUse = "Domain is already in use."
+
+// InsertDomain stores a new domain with its root link (key _root, empty url);
+// the workspace's first domain becomes primary. A taken slug is a 409.
+func (db *DB) InsertDomain(ctx context.Context, d *Domain) error {
+	d.Slug = strings.ToLower(d.Slug)
+	return db.Tx(ctx, func(tx *DB) error {
+		var n int64
+		if err := tx.WithContext(ctx).Model(&Domain{}).Where("slug = ?", d.Slug).Count(&n).Error; err != nil {
+			return dbErr(err, "check domain", "", "")
+		}
+		if n > 0 {
+			return apierr.New(apierr.Conflict, MsgDomainInUse)
+		}
+		if err := tx.WithContext(ctx).Model(&Domain{}).Where("workspace_id = ?", d.WorkspaceID).Count(&n).Error; err != nil {
+			return dbErr(err, "count domains", "", "")
+		}
+		d.Primary = n == 0
+		if err := tx.WithContext(ctx).Create(d).Error; err != nil {
+			return dbErr(err, "create domain", "", MsgDomainInUse)
+		}
+		root := &Link{ID: ids.New(ids.Link), WorkspaceID: d.WorkspaceID, Domain: d.Slug, Key: RootKey}
+		return tx.CreateLink(ctx, root)
+	})
+}
+
+// SaveDomain writes an existing domain; when oldSlug differs from d.Slug the
+// domain is renamed and its links move with it. A taken slug is a 409.
+func (db *DB) SaveDomain(ctx context.Context, d *Domain, oldSlug string) error {
+	d.Slug = strings.ToLower(d.Slug)
+	return db.Tx(ctx, func(tx *DB) error {
+		if d.Slug != oldSlug {
+			var n int64
+			if err := tx.WithContext(ctx).Model(&Domain{}).Where("slug = ?", d.Slug).Count(&n).Error; err != nil {
+				return dbErr(err, "check domain", "", "")
+			}
+			if n > 0 {
+				return apierr.New(apierr.Conflict, MsgDomainInUse)
+			}
+			if err := tx.WithContext(ctx).Model(&Link{}).Where("workspace_id = ? AND domain = ?", d.WorkspaceID, oldSlug).
+				Updates(map[string]any{"domain": d.Slug, "updated_at": d.UpdatedAt}).Error; err != nil {
+				return dbErr(err, "move domain links", "", MsgDomainInUse)
+			}
+		}
+		err := tx.WithContext(ctx).Model(d).Where("workspace_id = ?", d.WorkspaceID).
+			Select("slug", "archived", "placeholder", "expired_url", "not_found_url", "logo", "asset_links", "apple_app_site_association", "updated_at").
+			Updates(d).Error
+		return dbErr(err, "update domain", "", MsgDomainInUse)
+	})
+}
+
+// DeleteDomain removes a workspace's domain and every link on it, and
+// returns the links removed (for cache invalidation). When the primary
+// domain goes, the oldest remaining domain becomes primary.
+func (db *DB) DeleteDomain(ctx context.Context, d *Domain) ([]Link, error) {
+	var gone []Link
+	err := db.Tx(ctx, func(tx *DB) error {
+		q := tx.WithContext(ctx).Where("workspace_id = ? AND domain = ?", d.WorkspaceID, d.Slug)
+		if err := q.Select("id", "domain", "key").Find(&gone).Error; err != nil {
+			return err
+		}
+		if err := tx.WithContext(ctx).Where("workspace_id = ? AND domain = ?", d.WorkspaceID, d.Slug).Delete(&Link{}).Error; err != nil {
+			return err
+		}
+		if err := tx.WithContext(ctx).Where("workspace_id = ? AND id = ?", d.WorkspaceID, d.ID).Delete(&Domain{}).Error; err != nil {
+			return err
+		}
+		if !d.Primary {
+			return nil
+		}
+		var next Domain
+		err := tx.WithContext(ctx).Where("workspace_id = ?", d.WorkspaceID).Order("created_at, id").Take(&next).Error
+		if IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return tx.WithContext(ctx).Model(&next).Update("is_primary", true).Error
+	})
+	return gone, dbErr(err, "delete domain", "", "")
+}
+
+// LinksOnDomain lists the (domain, key) of a workspace's links on a domain.
+func (db *DB) LinksOnDomain(ctx context.Context, workspaceID, domain string) ([]Link, error) {
+	var ls []Link
+	err := db.WithContext(ctx).Select("id", "domain", "key").Where("workspace_id = ? AND domain = ?", workspaceID, strings.ToLower(domain)).Find(&ls).Error
+	return ls, dbErr(err, "list domain links", "", "")
+}
