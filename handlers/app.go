@@ -13,8 +13,11 @@ import (
 
 	"github.com/relinkhq/relink/handlers/api"
 	"github.com/relinkhq/relink/handlers/console"
+	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/geo"
+	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/models"
@@ -36,6 +39,14 @@ type Deps struct {
 	// creates, changes or deletes, and every domain it changes, so the link
 	// cache can drop them. Nil: nobody listens.
 	LinkInvalidator links.Invalidator
+
+	// The click path. cmd/relink builds them from the configuration (Redis
+	// invalidation, GeoIP database) and registers Clicks.Drain for shutdown;
+	// nil gets an in-process default (the pipeline's drainer is then
+	// registered here).
+	Links  *redirect.Cache
+	Clicks *ingest.Pipeline
+	Geo    *geo.Locator
 }
 
 // Server is the assembled HTTP server.
@@ -63,6 +74,7 @@ func New(d Deps) *Server {
 	}
 	static.Load() // fingerprint and compress the assets before the first request
 	s := &Server{deps: d, log: d.Logger}
+	s.clickPath()
 	s.api = s.newFace(request.FaceAPI)
 	s.app = s.newFace(request.FaceApp)
 	s.short = s.newFace(request.FaceShort)
@@ -167,6 +179,22 @@ func (s *Server) routes() {
 	// sent, so the embed pages can be framed.
 	for _, f := range []*fiber.App{s.app, s.short} {
 		f.Get("/static/*", s.serveStatic)
+	}
+
+	// Operational counters (click pipeline, link cache).
+	s.app.Get("/metrics", s.metrics)
+
+	// Redirects (links.md §10): every path of a short-link domain is a key.
+	rd := s.redirects()
+	s.short.Get("/", rd.Short)
+	s.short.Get("/*", rd.Short)
+	s.short.Post("/*", rd.Short) // password form
+	// The app host serves the default short domain (dev). KEEP THIS BLOCK
+	// LAST: the catch-all must come after every other app route; reserved
+	// paths (/api, /embed, /static, /console, /healthz) never resolve.
+	if CanonicalHost(d.Config.ShortDomain) == CanonicalHost(d.Config.AppURL.Host) {
+		s.app.Get("/*", rd.Default)
+		s.app.Post("/*", rd.Default)
 	}
 }
 

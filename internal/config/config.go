@@ -41,6 +41,18 @@ type Config struct {
 
 	SessionHashKeys  [][]byte // securecookie hash keys, newest first (rotation)
 	SessionBlockKeys [][]byte // securecookie block keys, same order
+
+	// Click path (internal/ingest, internal/linkcache, internal/geo).
+	GeoIPDB            string        // MaxMind-format .mmdb; empty: trusted headers only
+	GeoCountryHeaders  []string      // trusted proxy headers with the ISO-2 country, first non-empty wins
+	GeoRegionHeaders   []string      // … with the subdivision code
+	GeoCityHeaders     []string      // … with the city (percent-decoded)
+	ClickQueue         int           // accepted clicks waiting to be written
+	ClickBatch         int           // clicks per write transaction
+	ClickFlushInterval time.Duration // longest a click waits for its batch
+	ClickDedupWindow   time.Duration // repeat clicks by one visitor on a link within it are not counted; 0 disables
+	LinkCacheSize      int           // links kept in the redirect's cache
+	LinkCacheTTL       time.Duration // life of a cached link; 0: until changed (invalidated) or evicted
 }
 
 // Var documents one environment variable; the README table is generated from
@@ -67,6 +79,16 @@ var Vars = []Var{
 	{"RELINK_LOG_LEVEL", "info", "`debug`, `info`, `warn` or `error`."},
 	{"RELINK_BODY_LIMIT", "1048576", "Largest accepted request body in bytes; larger bodies get 413."},
 	{"RELINK_SHUTDOWN_TIMEOUT", "20s", "Deadline for finishing in-flight requests and draining queues on SIGTERM."},
+	{"RELINK_GEOIP_DB", "(empty)", "MaxMind-format `.mmdb` (GeoLite2/GeoIP2 City or Country) used to locate clicks by IP when no trusted geo header says where they come from."},
+	{"RELINK_GEO_COUNTRY_HEADERS", "CF-IPCountry,X-Vercel-IP-Country", "Headers a trusted proxy (RELINK_TRUSTED_PROXIES) sets with the visitor's ISO country code; the first non-empty one wins."},
+	{"RELINK_GEO_REGION_HEADERS", "X-Vercel-IP-Country-Region", "Headers a trusted proxy sets with the visitor's region (subdivision code)."},
+	{"RELINK_GEO_CITY_HEADERS", "X-Vercel-IP-City", "Headers a trusted proxy sets with the visitor's city (percent-encoded names are decoded)."},
+	{"RELINK_CLICK_QUEUE", "50000", "Clicks accepted and waiting to be written. When full (e.g. a long database outage) further clicks are refused, counted in `relink_clicks_dropped_total` on `/metrics` and logged; redirects never wait."},
+	{"RELINK_CLICK_BATCH", "1000", "Clicks written per transaction."},
+	{"RELINK_CLICK_FLUSH_INTERVAL", "1s", "Longest time a click waits for its batch to fill before it is written."},
+	{"RELINK_CLICK_DEDUP_WINDOW", "1h", "Repeat clicks by the same visitor (IP and user agent) on the same link within this window are not counted, as upstream does; `0` counts every click."},
+	{"RELINK_LINK_CACHE_SIZE", "100000", "Links kept in each instance's in-process redirect cache."},
+	{"RELINK_LINK_CACHE_TTL", "0", "Life of a cached link. `0`: until the link changes (invalidated in-process, and across instances through Redis when RELINK_REDIS_URL is set). Set e.g. `30s` when several instances run without Redis."},
 	{"RELINK_SESSION_KEYS", "(random per start in dev)", "Console session keys: comma-separated `hashkey:blockkey` pairs (hex or base64, 32 bytes each), newest first; older pairs still decode (rotation). Also accepts RELINK_SESSION_KEYS_FILE. Required outside dev."},
 }
 
@@ -161,6 +183,30 @@ func Load(getenv Getenv) (*Config, error) {
 	if c.ShutdownTimeout, err = time.ParseDuration(get("RELINK_SHUTDOWN_TIMEOUT", "20s")); err != nil {
 		errs = append(errs, fmt.Errorf("RELINK_SHUTDOWN_TIMEOUT: %w", err))
 	}
+	c.GeoIPDB = get("RELINK_GEOIP_DB", "")
+	c.GeoCountryHeaders = list(get("RELINK_GEO_COUNTRY_HEADERS", "CF-IPCountry,X-Vercel-IP-Country"))
+	c.GeoRegionHeaders = list(get("RELINK_GEO_REGION_HEADERS", "X-Vercel-IP-Country-Region"))
+	c.GeoCityHeaders = list(get("RELINK_GEO_CITY_HEADERS", "X-Vercel-IP-City"))
+	positive := func(name, def string) int {
+		n, err := strconv.Atoi(get(name, def))
+		if err != nil || n <= 0 {
+			errs = append(errs, fmt.Errorf("%s: want a positive number", name))
+		}
+		return n
+	}
+	duration := func(name, def string, allowZero bool) time.Duration {
+		d, err := time.ParseDuration(get(name, def))
+		if err != nil || d < 0 || (d == 0 && !allowZero) {
+			errs = append(errs, fmt.Errorf("%s: want a duration like 1s or 5m, got %q", name, get(name, def)))
+		}
+		return d
+	}
+	c.ClickQueue = positive("RELINK_CLICK_QUEUE", "50000")
+	c.ClickBatch = positive("RELINK_CLICK_BATCH", "1000")
+	c.ClickFlushInterval = duration("RELINK_CLICK_FLUSH_INTERVAL", "1s", false)
+	c.ClickDedupWindow = duration("RELINK_CLICK_DEDUP_WINDOW", "1h", true)
+	c.LinkCacheSize = positive("RELINK_LINK_CACHE_SIZE", "100000")
+	c.LinkCacheTTL = duration("RELINK_LINK_CACHE_TTL", "0", true)
 	if keys := get("RELINK_SESSION_KEYS", ""); keys != "" {
 		c.SessionHashKeys, c.SessionBlockKeys, err = parseSessionKeys(keys)
 		if err != nil {
@@ -199,6 +245,17 @@ func (c *Config) IsTrustedProxy(ip net.IP) bool {
 		}
 	}
 	return false
+}
+
+// list splits a comma-separated value, dropping blanks.
+func list(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func parseOrigin(name, raw string) (*url.URL, error) {

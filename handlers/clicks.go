@@ -1,0 +1,87 @@
+package handlers
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/redirect"
+	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/geo"
+	"github.com/relinkhq/relink/internal/ingest"
+	"github.com/relinkhq/relink/internal/linkcache"
+)
+
+// clickPath fills in the link cache and the click pipeline when the caller
+// did not build them (tests, tools).
+func (s *Server) clickPath() {
+	cfg := s.deps.Config
+	if s.deps.Links == nil {
+		c, err := redirect.NewCache(s.deps.DB, linkcache.Options{Size: cfg.LinkCacheSize, TTL: cfg.LinkCacheTTL, Now: s.deps.Now, Logger: s.log})
+		if err != nil {
+			panic(err) // only Redis subscription fails, and no Redis is given here
+		}
+		s.deps.Links = c
+	}
+	if s.deps.Clicks == nil {
+		s.deps.Clicks = ingest.New(s.deps.DB, ClickOptions(cfg, s.deps.Geo, s.log))
+		s.OnShutdown("clicks", s.deps.Clicks.Drain)
+	}
+}
+
+// ClickOptions are the pipeline options the configuration gives.
+func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger) ingest.Options {
+	dedup := cfg.ClickDedupWindow
+	if dedup == 0 {
+		dedup = -1 // disabled
+	}
+	return ingest.Options{QueueSize: cfg.ClickQueue, BatchSize: cfg.ClickBatch, FlushInterval: cfg.ClickFlushInterval,
+		DedupWindow: dedup, Geo: loc, Logger: log}
+}
+
+// LinkCache is the redirect's cache; link and domain writes invalidate it.
+func (s *Server) LinkCache() linkcache.Invalidator { return s.deps.Links }
+
+func (s *Server) redirects() *redirect.Handlers {
+	cfg := s.deps.Config
+	return redirect.New(redirect.Deps{
+		Cache: s.deps.Links, Clicks: s.deps.Clicks, Geo: s.deps.Geo,
+		Headers:       geo.Headers{Country: cfg.GeoCountryHeaders, Region: cfg.GeoRegionHeaders, City: cfg.GeoCityHeaders},
+		Limiter:       s.deps.Limiter,
+		Logger:        s.log,
+		Now:           s.deps.Now,
+		DefaultDomain: CanonicalHost(cfg.ShortDomain),
+		ClientIP:      s.ClientIP,
+		TrustedProxy:  func(c *fiber.Ctx) bool { return cfg.IsTrustedProxy(c.Context().RemoteIP()) },
+		SecureCookie:  !cfg.DevMode,
+	})
+}
+
+// metrics serves the click pipeline's and link cache's counters in the
+// Prometheus text format.
+func (s *Server) metrics(c *fiber.Ctx) error {
+	st := s.deps.Clicks.Stats()
+	ls := s.deps.Links.Stats()
+	var b strings.Builder
+	metric := func(name, typ, help string, v any) {
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n%s %v\n", name, help, name, typ, name, v)
+	}
+	metric("relink_clicks_accepted_total", "counter", "Clicks handed to the pipeline by redirects.", st.Accepted)
+	metric("relink_clicks_dropped_total", "counter", "Clicks refused because the queue was full (or the pipeline stopped).", st.Dropped)
+	metric("relink_clicks_dropped_shutdown_total", "counter", "Accepted clicks still unwritten at the shutdown deadline.", st.DroppedShutdown)
+	metric("relink_clicks_bots_total", "counter", "Clicks not recorded: bots and link-preview crawlers.", st.Bots)
+	metric("relink_clicks_deduplicated_total", "counter", "Clicks not recorded: same visitor and link within the dedup window.", st.Deduplicated)
+	metric("relink_clicks_repeated_total", "counter", "Clicks not recorded: click id already stored.", st.Repeated)
+	metric("relink_clicks_written_total", "counter", "Clicks stored.", st.Written)
+	metric("relink_clicks_batches_total", "counter", "Click batches committed.", st.Batches)
+	metric("relink_clicks_write_errors_total", "counter", "Failed click batch writes (each is retried).", st.WriteErrors)
+	metric("relink_clicks_queued", "gauge", "Clicks waiting in the queue.", st.Queued)
+	metric("relink_clicks_pending", "gauge", "Enriched clicks waiting for a write.", st.Pending)
+	metric("relink_link_cache_entries", "gauge", "Entries in the link cache.", ls.Entries)
+	metric("relink_link_cache_hits_total", "counter", "Link cache hits.", ls.Hits)
+	metric("relink_link_cache_misses_total", "counter", "Link cache misses.", ls.Misses)
+	c.Set(fiber.HeaderContentType, "text/plain; version=0.0.4; charset=utf-8")
+	return c.SendString(b.String())
+}

@@ -1,0 +1,101 @@
+package redirect
+
+import (
+	"context"
+	"time"
+
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/linkcache"
+	"github.com/relinkhq/relink/models"
+)
+
+// Resolved is what the link cache holds for a (domain, key): the link's
+// redirect-relevant fields (nil when there is no usable link) and the
+// domain's own not-found and expired destinations. Cached values are shared
+// between requests and never modified.
+type Resolved struct {
+	Link *Target
+
+	DomainNotFoundURL string
+	DomainExpiredURL  string
+}
+
+// Target is the redirect's view of a link (links.md §2, §10).
+type Target struct {
+	ID, WorkspaceID, Domain, Key, URL string
+	TrackConversion                   bool
+	Partner                           bool // programId and partnerId set
+	ExpiresAt                         time.Time
+	ExpiredURL                        string
+	Password                          string
+	Proxy, Rewrite, DoIndex           bool
+	Title, Description, Image, Video  string
+	IOS, Android                      string
+	Geo                               map[string]string
+	TestVariants                      []models.TestVariant
+	TestCompletedAt                   time.Time
+}
+
+// Root reports the domain's root link.
+func (t *Target) Root() bool { return t.Key == models.RootKey }
+
+// Cache is the link cache the redirect reads.
+type Cache = linkcache.Cache[*Resolved]
+
+// NewCache builds the link cache over db.
+func NewCache(db *models.DB, opt linkcache.Options) (*Cache, error) {
+	return linkcache.New(Loader(db), opt)
+}
+
+// Loader reads a (domain, key) from the database for the cache: the link
+// (disabled links count as missing, links.md §10.2 #6) and the domain's
+// settings. found is false when there is no usable link.
+func Loader(db *models.DB) linkcache.Loader[*Resolved] {
+	return func(ctx context.Context, domain, key string) (*Resolved, bool, error) {
+		r := &Resolved{}
+		d, err := db.DomainByName(ctx, domain)
+		switch {
+		case err == nil:
+			r.DomainNotFoundURL, r.DomainExpiredURL = deref(d.NotFoundURL), deref(d.ExpiredURL)
+		case !apierr.Is(err, apierr.NotFound):
+			return nil, false, err
+		}
+		l, err := db.LinkByDomainKey(ctx, domain, key)
+		if err != nil {
+			if apierr.Is(err, apierr.NotFound) {
+				return r, false, nil
+			}
+			return nil, false, err
+		}
+		if l.DisabledAt != nil {
+			return r, false, nil
+		}
+		r.Link = targetOf(l)
+		return r, true, nil
+	}
+}
+
+func targetOf(l *models.Link) *Target {
+	t := &Target{
+		ID: l.ID, WorkspaceID: l.WorkspaceID, Domain: l.Domain, Key: l.Key, URL: l.URL,
+		TrackConversion: l.TrackConversion, Partner: deref(l.ProgramID) != "" && deref(l.PartnerID) != "",
+		ExpiredURL: deref(l.ExpiredURL), Password: deref(l.Password),
+		Proxy: l.Proxy, Rewrite: l.Rewrite, DoIndex: l.DoIndex,
+		Title: deref(l.Title), Description: deref(l.Description), Image: deref(l.Image), Video: deref(l.Video),
+		IOS: deref(l.IOS), Android: deref(l.Android), Geo: l.Geo, TestVariants: l.TestVariants,
+	}
+	if l.ExpiresAt != nil {
+		t.ExpiresAt = *l.ExpiresAt
+	}
+	if l.TestCompletedAt != nil {
+		t.TestCompletedAt = *l.TestCompletedAt
+	}
+	return t
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
