@@ -17,8 +17,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// apiHost picks the API face in the default config.
-const apiHost = "localhost:8081"
+// apiHost (pages_test.go) picks the API face in the default config.
 
 // linkEnv is a server over a fresh database with workspaces and keys.
 type linkEnv struct {

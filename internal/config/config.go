@@ -39,6 +39,8 @@ type Config struct {
 	BodyLimit       int           // bytes
 	ShutdownTimeout time.Duration // how long in-flight work may take on SIGTERM
 
+	FXRatesFile string // JSON FX rates (units per USD) overriding the built-in table
+
 	SessionHashKeys  [][]byte // securecookie hash keys, newest first (rotation)
 	SessionBlockKeys [][]byte // securecookie block keys, same order
 
@@ -89,6 +91,7 @@ var Vars = []Var{
 	{"RELINK_CLICK_DEDUP_WINDOW", "1h", "Repeat clicks by the same visitor (IP and user agent) on the same link within this window are not counted, as upstream does; `0` counts every click."},
 	{"RELINK_LINK_CACHE_SIZE", "100000", "Links kept in each instance's in-process redirect cache."},
 	{"RELINK_LINK_CACHE_TTL", "0", "Life of a cached link. `0`: until the link changes (invalidated in-process, and across instances through Redis when RELINK_REDIS_URL is set). Set e.g. `30s` when several instances run without Redis."},
+	{"RELINK_FX_RATES", "(built-in table)", "JSON file of FX rates, units of each currency per 1 USD (`{\"eur\": 0.92}` or `{\"base\":\"USD\",\"rates\":{…}}`), used to convert non-USD sales to USD cents. Overrides the approximate built-in table; re-read when it changes, so a daily cron can refresh it."},
 	{"RELINK_SESSION_KEYS", "(random per start in dev)", "Console session keys: comma-separated `hashkey:blockkey` pairs (hex or base64, 32 bytes each), newest first; older pairs still decode (rotation). Also accepts RELINK_SESSION_KEYS_FILE. Required outside dev."},
 }
 
@@ -207,6 +210,12 @@ func Load(getenv Getenv) (*Config, error) {
 	c.ClickDedupWindow = duration("RELINK_CLICK_DEDUP_WINDOW", "1h", true)
 	c.LinkCacheSize = positive("RELINK_LINK_CACHE_SIZE", "100000")
 	c.LinkCacheTTL = duration("RELINK_LINK_CACHE_TTL", "0", true)
+	c.FXRatesFile = get("RELINK_FX_RATES", "")
+	if c.FXRatesFile != "" {
+		if _, err := os.Stat(c.FXRatesFile); err != nil {
+			errs = append(errs, fmt.Errorf("RELINK_FX_RATES: %w", err))
+		}
+	}
 	if keys := get("RELINK_SESSION_KEYS", ""); keys != "" {
 		c.SessionHashKeys, c.SessionBlockKeys, err = parseSessionKeys(keys)
 		if err != nil {

@@ -69,15 +69,17 @@ func New(prefix string) string {
 // Random returns n characters drawn uniformly from alphabet with crypto/rand.
 func Random(alphabet string, n int) string {
 	out := make([]byte, n)
-	// Rejection sampling over bytes keeps the distribution uniform.
-	limit := byte(256 - 256%len(alphabet))
+	// Rejection sampling over bytes keeps the distribution uniform. The limit
+	// is an int: for alphabets dividing 256 (2, 4, …, 32, 64) it is 256 and
+	// no byte is rejected (as a byte it wrapped to 0 and rejected every byte).
+	limit := 256 - 256%len(alphabet)
 	var buf [64]byte
 	for i := 0; i < n; {
 		if _, err := rand.Read(buf[:]); err != nil {
 			panic("ids: crypto/rand failed: " + err.Error())
 		}
 		for _, b := range buf {
-			if len(alphabet) < 256 && b >= limit {
+			if int(b) >= limit {
 				continue
 			}
 			out[i] = alphabet[int(b)%len(alphabet)]

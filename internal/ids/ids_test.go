@@ -43,3 +43,19 @@ func TestRandomAlphabetAndLength(t *testing.T) {
 		t.Fatalf("bad cuid %q", c)
 	}
 }
+
+// Alphabets whose size divides 256 (such as Crockford's 32) must not loop
+// forever in the rejection sampling, and must cover the whole alphabet.
+func TestRandomPowerOfTwoAlphabets(t *testing.T) {
+	for _, alphabet := range []string{"01", "0123", crockford, Alphanumeric + "-_"} {
+		s := Random(alphabet, 2000)
+		if len(s) != 2000 || strings.Trim(s, alphabet) != "" {
+			t.Fatalf("Random(%q) = %q", alphabet, s[:20])
+		}
+		for _, c := range alphabet {
+			if !strings.ContainsRune(s, c) {
+				t.Errorf("Random(%q) never drew %q in 2000 characters", alphabet, c)
+			}
+		}
+	}
+}
