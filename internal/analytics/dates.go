@@ -11,7 +11,7 @@ import (
 var FoundingDate = time.Date(2022, 9, 22, 0, 0, 0, 0, time.UTC)
 
 var (
-	isoRe = regexp.MustCompile(`(?i)(?:^|[^0-9])(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:T|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?)?(?:$|[^0-9])`)
+	isoRe    = regexp.MustCompile(`(?i)(?:^|[^0-9])(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:T|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?)?(?:$|[^0-9])`)
 	slashRe  = regexp.MustCompile(`(?:^|[^0-9])(\d{1,4})/(\d{1,2})/(\d{1,4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?(?:$|[^0-9])`)
 	monthRe  = regexp.MustCompile(`(?i)(?:^|[^a-z])(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2})?)?`)
 	dayMonRe = regexp.MustCompile(`(?i)(?:^|[^0-9])(\d{1,2})\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s+(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2})?)?`)

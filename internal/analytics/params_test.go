@@ -312,8 +312,8 @@ func TestMetadataEval(t *testing.T) {
 		{`metadata['plan']!=free`, true},
 		{`metadata['seats']>=5`, true},
 		{`metadata['seats']<5`, false},
-		{`metadata['n']>1`, false},  // JSON numbers are not strings → ""
-		{`metadata['n']!=5`, true},  // "" != "5"
+		{`metadata['n']>1`, false}, // JSON numbers are not strings → ""
+		{`metadata['n']!=5`, true}, // "" != "5"
 		{`metadata['user']['plan']:x`, false},
 		{`metadata['missing']:x`, false},
 		{`metadata['plan']>1`, false},
