@@ -99,6 +99,11 @@ func (s *Server) routes() {
 	a.Use(s.requireHTTPS)
 	a.Get("/workspaces/:idOrSlug", s.key("workspaces.read"), h.GetWorkspace)
 	a.Patch("/workspaces/:idOrSlug", s.key("workspaces.write"), h.UpdateWorkspace)
+
+	// Analytics and events (analytics.md; internal/analytics).
+	a.Get("/analytics", s.key("analytics.read"), h.GetAnalytics)
+	a.Get("/events", s.key("analytics.read"), s.plan(models.PlanBusiness), h.ListEvents)
+
 	a.Use(s.apiNotFound)
 
 	// App origin: console, embed, static, default short domain in dev.

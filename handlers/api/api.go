@@ -6,6 +6,7 @@ package api
 import (
 	"time"
 
+	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/models"
 )
@@ -15,6 +16,9 @@ type Deps struct {
 	DB     *models.DB
 	Config *config.Config
 	Now    func() time.Time
+	// Analytics answers /analytics and /events; New builds one over DB
+	// when nil.
+	Analytics *analytics.Engine
 }
 
 // Handlers is the API's handler set.
@@ -23,4 +27,12 @@ type Handlers struct {
 }
 
 // New returns the API handlers.
-func New(d Deps) *Handlers { return &Handlers{Deps: d} }
+func New(d Deps) *Handlers {
+	if d.Analytics == nil && d.DB != nil {
+		d.Analytics = analytics.NewEngine(d.DB, d.Now)
+		if d.Config != nil && d.Config.APIURL != nil {
+			d.Analytics.QRBase = d.Config.APIURL.String() + "/qr"
+		}
+	}
+	return &Handlers{Deps: d}
+}

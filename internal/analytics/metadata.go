@@ -128,17 +128,16 @@ func MetadataValue(metadata, key string) string {
 	return s
 }
 
-// Numeric parses a metadata comparison operand the way the evaluator does.
+var numericRe = regexp.MustCompile(`^\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*$`)
+
+// Numeric parses a metadata comparison operand the way the evaluator does
+// (the SQL translations use the same pattern).
 func Numeric(s string) (float64, bool) {
-	s = strings.TrimSpace(s)
-	if s == "" {
+	if !numericRe.MatchString(s) {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || strings.ContainsAny(s, "xXpPnNiI_") {
-		return 0, false
-	}
-	return f, true
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return f, err == nil
 }
 
 // Eval evaluates one metadata condition against an event's metadata JSON.
