@@ -1,0 +1,494 @@
+// Package ingest is the click pipeline (DESIGN.md "The click path"): the
+// redirect hands a small copied record to Enqueue, which never blocks and
+// never touches the database; one consumer goroutine enriches records (user
+// agent, bot check, geo, referer, UTM, de-duplication) and writes them in
+// batches through models.RecordClicks, which bumps the links' counters and
+// runs the analytics hooks in the same transaction.
+//
+// Guarantees:
+//   - Drain (registered as a shutdown drainer) writes every accepted click
+//     before it returns, retrying until its deadline.
+//   - A database outage is retried with exponential backoff. While a batch
+//     waits, the consumer stops reading the queue, so the bounded queue is the
+//     buffer: nothing is lost until it fills.
+//   - A click that cannot be kept (queue full, or still unwritten when the
+//     shutdown deadline passes) is counted in Stats and logged, never
+//     silently dropped.
+//
+// Full queue: drop, don't block. Enqueue is called on the redirect's hot
+// path. Blocking it "briefly" when the queue is full would tie redirect
+// latency to database health: during an outage every redirect would wait,
+// turning a recording problem into an outage of the redirects themselves,
+// and under sustained overload a short wait only delays the same drop. The
+// queue is sized for minutes of peak traffic instead (RELINK_CLICK_QUEUE) and
+// overflow is counted (relink_clicks_dropped_total on /metrics) and logged
+// at most once a second.
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/relinkhq/relink/internal/geo"
+	"github.com/relinkhq/relink/internal/useragent"
+	"github.com/relinkhq/relink/models"
+)
+
+// Hit is what the redirect copies for one click. Every string must be owned
+// by the Hit (Fiber reuses request buffers once the handler returns).
+type Hit struct {
+	ClickID     string
+	LinkID      string
+	WorkspaceID string // internal workspace id
+	Domain      string
+	Key         string
+	URL         string // final destination
+	Time        time.Time
+	IP          string
+	UA          string
+	Referer     string
+	QR          bool     // trigger qr (?qr=1)
+	Geo         geo.Hint // from trusted proxy headers only
+	Bot         bool     // request-level bot signals (HEAD, ?bot=)
+}
+
+// Store writes batches; *models.DB is the real one.
+type Store interface {
+	RecordClicks(ctx context.Context, batch []models.Click, hooks ...models.ClickHook) (int, error)
+}
+
+// Options configure a Pipeline; zero values take the defaults.
+type Options struct {
+	QueueSize     int           // accepted clicks waiting for the consumer (default 50000)
+	BatchSize     int           // clicks per transaction (default 1000)
+	FlushInterval time.Duration // longest a click waits for a batch to fill (default 1s)
+	DedupWindow   time.Duration // repeat clicks by the same visitor on a link within it are skipped (default 1h; <0 disables)
+	DedupMax      int           // visitors remembered per window (default 200000)
+	MinBackoff    time.Duration // first retry delay after a failed write (default 100ms)
+	MaxBackoff    time.Duration // longest retry delay (default 10s)
+	WriteTimeout  time.Duration // per write attempt (default 30s)
+	Now           func() time.Time
+	Logger        *slog.Logger
+	Geo           *geo.Locator // nil: trusted headers only
+	Hooks         []models.ClickHook
+	// OnWriteError, when set, is called (on the consumer goroutine) after
+	// each failed write, with the error; observability and tests use it.
+	OnWriteError func(error)
+}
+
+func (o *Options) defaults() {
+	if o.QueueSize <= 0 {
+		o.QueueSize = 50000
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = 1000
+	}
+	if o.FlushInterval <= 0 {
+		o.FlushInterval = time.Second
+	}
+	if o.DedupWindow == 0 {
+		o.DedupWindow = time.Hour
+	}
+	if o.DedupMax <= 0 {
+		o.DedupMax = 200000
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = 100 * time.Millisecond
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 10 * time.Second
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 30 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// Stats are the pipeline's counters since start.
+type Stats struct {
+	Accepted        uint64 `json:"accepted"`         // handed over by redirects
+	Dropped         uint64 `json:"dropped"`          // refused: queue full
+	DroppedShutdown uint64 `json:"dropped_shutdown"` // still unwritten at the shutdown deadline
+	Bots            uint64 `json:"bots"`             // not recorded: bot or crawler
+	Deduplicated    uint64 `json:"deduplicated"`     // not recorded: same visitor and link within the window
+	Repeated        uint64 `json:"repeated"`         // not recorded: click id already stored
+	Written         uint64 `json:"written"`          // rows stored
+	Batches         uint64 `json:"batches"`          // successful transactions
+	WriteErrors     uint64 `json:"write_errors"`     // failed write attempts (each retried)
+	Queued          int    `json:"queued"`           // waiting in the queue now
+	Pending         int    `json:"pending"`          // enriched, waiting for a write now
+}
+
+// Pipeline is the click pipeline. Create it with New; stop it with Drain.
+type Pipeline struct {
+	store Store
+	opt   Options
+	log   *slog.Logger
+
+	mu     sync.RWMutex // guards closed against sends on the closed queue
+	closed bool
+	queue  chan Hit
+
+	flushReq chan chan error
+	drainc   chan context.Context
+	done     chan struct{}
+	drainErr error
+
+	accepted, dropped, droppedShutdown, bots, dedup, repeated, written, batches, writeErrors atomic.Uint64
+	pending                                                                                 atomic.Int64
+	lastDropLog                                                                             atomic.Int64
+
+	// Owned by the consumer goroutine.
+	uaCache map[string]useragent.Info
+	seen    dedupSet
+}
+
+// New starts a pipeline writing to store.
+func New(store Store, opt Options) *Pipeline {
+	opt.defaults()
+	p := &Pipeline{
+		store:    store,
+		opt:      opt,
+		log:      opt.Logger,
+		queue:    make(chan Hit, opt.QueueSize),
+		flushReq: make(chan chan error),
+		drainc:   make(chan context.Context, 1),
+		done:     make(chan struct{}),
+		uaCache:  map[string]useragent.Info{},
+		seen:     dedupSet{window: opt.DedupWindow, max: opt.DedupMax},
+	}
+	go p.run()
+	return p
+}
+
+// Enqueue hands a click to the pipeline without blocking. It returns false
+// when the click was refused (queue full or pipeline drained); the refusal is
+// counted and logged.
+func (p *Pipeline) Enqueue(h Hit) bool {
+	p.mu.RLock()
+	if p.closed {
+		p.mu.RUnlock()
+		p.refuse("pipeline stopped")
+		return false
+	}
+	select {
+	case p.queue <- h:
+		p.mu.RUnlock()
+		p.accepted.Add(1)
+		return true
+	default:
+		p.mu.RUnlock()
+		p.refuse("queue full")
+		return false
+	}
+}
+
+func (p *Pipeline) refuse(why string) {
+	n := p.dropped.Add(1)
+	now := p.opt.Now().UnixNano()
+	last := p.lastDropLog.Load()
+	if now-last >= int64(time.Second) && p.lastDropLog.CompareAndSwap(last, now) {
+		p.log.Error("click not recorded", "reason", why, "dropped_total", n, "queue_size", p.opt.QueueSize)
+	}
+}
+
+// Stats returns the counters.
+func (p *Pipeline) Stats() Stats {
+	return Stats{
+		Accepted: p.accepted.Load(), Dropped: p.dropped.Load(), DroppedShutdown: p.droppedShutdown.Load(),
+		Bots: p.bots.Load(), Deduplicated: p.dedup.Load(), Repeated: p.repeated.Load(), Written: p.written.Load(),
+		Batches: p.batches.Load(), WriteErrors: p.writeErrors.Load(), Queued: len(p.queue), Pending: int(p.pending.Load()),
+	}
+}
+
+// Flush writes every click accepted before the call (one attempt per batch)
+// and returns the first write error; clicks that failed stay pending and are
+// retried. Tests and seeding use it to flush synchronously.
+func (p *Pipeline) Flush(ctx context.Context) error {
+	reply := make(chan error, 1)
+	select {
+	case p.flushReq <- reply:
+	case <-p.done:
+		return errors.New("ingest: pipeline stopped")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-reply:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Drain stops accepting clicks and writes everything accepted, retrying
+// failed writes until ctx ends. Clicks still unwritten then are counted in
+// DroppedShutdown, logged, and reported in the error. It is the server's
+// shutdown drainer; calling it again waits for the first call.
+func (p *Pipeline) Drain(ctx context.Context) error {
+	p.mu.Lock()
+	first := !p.closed
+	if first {
+		p.closed = true
+		close(p.queue)
+	}
+	p.mu.Unlock()
+	if first {
+		p.drainc <- ctx
+	}
+	<-p.done
+	return p.drainErr
+}
+
+// run is the consumer.
+func (p *Pipeline) run() {
+	defer close(p.done)
+	batch := make([]models.Click, 0, p.opt.BatchSize)
+	ticker := time.NewTicker(p.opt.FlushInterval)
+	defer ticker.Stop()
+	var retry <-chan time.Time // non-nil while a failed batch waits
+	backoff := time.Duration(0)
+	// write tries the batch once; on failure it arms the retry timer.
+	write := func(ctx context.Context) error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := p.write(ctx, batch)
+		if err == nil {
+			batch = batch[:0]
+			p.pending.Store(0)
+			backoff, retry = 0, nil
+			return nil
+		}
+		backoff = min(max(2*backoff, p.opt.MinBackoff), p.opt.MaxBackoff)
+		retry = time.After(backoff)
+		p.log.Error("writing clicks failed; retrying", "clicks", len(batch), "retry_in", backoff,
+			"queued", len(p.queue), "queue_size", p.opt.QueueSize, "err", err)
+		return err
+	}
+	attempt := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), p.opt.WriteTimeout)
+		defer cancel()
+		return write(ctx)
+	}
+	for {
+		in := p.queue
+		if retry != nil || len(batch) >= p.opt.BatchSize {
+			in = nil // a batch is waiting: the queue is the buffer
+		}
+		select {
+		case h, ok := <-in:
+			if !ok {
+				p.final(<-p.drainc, &batch)
+				return
+			}
+			batch = p.add(batch, h)
+			// Take what is already queued, up to a batch, without waiting.
+		fill:
+			for len(batch) < p.opt.BatchSize {
+				select {
+				case h, ok := <-p.queue:
+					if !ok {
+						p.final(<-p.drainc, &batch)
+						return
+					}
+					batch = p.add(batch, h)
+				default:
+					break fill
+				}
+			}
+			if len(batch) >= p.opt.BatchSize {
+				_ = attempt() // logged and retried
+			}
+		case <-ticker.C:
+			if retry == nil {
+				_ = attempt() // logged and retried
+			}
+		case <-retry:
+			retry = nil
+			_ = attempt() // logged and retried
+		case reply := <-p.flushReq:
+			var err error
+			for err == nil {
+				closed := false
+			take:
+				for len(batch) < p.opt.BatchSize {
+					select {
+					case h, ok := <-p.queue:
+						if !ok {
+							closed = true
+							break take
+						}
+						batch = p.add(batch, h)
+					default:
+						break take
+					}
+				}
+				if len(batch) == 0 {
+					break
+				}
+				err = attempt()
+				if closed {
+					break
+				}
+			}
+			reply <- err
+		case ctx := <-p.drainc:
+			p.final(ctx, &batch)
+			return
+		}
+	}
+}
+
+// final writes the pending batch and everything left in the (closed) queue,
+// retrying with backoff until ctx ends.
+func (p *Pipeline) final(ctx context.Context, batch *[]models.Click) {
+	rest := *batch
+	for h := range p.queue {
+		rest = p.add(rest, h)
+	}
+	backoff := p.opt.MinBackoff
+	for len(rest) > 0 {
+		n := min(len(rest), p.opt.BatchSize)
+		wctx, cancel := context.WithTimeout(ctx, p.opt.WriteTimeout)
+		err := p.write(wctx, rest[:n])
+		cancel()
+		if err == nil {
+			rest = rest[n:]
+			p.pending.Store(int64(len(rest)))
+			continue
+		}
+		p.log.Error("writing clicks at shutdown failed; retrying", "clicks", len(rest), "err", err)
+		select {
+		case <-ctx.Done():
+			lost := uint64(len(rest))
+			p.droppedShutdown.Add(lost)
+			p.pending.Store(0)
+			p.drainErr = fmt.Errorf("ingest: %d clicks not written before the shutdown deadline: %w", lost, err)
+			p.log.Error("clicks lost at shutdown", "clicks", lost, "err", err)
+			return
+		case <-time.After(backoff):
+			backoff = min(2*backoff, p.opt.MaxBackoff)
+		}
+	}
+}
+
+func (p *Pipeline) write(ctx context.Context, batch []models.Click) error {
+	n, err := p.store.RecordClicks(ctx, batch, p.opt.Hooks...)
+	if err != nil {
+		p.writeErrors.Add(1)
+		if p.opt.OnWriteError != nil {
+			p.opt.OnWriteError(err)
+		}
+		return err
+	}
+	p.batches.Add(1)
+	p.written.Add(uint64(n))
+	p.repeated.Add(uint64(len(batch) - n))
+	return nil
+}
+
+// add enriches h and appends it, unless it is a bot or a repeat.
+func (p *Pipeline) add(batch []models.Click, h Hit) []models.Click {
+	ua, ok := p.uaCache[h.UA]
+	if !ok {
+		ua = useragent.Parse(h.UA)
+		if len(p.uaCache) >= 4096 {
+			clear(p.uaCache)
+		}
+		p.uaCache[h.UA] = ua
+	}
+	if h.Bot || ua.Bot {
+		p.bots.Add(1)
+		return batch
+	}
+	identity := identityHash(h.IP, h.UA)
+	if p.opt.DedupWindow > 0 && p.seen.seen(identity+"\x00"+h.Domain+"\x00"+strings.ToLower(h.Key), h.Time) {
+		p.dedup.Add(1)
+		return batch
+	}
+	loc := p.opt.Geo.Locate(h.IP, h.Geo)
+	c := models.Click{
+		ClickID: h.ClickID, Timestamp: h.Time.UTC(), WorkspaceID: h.WorkspaceID, LinkID: h.LinkID,
+		Domain: h.Domain, Key: h.Key, URL: h.URL, IdentityHash: identity, IP: h.IP,
+		Continent: loc.Continent, Country: loc.Country, Region: loc.Region, City: loc.City,
+		Latitude: loc.Latitude, Longitude: loc.Longitude,
+		Device: ua.Device, DeviceVendor: ua.DeviceVendor, DeviceModel: ua.DeviceModel,
+		Browser: ua.Browser, BrowserVersion: ua.BrowserVersion, Engine: ua.Engine, EngineVersion: ua.EngineVersion,
+		OS: ua.OS, OSVersion: ua.OSVersion, CPUArchitecture: ua.CPU, UA: h.UA,
+		QR: h.QR, Trigger: "link", Referer: "(direct)", RefererURL: "(direct)",
+	}
+	if geo.InEU(loc.Country) {
+		c.IP = ""
+	}
+	if c.UA == "" {
+		c.UA = useragent.Unknown
+	}
+	if h.QR {
+		c.Trigger = "qr"
+	}
+	if h.Referer != "" {
+		c.RefererURL = h.Referer
+		if u, err := url.Parse(h.Referer); err == nil && u.Hostname() != "" {
+			c.Referer = strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+		} else {
+			c.Referer = "(direct)"
+		}
+	}
+	if i := strings.IndexByte(h.URL, '?'); i >= 0 {
+		q := h.URL[i+1:]
+		if j := strings.IndexByte(q, '#'); j >= 0 {
+			q = q[:j]
+		}
+		if v, err := url.ParseQuery(q); err == nil || len(v) > 0 {
+			c.UTMSource, c.UTMMedium, c.UTMCampaign = v.Get("utm_source"), v.Get("utm_medium"), v.Get("utm_campaign")
+			c.UTMTerm, c.UTMContent = v.Get("utm_term"), v.Get("utm_content")
+		}
+	}
+	p.pending.Add(1)
+	return append(batch, c)
+}
+
+// identityHash is links.md §10.4's visitor identity: sha256 hex of "ip-ua".
+func identityHash(ip, ua string) string {
+	sum := sha256.Sum256([]byte(ip + "-" + ua))
+	return hex.EncodeToString(sum[:])
+}
+
+// dedupSet remembers visitor+link keys for a window, in two generations so
+// memory stays bounded: a key is a repeat if it was seen less than window
+// ago. When a generation exceeds max keys it is rotated early (the oldest
+// memories are forgotten first, so a repeat may then be counted again).
+type dedupSet struct {
+	window    time.Duration
+	max       int
+	cur, prev map[string]time.Time
+	curStart  time.Time
+}
+
+func (d *dedupSet) seen(key string, at time.Time) bool {
+	if d.cur == nil || at.Sub(d.curStart) >= d.window || len(d.cur) >= d.max {
+		d.prev, d.cur, d.curStart = d.cur, make(map[string]time.Time), at
+	}
+	for _, m := range []map[string]time.Time{d.cur, d.prev} {
+		if t, ok := m[key]; ok && at.Sub(t) < d.window && !at.Before(t) {
+			return true
+		}
+	}
+	d.cur[key] = at
+	return false
+}

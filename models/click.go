@@ -1,0 +1,292 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"gorm.io/gorm"
+)
+
+// Click is one recorded click (links.md §11, analytics.md §7.1). Rows are
+// written in batches by internal/ingest and never updated.
+type Click struct {
+	ClickID         string    `gorm:"column:click_id;primaryKey"`
+	Timestamp       time.Time `gorm:"column:timestamp"`
+	WorkspaceID     string    `gorm:"column:workspace_id"` // internal id (no "ws_")
+	LinkID          string    `gorm:"column:link_id"`
+	Domain          string    `gorm:"column:domain"`
+	Key             string    `gorm:"column:key"`
+	URL             string    `gorm:"column:url"`
+	IdentityHash    string    `gorm:"column:identity_hash"`
+	IP              string    `gorm:"column:ip"`
+	Continent       string    `gorm:"column:continent"`
+	Country         string    `gorm:"column:country"`
+	Region          string    `gorm:"column:region"`
+	City            string    `gorm:"column:city"`
+	Latitude        string    `gorm:"column:latitude"`
+	Longitude       string    `gorm:"column:longitude"`
+	Device          string    `gorm:"column:device"`
+	DeviceVendor    string    `gorm:"column:device_vendor"`
+	DeviceModel     string    `gorm:"column:device_model"`
+	Browser         string    `gorm:"column:browser"`
+	BrowserVersion  string    `gorm:"column:browser_version"`
+	Engine          string    `gorm:"column:engine"`
+	EngineVersion   string    `gorm:"column:engine_version"`
+	OS              string    `gorm:"column:os"`
+	OSVersion       string    `gorm:"column:os_version"`
+	CPUArchitecture string    `gorm:"column:cpu_architecture"`
+	UA              string    `gorm:"column:ua"`
+	Bot             bool      `gorm:"column:bot"`
+	QR              bool      `gorm:"column:qr"`
+	Trigger         string    `gorm:"column:trigger"`
+	Referer         string    `gorm:"column:referer"`
+	RefererURL      string    `gorm:"column:referer_url"`
+	UTMSource       string    `gorm:"column:utm_source"`
+	UTMMedium       string    `gorm:"column:utm_medium"`
+	UTMCampaign     string    `gorm:"column:utm_campaign"`
+	UTMTerm         string    `gorm:"column:utm_term"`
+	UTMContent      string    `gorm:"column:utm_content"`
+}
+
+// TableName pins the table.
+func (Click) TableName() string { return "clicks" }
+
+// clickColumns is the column order of every batch insert; values must match.
+var clickColumns = []string{"click_id", "timestamp", "workspace_id", "link_id", "domain", "key", "url",
+	"identity_hash", "ip", "continent", "country", "region", "city", "latitude", "longitude",
+	"device", "device_vendor", "device_model", "browser", "browser_version", "engine", "engine_version",
+	"os", "os_version", "cpu_architecture", "ua", "bot", "qr", "trigger", "referer", "referer_url",
+	"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"}
+
+func (c *Click) values() []any {
+	return []any{c.ClickID, c.Timestamp.UTC(), c.WorkspaceID, c.LinkID, c.Domain, c.Key, c.URL,
+		c.IdentityHash, c.IP, c.Continent, c.Country, c.Region, c.City, c.Latitude, c.Longitude,
+		c.Device, c.DeviceVendor, c.DeviceModel, c.Browser, c.BrowserVersion, c.Engine, c.EngineVersion,
+		c.OS, c.OSVersion, c.CPUArchitecture, c.UA, c.Bot, c.QR, c.Trigger, c.Referer, c.RefererURL,
+		c.UTMSource, c.UTMMedium, c.UTMCampaign, c.UTMTerm, c.UTMContent}
+}
+
+// ClickHook runs inside the transaction that stores a batch of clicks, with
+// the clicks actually inserted (repeated click ids dropped). The analytics
+// work adds its hourly event aggregates here; an error rolls the whole batch
+// back and the pipeline retries it.
+type ClickHook func(ctx context.Context, tx *DB, inserted []Click) error
+
+// RecordClicks stores a batch of clicks in one transaction: the rows
+// (PostgreSQL COPY into a staging table, SQLite multi-row INSERTs), the
+// links' clicks and last_clicked counters, then hooks. A click whose
+// click_id is already stored is skipped (a repeat within the cookie's hour);
+// the count of rows inserted is returned.
+func (db *DB) RecordClicks(ctx context.Context, batch []Click, hooks ...ClickHook) (int, error) {
+	if len(batch) == 0 {
+		return 0, nil
+	}
+	var inserted []Click
+	var err error
+	if db.Dialect == "postgres" {
+		inserted, err = db.recordClicksPostgres(ctx, batch, hooks)
+	} else {
+		err = db.Tx(ctx, func(tx *DB) error {
+			inserted, err = tx.insertClicksSQLite(ctx, batch)
+			if err != nil {
+				return err
+			}
+			return tx.afterInsert(ctx, inserted, hooks)
+		})
+	}
+	if err != nil {
+		return 0, fmt.Errorf("record %d clicks: %w", len(batch), err)
+	}
+	return len(inserted), nil
+}
+
+// sqliteMaxVars is SQLite's default SQLITE_MAX_VARIABLE_NUMBER (3.32+).
+const sqliteMaxVars = 32766
+
+func (db *DB) insertClicksSQLite(ctx context.Context, batch []Click) ([]Click, error) {
+	pool := db.Statement.ConnPool // the *sql.Tx inside db.Tx
+	per := sqliteMaxVars / len(clickColumns)
+	kept := make(map[string]bool, len(batch))
+	for start := 0; start < len(batch); start += per {
+		chunk := batch[start:min(start+per, len(batch))]
+		var b strings.Builder
+		b.Grow(64 + len(chunk)*(len(clickColumns)*2+3))
+		b.WriteString("INSERT INTO clicks (")
+		b.WriteString(strings.Join(clickColumns, ", "))
+		b.WriteString(") VALUES ")
+		row := "(" + strings.TrimSuffix(strings.Repeat("?,", len(clickColumns)), ",") + ")"
+		args := make([]any, 0, len(chunk)*len(clickColumns))
+		for i := range chunk {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(row)
+			args = append(args, chunk[i].values()...)
+		}
+		b.WriteString(" ON CONFLICT (click_id) DO NOTHING RETURNING click_id")
+		if err := collectIDs(pool.QueryContext(ctx, b.String(), args...))(kept); err != nil {
+			return nil, fmt.Errorf("insert clicks: %w", err)
+		}
+	}
+	return keep(batch, kept), nil
+}
+
+// collectIDs reads a RETURNING click_id result into a set.
+func collectIDs(rows *sql.Rows, err error) func(map[string]bool) error {
+	return func(into map[string]bool) error {
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			into[id] = true
+		}
+		return rows.Err()
+	}
+}
+
+func keep(batch []Click, ids map[string]bool) []Click {
+	if len(ids) == len(batch) {
+		return batch
+	}
+	out := make([]Click, 0, len(ids))
+	for _, c := range batch {
+		if ids[c.ClickID] {
+			out = append(out, c)
+			delete(ids, c.ClickID) // a repeated id inside the batch counts once
+		}
+	}
+	return out
+}
+
+// recordClicksPostgres runs the batch on one pooled connection so COPY (pgx)
+// and the rest (database/sql, GORM for hooks) share a transaction.
+func (db *DB) recordClicksPostgres(ctx context.Context, batch []Click, hooks []ClickHook) ([]Click, error) {
+	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("acquire connection: %w", err)
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	cols := strings.Join(clickColumns, ", ")
+	// The staging table lives as long as the connection and is emptied at
+	// every commit; COPY cannot skip conflicting rows, INSERT … SELECT can.
+	if _, err := tx.ExecContext(ctx, "CREATE TEMP TABLE IF NOT EXISTS clicks_stage (LIKE clicks INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"); err != nil {
+		return nil, fmt.Errorf("create staging table: %w", err)
+	}
+	err = conn.Raw(func(dc any) error {
+		pc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("driver connection is %T, not pgx", dc)
+		}
+		_, err := pc.Conn().CopyFrom(ctx, pgx.Identifier{"clicks_stage"}, clickColumns,
+			pgx.CopyFromSlice(len(batch), func(i int) ([]any, error) { return batch[i].values(), nil }))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("copy clicks: %w", err)
+	}
+	kept := make(map[string]bool, len(batch))
+	err = collectIDs(tx.QueryContext(ctx, "INSERT INTO clicks ("+cols+") SELECT "+cols+
+		" FROM clicks_stage ON CONFLICT (click_id) DO NOTHING RETURNING click_id"))(kept)
+	if err != nil {
+		return nil, fmt.Errorf("insert staged clicks: %w", err)
+	}
+	inserted := keep(batch, kept)
+	g := db.DB.Session(&gorm.Session{NewDB: true, Context: ctx})
+	g.Statement.ConnPool = tx
+	if err := (&DB{DB: g, Dialect: db.Dialect}).afterInsert(ctx, inserted, hooks); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("commit: %w", err)
+	}
+	return inserted, nil
+}
+
+// afterInsert bumps the links' counters and runs the hooks, inside the
+// batch's transaction.
+func (db *DB) afterInsert(ctx context.Context, inserted []Click, hooks []ClickHook) error {
+	type bump struct {
+		n    int64
+		last time.Time
+	}
+	per := map[string]*bump{}
+	for i := range inserted {
+		c := &inserted[i]
+		b := per[c.LinkID]
+		if b == nil {
+			b = &bump{}
+			per[c.LinkID] = b
+		}
+		b.n++
+		if c.Timestamp.After(b.last) {
+			b.last = c.Timestamp
+		}
+	}
+	linkIDs := make([]string, 0, len(per))
+	for id := range per {
+		linkIDs = append(linkIDs, id)
+	}
+	sort.Strings(linkIDs) // a stable lock order across concurrent writers
+	q := "UPDATE links SET clicks = clicks + ?, last_clicked = CASE WHEN last_clicked IS NULL OR last_clicked < ? THEN ? ELSE last_clicked END WHERE id = ?"
+	if db.Dialect == "postgres" {
+		q = "UPDATE links SET clicks = clicks + $1, last_clicked = CASE WHEN last_clicked IS NULL OR last_clicked < $2 THEN $2 ELSE last_clicked END WHERE id = $3"
+	}
+	pool := db.Statement.ConnPool
+	for _, id := range linkIDs {
+		b := per[id]
+		var err error
+		if db.Dialect == "postgres" {
+			_, err = pool.ExecContext(ctx, q, b.n, b.last.UTC(), id)
+		} else {
+			_, err = pool.ExecContext(ctx, q, b.n, b.last.UTC(), b.last.UTC(), id)
+		}
+		if err != nil {
+			return fmt.Errorf("bump clicks of link %s: %w", id, err)
+		}
+	}
+	for i, h := range hooks {
+		if err := h(ctx, db, inserted); err != nil {
+			return fmt.Errorf("click hook %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// CountClicks counts a workspace's stored clicks, optionally for one link
+// ("" for all). Tests and the benchmark use it.
+func (db *DB) CountClicks(ctx context.Context, workspaceID, linkID string) (int64, error) {
+	q := db.WithContext(ctx).Model(&Click{}).Where("workspace_id = ?", workspaceID)
+	if linkID != "" {
+		q = q.Where("link_id = ?", linkID)
+	}
+	var n int64
+	if err := q.Count(&n).Error; err != nil {
+		return 0, dbErr(err, "count clicks", "", "")
+	}
+	return n, nil
+}
+
+// ClicksOfLink lists a workspace's clicks on a link, oldest first.
+func (db *DB) ClicksOfLink(ctx context.Context, workspaceID, linkID string, limit int) ([]Click, error) {
+	var out []Click
+	err := db.WithContext(ctx).Where("workspace_id = ? AND link_id = ?", workspaceID, linkID).
+		Order("timestamp, click_id").Limit(limit).Find(&out).Error
+	return out, dbErr(err, "list clicks", "", "")
+}
+
