@@ -132,11 +132,15 @@ func utmParam(name string) func(string) string {
 		if i < 0 {
 			return ""
 		}
-		qs, err := url.ParseQuery(v[i+1:])
+		raw := v[i+1:]
+		if j := strings.IndexByte(raw, '#'); j >= 0 {
+			raw = raw[:j]
+		}
+		qs, err := url.ParseQuery(raw)
 		if err != nil {
 			// keep what parses, like URLSearchParams
 			qs = url.Values{}
-			for _, kv := range strings.Split(v[i+1:], "&") {
+			for _, kv := range strings.Split(raw, "&") {
 				k, val, _ := strings.Cut(kv, "=")
 				if k == name {
 					if d, err := url.QueryUnescape(val); err == nil {

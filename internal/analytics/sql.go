@@ -113,9 +113,6 @@ func (d dialect) numeric(expr string) string {
 
 // eventFilters adds the event-level filters of q for one event kind.
 func eventFilters(w *where, d dialect, q *Query, k kind, wsID string) {
-	if k == kClick {
-		w.add("bot = ?", false)
-	}
 	if q.CustomerID != "" {
 		if k == kClick {
 			w.add("click_id IN (SELECT click_id FROM lead_events WHERE workspace_id = ? AND customer_id = ?)", wsID, q.CustomerID)
