@@ -20,8 +20,8 @@ type Created struct {
 	APIKey    string
 }
 
-// CreateWorkspaceWithKey creates a workspace, its owner (if given) and its
-// first API key in one transaction.
+// CreateWorkspaceWithKey creates a workspace, its default partner program,
+// its owner (if given) and its first API key in one transaction.
 func (db *DB) CreateWorkspaceWithKey(ctx context.Context, in NewWorkspace) (*Created, error) {
 	out := &Created{}
 	err := db.Tx(ctx, func(tx *DB) error {
@@ -30,6 +30,11 @@ func (db *DB) CreateWorkspaceWithKey(ctx context.Context, in NewWorkspace) (*Cre
 			return err
 		}
 		out.Workspace = w
+		// Every workspace has a default program with a default group
+		// (partners-and-embed.md §0.2, §3.1).
+		if _, _, err := tx.CreateDefaultProgram(ctx, w); err != nil {
+			return err
+		}
 		var ownerID *string
 		if in.OwnerEmail != "" {
 			u, err := tx.UserByEmail(ctx, in.OwnerEmail)

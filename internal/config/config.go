@@ -39,6 +39,8 @@ type Config struct {
 	BodyLimit       int           // bytes
 	ShutdownTimeout time.Duration // how long in-flight work may take on SIGTERM
 
+	FXRatesFile string // JSON FX rates (units per USD) overriding the built-in table
+
 	SessionHashKeys  [][]byte // securecookie hash keys, newest first (rotation)
 	SessionBlockKeys [][]byte // securecookie block keys, same order
 }
@@ -67,6 +69,7 @@ var Vars = []Var{
 	{"RELINK_LOG_LEVEL", "info", "`debug`, `info`, `warn` or `error`."},
 	{"RELINK_BODY_LIMIT", "1048576", "Largest accepted request body in bytes; larger bodies get 413."},
 	{"RELINK_SHUTDOWN_TIMEOUT", "20s", "Deadline for finishing in-flight requests and draining queues on SIGTERM."},
+	{"RELINK_FX_RATES", "(built-in table)", "JSON file of FX rates, units of each currency per 1 USD (`{\"eur\": 0.92}` or `{\"base\":\"USD\",\"rates\":{…}}`), used to convert non-USD sales to USD cents. Overrides the approximate built-in table; re-read when it changes, so a daily cron can refresh it."},
 	{"RELINK_SESSION_KEYS", "(random per start in dev)", "Console session keys: comma-separated `hashkey:blockkey` pairs (hex or base64, 32 bytes each), newest first; older pairs still decode (rotation). Also accepts RELINK_SESSION_KEYS_FILE. Required outside dev."},
 }
 
@@ -160,6 +163,12 @@ func Load(getenv Getenv) (*Config, error) {
 	}
 	if c.ShutdownTimeout, err = time.ParseDuration(get("RELINK_SHUTDOWN_TIMEOUT", "20s")); err != nil {
 		errs = append(errs, fmt.Errorf("RELINK_SHUTDOWN_TIMEOUT: %w", err))
+	}
+	c.FXRatesFile = get("RELINK_FX_RATES", "")
+	if c.FXRatesFile != "" {
+		if _, err := os.Stat(c.FXRatesFile); err != nil {
+			errs = append(errs, fmt.Errorf("RELINK_FX_RATES: %w", err))
+		}
 	}
 	if keys := get("RELINK_SESSION_KEYS", ""); keys != "" {
 		c.SessionHashKeys, c.SessionBlockKeys, err = parseSessionKeys(keys)
