@@ -162,3 +162,29 @@ func AggregateClicks(ctx context.Context, tx *DB, inserted []Click) error {
 	}
 	return tx.AddEventAggregates(ctx, FoldAggregates(evs))
 }
+
+func attrColumns(a *ClickAttrs) map[string]string {
+	return map[string]string{"continent": a.Continent, "country": a.Country, "region": a.Region,
+		"city": a.City, "device": a.Device, "browser": a.Browser, "os": a.OS, "trigger": a.Trigger,
+		"referer": a.Referer, "referer_url": a.RefererURL, "url": a.URL}
+}
+
+// EventAggregator keeps the lead and sale aggregates; the conversions
+// service calls it inside the transaction that stores the events.
+type EventAggregator struct{}
+
+// AddLeads aggregates stored lead events.
+func (EventAggregator) AddLeads(ctx context.Context, tx *DB, events []LeadEvent) error {
+	evs := make([]AggregateEvent, len(events))
+	for i := range events {
+		e := &events[i]
+		evs[i] = AggregateEvent{WorkspaceID: e.WorkspaceID, Event: AggLead, LinkID: e.LinkID, Timestamp: e.Timestamp, Columns: attrColumns(&e.ClickAttrs)}
+	}
+	return tx.AddEventAggregates(ctx, FoldAggregates(evs))
+}
+
+// AddSale aggregates a stored sale event.
+func (EventAggregator) AddSale(ctx context.Context, tx *DB, e *SaleEvent) error {
+	ev := AggregateEvent{WorkspaceID: e.WorkspaceID, Event: AggSale, LinkID: e.LinkID, Timestamp: e.Timestamp, Amount: e.Amount, Columns: attrColumns(&e.ClickAttrs)}
+	return tx.AddEventAggregates(ctx, FoldAggregates([]AggregateEvent{ev}))
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/relinkhq/relink/models"
@@ -22,7 +23,13 @@ type Engine struct {
 	ForceRaw bool
 	// QRBase is the QR endpoint linked from event link objects.
 	QRBase string
+
+	aggReads, rawReads atomic.Int64
 }
+
+// Reads reports how many counts were answered from the aggregates and how
+// many from the raw tables (edge hours included) since the engine started.
+func (e *Engine) Reads() (aggregates, raw int64) { return e.aggReads.Load(), e.rawReads.Load() }
 
 // NewEngine returns an engine over db.
 func NewEngine(db *models.DB, now func() time.Time) *Engine {
@@ -119,6 +126,7 @@ func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySp
 	if !h0.Before(h1) {
 		return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
 	}
+	e.aggReads.Add(1)
 	out, err := e.readAggregates(ctx, s, k, key, h0, h1)
 	if err != nil {
 		return nil, err
@@ -224,6 +232,7 @@ func (s *scope) rawWhere(k kind, ranges []timeRange) (*where, bool) {
 
 // fromRaw counts kind k's raw rows in the ranges.
 func (e *Engine) fromRaw(ctx context.Context, s *scope, k kind, key keySpec, ranges []timeRange) (map[string]counts, error) {
+	e.rawReads.Add(1)
 	out := map[string]counts{}
 	w, ok := s.rawWhere(k, ranges)
 	if !ok {

@@ -68,11 +68,11 @@ func (e *Engine) Events(ctx context.Context, ws *models.Workspace, q *Query) ([]
 	idCol := "click_id"
 	switch k {
 	case kLead:
-		cols = "id, timestamp, event_name, customer_id, metadata, click_id, link_id, url, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, qr, ip, 0 AS amount, '' AS payment_processor, '' AS invoice_id"
-		idCol = "id"
+		cols = "event_id AS id, timestamp, event_name, customer_id, metadata, click_id, link_id, url, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, qr, ip, 0 AS amount, '' AS payment_processor, '' AS invoice_id"
+		idCol = "event_id"
 	case kSale:
-		cols = "id, timestamp, event_name, customer_id, metadata, click_id, link_id, url, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, qr, ip, amount, payment_processor, invoice_id"
-		idCol = "id"
+		cols = "event_id AS id, timestamp, event_name, customer_id, metadata, click_id, link_id, url, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, qr, ip, amount, payment_processor, invoice_id"
+		idCol = "event_id"
 	}
 	dir := "DESC"
 	if q.SortOrder == "asc" {
