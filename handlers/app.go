@@ -160,6 +160,11 @@ func (s *Server) routes() {
 	a.Options("/qr", api.QRCORS)
 	a.Get("/qr", api.QRCORS, s.limitIP("qr", 10, 10*time.Second, "Don't DDoS me pls 🥺"), h.QRCode)
 	// --- end links ---
+
+	// Analytics and events (analytics.md; internal/analytics).
+	a.Get("/analytics", s.key("analytics.read"), h.GetAnalytics)
+	a.Get("/events", s.key("analytics.read"), s.plan(models.PlanBusiness), h.ListEvents)
+
 	a.Use(s.apiNotFound)
 
 	// App origin: console, embed, static, default short domain in dev.

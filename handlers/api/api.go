@@ -6,6 +6,7 @@ package api
 import (
 	"time"
 
+	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
@@ -18,6 +19,9 @@ type Deps struct {
 	Now    func() time.Time
 	// Links runs the link, domain, tag and folder rules.
 	Links *links.Service
+	// Analytics answers /analytics and /events; New builds one over DB
+	// when nil.
+	Analytics *analytics.Engine
 }
 
 // Handlers is the API's handler set.
@@ -26,4 +30,12 @@ type Handlers struct {
 }
 
 // New returns the API handlers.
-func New(d Deps) *Handlers { return &Handlers{Deps: d} }
+func New(d Deps) *Handlers {
+	if d.Analytics == nil && d.DB != nil {
+		d.Analytics = analytics.NewEngine(d.DB, d.Now)
+		if d.Config != nil && d.Config.APIURL != nil {
+			d.Analytics.QRBase = d.Config.APIURL.String() + "/qr"
+		}
+	}
+	return &Handlers{Deps: d}
+}
