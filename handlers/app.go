@@ -173,7 +173,7 @@ func (s *Server) routes() {
 	// Short-link domains.
 	s.short.Use(s.upgradeHTTPS)
 
-	s.consoleRoutes()
+	s.consoleRoutes(h)
 
 	// Pages plumbing: the embedded assets (static package) under /static/ on
 	// both page faces. Pages link to them with static.URL(name), which adds
@@ -276,9 +276,9 @@ func (s *Server) healthz(c *fiber.Ctx) error {
 // (session cookie, CSRF check on unsafe methods, frame-ancestors 'none',
 // no-store); the signed-in routes also pass RequireUser, owner-only ones
 // RequireOwner.
-func (s *Server) consoleRoutes() {
+func (s *Server) consoleRoutes(ah *api.Handlers) {
 	d := s.deps
-	h, err := console.New(console.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Logger: d.Logger})
+	h, err := console.New(console.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Logger: d.Logger, Links: ah.Links, Analytics: ah.Analytics})
 	if err != nil {
 		panic(fmt.Sprintf("console: %v", err)) // config.Load validated the keys
 	}
@@ -298,6 +298,13 @@ func (s *Server) consoleRoutes() {
 	u.Get("/settings/keys", h.Keys)
 	u.Post("/settings/keys", h.CreateKey)
 	u.Post("/settings/keys/:id/revoke", h.RevokeKey)
+	u.Get("/links", h.Links)
+	u.Post("/links", h.CreateLink)
+	u.Get("/links/:id", h.Link)
+	u.Post("/links/:id", h.UpdateLink)
+	u.Post("/links/:id/archive", h.ArchiveLink)
+	u.Post("/links/:id/delete", h.DeleteLink)
+	u.Get("/analytics", h.Analytics)
 	u.Get("/settings/members", h.Members)
 	u.Post("/settings/members/invite", h.RequireOwner, h.CreateInvite)
 	u.Post("/settings/members/:user/role", h.RequireOwner, h.SetRole)

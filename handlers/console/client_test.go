@@ -17,17 +17,19 @@ import (
 	"github.com/relinkhq/relink/handlers"
 	"github.com/relinkhq/relink/internal/auth"
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/models"
 )
 
 const appHost = "localhost:8080"
 
-// env is a server on a test database, with a clock tests can move.
+// env is a server on a test database, with a clock tests can move forward.
 type env struct {
 	t   *testing.T
 	db  *models.DB
-	srv *handlers.Server
-	now time.Time
+	srv    *handlers.Server
+	clicks *ingest.Pipeline
+	skew   time.Duration // added to the real clock (expiry tests)
 }
 
 func newEnv(t *testing.T, db *models.DB) *env {
@@ -36,10 +38,12 @@ func newEnv(t *testing.T, db *models.DB) *env {
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
-	e := &env{t: t, db: db, now: time.Now().UTC()}
+	e := &env{t: t, db: db}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	e.clicks = ingest.New(db, handlers.ClickOptions(cfg, nil, log))
+	t.Cleanup(func() { _ = e.clicks.Drain(context.Background()) })
 	e.srv = handlers.New(handlers.Deps{
-		Config: cfg, DB: db, Now: func() time.Time { return e.now },
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Config: cfg, DB: db, Now: func() time.Time { return time.Now().UTC().Add(e.skew) }, Logger: log, Clicks: e.clicks,
 	})
 	return e
 }
@@ -183,6 +187,6 @@ func (c *client) signIn(email string) {
 func wantStatus(t *testing.T, r resp, want int) {
 	t.Helper()
 	if r.StatusCode != want {
-		t.Fatalf("status %d, want %d; body: %.600s", r.StatusCode, want, r.body)
+		t.Fatalf("status %d, want %d; body: %s", r.StatusCode, want, r.body)
 	}
 }

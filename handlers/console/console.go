@@ -13,8 +13,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/render"
+	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/auth"
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
 	"github.com/relinkhq/relink/views/layout"
@@ -26,6 +28,10 @@ type Deps struct {
 	Config *config.Config
 	Now    func() time.Time
 	Logger *slog.Logger
+	// The same services the API handlers call: link rules and the
+	// analytics engine.
+	Links     *links.Service
+	Analytics *analytics.Engine
 }
 
 // Handlers holds the console's handlers.
@@ -35,6 +41,8 @@ type Handlers struct {
 	now    func() time.Time
 	log    *slog.Logger
 	codec  *auth.SessionCodec
+	links  *links.Service
+	stats  *analytics.Engine
 	secure bool // Secure cookies (outside dev)
 }
 
@@ -58,7 +66,7 @@ func New(d Deps) (*Handlers, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Handlers{db: d.DB, cfg: d.Config, now: d.Now, log: d.Logger, codec: codec, secure: !d.Config.DevMode}, nil
+	return &Handlers{db: d.DB, cfg: d.Config, now: d.Now, log: d.Logger, codec: codec, secure: !d.Config.DevMode, links: d.Links, stats: d.Analytics}, nil
 }
 
 // Viewer is the signed-in user and the workspace the console shows.

@@ -182,3 +182,58 @@ type InvitePage struct {
 
 // Roles are the member roles, for selects.
 var Roles = []string{"member", "owner"}
+
+// LinksView is the links page: filters, the create form and the list.
+type LinksView struct {
+	CSRF    string
+	Filters LinkFilters
+	Domains []Option // filter options (first: any)
+	Tags    []Option
+	Folders []Option
+	Sorts   []Option
+	List    LinksList
+	Form    LinkForm
+}
+
+// LinkFilters are the list's query parameters.
+type LinkFilters struct {
+	Search, Domain, Tag, Folder, Sort string
+	Archived                          bool
+}
+
+// LinksList is the swappable list part: rows and pagination.
+type LinksList struct {
+	Rows             []LinkRow
+	Total            int64
+	From, To         int
+	PrevURL, NextURL string
+}
+
+// LinkRow is one link in the list.
+type LinkRow struct {
+	ID, ShortLink, Display, URL, Created string
+	Clicks, Leads, Sales                 int64
+	Archived                             bool
+	Tags                                 []string
+	Folder                               string
+}
+
+// LinkForm creates or edits a link.
+type LinkForm struct {
+	CSRF, ID, URL, Domain, Key, FolderID, Comments string
+	TagIDs                                         map[string]bool
+	Archived                                       bool
+	Errors                                         FieldErrors
+	Domains, Folders, Tags                         []Option
+}
+
+// LinkDetail is one link's page: short link, QR, edit form, analytics.
+type LinkDetail struct {
+	CSRF      string
+	Link      LinkRow
+	QRURL     string // the PNG
+	QRName    string // download file name
+	Form      LinkForm
+	Saved     bool
+	Analytics AnalyticsView
+}
