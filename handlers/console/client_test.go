@@ -25,8 +25,8 @@ const appHost = "localhost:8080"
 
 // env is a server on a test database, with a clock tests can move forward.
 type env struct {
-	t   *testing.T
-	db  *models.DB
+	t      *testing.T
+	db     *models.DB
 	srv    *handlers.Server
 	clicks *ingest.Pipeline
 	skew   time.Duration // added to the real clock (expiry tests)
