@@ -10,9 +10,6 @@ import (
 	"github.com/relinkhq/relink/internal/ids"
 )
 
-// InviteTTL is how long an invite link stays valid.
-const InviteTTL = 7 * 24 * time.Hour
-
 // Invite is a pending invitation to join a workspace. Only the SHA-256 of its
 // token is stored; the link with the token is shown once, to the inviter.
 type Invite struct {
@@ -38,11 +35,12 @@ func ParseRole(s string) (Role, error) {
 	return "", apierr.Validation("invalid_value", "role", `Invalid option: expected one of "owner"|"member"`)
 }
 
-// CreateInvite invites email to the workspace with role and returns the
+// CreateInvite invites email to the workspace with role until expiresAt
+// (RELINK_INVITE_TTL from now) and returns the
 // invite with its plaintext token. Inviting an existing member is a 409
 // conflict; inviting an address with a pending invite replaces that invite
 // (new token, new expiry), so a lost link can be re-sent.
-func (db *DB) CreateInvite(ctx context.Context, workspaceID, email string, role Role, invitedBy *string, now time.Time) (*Invite, string, error) {
+func (db *DB) CreateInvite(ctx context.Context, workspaceID, email string, role Role, invitedBy *string, now, expiresAt time.Time) (*Invite, string, error) {
 	email = NormalizeEmail(email)
 	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
 		return nil, "", apierr.Validation("invalid_format", "email", "Invalid email address.")
@@ -53,7 +51,7 @@ func (db *DB) CreateInvite(ctx context.Context, workspaceID, email string, role 
 	token := ids.Nano(32)
 	inv := &Invite{
 		ID: ids.New(ids.Invite), WorkspaceID: workspaceID, Email: email, Role: role,
-		TokenHash: HashAPIKey(token), InvitedBy: invitedBy, ExpiresAt: now.Add(InviteTTL).UTC(), CreatedAt: now.UTC(),
+		TokenHash: HashAPIKey(token), InvitedBy: invitedBy, ExpiresAt: expiresAt.UTC(), CreatedAt: now.UTC(),
 	}
 	err := db.Tx(ctx, func(tx *DB) error {
 		var n int64

@@ -2,6 +2,8 @@ package console
 
 import (
 	"errors"
+	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -13,7 +15,7 @@ import (
 
 func (h *Handlers) membersView(c *fiber.Ctx) (vc.MembersView, error) {
 	vw := viewer(c)
-	v := vc.MembersView{CSRF: session(c).CSRF, CanManage: vw.Role == models.RoleOwner, SelfID: vw.User.ID, Form: vc.InviteForm{Role: string(models.RoleMember)}}
+	v := vc.MembersView{CSRF: session(c).CSRF, CanManage: vw.Role == models.RoleOwner, SelfID: vw.User.ID, Form: vc.InviteForm{Role: string(models.RoleMember)}, TTL: ttlText(h.cfg.InviteTTL)}
 	ctx := c.UserContext()
 	ms, err := h.db.ListMembers(ctx, vw.Workspace.ID)
 	if err != nil {
@@ -47,7 +49,7 @@ func (h *Handlers) Members(c *fiber.Ctx) error {
 func (h *Handlers) CreateInvite(c *fiber.Ctx) error {
 	vw := viewer(c)
 	form := vc.InviteForm{Email: c.FormValue("email"), Role: c.FormValue("role")}
-	inv, token, err := h.db.CreateInvite(c.UserContext(), vw.Workspace.ID, form.Email, models.Role(form.Role), &vw.User.ID, h.now())
+	inv, token, err := h.db.CreateInvite(c.UserContext(), vw.Workspace.ID, form.Email, models.Role(form.Role), &vw.User.ID, h.now(), h.now().Add(h.cfg.InviteTTL))
 	v, verr := h.membersView(c)
 	if verr != nil {
 		return verr
@@ -156,4 +158,15 @@ func (h *Handlers) AcceptInvite(c *fiber.Ctx) error {
 	}
 	h.log.Info("console invite accepted", "workspace_id", w.ID, "user_id", u.ID)
 	return redirect(c, "/console")
+}
+
+// ttlText says how long invites last: "7 days", or the duration.
+func ttlText(d time.Duration) string {
+	if d >= 24*time.Hour && d%(24*time.Hour) == 0 {
+		if n := int(d / (24 * time.Hour)); n > 1 {
+			return strconv.Itoa(n) + " days"
+		}
+		return "1 day"
+	}
+	return d.String()
 }

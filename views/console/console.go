@@ -154,6 +154,7 @@ type MembersView struct {
 	Invites    []InviteRow
 	Form       InviteForm
 	InviteLink string // the new invite's link, shown once
+	TTL        string // how long invite links last, e.g. "7 days"
 }
 
 // MemberRow is one member.

@@ -183,7 +183,7 @@ func Members(v MembersView) templ.Component {
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = components.Card(components.CardProps{Title: "Invite a member", Subtitle: "The invite link is valid for 7 days. Send it to the person you invite."}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Card(components.CardProps{Title: "Invite a member", Subtitle: "The invite link is valid for " + v.TTL + ". Send it to the person you invite."}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
