@@ -57,6 +57,11 @@ var dashboardBars = []struct {
 func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, linkID string, showFilters bool) (vc.AnalyticsView, error) {
 	ws := viewer(c).Workspace
 	ctx := c.UserContext()
+	for k, vs := range vals { // empty form fields are no filter
+		if len(vs) == 0 || vs[len(vs)-1] == "" {
+			delete(vals, k)
+		}
+	}
 	if linkID != "" {
 		vals.Set("linkId", linkID)
 	}
@@ -97,6 +102,14 @@ func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, lin
 		v.Events = append(v.Events, vc.Option{Value: own(func(q url.Values) { q.Set("event", e) }), Label: strings.ToUpper(e[:1]) + e[1:], Selected: e == ev})
 	}
 	if showFilters {
+		for _, k := range []string{"interval", "start", "end", "timezone", "event", "linkId", "domain", "tagId", "folderId"} {
+			if val := vals.Get(k); val != "" {
+				v.Hidden = append(v.Hidden, vc.Option{Value: k, Label: val})
+			}
+		}
+		for _, f := range []struct{ name, label, ph string }{{"country", "Country", "US"}, {"device", "Device", "Desktop"}, {"browser", "Browser", "Chrome"}, {"os", "OS", "Mac OS"}, {"referer", "Referrer", "google.com"}} {
+			v.FilterInputs = append(v.FilterInputs, vc.FilterInput{Name: f.name, Label: f.label, Value: vals.Get(f.name), Placeholder: f.ph})
+		}
 		for _, f := range filterParams {
 			if val := vals.Get(f.key); val != "" {
 				k := f.key

@@ -20,6 +20,15 @@ type AnalyticsView struct {
 	Bars        []BarList
 	EventRows   []EventRow
 	Error       string // a bad query: shown above the charts
+	// The filter form: the parameters it keeps (Value=name, Label=value)
+	// and the inputs it shows.
+	Hidden       []Option
+	FilterInputs []FilterInput
+}
+
+// FilterInput is one text filter of the dashboard.
+type FilterInput struct {
+	Name, Label, Value, Placeholder string
 }
 
 // Totals are the headline numbers of the window.
@@ -162,9 +171,20 @@ func (c ChartView) grid() []gridLine {
 
 // tick is an x axis label.
 type tick struct {
-	X     string
-	Label string
+	X, Label, Anchor string
 }
+
+// drawOrder draws the first series (clicks) last, so it stays on top.
+func (c ChartView) drawOrder() []Series {
+	out := make([]Series, 0, len(c.Series))
+	for i := len(c.Series) - 1; i >= 0; i-- {
+		out = append(out, c.Series[i])
+	}
+	return out
+}
+
+// dots marks each bucket when there are few enough to tell apart.
+func (c ChartView) dots() bool { return len(c.Labels) <= 48 }
 
 // ticks labels about six evenly spaced buckets.
 func (c ChartView) ticks() []tick {
@@ -175,7 +195,11 @@ func (c ChartView) ticks() []tick {
 	step := (n + 5) / 6
 	var out []tick
 	for i := 0; i < n; i += step {
-		out = append(out, tick{X: f1(c.x(i)), Label: c.Labels[i]})
+		anchor := "middle"
+		if n > 1 && i >= n-step/2-1 {
+			anchor = "end"
+		}
+		out = append(out, tick{X: f1(c.x(i)), Label: c.Labels[i], Anchor: anchor})
 	}
 	return out
 }

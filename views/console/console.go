@@ -41,7 +41,6 @@ var Nav = []NavGroup{
 		{"home", "Overview", "/console"},
 		{"links", "Links", "/console/links"},
 		{"analytics", "Analytics", "/console/analytics"},
-		{"events", "Events", "/console/events"},
 	}},
 	{"Partner program", []NavItem{
 		{"program", "Program & rewards", "/console/program"},
