@@ -237,3 +237,34 @@ type LinkDetail struct {
 	Saved     bool
 	Analytics AnalyticsView
 }
+
+// LibraryView is a simple resource page (domains, tags, folders): a create
+// form and a list with delete buttons.
+type LibraryView struct {
+	CSRF, Kind, Noun string // Kind: URL segment ("tags"); Noun: "tag"
+	Rows             []LibraryRow
+	Fields           []FieldProps
+	Selects          []SelectProps
+	Errors           FieldErrors
+	Note             string // e.g. a plan notice
+	CanCreate        bool
+}
+
+// LibraryRow is one resource.
+type LibraryRow struct {
+	ID, Name, Detail, Badge, Created string
+	Deletable                        bool
+}
+
+// SelectProps is a labelled select.
+type SelectProps struct {
+	Label, Name string
+	Options     []Option
+}
+
+func withError(f FieldProps, errs FieldErrors) FieldProps {
+	if e := errs[f.Name]; e != "" {
+		f.Error = e
+	}
+	return f
+}
