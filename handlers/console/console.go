@@ -16,6 +16,7 @@ import (
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/auth"
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
@@ -32,6 +33,9 @@ type Deps struct {
 	// analytics engine.
 	Links     *links.Service
 	Analytics *analytics.Engine
+	// Conversions runs partner enrollment and commission changes; nil: one
+	// over DB.
+	Conversions *conversions.Service
 }
 
 // Handlers holds the console's handlers.
@@ -43,6 +47,7 @@ type Handlers struct {
 	codec  *auth.SessionCodec
 	links  *links.Service
 	stats  *analytics.Engine
+	conv   *conversions.Service
 	secure bool // Secure cookies (outside dev)
 }
 
@@ -62,11 +67,14 @@ func New(d Deps) (*Handlers, error) {
 		d.Logger.Warn("RELINK_SESSION_KEYS is not set: console sessions use random keys and end when the process restarts")
 		hash, block = auth.RandomSessionKeys()
 	}
+	if d.Conversions == nil {
+		d.Conversions = conversions.New(conversions.Deps{DB: d.DB, Now: d.Now, Log: d.Logger})
+	}
 	codec, err := auth.NewSessionCodec(hash, block)
 	if err != nil {
 		return nil, err
 	}
-	return &Handlers{db: d.DB, cfg: d.Config, now: d.Now, log: d.Logger, codec: codec, secure: !d.Config.DevMode, links: d.Links, stats: d.Analytics}, nil
+	return &Handlers{db: d.DB, cfg: d.Config, now: d.Now, log: d.Logger, codec: codec, secure: !d.Config.DevMode, links: d.Links, stats: d.Analytics, conv: d.Conversions}, nil
 }
 
 // Viewer is the signed-in user and the workspace the console shows.

@@ -268,3 +268,44 @@ func withError(f FieldProps, errs FieldErrors) FieldProps {
 	}
 	return f
 }
+
+// TablePage is a list page with optional forms above it (the partner
+// program pages).
+type TablePage struct {
+	CSRF, TestID string
+	Intro        string // a line about the page
+	Note, Error  string
+	Forms        []FormView
+	Filters      []FilterLink // e.g. status tabs
+	Title        string       // the table card's title
+	Headers      []string
+	Rows         []TableRow
+	Empty        string
+}
+
+// FormView is a small form: inputs, selects and a submit button.
+type FormView struct {
+	Title, Action, Submit, TestID string
+	Fields                        []FieldProps
+	Selects                       []SelectProps
+	Errors                        FieldErrors
+}
+
+// FilterLink is one tab of a filter row.
+type FilterLink struct {
+	Label, Href string
+	Current     bool
+}
+
+// TableRow is one row: cells and an optional action form.
+type TableRow struct {
+	ID     string
+	Cells  []string
+	Action *RowAction
+}
+
+// RowAction is a select-and-submit form on a row (e.g. change status).
+type RowAction struct {
+	Action, Name, Submit string
+	Options              []Option
+}
