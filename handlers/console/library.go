@@ -84,7 +84,9 @@ func (h *Handlers) Domains(c *fiber.Ctx) error {
 }
 
 // Tags lists tags.
-func (h *Handlers) Tags(c *fiber.Ctx) error { return h.libraryPage(c, fiber.StatusOK, "tags", nil, nil) }
+func (h *Handlers) Tags(c *fiber.Ctx) error {
+	return h.libraryPage(c, fiber.StatusOK, "tags", nil, nil)
+}
 
 // Folders lists folders.
 func (h *Handlers) Folders(c *fiber.Ctx) error {

@@ -218,7 +218,6 @@ func (c ChartView) points(s Series) []point {
 }
 
 func (c ChartView) viewBox() string { return "0 0 " + f1(chartW) + " " + f1(chartH) }
-func (c ChartView) axisY() string   { return f1(chartH - padB) }
 func (c ChartView) labelY() string  { return f1(chartH - 8) }
 func (c ChartView) left() string    { return f1(padL) }
 func (c ChartView) right() string   { return f1(chartW - padR) }
