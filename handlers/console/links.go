@@ -107,7 +107,10 @@ func selectOpts(opts []vc.Option, selected string) []vc.Option {
 func (h *Handlers) linkRow(l *models.Link) vc.LinkRow {
 	short := h.links.ShortLink(l)
 	r := vc.LinkRow{ID: l.ID, ShortLink: short, Display: l.Domain + "/" + l.Key, URL: l.URL, Created: date(l.CreatedAt),
-		Clicks: l.Clicks, Leads: l.Leads, Sales: l.Sales, Archived: l.Archived}
+		Clicks: l.Clicks, Leads: l.Leads, Sales: l.Sales, Archived: l.Archived, ClicksText: thousands(l.Clicks) + " clicks"}
+	if l.Clicks == 1 {
+		r.ClicksText = "1 click"
+	}
 	if l.IsRoot() {
 		r.Display = l.Domain
 	}

@@ -111,6 +111,12 @@ func TestLinks(t *testing.T) {
 			if got, _ := d.Find(`[data-testid="series-Clicks"]`).Attr("data-total"); got != "1" {
 				t.Errorf("chart series total %q", got)
 			}
+			if got := c.get("/console").text(t, `[data-testid="overview-clicks"] [data-testid="stat-value"]`); got != "1" {
+				t.Errorf("overview clicks %q", got)
+			}
+			if got := c.get("/console/links?search=launch").text(t, `[data-testid="link-clicks"]`); got != "1 click" {
+				t.Errorf("list clicks %q", got)
+			}
 			r = c.get("/console/analytics?interval=24h")
 			d = r.doc(t)
 			if got := strings.TrimSpace(d.Find(`[data-testid="total-clicks"] [data-testid="total-value"]`).Text()); got != "1" {

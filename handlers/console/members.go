@@ -30,7 +30,7 @@ func (h *Handlers) membersView(c *fiber.Ctx) (vc.MembersView, error) {
 	}
 	now := h.now()
 	for _, i := range invs {
-		v.Invites = append(v.Invites, vc.InviteRow{ID: i.ID, Email: i.Email, Role: string(i.Role), Expires: date(i.ExpiresAt), Expired: !now.Before(i.ExpiresAt)})
+		v.Invites = append(v.Invites, vc.InviteRow{ID: i.ID, Email: i.Email, Role: string(i.Role), Expires: i.ExpiresAt.UTC().Format("Jan 2, 2006 15:04 UTC"), Expired: !now.Before(i.ExpiresAt)})
 	}
 	return v, nil
 }

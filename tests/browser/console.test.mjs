@@ -99,6 +99,23 @@ describe("console", () => {
     await ctx.close();
   });
 
+  test("every page in the navigation opens", async () => {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    const errors = [];
+    page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+    await signIn(page, relink.appURL);
+    const navs = await page.$$eval('[data-testid="console-nav"] a', (as) => as.map((a) => [a.dataset.testid, a.getAttribute("href")]));
+    assert.ok(navs.length >= 10, `nav has ${navs.length} links`);
+    for (const [id, href] of navs) {
+      const res = await page.goto(new URL(href, relink.appURL).toString());
+      assert.equal(res.status(), 200, `${href} answered ${res.status()}`);
+      await shot(page, `tour-${id.replace("nav-", "")}`);
+    }
+    assert.deepEqual(errors, [], "no console errors (CSP violations show up here)");
+    await ctx.close();
+  });
+
   test("create an API key, use it, revoke it", async () => {
     const ctx = await browser.newContext();
     const page = await ctx.newPage();

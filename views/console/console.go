@@ -106,6 +106,7 @@ type LoginForm struct {
 // OverviewView is the console's home page.
 type OverviewView struct {
 	Name, Slug, Plan, Role string
+	Links, Clicks, Sales   string // formatted totals
 }
 
 // Option is one <option>.
@@ -213,6 +214,7 @@ type LinksList struct {
 type LinkRow struct {
 	ID, ShortLink, Display, URL, Created string
 	Clicks, Leads, Sales                 int64
+	ClicksText                           string // "1 click", "12 clicks"
 	Archived                             bool
 	Tags                                 []string
 	Folder                               string
