@@ -25,20 +25,24 @@ const appHost = "localhost:8080"
 
 // env is a server on a test database, with a clock tests can move forward.
 type env struct {
-	t      *testing.T
-	db     *models.DB
-	srv    *handlers.Server
-	clicks *ingest.Pipeline
-	skew   time.Duration // added to the real clock (expiry tests)
+	t       *testing.T
+	db      *models.DB
+	srv     *handlers.Server
+	clicks  *ingest.Pipeline
+	skew    time.Duration // added to the real clock (expiry tests)
+	appHost string
 }
 
-func newEnv(t *testing.T, db *models.DB) *env {
+func newEnv(t *testing.T, db *models.DB) *env { return newEnvWith(t, db, nil) }
+
+// newEnvWith builds the server with RELINK_* variables.
+func newEnvWith(t *testing.T, db *models.DB, vars map[string]string) *env {
 	t.Helper()
-	cfg, err := config.Load(func(string) string { return "" })
+	cfg, err := config.Load(func(k string) string { return vars[k] })
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
-	e := &env{t: t, db: db}
+	e := &env{t: t, db: db, appHost: cfg.AppURL.Host}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	e.clicks = ingest.New(db, handlers.ClickOptions(cfg, nil, log))
 	t.Cleanup(func() { _ = e.clicks.Drain(context.Background()) })
@@ -113,7 +117,7 @@ func (r resp) text(t *testing.T, sel string) string {
 func (c *client) do(method, target string, body io.Reader, header map[string]string) resp {
 	c.e.t.Helper()
 	req := httptest.NewRequest(method, target, body)
-	req.Host = appHost
+	req.Host = c.e.host()
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
@@ -190,3 +194,6 @@ func wantStatus(t *testing.T, r resp, want int) {
 		t.Fatalf("status %d, want %d; body: %s", r.StatusCode, want, r.body)
 	}
 }
+
+// host is the app origin's host.
+func (e *env) host() string { return e.appHost }

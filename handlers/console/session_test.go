@@ -182,3 +182,27 @@ func TestWorkspaceSwitcher(t *testing.T) {
 		}
 	})
 }
+
+func TestSessionCookieOutsideDev(t *testing.T) {
+	db := testdb.Open(t, "sqlite")
+	hex32 := strings.Repeat("ab", 32)
+	e := newEnvWith(t, db, map[string]string{
+		"RELINK_APP_URL": "https://app.relink.test", "RELINK_API_URL": "https://api.relink.test",
+		"RELINK_DEV": "false", "RELINK_SESSION_KEYS": hex32 + ":" + hex32,
+		"RELINK_TRUSTED_PROXIES": "0.0.0.0/0,::/0",
+	})
+	c := e.client()
+	r := c.do(http.MethodGet, "/console/login", nil, map[string]string{"X-Forwarded-Proto": "https"})
+	wantStatus(t, r, http.StatusOK)
+	sc := strings.ToLower(r.Header.Get("Set-Cookie"))
+	for _, want := range []string{"secure", "httponly", "samesite=lax"} {
+		if !strings.Contains(sc, want) {
+			t.Errorf("Set-Cookie %q lacks %q", sc, want)
+		}
+	}
+	// Plain HTTP is sent to HTTPS before any cookie is set.
+	r = e.client().get("/console/login")
+	if r.StatusCode != http.StatusMovedPermanently || r.Header.Get("Set-Cookie") != "" {
+		t.Errorf("plain HTTP: status %d, Set-Cookie %q", r.StatusCode, r.Header.Get("Set-Cookie"))
+	}
+}
