@@ -285,10 +285,12 @@ func (s *Server) consoleRoutes(ah *api.Handlers) {
 	s.app.Get("/", func(c *fiber.Ctx) error { return c.Redirect("/console", fiber.StatusFound) })
 	g := s.app.Group("/console", h.Session)
 	g.Get("/login", h.LoginForm)
-	g.Post("/login", h.Login)
+	// Password guessing is slowed per client IP (bcrypt is slow as well).
+	guard := s.limitIP("console-login", 10, 5*time.Minute, "Too many sign-in attempts from this address. Wait a few minutes and try again.")
+	g.Post("/login", guard, h.Login)
 	g.Post("/logout", h.Logout)
 	g.Get("/invites/:token", h.Invite)
-	g.Post("/invites/:token", h.AcceptInvite)
+	g.Post("/invites/:token", guard, h.AcceptInvite)
 
 	u := g.Group("", h.RequireUser)
 	u.Get("/", h.Home)

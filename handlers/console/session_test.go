@@ -206,3 +206,18 @@ func TestSessionCookieOutsideDev(t *testing.T) {
 		t.Errorf("plain HTTP: status %d, Set-Cookie %q", r.StatusCode, r.Header.Get("Set-Cookie"))
 	}
 }
+
+func TestSignInThrottle(t *testing.T) {
+	e := newEnv(t, testdb.Open(t, "sqlite"))
+	c := e.client()
+	c.get("/console/login")
+	for i := 0; i < 10; i++ {
+		r := c.post("/console/login", url.Values{"email": {"x@y.test"}, "password": {"wrong password"}})
+		wantStatus(t, r, http.StatusUnauthorized)
+	}
+	r := c.post("/console/login", url.Values{"email": {"x@y.test"}, "password": {"wrong password"}})
+	wantStatus(t, r, http.StatusTooManyRequests)
+	if r.Header.Get("Retry-After") == "" {
+		t.Error("no Retry-After")
+	}
+}
