@@ -39,6 +39,20 @@ describe("console", () => {
     assert.equal(session.sameSite, "Lax");
     await shot(page, "02-overview");
 
+    // A second workspace of the same owner shows up in the switcher;
+    // choosing it reloads the console there.
+    const r = await relink.cli(["workspace", "create", "--name", "Beta Labs", "--slug", "beta", "--plan", "pro",
+      "--owner-email", OWNER_EMAIL, "--owner-password", "correct horse battery"]);
+    assert.equal(r.code, 0, r.stderr);
+    await page.reload();
+    assert.deepEqual(await page.$$eval('[data-testid="workspace-select"] option', (os) => os.map((o) => o.textContent.trim())), ["Acme", "Beta Labs"]);
+    await Promise.all([page.waitForURL(`${relink.appURL}/console`), page.selectOption('[data-testid="workspace-select"]', { label: "Beta Labs" })]);
+    await page.waitForSelector('[data-testid="overview-workspace"] >> text=Beta Labs');
+    assert.match(await page.textContent('[data-testid="workspace-plan"]'), /beta · pro/);
+    await shot(page, "02b-switched-workspace");
+    await page.selectOption('[data-testid="workspace-select"]', { label: "Acme" });
+    await page.waitForSelector('[data-testid="overview-workspace"] >> text=Acme');
+
     await Promise.all([page.waitForURL(/\/console\/login/), page.click('[data-testid="sign-out"]')]);
     await page.goto(`${relink.appURL}/console/links`);
     assert.match(page.url(), /\/console\/login\?next=/, "signed out: the console needs signing in again");
