@@ -102,11 +102,16 @@ func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, lin
 		v.Events = append(v.Events, vc.Option{Value: own(func(q url.Values) { q.Set("event", e) }), Label: strings.ToUpper(e[:1]) + e[1:], Selected: e == ev})
 	}
 	if showFilters {
-		for _, k := range []string{"interval", "start", "end", "timezone", "event", "linkId", "domain", "tagId", "folderId"} {
+		for _, k := range []string{"interval", "start", "end", "timezone", "event", "linkId", "folderId"} {
 			if val := vals.Get(k); val != "" {
 				v.Hidden = append(v.Hidden, vc.Option{Value: k, Label: val})
 			}
 		}
+		sels, err := h.filterSelects(c, vals)
+		if err != nil {
+			return v, err
+		}
+		v.FilterSelects = sels
 		for _, f := range []struct{ name, label, ph string }{{"country", "Country", "US"}, {"device", "Device", "Desktop"}, {"browser", "Browser", "Chrome"}, {"os", "OS", "Mac OS"}, {"referer", "Referrer", "google.com"}} {
 			v.FilterInputs = append(v.FilterInputs, vc.FilterInput{Name: f.name, Label: f.label, Value: vals.Get(f.name), Placeholder: f.ph})
 		}
@@ -351,4 +356,28 @@ func eventTime(s string) string {
 		return s
 	}
 	return t.Format("Jan 2 15:04:05")
+}
+
+// filterSelects are the dashboard's domain and tag filters.
+func (h *Handlers) filterSelects(c *fiber.Ctx, vals url.Values) ([]vc.SelectProps, error) {
+	ws := viewer(c).Workspace
+	ctx := c.UserContext()
+	def := h.links.DefaultDomain()
+	domains := []vc.Option{{Value: "", Label: "Any domain"}, {Value: def, Label: def, Selected: vals.Get("domain") == def}}
+	ds, err := h.db.WorkspaceDomains(ctx, ws.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range ds {
+		domains = append(domains, vc.Option{Value: d.Slug, Label: d.Slug, Selected: vals.Get("domain") == d.Slug})
+	}
+	tags := []vc.Option{{Value: "", Label: "Any tag"}}
+	ts, err := h.db.ListTags(ctx, ws.ID, models.TagFilter{Limit: 500})
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range ts {
+		tags = append(tags, vc.Option{Value: t.ID, Label: t.Name, Selected: vals.Get("tagId") == t.ID})
+	}
+	return []vc.SelectProps{{Label: "Domain", Name: "domain", Options: domains}, {Label: "Tag", Name: "tagId", Options: tags}}, nil
 }

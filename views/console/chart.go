@@ -22,8 +22,9 @@ type AnalyticsView struct {
 	Error       string // a bad query: shown above the charts
 	// The filter form: the parameters it keeps (Value=name, Label=value)
 	// and the inputs it shows.
-	Hidden       []Option
-	FilterInputs []FilterInput
+	Hidden        []Option
+	FilterInputs  []FilterInput
+	FilterSelects []SelectProps
 }
 
 // FilterInput is one text filter of the dashboard.
