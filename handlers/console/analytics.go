@@ -141,11 +141,10 @@ func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, lin
 		}
 		return analytics.Parse(q, ep, h.now())
 	}
+	// A bad parameter is shown above the charts; anything else is a 500.
 	showErr := func(err error) (vc.AnalyticsView, error) {
-		var ae *apierr.Error
 		if e := apierr.As(err); e.Status() < 500 {
-			ae = e
-			v.Error = ae.Message
+			v.Error = e.Message
 			return v, nil
 		}
 		return v, err
@@ -160,11 +159,8 @@ func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, lin
 	if err != nil {
 		return showErr(err)
 	}
-	if t, ok := res.(analytics.Counters); ok {
-		v.Totals = vc.Totals{Clicks: thousands(t.Clicks), Leads: thousands(t.Leads), Sales: thousands(t.Sales), SaleAmount: money(t.SaleAmount)}
-	} else if t, ok := res.(*analytics.Counters); ok {
-		v.Totals = vc.Totals{Clicks: thousands(t.Clicks), Leads: thousands(t.Leads), Sales: thousands(t.Sales), SaleAmount: money(t.SaleAmount)}
-	}
+	t, _ := res.(analytics.Counters)
+	v.Totals = vc.Totals{Clicks: thousands(t.Clicks), Leads: thousands(t.Leads), Sales: thousands(t.Sales), SaleAmount: money(t.SaleAmount)}
 	q, err = parse(analytics.Timeseries, "composite", analytics.EndpointAnalytics)
 	if err != nil {
 		return showErr(err)
@@ -199,18 +195,21 @@ func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, lin
 		}
 		rows, _ := res.([]analytics.Row)
 		list := vc.BarList{Title: b.title, TestID: b.testID}
-		var top int64
-		for i, r := range rows {
-			if i == 8 {
-				break
-			}
-			n := num(r[ev])
+		if len(rows) > 8 {
+			rows = rows[:8]
+		}
+		metric := func(r analytics.Row) int64 {
 			if ev == "sales" {
-				n = num(r["saleAmount"])
+				return num(r["saleAmount"])
 			}
-			if n > top {
-				top = n
-			}
+			return num(r[ev])
+		}
+		var top int64
+		for _, r := range rows {
+			top = max(top, metric(r))
+		}
+		for _, r := range rows {
+			n := metric(r)
 			label := fmt.Sprint(r[b.field])
 			filterVal := label
 			if b.group == analytics.TopLinks {
@@ -226,12 +225,11 @@ func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, lin
 			if ev == "sales" {
 				val = money(n)
 			}
-			list.Rows = append(list.Rows, vc.BarRow{Label: label, Value: val, Href: href, Pct: int(n)})
-		}
-		for i := range list.Rows {
+			pct := 0
 			if top > 0 {
-				list.Rows[i].Pct = int(int64(list.Rows[i].Pct) * 100 / top)
+				pct = int(n * 100 / top)
 			}
+			list.Rows = append(list.Rows, vc.BarRow{Label: label, Value: val, Href: href, Pct: pct})
 		}
 		v.Bars = append(v.Bars, list)
 	}

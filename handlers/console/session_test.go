@@ -103,6 +103,16 @@ func TestSignIn(t *testing.T) {
 			}
 		})
 
+		t.Run("unknown console page is a 404 page", func(t *testing.T) {
+			c := e.client()
+			c.signIn("owner@acme.test")
+			r := c.get("/console/no-such-page")
+			wantStatus(t, r, http.StatusNotFound)
+			if r.doc(t).Find(`[data-testid="error-page"]`).Length() != 1 {
+				t.Errorf("not the error page: %.300s", r.body)
+			}
+		})
+
 		t.Run("open redirects are refused", func(t *testing.T) {
 			c := e.client()
 			c.get("/console/login")
