@@ -128,6 +128,16 @@ describe("console", () => {
     }
     assert.deepEqual(errors, [], "no console errors (CSP violations show up here)");
     await ctx.close();
+
+    // On a phone the sidebar folds into a menu.
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const p = await phone.newPage();
+    await signIn(p, relink.appURL);
+    assert.equal(await p.isVisible('[data-testid="console-nav"]'), false);
+    await p.click('[data-testid="mobile-nav"] summary');
+    await Promise.all([p.waitForURL(/\/console\/analytics/), p.click('[data-testid="mobile-nav"] a:has-text("Analytics")')]);
+    await shot(p, "tour-mobile-analytics");
+    await phone.close();
   });
 
   test("create an API key, use it, revoke it", async () => {
