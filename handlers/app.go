@@ -311,6 +311,7 @@ func (s *Server) consoleRoutes(ah *api.Handlers) {
 	u.Post("/program", h.RequireOwner, h.CreateProgram)
 	u.Post("/program/rewards", h.RequireOwner, h.SetReward)
 	u.Post("/program/groups", h.RequireOwner, h.SetHoldingPeriod)
+	u.Post("/program/groups/new", h.RequireOwner, h.CreateGroup)
 	u.Get("/partners", h.Partners)
 	u.Post("/partners", h.RequireOwner, h.Enroll)
 	u.Post("/partners/:id/status", h.RequireOwner, h.SetPartnerStatus)

@@ -38,6 +38,10 @@ func (h *Handlers) Program(c *fiber.Ctx) error {
 
 func (h *Handlers) programPage(c *fiber.Ctx, status int, errs vc.FieldErrors, typed url.Values) error {
 	ctx := c.UserContext()
+	var groupErrs vc.FieldErrors
+	if typed.Get("form") == "group" {
+		errs, groupErrs = nil, errs
+	}
 	ws := viewer(c).Workspace
 	v := vc.TablePage{CSRF: session(c).CSRF, TestID: "program-page", Title: "Groups and rewards",
 		Headers: []string{"Group", "Holding period", "Click reward", "Lead reward", "Sale reward"}, Empty: "No groups"}
@@ -97,6 +101,11 @@ func (h *Handlers) programPage(c *fiber.Ctx, status int, errs vc.FieldErrors, ty
 			Fields: []vc.FieldProps{
 				{Label: "Amount ($ or %)", Name: "amount", Type: "number", Value: typed.Get("amount"), Required: true, Placeholder: "10"},
 				{Label: "Duration (months)", Name: "maxDuration", Type: "number", Value: typed.Get("maxDuration"), Hint: "Empty: for the customer's lifetime; 0: first sale only."},
+			}},
+		{Title: "Add a group", Action: "/console/program/groups/new", Submit: "Add group", TestID: "group-create", Errors: groupErrs,
+			Fields: []vc.FieldProps{
+				{Label: "Name", Name: "name", Value: typed.Get("name"), Required: true, Placeholder: "Influencers"},
+				{Label: "Slug", Name: "slug", Value: typed.Get("slug"), Required: true, Placeholder: "influencers"},
 			}},
 		{Title: "Holding period", Action: "/console/program/groups", Submit: "Save", TestID: "group-form",
 			Selects: []vc.SelectProps{
@@ -189,6 +198,24 @@ func (h *Handlers) SetReward(c *fiber.Ctx) error {
 	}
 	if err := h.db.SetGroupReward(ctx, g, r); err != nil {
 		return fail(err)
+	}
+	return redirect(c, "/console/program")
+}
+
+// CreateGroup adds a partner group (models.CreateGroup).
+func (h *Handlers) CreateGroup(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	p, err := h.db.DefaultProgram(ctx, viewer(c).Workspace.ID)
+	if err != nil {
+		return err
+	}
+	typed := url.Values{"form": {"group"}, "name": {c.FormValue("name")}, "slug": {c.FormValue("slug")}}
+	if _, err := h.db.CreateGroup(ctx, p, typed.Get("name"), typed.Get("slug")); err != nil {
+		errs, status, ok := fieldErrors(err, "slug")
+		if !ok {
+			return err
+		}
+		return h.programPage(c, status, errs, typed)
 	}
 	return redirect(c, "/console/program")
 }

@@ -51,6 +51,18 @@ func TestPartnerProgram(t *testing.T) {
 			}
 		})
 
+		t.Run("groups", func(t *testing.T) {
+			wantStatus(t, c.post("/console/program/groups/new", url.Values{"name": {"Influencers"}, "slug": {"influencers"}}), http.StatusSeeOther)
+			r := c.post("/console/program/groups/new", url.Values{"name": {"Again"}, "slug": {"influencers"}})
+			wantStatus(t, r, http.StatusConflict)
+			if r.text(t, `[data-testid="group-create"] [data-testid="field-slug"] [data-testid="field-error"]`) == "" {
+				t.Error("taken group slug: no field error")
+			}
+			if n := c.get("/console/program").doc(t).Find(`[data-testid="data-row"]`).Length(); n != 2 {
+				t.Errorf("%d groups, want 2", n)
+			}
+		})
+
 		var partnerID string
 		t.Run("enroll and change status", func(t *testing.T) {
 			wantStatus(t, c.post("/console/partners", url.Values{"name": {"Pat"}, "email": {"pat@partner.test"}, "groupId": {groupID}}), http.StatusSeeOther)

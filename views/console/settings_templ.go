@@ -223,7 +223,7 @@ func Settings(f SettingsForm) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<p class=\"mt-1 text-xs text-gray-500 dark:text-gray-400\">One hostname per line. Only these sites may frame the referral dashboard; *.example.com allows its subdomains.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<p class=\"mt-1 text-xs text-gray-500 dark:text-gray-400\">One hostname per line. Only these sites may frame the referral dashboard (empty: any site); *.example.com allows its subdomains.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
