@@ -265,7 +265,7 @@ func (h *Handlers) partnersPage(c *fiber.Ctx, status int, errs vc.FieldErrors, t
 	for _, g := range gs {
 		groups = append(groups, vc.Option{Value: g.ID, Label: g.Name, Selected: typed.Get("groupId") == g.ID})
 	}
-	v.Forms = []vc.FormView{{Title: "Enroll a partner", Action: "/console/partners", Submit: "Enroll", TestID: "enroll-form", Errors: errs,
+	v.Forms = []vc.FormView{{Title: "Enroll a partner", Action: "/console/partners", Submit: "Enroll", TestID: "enroll-form", Errors: errs, FieldsFirst: true,
 		Fields: []vc.FieldProps{
 			{Label: "Name", Name: "name", Value: typed.Get("name"), Required: true},
 			{Label: "Email", Name: "email", Type: "email", Value: typed.Get("email"), Required: true},

@@ -288,6 +288,7 @@ type TablePage struct {
 // FormView is a small form: inputs, selects and a submit button.
 type FormView struct {
 	Title, Action, Submit, TestID string
+	FieldsFirst                   bool // inputs before selects
 	Fields                        []FieldProps
 	Selects                       []SelectProps
 	Errors                        FieldErrors
