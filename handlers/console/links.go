@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/render"
+	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
@@ -232,11 +233,21 @@ func (h *Handlers) CreateLink(c *fiber.Ctx) error {
 	return redirect(c, "/console/links/"+l.ID)
 }
 
+// foreign turns the link service's 401 for another workspace's link (the
+// API's wording) into the console's 404: to a signed-in user it simply is
+// not there.
+func foreign(err error) error {
+	if apierr.Is(err, apierr.Unauthorized) {
+		return apierr.New(apierr.NotFound, "Link not found.")
+	}
+	return err
+}
+
 // Link is one link's page: short link, copy, QR, analytics, edit form.
 func (h *Handlers) Link(c *fiber.Ctx) error {
 	l, err := h.links.Get(c.UserContext(), viewer(c).Workspace, c.Params("id"))
 	if err != nil {
-		return err
+		return foreign(err)
 	}
 	v, err := h.linkDetail(c, l)
 	if err != nil {
@@ -268,13 +279,17 @@ func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 		_, err = h.links.Update(ctx, h.actor(c), c.Params("id"), in)
 	}
 	if err != nil {
+		err = foreign(err)
+		if apierr.Is(err, apierr.NotFound) {
+			return err
+		}
 		errs, status, ok := fieldErrors(err, "key")
 		if !ok {
 			return err
 		}
 		l, gerr := h.links.Get(ctx, ws, c.Params("id"))
 		if gerr != nil {
-			return gerr
+			return foreign(gerr)
 		}
 		v, verr := h.linkDetail(c, l)
 		if verr != nil {
@@ -294,7 +309,7 @@ func (h *Handlers) ArchiveLink(c *fiber.Ctx) error {
 		return err
 	}
 	if _, err := h.links.Update(c.UserContext(), h.actor(c), c.Params("id"), in); err != nil {
-		return err
+		return foreign(err)
 	}
 	return redirect(c, "/console/links/"+c.Params("id"))
 }
@@ -302,7 +317,7 @@ func (h *Handlers) ArchiveLink(c *fiber.Ctx) error {
 // DeleteLink deletes a link and returns to the list.
 func (h *Handlers) DeleteLink(c *fiber.Ctx) error {
 	if _, err := h.links.Delete(c.UserContext(), viewer(c).Workspace, c.Params("id")); err != nil {
-		return err
+		return foreign(err)
 	}
 	return redirect(c, "/console/links")
 }

@@ -186,11 +186,21 @@ func TestLinks(t *testing.T) {
 			o.signIn("owner@other.test")
 			r := c.get("/console/links?search=guide-2026")
 			id, _ := r.doc(t).Find(`[data-testid="link-row"]`).Attr("data-link-id")
-			if r := o.get("/console/links/" + id); r.StatusCode < 400 {
-				t.Errorf("GET: status %d", r.StatusCode)
+			if id == "" {
+				t.Fatal("no link id")
 			}
-			if r := o.post("/console/links/"+id+"/delete", nil); r.StatusCode < 400 {
-				t.Errorf("delete: status %d", r.StatusCode)
+			for name, r := range map[string]resp{
+				"GET":     o.get("/console/links/" + id),
+				"edit":    o.post("/console/links/"+id, url.Values{"url": {"https://evil.test"}, "domain": {"localhost:8080"}, "key": {"x"}}),
+				"archive": o.post("/console/links/"+id+"/archive", url.Values{"archived": {"1"}}),
+				"delete":  o.post("/console/links/"+id+"/delete", nil),
+			} {
+				if r.StatusCode != http.StatusNotFound {
+					t.Errorf("%s: status %d, want 404", name, r.StatusCode)
+				}
+			}
+			if r := c.get("/console/links?search=guide-2026"); !strings.Contains(r.text(t, `[data-testid="link-url"]`), "example.com/guide-2026") {
+				t.Error("the link changed")
 			}
 			if r := o.get("/console/links"); r.doc(t).Find(`[data-testid="link-row"]`).Length() != 0 {
 				t.Error("other workspace sees links")
