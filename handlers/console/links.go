@@ -162,6 +162,17 @@ func (h *Handlers) linkForm(c *fiber.Ctx, l *models.Link) (vc.LinkForm, error) {
 		for _, t := range l.Tags {
 			f.TagIDs[t.ID] = true
 		}
+		str := func(p *string) string {
+			if p == nil {
+				return ""
+			}
+			return *p
+		}
+		if l.ExpiresAt != nil {
+			f.ExpiresAt = l.ExpiresAt.UTC().Format("2006-01-02T15:04")
+		}
+		f.ExpiredURL, f.Password = str(l.ExpiredURL), str(l.Password)
+		f.UTMSource, f.UTMMedium, f.UTMCampaign = str(l.UTMSource), str(l.UTMMedium), str(l.UTMCampaign)
 	}
 	f.Domains = selectOpts(f.Domains, f.Domain)
 	f.Folders = selectOpts(f.Folders, f.FolderID)
@@ -173,8 +184,21 @@ func (h *Handlers) linkForm(c *fiber.Ctx, l *models.Link) (vc.LinkForm, error) {
 func formInput(c *fiber.Ctx, schema links.Schema) (*links.Input, vc.LinkForm, error) {
 	args := c.Request().PostArgs()
 	f := vc.LinkForm{URL: strings.TrimSpace(c.FormValue("url")), Domain: c.FormValue("domain"), Key: strings.TrimSpace(c.FormValue("key")),
-		FolderID: c.FormValue("folderId"), Comments: c.FormValue("comments"), TagIDs: map[string]bool{}}
+		FolderID: c.FormValue("folderId"), Comments: c.FormValue("comments"), TagIDs: map[string]bool{},
+		ExpiresAt: strings.TrimSpace(c.FormValue("expiresAt")), ExpiredURL: strings.TrimSpace(c.FormValue("expiredUrl")),
+		Password: c.FormValue("password"), UTMSource: strings.TrimSpace(c.FormValue("utm_source")),
+		UTMMedium: strings.TrimSpace(c.FormValue("utm_medium")), UTMCampaign: strings.TrimSpace(c.FormValue("utm_campaign"))}
 	body := map[string]any{"url": f.URL, "domain": f.Domain}
+	// Optional fields: set when given; on edit an emptied field is cleared.
+	for name, val := range map[string]string{"expiresAt": f.ExpiresAt, "expiredUrl": f.ExpiredURL, "password": f.Password,
+		"utm_source": f.UTMSource, "utm_medium": f.UTMMedium, "utm_campaign": f.UTMCampaign} {
+		switch {
+		case val != "":
+			body[name] = val
+		case schema == links.SchemaUpdate:
+			body[name] = nil
+		}
+	}
 	if f.Key != "" || schema == links.SchemaUpdate {
 		body["key"] = f.Key
 	}
@@ -205,6 +229,8 @@ func formInput(c *fiber.Ctx, schema links.Schema) (*links.Input, vc.LinkForm, er
 // refill keeps what the user typed in a form that failed.
 func refill(base, typed vc.LinkForm, errs vc.FieldErrors) vc.LinkForm {
 	base.URL, base.Domain, base.Key, base.FolderID, base.Comments, base.TagIDs = typed.URL, typed.Domain, typed.Key, typed.FolderID, typed.Comments, typed.TagIDs
+	base.ExpiresAt, base.ExpiredURL, base.Password = typed.ExpiresAt, typed.ExpiredURL, typed.Password
+	base.UTMSource, base.UTMMedium, base.UTMCampaign = typed.UTMSource, typed.UTMMedium, typed.UTMCampaign
 	base.Domains = selectOpts(base.Domains, typed.Domain)
 	base.Folders = selectOpts(base.Folders, typed.FolderID)
 	base.Errors = errs

@@ -88,6 +88,28 @@ func TestLinks(t *testing.T) {
 			t.Errorf("QR: status %d type %q", r.StatusCode, r.Header.Get("Content-Type"))
 		}
 
+		t.Run("expiry, password and UTM", func(t *testing.T) {
+			r := c.post("/console/links", url.Values{"url": {"https://example.com/promo"}, "domain": {"localhost:8080"}, "key": {"promo-2026"},
+				"expiresAt": {"2030-01-02T03:04"}, "password": {"s3cret"}, "utm_source": {"newsletter"}})
+			wantStatus(t, r, http.StatusSeeOther)
+			d := c.get(r.Header.Get("Location")).doc(t)
+			for name, want := range map[string]string{"expiresAt": "2030-01-02T03:04", "password": "s3cret", "utm_source": "newsletter"} {
+				if got, _ := d.Find(`[data-testid="link-edit"] input[name="` + name + `"]`).Attr("value"); got != want {
+					t.Errorf("%s = %q, want %q", name, got, want)
+				}
+			}
+			if got := strings.TrimSpace(d.Find(`[data-testid="link-url"]`).Text()); !strings.Contains(got, "utm_source=newsletter") {
+				t.Errorf("destination %q lacks the UTM parameter", got)
+			}
+			r = c.post("/console/links", url.Values{"url": {"https://example.com/x"}, "domain": {"localhost:8080"}, "expiresAt": {"not a date"}})
+			if r.StatusCode != http.StatusUnprocessableEntity {
+				t.Errorf("bad expiry: status %d", r.StatusCode)
+			}
+			if d := r.doc(t); d.Find(`[data-testid="link-advanced"][open]`).Length() != 1 {
+				t.Error("advanced section closed despite its error")
+			}
+		})
+
 		t.Run("search filters the list; htmx gets only the list", func(t *testing.T) {
 			r := c.get("/console/links?search=guide-20")
 			rows := r.doc(t).Find(`[data-testid="link-row"]`)

@@ -238,3 +238,17 @@ func compact(v int64) string {
 }
 
 func barWidth(pct int) string { return "width: " + strconv.Itoa(pct) + "%" }
+
+// advancedOpen opens the advanced part of the link form when it has values
+// or errors.
+func (f LinkForm) advancedOpen() bool {
+	if f.ExpiresAt+f.ExpiredURL+f.Password+f.UTMSource+f.UTMMedium+f.UTMCampaign != "" {
+		return true
+	}
+	for _, k := range []string{"expiresAt", "expiredUrl", "password", "utm_source", "utm_medium", "utm_campaign"} {
+		if f.Errors[k] != "" {
+			return true
+		}
+	}
+	return false
+}

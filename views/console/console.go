@@ -223,10 +223,13 @@ type LinkRow struct {
 // LinkForm creates or edits a link.
 type LinkForm struct {
 	CSRF, ID, URL, Domain, Key, FolderID, Comments string
-	TagIDs                                         map[string]bool
-	Archived                                       bool
-	Errors                                         FieldErrors
-	Domains, Folders, Tags                         []Option
+	// Advanced: expiry (UTC, datetime-local form), password, UTM.
+	ExpiresAt, ExpiredURL, Password   string
+	UTMSource, UTMMedium, UTMCampaign string
+	TagIDs                            map[string]bool
+	Archived                          bool
+	Errors                            FieldErrors
+	Domains, Folders, Tags            []Option
 }
 
 // LinkDetail is one link's page: short link, QR, edit form, analytics.
