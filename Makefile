@@ -5,7 +5,7 @@ GO ?= go
 RELINK_TEST_DATABASE_URL ?=
 export RELINK_TEST_DATABASE_URL
 
-.PHONY: help run build test test-go test-sdk lint generate templ css check-generated bench-redirect
+.PHONY: help run build test test-go test-sdk test-browser lint generate templ css check-generated bench-redirect
 
 help: ## Show this help
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}'
@@ -16,13 +16,16 @@ run: ## Run Relink on the embedded SQLite database (./relink.db)
 build: ## Build the relink binary into ./bin/relink
 	$(GO) build -trimpath -o bin/relink ./cmd/relink
 
-test: test-go test-sdk ## Run every test: Go (SQLite, and PostgreSQL when RELINK_TEST_DATABASE_URL is set) and the SDK suite
+test: test-go test-sdk test-browser ## Run every test: Go (SQLite, and PostgreSQL when RELINK_TEST_DATABASE_URL is set), the SDK suite and the browser suite
 
 test-go: ## Go tests with the race detector
 	$(GO) test -race -count=1 ./...
 
 test-sdk: ## The dub SDK conformance suite against a live server
 	cd tests/sdk && npm ci --no-audit --no-fund --loglevel=error && npm test
+
+test-browser: ## The console in headless Chromium (/usr/bin/chromium) against the real binary; screenshots in tests/browser/artifacts/
+	cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error && npm test
 
 lint: ## go vet, gofmt and staticcheck
 	$(GO) vet ./...
