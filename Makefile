@@ -5,7 +5,7 @@ GO ?= go
 RELINK_TEST_DATABASE_URL ?=
 export RELINK_TEST_DATABASE_URL
 
-.PHONY: help run build test test-go test-sdk test-embed test-browser-embed lint generate templ css check-generated bench-redirect
+.PHONY: help run build test test-go test-sdk test-embed test-browser test-browser-embed lint generate templ css check-generated bench-redirect
 
 help: ## Show this help
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}'
@@ -16,7 +16,7 @@ run: ## Run Relink on the embedded SQLite database (./relink.db)
 build: ## Build the relink binary into ./bin/relink
 	$(GO) build -trimpath -o bin/relink ./cmd/relink
 
-test: test-go test-sdk test-embed test-browser-embed ## Run every test: Go (SQLite, and PostgreSQL when RELINK_TEST_DATABASE_URL is set), the SDK suite, the embed component and the embed browser suite
+test: test-go test-sdk test-embed test-browser test-browser-embed ## Run every test: Go (SQLite, and PostgreSQL when RELINK_TEST_DATABASE_URL is set), the SDK suite, the embed component and the browser suites (console, embed)
 
 test-go: ## Go tests with the race detector
 	$(GO) test -race -count=1 ./...
@@ -31,7 +31,10 @@ test-embed: ## The React embed component (packages/embed-react): build and vites
 	cd packages/embed-react && (npm ci --no-audit --no-fund --loglevel=silent 2>/dev/null || npm install --no-save --no-audit --no-fund --loglevel=error) && npm run build && npm test
 
 test-browser-embed: ## Embedded dashboard in headless Chromium (tests/embed; /usr/bin/chromium)
-	cd tests/embed && npm ci --no-audit --no-fund --loglevel=error && npm test
+	cd tests/embed && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error && npm test
+
+test-browser: ## The console in headless Chromium (/usr/bin/chromium) against the real binary; screenshots in tests/browser/artifacts/
+	cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error && npm test
 
 lint: ## go vet, gofmt and staticcheck
 	$(GO) vet ./...

@@ -4,6 +4,7 @@
 package handlers
 
 import (
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/api"
 	"github.com/relinkhq/relink/handlers/embed"
+	"github.com/relinkhq/relink/handlers/console"
 	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/config"
@@ -161,6 +163,7 @@ func (s *Server) routes() {
 	a.Use(s.requireHTTPS)
 	a.Get("/workspaces/:idOrSlug", s.key("workspaces.read"), h.GetWorkspace)
 	a.Patch("/workspaces/:idOrSlug", s.key("workspaces.write"), h.UpdateWorkspace)
+	a.Get("/invites/:token", h.GetInvite) // console invite links (issue 7); the token is the credential
 
 	// --- Links, domains, tags, folders, QR (links.md §5-9) ---
 	// Fixed paths before /links/:linkId.
@@ -214,9 +217,6 @@ func (s *Server) routes() {
 	a.Patch("/commissions/:id", s.key("programs.write"), h.UpdateCommission)
 	a.Post("/tokens/embed/referrals", s.key("links.write"), s.plan(models.PlanAdvanced), h.CreateReferralsEmbedToken)
 	// --- end conversions ---
-	// (The API's catch-all, s.apiNotFound behind the key gate, is appended
-	// by sealRoutes after every route.)
-
 	// --- Embedded referral dashboard (partners-and-embed.md §6) ---
 	// The data API (§6.7): /api/embed/referrals/* on the app origin (the
 	// dispatcher hands /api/* to this face). Auth is the public token in the
@@ -233,6 +233,13 @@ func (s *Server) routes() {
 	a.Get("/embed/referrals/leaderboard", emb.Auth, emb.ListLeaderboard)
 	a.Get("/embed/referrals/analytics", emb.Auth, emb.Analytics)
 	// --- end embed data API ---
+
+	// Analytics and events (analytics.md; internal/analytics).
+	a.Get("/analytics", s.key("analytics.read"), h.GetAnalytics)
+	a.Get("/events", s.key("analytics.read"), s.plan(models.PlanBusiness), h.ListEvents)
+
+	// (The API's catch-all, s.apiNotFound, is appended by sealRoutes after
+	// every route.)
 
 	// App origin: console, embed, static, default short domain in dev.
 	s.app.Use(s.upgradeHTTPS)
@@ -255,6 +262,8 @@ func (s *Server) routes() {
 
 	// Short-link domains.
 	s.short.Use(s.upgradeHTTPS)
+
+	s.consoleRoutes(h)
 
 	// Pages plumbing: the embedded assets (static package) under /static/ on
 	// both page faces. Pages link to them with static.URL(name), which adds
@@ -380,4 +389,67 @@ func (s *Server) healthz(c *fiber.Ctx) error {
 		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "unavailable", "database": "unreachable"})
 	}
 	return c.JSON(fiber.Map{"status": "ok", "face": string(request.FaceOf(c))})
+}
+
+// consoleRoutes is the admin console (issue 7): /console/* on the app
+// origin, and / sends there. Every route passes the Session middleware
+// (session cookie, CSRF check on unsafe methods, frame-ancestors 'none',
+// no-store); the signed-in routes also pass RequireUser, owner-only ones
+// RequireOwner.
+func (s *Server) consoleRoutes(ah *api.Handlers) {
+	d := s.deps
+	h, err := console.New(console.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Logger: d.Logger, Links: ah.Links, Analytics: ah.Analytics, Conversions: s.Conversions})
+	if err != nil {
+		panic(fmt.Sprintf("console: %v", err)) // config.Load validated the keys
+	}
+	s.app.Get("/", func(c *fiber.Ctx) error { return c.Redirect("/console", fiber.StatusFound) })
+	g := s.app.Group("/console", h.Session)
+	g.Get("/login", h.LoginForm)
+	// Password guessing is slowed per client IP (bcrypt is slow as well).
+	guard := s.limitIP("console-login", 10, 5*time.Minute, "Too many sign-in attempts from this address. Wait a few minutes and try again.")
+	g.Post("/login", guard, h.Login)
+	g.Post("/logout", h.Logout)
+	g.Get("/invites/:token", h.Invite)
+	g.Post("/invites/:token", guard, h.AcceptInvite)
+
+	u := g.Group("", h.RequireUser)
+	u.Get("/", h.Home)
+	u.Post("/workspace", h.SwitchWorkspace)
+	u.Get("/settings", h.Settings)
+	u.Post("/settings", h.RequireOwner, h.SaveSettings)
+	u.Get("/settings/keys", h.Keys)
+	u.Post("/settings/keys", h.CreateKey)
+	u.Post("/settings/keys/:id/revoke", h.RevokeKey)
+	u.Get("/links", h.Links)
+	u.Post("/links", h.CreateLink)
+	u.Get("/links/:id", h.Link)
+	u.Post("/links/:id", h.UpdateLink)
+	u.Post("/links/:id/archive", h.ArchiveLink)
+	u.Post("/links/:id/delete", h.DeleteLink)
+	u.Get("/analytics", h.Analytics)
+	u.Get("/program", h.Program)
+	u.Post("/program", h.RequireOwner, h.CreateProgram)
+	u.Post("/program/rewards", h.RequireOwner, h.SetReward)
+	u.Post("/program/groups", h.RequireOwner, h.SetHoldingPeriod)
+	u.Post("/program/groups/new", h.RequireOwner, h.CreateGroup)
+	u.Get("/partners", h.Partners)
+	u.Post("/partners", h.RequireOwner, h.Enroll)
+	u.Post("/partners/:id/status", h.RequireOwner, h.SetPartnerStatus)
+	u.Get("/commissions", h.Commissions)
+	u.Post("/commissions/:id/status", h.RequireOwner, h.SetCommissionStatus)
+	u.Get("/customers", h.Customers)
+	u.Get("/domains", h.Domains)
+	u.Post("/domains", h.CreateDomain)
+	u.Post("/domains/:id/delete", h.DeleteDomain)
+	u.Get("/tags", h.Tags)
+	u.Post("/tags", h.CreateTag)
+	u.Post("/tags/:id/delete", h.DeleteTag)
+	u.Get("/folders", h.Folders)
+	u.Post("/folders", h.CreateFolder)
+	u.Post("/folders/:id/delete", h.DeleteFolder)
+	u.Get("/settings/members", h.Members)
+	u.Post("/settings/members/invite", h.RequireOwner, h.CreateInvite)
+	u.Post("/settings/members/:user/role", h.RequireOwner, h.SetRole)
+	u.Post("/settings/members/:user/remove", h.RequireOwner, h.RemoveMember)
+	u.Post("/settings/invites/:id/delete", h.RequireOwner, h.DeleteInvite)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/linkcache"
+	"github.com/relinkhq/relink/models"
 )
 
 // clickPath fills in the link cache and the click pipeline when the caller
@@ -38,7 +39,10 @@ func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger) ingest
 		dedup = -1 // disabled
 	}
 	return ingest.Options{QueueSize: cfg.ClickQueue, BatchSize: cfg.ClickBatch, FlushInterval: cfg.ClickFlushInterval,
-		DedupWindow: dedup, Geo: loc, Logger: log}
+		DedupWindow: dedup, Geo: loc, Logger: log,
+		// The analytics engine reads hourly aggregates; keep them in the
+		// same transaction as the clicks.
+		Hooks: []models.ClickHook{models.AggregateClicks}}
 }
 
 // LinkCache is the redirect's cache; link and domain writes invalidate it.

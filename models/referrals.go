@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"strings"
 	"time"
 )
 
@@ -67,31 +66,6 @@ func (db *DB) Leaderboard(ctx context.Context, workspaceID, programID string, li
 		Where("workspace_id = ? AND program_id = ? AND status = ? AND total_commissions > 0", workspaceID, programID, EnrollmentApproved).
 		Order("total_commissions DESC, id").Limit(limit).Scan(&out).Error
 	return out, dbErr(err, "leaderboard", "", "")
-}
-
-// EmbedAllowedHostnames lists the hostnames allowed to frame the workspace's
-// embed dashboard; empty means any. It reads the column defensively: the
-// console's migration 00400 adds it, and a database without it yet answers
-// empty (one cheap schema lookup per page view; the page is not a hot path).
-func (db *DB) EmbedAllowedHostnames(ctx context.Context, workspaceID string) ([]string, error) {
-	if !db.WithContext(ctx).Migrator().HasColumn("workspaces", "embed_allowed_hostnames") {
-		return nil, nil
-	}
-	var raw *string
-	err := db.WithContext(ctx).Table("workspaces").Select("embed_allowed_hostnames").Where("id = ?", workspaceID).Scan(&raw).Error
-	if err != nil {
-		return nil, dbErr(err, "get embed hostnames", "", "")
-	}
-	if raw == nil {
-		return nil, nil
-	}
-	var out []string
-	for _, h := range strings.FieldsFunc(*raw, func(r rune) bool { return r == '\n' || r == ',' || r == ' ' }) {
-		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
-			out = append(out, h)
-		}
-	}
-	return out, nil
 }
 
 // PartnerEarningsSince lists the creation time and earnings of the

@@ -54,12 +54,56 @@ func ParsePlan(s string) (Plan, error) {
 
 // Workspace is the tenant every other record belongs to.
 type Workspace struct {
-	ID        string `gorm:"primaryKey"` // cuid; exposed as "ws_"+ID
-	Name      string
-	Slug      string
-	Plan      Plan
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	ID   string `gorm:"primaryKey"` // cuid; exposed as "ws_"+ID
+	Name string
+	Slug string
+	Plan Plan
+	// EmbedAllowedHostnames lists the hostnames allowed to frame the embed
+	// dashboard, newline-separated (see EmbedHostnames).
+	EmbedAllowedHostnames string
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
+}
+
+// EmbedHostnames is the list of hostnames allowed to frame the embed
+// dashboard ("example.com", or "*.example.com" for its subdomains).
+func (w *Workspace) EmbedHostnames() []string {
+	var out []string
+	for _, h := range strings.Split(w.EmbedAllowedHostnames, "\n") {
+		if h = strings.TrimSpace(h); h != "" {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// hostnameRe is a DNS name, optionally with a leading "*." wildcard label.
+var hostnameRe = regexp.MustCompile(`^(\*\.)?([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(:[0-9]{1,5})?$`)
+
+// MaxEmbedHostnames bounds the allow-list.
+const MaxEmbedHostnames = 50
+
+// SetEmbedHostnames validates and stores hostnames (lower-cased, de-duplicated,
+// blanks dropped). A scheme or path is refused: only hostnames go here.
+func (w *Workspace) SetEmbedHostnames(hosts []string) error {
+	seen := map[string]bool{}
+	var keep []string
+	for _, h := range hosts {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if h == "" || seen[h] {
+			continue
+		}
+		if len(h) > 253 || !hostnameRe.MatchString(h) {
+			return apierr.Validation("invalid_format", "embedAllowedHostnames", fmt.Sprintf("%q is not a hostname (like app.example.com or *.example.com, without https:// or a path).", h))
+		}
+		seen[h] = true
+		keep = append(keep, h)
+	}
+	if len(keep) > MaxEmbedHostnames {
+		return apierr.Validation("too_big", "embedAllowedHostnames", fmt.Sprintf("At most %d hostnames.", MaxEmbedHostnames))
+	}
+	w.EmbedAllowedHostnames = strings.Join(keep, "\n")
+	return nil
 }
 
 // PublicID is the id the API shows ("ws_" + cuid).
@@ -109,12 +153,12 @@ func (db *DB) WorkspaceBySlug(ctx context.Context, slug string) (*Workspace, err
 	return &w, dbErr(err, "get workspace by slug", "Workspace not found.", "")
 }
 
-// UpdateWorkspace changes name, slug or plan; a taken slug is a 409 conflict.
+// UpdateWorkspace changes name, slug, plan or embed hostnames; a taken slug is a 409 conflict.
 func (db *DB) UpdateWorkspace(ctx context.Context, w *Workspace) error {
 	if err := w.Validate(); err != nil {
 		return err
 	}
-	err := db.WithContext(ctx).Model(w).Select("name", "slug", "plan", "updated_at").Updates(w).Error
+	err := db.WithContext(ctx).Model(w).Select("name", "slug", "plan", "embed_allowed_hostnames", "updated_at").Updates(w).Error
 	return dbErr(err, "update workspace", "Workspace not found.", fmt.Sprintf("The slug %q is already in use.", w.Slug))
 }
 

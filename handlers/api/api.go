@@ -6,6 +6,7 @@ package api
 import (
 	"time"
 
+	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/links"
@@ -22,6 +23,9 @@ type Deps struct {
 	// Conversions runs tracking, customers, partners, commissions and embed
 	// tokens.
 	Conversions *conversions.Service
+	// Analytics answers /analytics and /events; New builds one over DB
+	// when nil.
+	Analytics *analytics.Engine
 }
 
 // Handlers is the API's handler set.
@@ -30,4 +34,12 @@ type Handlers struct {
 }
 
 // New returns the API handlers.
-func New(d Deps) *Handlers { return &Handlers{Deps: d} }
+func New(d Deps) *Handlers {
+	if d.Analytics == nil && d.DB != nil {
+		d.Analytics = analytics.NewEngine(d.DB, d.Now)
+		if d.Config != nil && d.Config.APIURL != nil {
+			d.Analytics.QRBase = d.Config.APIURL.String() + "/qr"
+		}
+	}
+	return &Handlers{Deps: d}
+}

@@ -111,16 +111,10 @@ func TestEmbedEnrollmentStates(t *testing.T) {
 	})
 }
 
-// TestEmbedAllowedHostnames reads workspaces.embed_allowed_hostnames (the
-// console's migration 00400 adds it; without it here, the test adds it as
-// that migration does) into frame-ancestors.
+// TestEmbedAllowedHostnames turns the workspace's allowed hostnames (set in
+// the console's settings) into frame-ancestors.
 func TestEmbedAllowedHostnames(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
-		if !db.Migrator().HasColumn("workspaces", "embed_allowed_hostnames") {
-			if err := db.Exec("ALTER TABLE workspaces ADD COLUMN embed_allowed_hostnames TEXT NOT NULL DEFAULT ''").Error; err != nil {
-				t.Fatal(err)
-			}
-		}
 		e := newEnv(t, db, "acme")
 		tok, _ := e.partner("alice", "alice")
 		if r := e.do(appHost, "GET", "/embed/referrals?token="+tok, "", nil); !strings.Contains(r.header.Get("Content-Security-Policy"), "frame-ancestors *") {

@@ -41,8 +41,9 @@ type Config struct {
 
 	FXRatesFile string // JSON FX rates (units per USD) overriding the built-in table
 
-	SessionHashKeys  [][]byte // securecookie hash keys, newest first (rotation)
-	SessionBlockKeys [][]byte // securecookie block keys, same order
+	InviteTTL        time.Duration // how long a console invite link stays valid
+	SessionHashKeys  [][]byte      // securecookie hash keys, newest first (rotation)
+	SessionBlockKeys [][]byte      // securecookie block keys, same order
 
 	// Click path (internal/ingest, internal/linkcache, internal/geo).
 	GeoIPDB            string        // MaxMind-format .mmdb; empty: trusted headers only
@@ -81,6 +82,7 @@ var Vars = []Var{
 	{"RELINK_LOG_LEVEL", "info", "`debug`, `info`, `warn` or `error`."},
 	{"RELINK_BODY_LIMIT", "1048576", "Largest accepted request body in bytes; larger bodies get 400 `bad_request` naming the limit."},
 	{"RELINK_SHUTDOWN_TIMEOUT", "20s", "On SIGTERM: how long in-flight requests may take to finish, and then, separately, how long the queues (the click pipeline) may take to drain."},
+	{"RELINK_INVITE_TTL", "168h", "How long a console invite link stays valid; an expired one answers 410 `invite_expired`."},
 	{"RELINK_GEOIP_DB", "(empty)", "MaxMind-format `.mmdb` (GeoLite2/GeoIP2 City or Country) used to locate clicks by IP when no trusted geo header says where they come from."},
 	{"RELINK_GEO_COUNTRY_HEADERS", "CF-IPCountry,X-Vercel-IP-Country", "Headers a trusted proxy (RELINK_TRUSTED_PROXIES) sets with the visitor's ISO country code; the first non-empty one wins."},
 	{"RELINK_GEO_REGION_HEADERS", "X-Vercel-IP-Country-Region", "Headers a trusted proxy sets with the visitor's region (subdivision code)."},
@@ -191,6 +193,9 @@ func Load(getenv Getenv) (*Config, error) {
 	shutdown := get("RELINK_SHUTDOWN_TIMEOUT", "20s")
 	if c.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil || c.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("RELINK_SHUTDOWN_TIMEOUT: want a positive duration like 20s, got %q", shutdown))
+	}
+	if c.InviteTTL, err = time.ParseDuration(get("RELINK_INVITE_TTL", "168h")); err != nil || c.InviteTTL <= 0 {
+		errs = append(errs, fmt.Errorf("RELINK_INVITE_TTL: want a positive duration like 168h"))
 	}
 	c.GeoIPDB = get("RELINK_GEOIP_DB", "")
 	c.GeoCountryHeaders = list(get("RELINK_GEO_COUNTRY_HEADERS", "CF-IPCountry,X-Vercel-IP-Country"))

@@ -19,6 +19,7 @@ type ListQuery struct {
 	LinkIDs       []string
 	ShowArchived  bool
 	WithTags      bool
+	AllFolders    bool // with FolderID "": every folder's links (the console's default view)
 	Sort          models.LinkSort
 	SortSet       bool
 	Page          int
@@ -51,7 +52,7 @@ func (s *Service) filter(ctx context.Context, ws *models.Workspace, q ListQuery)
 	case "":
 		// Upstream: with no folder given, a plain list shows only links in no
 		// folder; any filter widens it to every folder the caller can read.
-		f.AllFolders = q.Search != "" || q.Domain != "" || len(q.TagIDs) > 0 || len(q.TagNames) > 0 ||
+		f.AllFolders = q.AllFolders || q.Search != "" || q.Domain != "" || len(q.TagIDs) > 0 || len(q.TagNames) > 0 ||
 			q.TenantID != "" || len(q.LinkIDs) > 0
 	case "unsorted":
 		none := ""

@@ -1,0 +1,99 @@
+package console
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/render"
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/auth"
+	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/models"
+	vc "github.com/relinkhq/relink/views/console"
+)
+
+// signInFailed is the one message for a wrong password and an unknown email.
+const signInFailed = "Incorrect email or password."
+
+// LoginForm shows the sign-in form; a signed-in user goes to the console.
+func (h *Handlers) LoginForm(c *fiber.Ctx) error {
+	if session(c).UserID != "" {
+		return render.Redirect(c, "/console")
+	}
+	return bare(c, fiber.StatusOK, "Sign in", vc.Login(vc.LoginForm{CSRF: session(c).CSRF, Next: safeNext(c.Query("next"))}))
+}
+
+// Login checks email and password. An unknown email is checked against a
+// dummy hash (auth.CheckPassword), so both failures take the same time and
+// give the same message. Success starts a new session (new CSRF token: the
+// pre-sign-in one is never reused).
+func (h *Handlers) Login(c *fiber.Ctx) error {
+	f := vc.LoginForm{Email: c.FormValue("email"), Next: safeNext(c.FormValue("next"))}
+	password := c.FormValue("password")
+	ctx := c.UserContext()
+	u, err := h.db.UserByEmail(ctx, f.Email)
+	var hash *string
+	switch {
+	case err == nil:
+		hash = u.PasswordHash
+	case !models.IsNotFound(err):
+		return err
+	}
+	if f.Email == "" || password == "" || !auth.CheckPassword(hash, password) {
+		f.CSRF, f.Error = session(c).CSRF, signInFailed
+		return bare(c, fiber.StatusUnauthorized, "Sign in", vc.Login(f))
+	}
+	ms, err := h.db.UserWorkspaces(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	s := auth.Session{UserID: u.ID, CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}
+	if len(ms) > 0 {
+		s.WorkspaceID = ms[0].Workspace.ID
+	}
+	if err := h.saveSession(c, s); err != nil {
+		return err
+	}
+	h.log.Info("console sign-in", "user_id", u.ID)
+	return render.Redirect(c, f.Next)
+}
+
+// Logout ends the session: the cookie is replaced by a fresh anonymous one.
+func (h *Handlers) Logout(c *fiber.Ctx) error {
+	if err := h.saveSession(c, auth.Session{CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}); err != nil {
+		return err
+	}
+	return render.Redirect(c, "/console/login")
+}
+
+// SwitchWorkspace makes another of the user's workspaces the current one.
+func (h *Handlers) SwitchWorkspace(c *fiber.Ctx) error {
+	v := viewer(c)
+	id := c.FormValue("workspace")
+	for _, m := range v.Workspaces {
+		if m.Workspace.ID == id {
+			s := *session(c)
+			s.WorkspaceID = id
+			if err := h.saveSession(c, s); err != nil {
+				return err
+			}
+			return render.Redirect(c, safeNext(c.FormValue("next")))
+		}
+	}
+	return apierr.New(apierr.NotFound, "Workspace not found.")
+}
+
+// Home is /console: the workspace overview.
+func (h *Handlers) Home(c *fiber.Ctx) error {
+	v := viewer(c)
+	ov := vc.OverviewView{Name: v.Workspace.Name, Slug: v.Workspace.Slug, Plan: string(v.Workspace.Plan), Role: string(v.Role)}
+	n, err := h.links.Count(c.UserContext(), v.Workspace, links.ListQuery{AllFolders: true, ShowArchived: true})
+	if err != nil {
+		return err
+	}
+	t, err := h.db.LinkTotals(c.UserContext(), v.Workspace.ID)
+	if err != nil {
+		return err
+	}
+	ov.Links, ov.Clicks, ov.Sales = thousands(n), thousands(t.Clicks), thousands(t.Sales)
+	return h.page(c, fiber.StatusOK, "Overview", "home", vc.Overview(ov))
+}

@@ -1,0 +1,53 @@
+package console
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/models"
+	vc "github.com/relinkhq/relink/views/console"
+)
+
+func (h *Handlers) settingsForm(c *fiber.Ctx, w *models.Workspace) vc.SettingsForm {
+	f := vc.SettingsForm{
+		CSRF: session(c).CSRF, Name: w.Name, Slug: w.Slug, Plan: string(w.Plan),
+		Hostnames: w.EmbedAllowedHostnames, CanEdit: viewer(c).Role == models.RoleOwner,
+	}
+	for _, p := range models.Plans {
+		f.Plans = append(f.Plans, string(p))
+	}
+	return f
+}
+
+// Settings shows the workspace settings.
+func (h *Handlers) Settings(c *fiber.Ctx) error {
+	f := h.settingsForm(c, viewer(c).Workspace)
+	f.Saved = c.Query("saved") == "1"
+	return h.page(c, fiber.StatusOK, "Settings", "settings", vc.Settings(f))
+}
+
+// SaveSettings updates name, slug, plan and the embed's allowed hostnames
+// (owners only). Errors re-render the form: a taken slug is a 409 shown on
+// the slug field, invalid input a 422 on its field.
+func (h *Handlers) SaveSettings(c *fiber.Ctx) error {
+	w := *viewer(c).Workspace
+	w.Name = strings.TrimSpace(c.FormValue("name"))
+	w.Slug = strings.ToLower(strings.TrimSpace(c.FormValue("slug")))
+	w.Plan = models.Plan(c.FormValue("plan"))
+	err := w.SetEmbedHostnames(strings.Split(strings.ReplaceAll(c.FormValue("embedAllowedHostnames"), ",", "\n"), "\n"))
+	if err == nil {
+		err = h.db.UpdateWorkspace(c.UserContext(), &w)
+	}
+	if err != nil {
+		errs, status, ok := fieldErrors(err, "slug")
+		if !ok {
+			return err
+		}
+		f := h.settingsForm(c, &w)
+		f.Hostnames = c.FormValue("embedAllowedHostnames")
+		f.Errors = errs
+		return h.page(c, status, "Settings", "settings", vc.Settings(f))
+	}
+	return redirect(c, "/console/settings?saved=1")
+}

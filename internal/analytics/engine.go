@@ -1,0 +1,300 @@
+package analytics
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/relinkhq/relink/models"
+)
+
+// Engine answers validated queries. It plans each event kind separately:
+// from the hourly event aggregates when nothing in the query needs a column
+// the aggregates do not key, from the raw event tables otherwise.
+type Engine struct {
+	DB  *models.DB
+	Now func() time.Time
+	// ForceRaw answers everything from the raw tables (the property test
+	// compares both paths; benchmarks measure both).
+	ForceRaw bool
+	// QRBase is the QR endpoint linked from event link objects.
+	QRBase string
+
+	aggReads, rawReads atomic.Int64
+}
+
+// Reads reports how many counts were answered from the aggregates and how
+// many from the raw tables (edge hours included) since the engine started.
+func (e *Engine) Reads() (aggregates, raw int64) { return e.aggReads.Load(), e.rawReads.Load() }
+
+// NewEngine returns an engine over db.
+func NewEngine(db *models.DB, now func() time.Time) *Engine {
+	if now == nil {
+		now = time.Now
+	}
+	return &Engine{DB: db, Now: now}
+}
+
+// counts is one group's counter pair for one event kind.
+type counts struct{ n, amount int64 }
+
+type keyKind int
+
+const (
+	keyTotal keyKind = iota
+	keyTime          // bucket start (unix seconds) of the window's granularity
+	keyLink          // link id
+	keyDim           // a models.AggregateDims value
+)
+
+type keySpec struct {
+	kind keyKind
+	dim  string
+}
+
+// scope is a query bound to a workspace, a resolved window and link set.
+type scope struct {
+	wsID     string
+	q        *Query
+	win      Window
+	links    []string // link ids allowed by the link-level filters …
+	linksSet bool     // … when any is set
+	d        dialect
+}
+
+func (s *scope) linkConstrained() bool { return s.linksSet || s.q.LinkID.Set() }
+
+// hourAligned reports whether every bucket boundary of the window falls on a
+// UTC hour, so hourly rows fold into buckets exactly. Zones with half- or
+// quarter-hour offsets (Asia/Kolkata, Asia/Kathmandu, Australia/Adelaide,
+// America/St_Johns, Australia/Lord_Howe in summer…) are not.
+func (s *scope) hourAligned() bool {
+	for _, b := range s.win.Buckets() {
+		if b.Minute() != 0 || b.Second() != 0 || b.Nanosecond() != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// measure counts events of kind k in the scope, grouped by key.
+func (e *Engine) measure(ctx context.Context, s *scope, k kind, key keySpec) (map[string]counts, error) {
+	if s.linksSet && len(s.links) == 0 {
+		return map[string]counts{}, nil
+	}
+	if !e.ForceRaw && e.aggregatable(s, k, key) {
+		return e.fromAggregates(ctx, s, k, key)
+	}
+	return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
+}
+
+// aggregatable is the planner's rule.
+func (e *Engine) aggregatable(s *scope, k kind, key keySpec) bool {
+	if hasEventFilters(s.q, k) {
+		return false
+	}
+	if key.kind == keyDim && s.linkConstrained() {
+		return false // the per-dimension aggregates are workspace-wide
+	}
+	if key.kind == keyTime && !s.hourAligned() {
+		return false
+	}
+	return true
+}
+
+type timeRange struct {
+	from, to time.Time
+	toIncl   bool
+}
+
+func (r timeRange) empty() bool {
+	return r.to.Before(r.from) || (!r.toIncl && !r.from.Before(r.to))
+}
+
+// fromAggregates reads whole UTC hours inside the window from the aggregates
+// and the partial hours at either end from the raw table.
+func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySpec) (map[string]counts, error) {
+	h0 := s.win.Start.Truncate(time.Hour)
+	if h0.Before(s.win.Start) {
+		h0 = h0.Add(time.Hour)
+	}
+	h1 := s.win.End.Add(time.Nanosecond).Truncate(time.Hour) // exclusive
+	if !h0.Before(h1) {
+		return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
+	}
+	e.aggReads.Add(1)
+	out, err := e.readAggregates(ctx, s, k, key, h0, h1)
+	if err != nil {
+		return nil, err
+	}
+	edges, err := e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, h0, false}, {h1, s.win.End, true}})
+	if err != nil {
+		return nil, err
+	}
+	for key, c := range edges {
+		o := out[key]
+		o.n += c.n
+		o.amount += c.amount
+		out[key] = o
+	}
+	return out, nil
+}
+
+func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySpec, h0, h1 time.Time) (map[string]counts, error) {
+	var w where
+	w.add("workspace_id = ?", s.wsID)
+	w.add("event = ?", k.agg)
+	dim := models.DimTotal
+	switch {
+	case key.kind == keyDim:
+		dim = key.dim
+	case key.kind == keyLink || s.linkConstrained():
+		dim = models.DimLink
+	}
+	w.add("dim = ?", dim)
+	w.add("hour >= ? AND hour < ?", h0.UTC(), h1.UTC())
+	if dim == models.DimLink {
+		if s.linksSet {
+			w.add("value IN ?", s.links)
+		}
+		w.in("value", s.q.LinkID)
+	}
+	var sel, group string
+	switch key.kind {
+	case keyTotal:
+		sel = "''"
+	case keyTime:
+		sel, group = "hour", " GROUP BY hour"
+	default:
+		sel, group = "value", " GROUP BY value"
+	}
+	q := "SELECT " + sel + ", COALESCE(SUM(count), 0), COALESCE(SUM(amount), 0) FROM event_aggregates WHERE " + w.sql() + group
+	rows, err := e.DB.WithContext(ctx).Raw(q, w.args...).Rows()
+	if err != nil {
+		return nil, fmt.Errorf("read %s aggregates: %w", k.agg, err)
+	}
+	defer rows.Close()
+	out := map[string]counts{}
+	for rows.Next() {
+		var c counts
+		var k string
+		if key.kind == keyTime {
+			var h time.Time
+			if err := rows.Scan(&h, &c.n, &c.amount); err != nil {
+				return nil, fmt.Errorf("scan aggregates: %w", err)
+			}
+			k = bucketKey(s.win.Floor(h))
+		} else if err := rows.Scan(&k, &c.n, &c.amount); err != nil {
+			return nil, fmt.Errorf("scan aggregates: %w", err)
+		}
+		o := out[k]
+		o.n += c.n
+		o.amount += c.amount
+		out[k] = o
+	}
+	return out, rows.Err()
+}
+
+func bucketKey(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
+
+// rawWhere is the full condition on kind k's table for the scope.
+func (s *scope) rawWhere(k kind, ranges []timeRange) (*where, bool) {
+	var w where
+	w.add("workspace_id = ?", s.wsID)
+	var ors []string
+	var args []any
+	for _, r := range ranges {
+		if r.empty() {
+			continue
+		}
+		op := "<"
+		if r.toIncl {
+			op = "<="
+		}
+		ors = append(ors, "(timestamp >= ? AND timestamp "+op+" ?)")
+		args = append(args, r.from.UTC(), r.to.UTC())
+	}
+	if len(ors) == 0 {
+		return nil, false
+	}
+	w.add("("+strings.Join(ors, " OR ")+")", args...)
+	if s.linksSet {
+		w.add("link_id IN ?", s.links)
+	}
+	w.in("link_id", s.q.LinkID)
+	eventFilters(&w, s.d, s.q, k, s.wsID)
+	return &w, true
+}
+
+// fromRaw counts kind k's raw rows in the ranges.
+func (e *Engine) fromRaw(ctx context.Context, s *scope, k kind, key keySpec, ranges []timeRange) (map[string]counts, error) {
+	e.rawReads.Add(1)
+	out := map[string]counts{}
+	w, ok := s.rawWhere(k, ranges)
+	if !ok {
+		return out, nil
+	}
+	amount := "0"
+	if k == kSale {
+		amount = "COALESCE(SUM(amount), 0)"
+	}
+	var cols []string
+	switch key.kind {
+	case keyTime:
+		cols = []string{s.d.truncTime("timestamp", !s.hourAligned())}
+	case keyLink:
+		cols = []string{"link_id"}
+	case keyDim:
+		cols = models.AggregateDims[key.dim]
+	}
+	sel := "''"
+	group := ""
+	if len(cols) > 0 {
+		sel = strings.Join(cols, ", ")
+		var ord []string
+		for i := range cols {
+			ord = append(ord, strconv.Itoa(i+1))
+		}
+		group = " GROUP BY " + strings.Join(ord, ", ")
+	}
+	q := "SELECT " + sel + ", COUNT(*), " + amount + " FROM " + k.table + " WHERE " + w.sql() + group
+	rows, err := e.DB.WithContext(ctx).Raw(q, w.args...).Rows()
+	if err != nil {
+		return nil, fmt.Errorf("count %s: %w", k.table, err)
+	}
+	defer rows.Close()
+	n := max(len(cols), 1)
+	vals := make([]sql.NullString, n)
+	dest := make([]any, 0, n+2)
+	for i := range vals {
+		dest = append(dest, &vals[i])
+	}
+	var c counts
+	dest = append(dest, &c.n, &c.amount)
+	parts := make([]string, n)
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("scan %s: %w", k.table, err)
+		}
+		for i := range vals {
+			parts[i] = vals[i].String
+		}
+		gk := strings.Join(parts, models.KeySep)
+		if key.kind == keyTime {
+			t, ok := parseTrunc(gk)
+			if !ok {
+				return nil, fmt.Errorf("count %s: unexpected time bucket %q", k.table, gk)
+			}
+			gk = bucketKey(s.win.Floor(t))
+		}
+		o := out[gk]
+		o.n += c.n
+		o.amount += c.amount
+		out[gk] = o
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,273 @@
+package analytics_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/relinkhq/relink/internal/analytics"
+	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/models"
+)
+
+var events = []string{"clicks", "leads", "sales", "composite"}
+
+func jsonOf(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// rowKeys are the keys each groupBy's rows carry besides the 4 counters.
+var rowKeys = map[analytics.GroupBy][]string{
+	analytics.Timeseries:     {"start"},
+	analytics.Continents:     {"continent"},
+	analytics.Regions:        {"city", "country", "region"},
+	analytics.Countries:      {"city", "country", "region"},
+	analytics.Cities:         {"city", "country", "region"},
+	analytics.Devices:        {"device"},
+	analytics.Browsers:       {"browser"},
+	analytics.OS:             {"os"},
+	analytics.Trigger:        {"trigger"},
+	analytics.Triggers:       {"trigger"},
+	analytics.Referers:       {"referer"},
+	analytics.RefererURLs:    {"refererUrl"},
+	analytics.TopFolders:     {"folder", "folderId"},
+	analytics.TopLinkTags:    {"tag", "tagId"},
+	analytics.TopDomains:     {"domain"},
+	analytics.TopLinks:       {"comments", "createdAt", "domain", "folderId", "id", "key", "link", "partnerId", "shortLink", "title", "url"},
+	analytics.TopURLs:        {"url"},
+	analytics.TopBaseURLs:    {"url"},
+	analytics.TopPartners:    {"partner", "partnerId"},
+	analytics.TopGroups:      {"group", "groupId"},
+	analytics.TopPartnerTags: {"partnerTag", "partnerTagId"},
+	analytics.UTMSources:     {"utm_source"},
+	analytics.UTMMediums:     {"utm_medium"},
+	analytics.UTMCampaigns:   {"utm_campaign"},
+	analytics.UTMTerms:       {"utm_term"},
+	analytics.UTMContents:    {"utm_content"},
+}
+
+// TestEveryGroupByAndEvent runs all 27 groupBys × 4 events over a fixed
+// world on both dialects, checking shapes, totals against what was written,
+// ordering, and that the aggregate path equals the raw path.
+func TestEveryGroupByAndEvent(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		now := time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
+		w := newWorld(t, db, "acme", now)
+		w.randomEvents(rand.New(rand.NewPCG(1, 2)), 400, now.AddDate(0, 0, -20), now.Add(-time.Hour))
+		// A link deleted after its events: counted in totals, dropped from link rows.
+		gone := w.links[4]
+		if err := db.Exec("DELETE FROM links WHERE id = ?", gone.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+		agg, raw := w.engines()
+
+		// Ground truth straight from the tables.
+		var want analytics.Counters
+		// interval=30d in New York: from now-30d to the end of today there.
+		since, until := now.AddDate(0, 0, -30), time.Date(2026, 3, 16, 3, 59, 59, 999e6, time.UTC)
+		db.Raw("SELECT COUNT(*) FROM clicks WHERE workspace_id = ? AND timestamp >= ? AND timestamp <= ?", w.ws.ID, since, until).Scan(&want.Clicks)
+		db.Raw("SELECT COUNT(*) FROM lead_events WHERE workspace_id = ? AND timestamp >= ? AND timestamp <= ?", w.ws.ID, since, until).Scan(&want.Leads)
+		db.Raw("SELECT COUNT(*), COALESCE(SUM(amount),0) FROM sale_events WHERE workspace_id = ? AND timestamp >= ? AND timestamp <= ?", w.ws.ID, since, until).Row().Scan(&want.Sales, &want.SaleAmount)
+		if want.Clicks != 400 || want.Leads == 0 || want.Sales == 0 || int(want.Leads) > w.nLeads || int(want.Sales) > w.nSales {
+			t.Fatalf("fixture: %+v (leads %d sales %d)", want, w.nLeads, w.nSales)
+		}
+
+		for _, ev := range events {
+			for _, g := range analytics.AllGroupBys {
+				qs := "event=" + ev + "&groupBy=" + string(g) + "&interval=30d&timezone=America/New_York"
+				t.Run(ev+"/"+string(g), func(t *testing.T) {
+					a, err := w.query(t, agg, qs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					r, err := w.query(t, raw, qs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if ja, jr := jsonOf(t, a), jsonOf(t, r); ja != jr {
+						t.Fatalf("aggregate path differs from raw path\nagg %s\nraw %s", ja, jr)
+					}
+					exp := want
+					switch ev {
+					case "clicks":
+						exp = analytics.Counters{Clicks: want.Clicks}
+					case "leads":
+						exp = analytics.Counters{Leads: want.Leads}
+					case "sales":
+						exp = analytics.Counters{Sales: want.Sales, SaleAmount: want.SaleAmount}
+					}
+					checkShape(t, w, g, ev, a, exp)
+				})
+			}
+		}
+	})
+}
+
+func checkShape(t *testing.T, w *world, g analytics.GroupBy, ev string, res any, exp analytics.Counters) {
+	t.Helper()
+	if g == analytics.Count {
+		if res.(analytics.Counters) != exp {
+			t.Fatalf("count = %+v, want %+v", res, exp)
+		}
+		return
+	}
+	rows := res.([]analytics.Row)
+	var sum analytics.Counters
+	for i, r := range rows {
+		var keys []string
+		for k := range r {
+			switch k {
+			case "clicks", "leads", "sales", "saleAmount":
+				continue
+			}
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if !reflect.DeepEqual(keys, rowKeys[g]) {
+			t.Fatalf("row %d keys %v, want %v", i, keys, rowKeys[g])
+		}
+		c := analytics.Counters{Clicks: r["clicks"].(int64), Leads: r["leads"].(int64), Sales: r["sales"].(int64), SaleAmount: r["saleAmount"].(int64)}
+		if ev != "composite" && ((ev != "clicks" && c.Clicks != 0) || (ev != "leads" && c.Leads != 0) || (ev != "sales" && (c.Sales != 0 || c.SaleAmount != 0))) {
+			t.Fatalf("row %d has counters of other events: %+v", i, c)
+		}
+		sum.Clicks += c.Clicks
+		sum.Leads += c.Leads
+		sum.Sales += c.Sales
+		sum.SaleAmount += c.SaleAmount
+		if i > 0 {
+			prev := rows[i-1]
+			main := map[string]string{"clicks": "clicks", "leads": "leads", "sales": "saleAmount", "composite": "clicks"}[ev]
+			if ev == "composite" && g.LinkAttribute() {
+				main = "saleAmount"
+			}
+			if g != analytics.Timeseries && prev[main].(int64) < r[main].(int64) {
+				t.Fatalf("rows not ordered by %s at %d", main, i)
+			}
+			if g == analytics.Timeseries && prev["start"].(string) >= r["start"].(string) {
+				t.Fatalf("buckets not ascending at %d", i)
+			}
+		}
+		switch g {
+		case analytics.Countries:
+			if r["region"] != "*" || r["city"] != "*" || r["country"] == "Unknown" {
+				t.Fatalf("country row %v", r)
+			}
+		case analytics.Regions:
+			if !strings.HasPrefix(r["region"].(string), r["country"].(string)+"-") || r["city"] != "*" {
+				t.Fatalf("region row %v", r)
+			}
+		case analytics.Continents:
+			if !strings.Contains(" AF AN AS EU NA OC SA ", " "+r["continent"].(string)+" ") {
+				t.Fatalf("continent row %v", r)
+			}
+		case analytics.Triggers, analytics.Trigger:
+			if r["trigger"] != "link" && r["trigger"] != "qr" {
+				t.Fatalf("trigger row %v", r)
+			}
+		case analytics.TopLinks:
+			if r["id"] == w.links[4].ID {
+				t.Fatal("deleted link listed in top_links")
+			}
+		case analytics.UTMCampaigns:
+			if r["utm_campaign"] != "spring sale" {
+				t.Fatalf("utm_campaign not decoded: %v", r)
+			}
+		}
+	}
+	switch g {
+	case analytics.Timeseries:
+		if sum != exp {
+			t.Fatalf("timeseries sums to %+v, want %+v", sum, exp)
+		}
+		if len(rows) != 31 || !strings.HasSuffix(rows[0]["start"].(string), "T00:00:00.000-0500") {
+			t.Fatalf("%d buckets, first %v", len(rows), rows[0]["start"])
+		}
+	case analytics.Devices, analytics.Browsers, analytics.OS, analytics.Triggers, analytics.Trigger, analytics.Referers, analytics.RefererURLs, analytics.TopURLs, analytics.TopBaseURLs, analytics.Regions:
+		// every event has exactly one known value here
+		if ev != "composite" && sum != exp {
+			t.Fatalf("rows sum to %+v, want %+v", sum, exp)
+		}
+	case analytics.Countries, analytics.Cities, analytics.Continents:
+		// Unknown (no geo) is dropped, so the rows hold less than the total
+		if sum.Clicks > exp.Clicks || sum.Leads > exp.Leads || sum.Sales > exp.Sales || (len(rows) == 0) {
+			t.Fatalf("rows sum to %+v of %+v", sum, exp)
+		}
+	case analytics.TopPartnerTags:
+		if len(rows) != 0 {
+			t.Fatalf("partner tags: %v", rows)
+		}
+	default:
+		if g.LinkAttribute() || g == analytics.TopLinks || strings.HasPrefix(string(g), "utm_") {
+			if len(rows) == 0 {
+				t.Fatalf("no rows")
+			}
+		}
+	}
+}
+
+// TestAggregateEqualsRaw is the property test: random data, random queries
+// (filters, link filters, windows, zones with half-hour offsets and DST
+// changes), and the planner must answer exactly like the raw tables.
+func TestAggregateEqualsRaw(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		now := time.Date(2026, 3, 30, 9, 37, 12, 0, time.UTC) // straddles DST changes in March
+		w := newWorld(t, db, "prop", now)
+		rng := rand.New(rand.NewPCG(7, 11))
+		w.randomEvents(rng, 600, now.AddDate(0, 0, -45), now.Add(time.Hour))
+		agg, raw := w.engines()
+		zones := []string{"UTC", "America/New_York", "Europe/Berlin", "Asia/Kolkata", "Asia/Kathmandu",
+			"Australia/Adelaide", "America/St_Johns", "Australia/Lord_Howe", "Pacific/Chatham", "Pacific/Kiritimati"}
+		intervals := []string{"24h", "7d", "30d", "90d", "1y", "mtd", "qtd", "ytd", "all"}
+		linkFilters := []string{"", "domain=prop.link", "domain=-beta.link", "tagId=" + w.tags[0], "tagId=-" + w.tags[0],
+			"folderId=" + w.fold, "partnerId=" + w.part, "root=true", "root=false", "linkId=" + w.links[0].ID,
+			"linkId=-" + w.links[1].ID, "tenantId=-x", "groupId=" + w.group}
+		eventFilters := []string{"", "", "", "country=US", "country=-US,DE", "device=mobile", "browser=chrome",
+			"trigger=qr", "referer=google.com", "utm_source=news", "region=US-CA", "continent=EU",
+			"saleType=new", "saleType=recurring", "query=" + "metadata['plan']:pro", "os=iOS"}
+		for i := 0; i < 300; i++ {
+			g := analytics.AllGroupBys[rng.IntN(len(analytics.AllGroupBys))]
+			parts := []string{"event=" + events[rng.IntN(4)], "groupBy=" + string(g), "timezone=" + zones[rng.IntN(len(zones))]}
+			if rng.IntN(3) == 0 {
+				s := now.AddDate(0, 0, -rng.IntN(50)).Add(-time.Duration(rng.IntN(86400)) * time.Second)
+				e := s.Add(time.Duration(rng.IntN(20*86400)) * time.Second)
+				parts = append(parts, "start="+s.Format(time.RFC3339), "end="+e.Format(time.RFC3339))
+			} else {
+				parts = append(parts, "interval="+intervals[rng.IntN(len(intervals))])
+			}
+			if f := linkFilters[rng.IntN(len(linkFilters))]; f != "" {
+				parts = append(parts, f)
+			}
+			if f := eventFilters[rng.IntN(len(eventFilters))]; f != "" && rng.IntN(2) == 0 {
+				parts = append(parts, f)
+			}
+			qs := strings.Join(parts, "&")
+			a, errA := w.query(t, agg, qs)
+			r, errR := w.query(t, raw, qs)
+			if fmt.Sprint(errA) != fmt.Sprint(errR) {
+				t.Fatalf("%s: errors differ: %v / %v", qs, errA, errR)
+			}
+			if errA != nil {
+				t.Fatalf("%s: %v", qs, errA)
+			}
+			if ja, jr := jsonOf(t, a), jsonOf(t, r); ja != jr {
+				t.Fatalf("%s\nagg %s\nraw %s", qs, ja, jr)
+			}
+		}
+		if a, _ := agg.Reads(); a < 80 {
+			t.Fatalf("only %d reads of the aggregates in 300 queries", a)
+		}
+		if a, r := raw.Reads(); a != 0 || r == 0 {
+			t.Fatalf("raw engine read aggregates %d times", a)
+		}
+	})
+}

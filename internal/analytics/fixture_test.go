@@ -1,0 +1,203 @@
+package analytics_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/relinkhq/relink/internal/analytics"
+	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/geo"
+	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/ingest"
+	"github.com/relinkhq/relink/models"
+)
+
+var (
+	uaMacChrome = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36"
+	uaIPhone    = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"
+	uaAndroid   = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"
+	uaWindows   = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0"
+	uas         = []string{uaMacChrome, uaIPhone, uaAndroid, uaWindows}
+	places      = []geo.Hint{
+		{Country: "US", Region: "CA", City: "San Francisco"}, {Country: "US", Region: "NY", City: "New York"},
+		{Country: "DE", Region: "BE", City: "Berlin"}, {Country: "IN", Region: "MH", City: "Mumbai"},
+		{Country: "BR", Region: "SP", City: "São Paulo"}, {Country: "JP", Region: "13", City: "Tokyo"},
+		{Country: "", Region: "", City: ""},
+	}
+	referers = []string{"", "https://www.google.com/search?q=x", "https://news.example/post?id=3", "https://t.co/abc"}
+)
+
+// world is a workspace with links, a partner, folder and tags, and events
+// written through the real click pipeline and conversion service.
+type world struct {
+	t     testing.TB
+	ctx   context.Context
+	db    *models.DB
+	ws    *models.Workspace
+	now   time.Time
+	links []*models.Link
+	pipe  *ingest.Pipeline
+	svc   *conversions.Service
+	clock time.Time // the conversion service's clock
+	tags  []string
+	fold  string
+	part  string
+	group string
+
+	clicks []models.Click // what the pipeline stored (for leads)
+	nLeads int
+	nSales int
+}
+
+func newWorld(t testing.TB, db *models.DB, slug string, now time.Time) *world {
+	t.Helper()
+	ctx := context.Background()
+	c, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: slug, Slug: slug, Plan: models.PlanEnterprise})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{t: t, ctx: ctx, db: db, ws: c.Workspace, now: now}
+	created := now.AddDate(0, -3, 0)
+	if err := db.Exec("UPDATE workspaces SET created_at = ? WHERE id = ?", created.UTC(), w.ws.ID).Error; err != nil {
+		t.Fatal(err)
+	}
+	w.ws.CreatedAt = created
+	w.svc = conversions.New(conversions.Deps{DB: db, Aggregator: models.EventAggregator{}, Now: func() time.Time { return w.clock }})
+	w.pipe = ingest.New(db, ingest.Options{DedupWindow: -1, BatchSize: 500, FlushInterval: time.Hour,
+		Hooks: []models.ClickHook{models.AggregateClicks}})
+	t.Cleanup(func() { _ = w.pipe.Drain(context.Background()) })
+
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, name := range []string{"red", "blue"} {
+		tg := &models.Tag{ID: ids.New(ids.Tag), WorkspaceID: w.ws.ID, Name: fmt.Sprintf("tag-%d", i), Color: name}
+		must(db.WithContext(ctx).Create(tg).Error)
+		w.tags = append(w.tags, tg.ID)
+	}
+	f := &models.Folder{ID: ids.New(ids.Folder), WorkspaceID: w.ws.ID, Name: "Campaigns", Type: "default"}
+	must(db.WithContext(ctx).Create(f).Error)
+	w.fold = f.ID
+	ep, err := w.svc.EnrollPartner(ctx, w.ws, conversions.EnrollInput{Email: "pat@" + slug + ".example"})
+	must(err)
+	w.part, w.group = ep.Partner.ID, ""
+	if ep.Enrollment.GroupID != nil {
+		w.group = *ep.Enrollment.GroupID
+	}
+	prog := ep.Enrollment.ProgramID
+
+	mk := func(domain, key, dest string, edit func(l *models.Link)) {
+		l := &models.Link{WorkspaceID: w.ws.ID, Domain: domain, Key: key, URL: dest, TrackConversion: true, CreatedAt: now, UpdatedAt: now}
+		if edit != nil {
+			edit(l)
+		}
+		must(db.CreateLink(ctx, l))
+		w.links = append(w.links, l)
+	}
+	mk(slug+".link", "a", "https://shop.example/p?utm_source=news&utm_medium=email&utm_campaign=spring%20sale&utm_term=shoes&utm_content=hero", func(l *models.Link) { l.FolderID = &w.fold })
+	mk("beta.link", slug+"-b", "https://shop.example/q?utm_source=ads", nil)
+	mk(slug+".link", "c", "https://partner.example/", func(l *models.Link) { l.ProgramID, l.PartnerID = &prog, &w.part })
+	mk(slug+".link", models.RootKey, "https://shop.example/", nil)
+	mk(slug+".link", "gone", "https://shop.example/gone?utm_source=old", nil)
+	must(db.Exec("INSERT INTO link_tags (link_id, tag_id, created_at) VALUES (?,?,?),(?,?,?),(?,?,?)",
+		w.links[0].ID, w.tags[0], now, w.links[0].ID, w.tags[1], now, w.links[1].ID, w.tags[0], now).Error)
+	return w
+}
+
+// click pushes one click through the pipeline (flushed by flush()).
+func (w *world) click(l *models.Link, at time.Time, ua string, place geo.Hint, referer string, qr bool) {
+	w.t.Helper()
+	ok := w.pipe.Enqueue(ingest.Hit{ClickID: ids.Nano(16), LinkID: l.ID, WorkspaceID: w.ws.ID, Domain: l.Domain,
+		Key: l.Key, URL: l.URL, Time: at, IP: "203.0.113.7", UA: ua, Referer: referer, QR: qr, Geo: place})
+	if !ok {
+		w.t.Fatal("pipeline refused a click")
+	}
+}
+
+func (w *world) flush() {
+	w.t.Helper()
+	if err := w.pipe.Flush(w.ctx); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := w.db.Where("workspace_id = ?", w.ws.ID).Order("timestamp, click_id").Find(&w.clicks).Error; err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// lead tracks a lead on a stored click at time at.
+func (w *world) lead(c *models.Click, customer string, at time.Time, md map[string]any) {
+	w.t.Helper()
+	w.clock = at
+	if _, err := w.svc.TrackLead(w.ctx, w.ws, conversions.LeadInput{ClickID: c.ClickID, EventName: "Sign up " + ids.Nano(4),
+		CustomerExternalID: customer, Mode: "wait", EventQuantity: 1, Metadata: md}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.nLeads++
+}
+
+// sale tracks a sale of a customer with a lead at time at.
+func (w *world) sale(customer string, amount int64, at time.Time, md map[string]any) {
+	w.t.Helper()
+	w.clock = at
+	inv := ids.Nano(10)
+	if _, err := w.svc.TrackSale(w.ctx, w.ws, conversions.SaleInput{CustomerExternalID: customer, Amount: amount,
+		Currency: "usd", EventName: "Purchase", PaymentProcessor: "stripe", InvoiceID: &inv, Metadata: md}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.nSales++
+}
+
+// randomEvents writes n clicks spread over [from, to), then leads on about a
+// fifth of them and sales for about half of those customers.
+func (w *world) randomEvents(rng *rand.Rand, n int, from, to time.Time) {
+	span := to.Sub(from)
+	for range n {
+		l := w.links[rng.IntN(len(w.links))]
+		at := from.Add(time.Duration(rng.Int64N(int64(span)))).Truncate(time.Millisecond)
+		w.click(l, at, uas[rng.IntN(len(uas))], places[rng.IntN(len(places))], referers[rng.IntN(len(referers))], rng.IntN(5) == 0)
+	}
+	w.flush()
+	plans := []string{"pro", "free", "team"}
+	for i := range w.clicks {
+		if rng.IntN(5) != 0 {
+			continue
+		}
+		c := &w.clicks[i]
+		cust := "cus-" + c.ClickID
+		at := c.Timestamp.Add(time.Duration(rng.IntN(48*60)) * time.Minute)
+		w.lead(c, cust, at, map[string]any{"plan": plans[rng.IntN(3)], "seats": fmt.Sprint(rng.IntN(20))})
+		for s := rng.IntN(3); s > 0; s-- {
+			at = at.Add(time.Duration(rng.IntN(72*60)) * time.Minute)
+			w.sale(cust, int64(500+rng.IntN(20000)), at, map[string]any{"plan": plans[rng.IntN(3)]})
+		}
+	}
+}
+
+// engines returns the planner and the raw-only engine over the world.
+func (w *world) engines() (*analytics.Engine, *analytics.Engine) {
+	now := func() time.Time { return w.now }
+	agg := analytics.NewEngine(w.db, now)
+	raw := analytics.NewEngine(w.db, now)
+	raw.ForceRaw = true
+	return agg, raw
+}
+
+func (w *world) query(t testing.TB, e *analytics.Engine, qs string) (any, error) {
+	t.Helper()
+	v, err := url.ParseQuery(qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := analytics.Parse(v, analytics.EndpointAnalytics, w.now)
+	if err != nil {
+		return nil, err
+	}
+	return e.Analytics(w.ctx, w.ws, q)
+}

@@ -1,0 +1,24 @@
+-- +goose Up
+-- Hourly event aggregates (analytics.md; DESIGN.md "Analytics"), maintained
+-- in the click ingest transaction and on lead/sale commit. One row per
+-- (workspace, event kind, dimension, UTC hour, dimension value):
+--   dim 'total'   value ''            workspace totals
+--   dim 'link'    value link id       per-link totals (link filters, top_links, link-attribute groupings)
+--   dim 'country' 'continent' 'device' 'browser' 'os' 'trigger' 'referer'
+--       'referer_url' 'url' value = the event column
+--   dim 'region'  value country || x'1f' || region
+--   dim 'city'    value country || x'1f' || region || x'1f' || city
+-- count = events, amount = Σ sale amount in cents (sales only).
+CREATE TABLE event_aggregates (
+    workspace_id  TEXT NOT NULL,
+    event         TEXT NOT NULL,   -- click | lead | sale
+    dim           TEXT NOT NULL,
+    hour          DATETIME NOT NULL,
+    value         TEXT NOT NULL,
+    count         BIGINT NOT NULL DEFAULT 0,
+    amount        BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (workspace_id, event, dim, hour, value)
+) WITHOUT ROWID;
+
+-- +goose Down
+DROP TABLE event_aggregates;

@@ -1,0 +1,190 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// EventAggregate is one row of the hourly event aggregates (migration
+// 00300): the number of events (and Σ sale amount) of one kind in one UTC
+// hour for one value of one dimension. The analytics planner answers from
+// these whenever a query's filters allow.
+type EventAggregate struct {
+	WorkspaceID string    `gorm:"column:workspace_id;primaryKey"`
+	Event       string    `gorm:"column:event;primaryKey"` // AggClick | AggLead | AggSale
+	Dim         string    `gorm:"column:dim;primaryKey"`
+	Hour        time.Time `gorm:"column:hour;primaryKey"`
+	Value       string    `gorm:"column:value;primaryKey"`
+	Count       int64     `gorm:"column:count"`
+	Amount      int64     `gorm:"column:amount"`
+}
+
+// TableName pins the table.
+func (EventAggregate) TableName() string { return "event_aggregates" }
+
+// Event kinds of the aggregates.
+const (
+	AggClick = "click"
+	AggLead  = "lead"
+	AggSale  = "sale"
+)
+
+// Aggregate dimensions. DimTotal and DimLink are keyed by nothing and by the
+// link id; the others by event columns (AggregateDims).
+const (
+	DimTotal = "total"
+	DimLink  = "link"
+)
+
+// KeySep joins the parts of a composite dimension value (region, city).
+const KeySep = "\x1f"
+
+// AggregateDims maps each per-event dimension to the event-table columns
+// its value is made of (joined with KeySep). The raw analytics path groups
+// by the same columns, so both paths share one definition.
+var AggregateDims = map[string][]string{
+	"continent":   {"continent"},
+	"country":     {"country"},
+	"region":      {"country", "region"},
+	"city":        {"country", "region", "city"},
+	"device":      {"device"},
+	"browser":     {"browser"},
+	"os":          {"os"},
+	"trigger":     {"trigger"},
+	"referer":     {"referer"},
+	"referer_url": {"referer_url"},
+	"url":         {"url"},
+}
+
+// AggregateEvent is one event as the aggregates see it.
+type AggregateEvent struct {
+	WorkspaceID string
+	Event       string // AggClick | AggLead | AggSale
+	LinkID      string
+	Timestamp   time.Time
+	Amount      int64 // sales only
+	Columns     map[string]string
+}
+
+// Column returns the event's value of an event-table column.
+func (e *AggregateEvent) Column(c string) string { return e.Columns[c] }
+
+// FoldAggregates sums events into aggregate rows, sorted by primary key so
+// concurrent writers take row locks in the same order.
+func FoldAggregates(evs []AggregateEvent) []EventAggregate {
+	type key struct {
+		ws, ev, dim, value string
+		hour               int64
+	}
+	sums := map[key]*EventAggregate{}
+	add := func(e *AggregateEvent, dim, value string, hour time.Time) {
+		k := key{e.WorkspaceID, e.Event, dim, value, hour.Unix()}
+		a := sums[k]
+		if a == nil {
+			a = &EventAggregate{WorkspaceID: e.WorkspaceID, Event: e.Event, Dim: dim, Hour: hour, Value: value}
+			sums[k] = a
+		}
+		a.Count++
+		a.Amount += e.Amount
+	}
+	parts := make([]string, 0, 3)
+	for i := range evs {
+		e := &evs[i]
+		hour := e.Timestamp.UTC().Truncate(time.Hour)
+		add(e, DimTotal, "", hour)
+		add(e, DimLink, e.LinkID, hour)
+		for dim, cols := range AggregateDims {
+			parts = parts[:0]
+			for _, c := range cols {
+				parts = append(parts, e.Column(c))
+			}
+			add(e, dim, strings.Join(parts, KeySep), hour)
+		}
+	}
+	out := make([]EventAggregate, 0, len(sums))
+	for _, a := range sums {
+		out = append(out, *a)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		switch {
+		case a.WorkspaceID != b.WorkspaceID:
+			return a.WorkspaceID < b.WorkspaceID
+		case a.Event != b.Event:
+			return a.Event < b.Event
+		case a.Dim != b.Dim:
+			return a.Dim < b.Dim
+		case !a.Hour.Equal(b.Hour):
+			return a.Hour.Before(b.Hour)
+		}
+		return a.Value < b.Value
+	})
+	return out
+}
+
+// AddEventAggregates adds rows to the aggregates (insert or increment). Call
+// it inside the transaction that stores the events.
+func (db *DB) AddEventAggregates(ctx context.Context, rows []EventAggregate) error {
+	const per = 4000 // 7 parameters a row, under both dialects' limits
+	for start := 0; start < len(rows); start += per {
+		chunk := rows[start:min(start+per, len(rows))]
+		var b strings.Builder
+		b.WriteString("INSERT INTO event_aggregates (workspace_id, event, dim, hour, value, count, amount) VALUES ")
+		args := make([]any, 0, len(chunk)*7)
+		for i, r := range chunk {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("(?,?,?,?,?,?,?)")
+			args = append(args, r.WorkspaceID, r.Event, r.Dim, r.Hour.UTC(), r.Value, r.Count, r.Amount)
+		}
+		b.WriteString(" ON CONFLICT (workspace_id, event, dim, hour, value) DO UPDATE SET count = event_aggregates.count + excluded.count, amount = event_aggregates.amount + excluded.amount")
+		if err := db.WithContext(ctx).Exec(b.String(), args...).Error; err != nil {
+			return fmt.Errorf("add %d event aggregates: %w", len(chunk), err)
+		}
+	}
+	return nil
+}
+
+// AggregateClicks is the ClickHook that keeps the click aggregates: the
+// ingest pipeline runs it in every batch's transaction.
+func AggregateClicks(ctx context.Context, tx *DB, inserted []Click) error {
+	evs := make([]AggregateEvent, len(inserted))
+	for i := range inserted {
+		c := &inserted[i]
+		evs[i] = AggregateEvent{WorkspaceID: c.WorkspaceID, Event: AggClick, LinkID: c.LinkID, Timestamp: c.Timestamp,
+			Columns: map[string]string{"continent": c.Continent, "country": c.Country, "region": c.Region,
+				"city": c.City, "device": c.Device, "browser": c.Browser, "os": c.OS, "trigger": c.Trigger,
+				"referer": c.Referer, "referer_url": c.RefererURL, "url": c.URL}}
+	}
+	return tx.AddEventAggregates(ctx, FoldAggregates(evs))
+}
+
+func attrColumns(a *ClickAttrs) map[string]string {
+	return map[string]string{"continent": a.Continent, "country": a.Country, "region": a.Region,
+		"city": a.City, "device": a.Device, "browser": a.Browser, "os": a.OS, "trigger": a.Trigger,
+		"referer": a.Referer, "referer_url": a.RefererURL, "url": a.URL}
+}
+
+// EventAggregator keeps the lead and sale aggregates; the conversions
+// service calls it inside the transaction that stores the events.
+type EventAggregator struct{}
+
+// AddLeads aggregates stored lead events.
+func (EventAggregator) AddLeads(ctx context.Context, tx *DB, events []LeadEvent) error {
+	evs := make([]AggregateEvent, len(events))
+	for i := range events {
+		e := &events[i]
+		evs[i] = AggregateEvent{WorkspaceID: e.WorkspaceID, Event: AggLead, LinkID: e.LinkID, Timestamp: e.Timestamp, Columns: attrColumns(&e.ClickAttrs)}
+	}
+	return tx.AddEventAggregates(ctx, FoldAggregates(evs))
+}
+
+// AddSale aggregates a stored sale event.
+func (EventAggregator) AddSale(ctx context.Context, tx *DB, e *SaleEvent) error {
+	ev := AggregateEvent{WorkspaceID: e.WorkspaceID, Event: AggSale, LinkID: e.LinkID, Timestamp: e.Timestamp, Amount: e.Amount, Columns: attrColumns(&e.ClickAttrs)}
+	return tx.AddEventAggregates(ctx, FoldAggregates([]AggregateEvent{ev}))
+}

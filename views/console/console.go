@@ -1,0 +1,317 @@
+// Package console holds the admin console's templ pages. Every component
+// takes a small view model from this file (never a models struct); handlers
+// in handlers/console fill them.
+package console
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// ShellView is the frame around every signed-in page.
+type ShellView struct {
+	Title      string
+	Active     string // the nav item's Key
+	CSRF       string
+	UserEmail  string
+	Workspace  WorkspaceItem // the current one
+	Workspaces []WorkspaceItem
+}
+
+// WorkspaceItem is one entry of the workspace switcher.
+type WorkspaceItem struct {
+	ID, Name, Slug, Plan string
+	Current              bool
+}
+
+// NavItem is one sidebar link.
+type NavItem struct {
+	Key, Label, Href string
+}
+
+// NavGroup is a titled group of sidebar links.
+type NavGroup struct {
+	Title string
+	Items []NavItem
+}
+
+// Nav is the sidebar.
+var Nav = []NavGroup{
+	{"", []NavItem{
+		{"home", "Overview", "/console"},
+		{"links", "Links", "/console/links"},
+		{"analytics", "Analytics", "/console/analytics"},
+	}},
+	{"Partner program", []NavItem{
+		{"program", "Program & rewards", "/console/program"},
+		{"partners", "Partners", "/console/partners"},
+		{"commissions", "Commissions", "/console/commissions"},
+		{"customers", "Customers", "/console/customers"},
+	}},
+	{"Library", []NavItem{
+		{"domains", "Domains", "/console/domains"},
+		{"tags", "Tags", "/console/tags"},
+		{"folders", "Folders", "/console/folders"},
+	}},
+	{"Workspace", []NavItem{
+		{"settings", "Settings", "/console/settings"},
+		{"members", "Members", "/console/settings/members"},
+		{"keys", "API keys", "/console/settings/keys"},
+	}},
+}
+
+// csrfHeaders is the hx-headers value that makes every htmx request inside
+// the shell carry the CSRF token.
+func csrfHeaders(token string) string {
+	b, _ := json.Marshal(map[string]string{"X-CSRF-Token": token})
+	return string(b)
+}
+
+func navClass(active bool) string {
+	if active {
+		return "block rounded-md bg-indigo-50 px-3 py-1.5 text-sm font-medium text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300"
+	}
+	return "block rounded-md px-3 py-1.5 text-sm text-gray-700 hover:bg-gray-100 dark:text-gray-300 dark:hover:bg-gray-800"
+}
+
+// FieldProps is one labelled form input with its error.
+type FieldProps struct {
+	Label, Name, Type, Value, Placeholder, Error, Hint string
+	Required                                           bool
+	TestID                                             string
+}
+
+func (f FieldProps) inputType() string {
+	if f.Type == "" {
+		return "text"
+	}
+	return f.Type
+}
+
+func inputClass(hasError bool) string {
+	if hasError {
+		return "mt-1 block w-full rounded-md border border-red-400 bg-white px-3 py-2 text-sm shadow-sm focus:border-red-500 focus:outline-none focus:ring-1 focus:ring-red-500 dark:bg-gray-900"
+	}
+	return "mt-1 block w-full rounded-md border border-gray-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500 dark:border-gray-700 dark:bg-gray-900"
+}
+
+// selectClass styles a <select>.
+const selectClass = "mt-1 block w-full rounded-md border border-gray-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none dark:border-gray-700 dark:bg-gray-900"
+
+// LoginForm is the sign-in form.
+type LoginForm struct {
+	CSRF, Email, Next, Error string
+}
+
+// OverviewView is the console's home page.
+type OverviewView struct {
+	Name, Slug, Plan, Role string
+	Links, Clicks, Sales   string // formatted totals
+}
+
+// Option is one <option>.
+type Option struct {
+	Value, Label string
+	Selected     bool
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func i64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// FieldErrors maps a form field's name to its error message.
+type FieldErrors map[string]string
+
+// SettingsForm is the workspace settings form.
+type SettingsForm struct {
+	CSRF, Name, Slug, Plan, Hostnames string
+	Errors                            FieldErrors
+	Saved, CanEdit                    bool
+	Plans                             []string
+}
+
+// KeysView is the API keys page.
+type KeysView struct {
+	CSRF     string
+	Keys     []KeyRow
+	NewName  string
+	NewToken string // shown once, right after creation
+	Error    string
+}
+
+// KeyRow is one API key in the list: never the token, only its partial form.
+type KeyRow struct {
+	ID, Name, Partial, Created, LastUsed string
+	Revoked                              bool
+}
+
+// MembersView is the members and invites page.
+type MembersView struct {
+	CSRF       string
+	CanManage  bool   // owners manage members and invites
+	SelfID     string // the viewer's user id
+	Members    []MemberRow
+	Invites    []InviteRow
+	Form       InviteForm
+	InviteLink string // the new invite's link, shown once
+	TTL        string // how long invite links last, e.g. "7 days"
+}
+
+// MemberRow is one member.
+type MemberRow struct {
+	UserID, Email, Role, Joined string
+}
+
+// InviteRow is one pending invite.
+type InviteRow struct {
+	ID, Email, Role, Expires string
+	Expired                  bool
+}
+
+// InviteForm is the invite form.
+type InviteForm struct {
+	Email, Role string
+	Errors      FieldErrors
+}
+
+// InvitePage is what an invitee sees at /console/invites/{token}.
+type InvitePage struct {
+	CSRF, Token, Workspace, Email, Role string
+	HasAccount                          bool // sign in with the existing password, else choose one
+	Error                               string
+}
+
+// Roles are the member roles, for selects.
+var Roles = []string{"member", "owner"}
+
+// LinksView is the links page: filters, the create form and the list.
+type LinksView struct {
+	CSRF    string
+	Filters LinkFilters
+	Domains []Option // filter options (first: any)
+	Tags    []Option
+	Folders []Option
+	Sorts   []Option
+	List    LinksList
+	Form    LinkForm
+}
+
+// LinkFilters are the list's query parameters.
+type LinkFilters struct {
+	Search, Domain, Tag, Folder, Sort string
+	Archived                          bool
+}
+
+// LinksList is the swappable list part: rows and pagination.
+type LinksList struct {
+	Rows             []LinkRow
+	Total            int64
+	From, To         int
+	PrevURL, NextURL string
+}
+
+// LinkRow is one link in the list.
+type LinkRow struct {
+	ID, ShortLink, Display, URL, Created string
+	Clicks, Leads, Sales                 int64
+	ClicksText                           string // "1 click", "12 clicks"
+	Archived                             bool
+	Tags                                 []string
+	Folder                               string
+}
+
+// LinkForm creates or edits a link.
+type LinkForm struct {
+	CSRF, ID, URL, Domain, Key, FolderID, Comments string
+	// Advanced: expiry (UTC, datetime-local form), password, UTM.
+	ExpiresAt, ExpiredURL, Password   string
+	UTMSource, UTMMedium, UTMCampaign string
+	TagIDs                            map[string]bool
+	Archived                          bool
+	Errors                            FieldErrors
+	Domains, Folders, Tags            []Option
+}
+
+// LinkDetail is one link's page: short link, QR, edit form, analytics.
+type LinkDetail struct {
+	CSRF      string
+	Link      LinkRow
+	QRURL     string // the PNG
+	QRName    string // download file name
+	Form      LinkForm
+	Saved     bool
+	Analytics AnalyticsView
+}
+
+// LibraryView is a simple resource page (domains, tags, folders): a create
+// form and a list with delete buttons.
+type LibraryView struct {
+	CSRF, Kind, Noun string // Kind: URL segment ("tags"); Noun: "tag"
+	Rows             []LibraryRow
+	Fields           []FieldProps
+	Selects          []SelectProps
+	Errors           FieldErrors
+	Note             string // e.g. a plan notice
+	CanCreate        bool
+}
+
+// LibraryRow is one resource.
+type LibraryRow struct {
+	ID, Name, Detail, Badge, Created string
+	Deletable                        bool
+}
+
+// SelectProps is a labelled select.
+type SelectProps struct {
+	Label, Name string
+	Options     []Option
+}
+
+func withError(f FieldProps, errs FieldErrors) FieldProps {
+	if e := errs[f.Name]; e != "" {
+		f.Error = e
+	}
+	return f
+}
+
+// TablePage is a list page with optional forms above it (the partner
+// program pages).
+type TablePage struct {
+	CSRF, TestID string
+	Intro        string // a line about the page
+	Note, Error  string
+	Forms        []FormView
+	Filters      []FilterLink // e.g. status tabs
+	Title        string       // the table card's title
+	Headers      []string
+	Rows         []TableRow
+	Empty        string
+}
+
+// FormView is a small form: inputs, selects and a submit button.
+type FormView struct {
+	Title, Action, Submit, TestID string
+	FieldsFirst                   bool // inputs before selects
+	Fields                        []FieldProps
+	Selects                       []SelectProps
+	Errors                        FieldErrors
+}
+
+// FilterLink is one tab of a filter row.
+type FilterLink struct {
+	Label, Href string
+	Current     bool
+}
+
+// TableRow is one row: cells and an optional action form.
+type TableRow struct {
+	ID     string
+	Cells  []string
+	Action *RowAction
+}
+
+// RowAction is a select-and-submit form on a row (e.g. change status).
+type RowAction struct {
+	Action, Name, Submit string
+	Options              []Option
+}
