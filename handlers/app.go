@@ -16,8 +16,8 @@ import (
 	"golang.org/x/crypto/acme/autocert"
 
 	"github.com/relinkhq/relink/handlers/api"
-	"github.com/relinkhq/relink/handlers/embed"
 	"github.com/relinkhq/relink/handlers/console"
+	"github.com/relinkhq/relink/handlers/embed"
 	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/config"
