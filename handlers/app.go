@@ -222,7 +222,7 @@ func (s *Server) routes() {
 	// dispatcher hands /api/* to this face). Auth is the public token in the
 	// Authorization header, 60 requests per minute per token.
 	emb := embed.New(embed.Deps{
-		DB: d.DB, Limiter: d.Limiter, Now: d.Now, Log: d.Logger,
+		DB: d.DB, Limiter: d.Limiter, Now: d.Now, Log: d.Logger, Analytics: h.Analytics,
 		Referrals: &referrals.Service{DB: d.DB, Conversions: s.Conversions, Now: d.Now},
 	})
 	a.Get("/embed/referrals/token", emb.Auth, emb.Token)
@@ -232,6 +232,7 @@ func (s *Server) routes() {
 	a.Get("/embed/referrals/earnings", emb.Auth, emb.ListEarnings)
 	a.Get("/embed/referrals/leaderboard", emb.Auth, emb.ListLeaderboard)
 	a.Get("/embed/referrals/analytics", emb.Auth, emb.Analytics)
+	a.Get("/embed/referrals/events", emb.Auth, emb.Events)
 	// --- end embed data API ---
 
 	// Analytics and events (analytics.md; internal/analytics).

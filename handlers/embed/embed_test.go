@@ -401,6 +401,25 @@ func TestEmbedPageAndFragments(t *testing.T) {
 			}
 		})
 
+		t.Run("events of the partner's links, without IPs, customers masked", func(t *testing.T) {
+			r := e.do(appHost, "GET", "/api/embed/referrals/events?event=leads&partnerId=ignored", "", bearer(tokA))
+			var evs []map[string]any
+			if err := json.Unmarshal([]byte(r.body), &evs); err != nil || r.status != 200 || len(evs) != 1 {
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+			if _, ok := evs[0]["ip"]; ok || strings.Contains(r.body, `"ip"`) {
+				t.Errorf("IP fields leak: %s", r.body)
+			}
+			cu := evs[0]["customer"].(map[string]any)
+			if cu["email"] != "j******@g****.com" || strings.Contains(r.body, "jane@gmail.com") {
+				t.Errorf("customer %v", cu)
+			}
+			r = e.do(appHost, "GET", "/api/embed/referrals/events?event=clicks", "", bearer(tokB))
+			if err := json.Unmarshal([]byte(r.body), &evs); err != nil || len(evs) != 5 || strings.Contains(r.body, "alice") {
+				t.Errorf("bob's clicks: %d events %s", len(evs), r.body)
+			}
+		})
+
 		t.Run("leaderboard is anonymised", func(t *testing.T) {
 			r := e.do(appHost, "GET", "/api/embed/referrals/leaderboard", "", bearer(tokB))
 			var rows []map[string]any
