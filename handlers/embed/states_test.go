@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/relinkhq/relink/handlers/embed"
+	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/models"
 )
@@ -134,6 +136,57 @@ func TestEmbedAllowedHostnames(t *testing.T) {
 		// An invalid token cannot tell whose page it is: any ancestor.
 		if r := e.do(appHost, "GET", "/embed/referrals?token=nope", "", nil); !strings.Contains(r.header.Get("Content-Security-Policy"), "frame-ancestors *") {
 			t.Errorf("error page CSP %q", r.header.Get("Content-Security-Policy"))
+		}
+	})
+}
+
+func TestEmbedEarningsPages(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, "acme")
+		tok, _ := e.partner("pat", "pat")
+		prog, _ := db.DefaultProgram(ctx, e.ws.ID)
+		en, _ := db.EnrollmentByTenant(ctx, e.ws.ID, prog.ID, "pat")
+		base := time.Now().Add(-time.Hour)
+		for i := 0; i < 10; i++ {
+			at := base.Add(time.Duration(i) * time.Minute)
+			c := &models.Commission{ID: ids.New(ids.Commission), WorkspaceID: e.ws.ID, ProgramID: prog.ID, PartnerID: en.PartnerID,
+				Type: models.CommissionCustom, Earnings: int64(100 * (i + 1)), Currency: "usd", Status: models.CommissionPaid, Quantity: 1,
+				CreatedAt: at, UpdatedAt: at}
+			if _, err := db.InsertCommission(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, tc := range []struct {
+			page, rows      int
+			first, prev, nx string
+		}{
+			{1, 8, "$10.00", "", "/embed/referrals/fragments/earnings?page=2"},
+			{2, 2, "$2.00", "/embed/referrals/fragments/earnings?page=1", ""},
+		} {
+			t.Run(fmt.Sprint("page ", tc.page), func(t *testing.T) {
+				r := e.do(appHost, "GET", fmt.Sprintf("/embed/referrals/fragments/earnings?page=%d", tc.page), "", bearer(tok))
+				d := doc(t, r.body)
+				if n := d.Find(`[data-testid="earnings-row"]`).Length(); n != tc.rows {
+					t.Errorf("%d rows, want %d", n, tc.rows)
+				}
+				if got := text(d, `[data-testid="earnings-commission"]`); got != tc.first {
+					t.Errorf("first row %q, want %q (newest first)", got, tc.first)
+				}
+				prev, _ := d.Find(`[data-testid="earnings-prev"]`).Attr("hx-get")
+				next, _ := d.Find(`[data-testid="earnings-next"]`).Attr("hx-get")
+				if prev != tc.prev || next != tc.nx {
+					t.Errorf("pager prev %q next %q", prev, next)
+				}
+				if !strings.Contains(text(d, `[data-testid="earnings-total"]`), "Page "+fmt.Sprint(tc.page)+" of 2 · 10 commission(s)") {
+					t.Errorf("total %q", text(d, `[data-testid="earnings-total"]`))
+				}
+			})
+		}
+		// Paid earnings show on the card.
+		r := e.do(appHost, "GET", "/embed/referrals/fragments/overview", "", bearer(tok))
+		if got := text(doc(t, r.body), `[data-testid="paid"]`); got != "$55.00" {
+			t.Errorf("paid %q, want $55.00", got)
 		}
 	})
 }
