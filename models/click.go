@@ -111,7 +111,7 @@ const sqliteMaxVars = 32766
 
 func (db *DB) insertClicksSQLite(ctx context.Context, batch []Click) ([]Click, error) {
 	pool := db.Statement.ConnPool // the *sql.Tx inside db.Tx
-	per := sqliteMaxVars / len(clickColumns)
+	per := min(24, sqliteMaxVars/len(clickColumns)) // rows per statement: the SQLite driver binds parameters in O(n²), so small statements are fastest
 	kept := make(map[string]bool, len(batch))
 	for start := 0; start < len(batch); start += per {
 		chunk := batch[start:min(start+per, len(batch))]

@@ -26,6 +26,8 @@ Usage:
   relink migrate [up|status]        apply pending migrations, or list them
   relink workspace create --name N --slug S [--plan P] [--owner-email E --owner-password P]
                                     create a workspace; prints it and its first API key as JSON
+  relink demo --workspace SLUG [--links N --clicks N --leads N --sales N --days N]
+                                    fill a workspace with realistic demo links and events
   relink version                    print the version
 
 Configuration comes from RELINK_* environment variables (see README.md).
@@ -68,6 +70,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return migrate(ctx, cfg, args[1:], stdout)
 	case "workspace":
 		return workspace(ctx, cfg, args[1:], stdout)
+	case "demo":
+		return demoCmd(ctx, cfg, args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "relink", version)
 		return nil
