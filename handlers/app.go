@@ -12,6 +12,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/api"
 	"github.com/relinkhq/relink/handlers/request"
+	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/models"
@@ -28,6 +29,8 @@ type Deps struct {
 	// registered short domain other than the app host. Nil: only
 	// Config.ShortDomain counts.
 	IsShortDomain func(host string) bool
+	// Analytics answers /analytics and /events; nil builds one over DB.
+	Analytics *analytics.Engine
 }
 
 // Server is the assembled HTTP server.
@@ -87,7 +90,7 @@ func (s *Server) newFace(f request.Face) *fiber.App {
 // routes is the whole route table, face by face.
 func (s *Server) routes() {
 	d := s.deps
-	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now})
+	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Analytics: d.Analytics})
 
 	// Every face.
 	for _, f := range []*fiber.App{s.api, s.app, s.short} {

@@ -39,6 +39,11 @@ const (
 	DimLink  = "link"
 )
 
+// DaySuffix marks a dimension's daily rollup rows: dim "country@day" holds
+// whole UTC days (hour = the day's 00:00 UTC). Queries that are not
+// timeseries read whole days from these and only the edges hourly.
+const DaySuffix = "@day"
+
 // KeySep joins the parts of a composite dimension value (region, city).
 const KeySep = "\x1f"
 
@@ -94,14 +99,18 @@ func FoldAggregates(evs []AggregateEvent) []EventAggregate {
 	for i := range evs {
 		e := &evs[i]
 		hour := e.Timestamp.UTC().Truncate(time.Hour)
+		day := hour.Add(-time.Duration(hour.Hour()) * time.Hour)
 		add(e, DimTotal, "", hour)
 		add(e, DimLink, e.LinkID, hour)
+		add(e, DimLink+DaySuffix, e.LinkID, day)
 		for dim, cols := range AggregateDims {
 			parts = parts[:0]
 			for _, c := range cols {
 				parts = append(parts, e.Column(c))
 			}
-			add(e, dim, strings.Join(parts, KeySep), hour)
+			v := strings.Join(parts, KeySep)
+			add(e, dim, v, hour)
+			add(e, dim+DaySuffix, v, day)
 		}
 	}
 	out := make([]EventAggregate, 0, len(sums))

@@ -127,9 +127,30 @@ func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySp
 		return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
 	}
 	e.aggReads.Add(1)
-	out, err := e.readAggregates(ctx, s, k, key, h0, h1)
-	if err != nil {
-		return nil, err
+	out := map[string]counts{}
+	// Whole UTC days from the daily rollups when buckets do not matter.
+	d0 := h0.Truncate(24 * time.Hour)
+	if d0.Before(h0) {
+		d0 = d0.Add(24 * time.Hour)
+	}
+	d1 := h1.Truncate(24 * time.Hour)
+	spans := []struct {
+		from, to time.Time
+		daily    bool
+	}{{h0, h1, false}}
+	if key.kind != keyTime && d0.Before(d1) {
+		spans = []struct {
+			from, to time.Time
+			daily    bool
+		}{{h0, d0, false}, {d0, d1, true}, {d1, h1, false}}
+	}
+	for _, sp := range spans {
+		if !sp.from.Before(sp.to) {
+			continue
+		}
+		if err := e.readAggregates(ctx, s, k, key, sp.from, sp.to, sp.daily, out); err != nil {
+			return nil, err
+		}
 	}
 	edges, err := e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, h0, false}, {h1, s.win.End, true}})
 	if err != nil {
@@ -144,7 +165,7 @@ func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySp
 	return out, nil
 }
 
-func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySpec, h0, h1 time.Time) (map[string]counts, error) {
+func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySpec, h0, h1 time.Time, daily bool, out map[string]counts) error {
 	var w where
 	w.add("workspace_id = ?", s.wsID)
 	w.add("event = ?", k.agg)
@@ -155,9 +176,13 @@ func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySp
 	case key.kind == keyLink || s.linkConstrained():
 		dim = models.DimLink
 	}
+	isLink := dim == models.DimLink
+	if daily && dim != models.DimTotal {
+		dim += models.DaySuffix
+	}
 	w.add("dim = ?", dim)
 	w.add("hour >= ? AND hour < ?", h0.UTC(), h1.UTC())
-	if dim == models.DimLink {
+	if isLink {
 		if s.linksSet {
 			w.add("value IN ?", s.links)
 		}
@@ -175,28 +200,27 @@ func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySp
 	q := "SELECT " + sel + ", COALESCE(SUM(count), 0), COALESCE(SUM(amount), 0) FROM event_aggregates WHERE " + w.sql() + group
 	rows, err := e.DB.WithContext(ctx).Raw(q, w.args...).Rows()
 	if err != nil {
-		return nil, fmt.Errorf("read %s aggregates: %w", k.agg, err)
+		return fmt.Errorf("read %s aggregates: %w", k.agg, err)
 	}
 	defer rows.Close()
-	out := map[string]counts{}
 	for rows.Next() {
 		var c counts
 		var k string
 		if key.kind == keyTime {
 			var h time.Time
 			if err := rows.Scan(&h, &c.n, &c.amount); err != nil {
-				return nil, fmt.Errorf("scan aggregates: %w", err)
+				return fmt.Errorf("scan aggregates: %w", err)
 			}
 			k = bucketKey(s.win.Floor(h))
 		} else if err := rows.Scan(&k, &c.n, &c.amount); err != nil {
-			return nil, fmt.Errorf("scan aggregates: %w", err)
+			return fmt.Errorf("scan aggregates: %w", err)
 		}
 		o := out[k]
 		o.n += c.n
 		o.amount += c.amount
 		out[k] = o
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 func bucketKey(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }

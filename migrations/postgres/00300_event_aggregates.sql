@@ -8,6 +8,9 @@
 --       'referer_url' 'url' value = the event column
 --   dim 'region'  value country || x'1f' || region
 --   dim 'city'    value country || x'1f' || region || x'1f' || city
+-- Every dimension but 'total' also has daily rollups: dim '<dim>@day' with
+-- hour = 00:00 UTC of the day, read for whole UTC days of non-timeseries
+-- queries (the edges of the window come from hourly rows and raw events).
 -- count = events, amount = Σ sale amount in cents (sales only).
 CREATE TABLE event_aggregates (
     workspace_id  TEXT NOT NULL,
