@@ -36,7 +36,8 @@ templ: ## Generate *_templ.go from the .templ files (pinned templ in go.mod)
 
 css: ## Build static/css/app.css with Tailwind (pinned in package.json) and vendor htmx
 	npm ci --no-audit --no-fund --loglevel=error
-	npx tailwindcss -c tailwind.config.js -i views/styles/input.css -o static/css/app.css --minify
+	./node_modules/.bin/tailwindcss -c tailwind.config.js -i views/styles/input.css -o static/css/app.css --minify
+	@mkdir -p static/js
 	cp node_modules/htmx.org/dist/htmx.min.js static/js/htmx.min.js
 
 check-generated: generate ## Fail when committed generated files are stale

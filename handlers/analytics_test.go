@@ -107,7 +107,7 @@ func (e *analyticsEnv) get(slug, path string) (int, []byte) {
 	return res.StatusCode, body
 }
 
-func errorOf(t *testing.T, body []byte) (string, string, string) {
+func analyticsErrorOf(t *testing.T, body []byte) (string, string, string) {
 	t.Helper()
 	var raw map[string]map[string]string
 	if err := json.Unmarshal(body, &raw); err != nil {
@@ -151,7 +151,7 @@ func TestAnalyticsGatesAndValidation(t *testing.T) {
 				if status != tt.status {
 					t.Fatalf("status %d, want %d: %s", status, tt.status, body)
 				}
-				code, msg, doc := errorOf(t, body)
+				code, msg, doc := analyticsErrorOf(t, body)
 				if code != tt.code || msg != tt.msg {
 					t.Fatalf("got %s %q, want %s %q", code, msg, tt.code, tt.msg)
 				}

@@ -6,9 +6,13 @@ package handlers
 import (
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/valyala/fasthttp"
+	"golang.org/x/crypto/acme/autocert"
 
 	"github.com/relinkhq/relink/handlers/api"
 	"github.com/relinkhq/relink/handlers/request"
@@ -16,6 +20,7 @@ import (
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/models"
+	"github.com/relinkhq/relink/static"
 )
 
 // Deps is everything the handlers need, built once by cmd/relink.
@@ -43,6 +48,14 @@ type Server struct {
 	short *fiber.App
 
 	drainers []drainer
+
+	// seal runs once, on the first request: it appends the API's catch-all
+	// and builds each face's handler, so the route trees are not rebuilt
+	// (under Fiber's app mutex) on every request.
+	seal               sync.Once
+	apiH, appH, shortH fasthttp.RequestHandler
+	acme               *autocert.Manager // nil unless RELINK_ACME_EMAIL is set
+	acmeHTTP           fiber.Handler     // serves /.well-known/acme-challenge/
 }
 
 // New builds the server and its route table.
@@ -56,10 +69,16 @@ func New(d Deps) *Server {
 	if d.Limiter == nil {
 		d.Limiter = ratelimit.NewMemory(d.Now)
 	}
+	static.Load() // fingerprint and compress the assets before the first request
 	s := &Server{deps: d, log: d.Logger}
 	s.api = s.newFace(request.FaceAPI)
 	s.app = s.newFace(request.FaceApp)
 	s.short = s.newFace(request.FaceShort)
+
+	if d.Config.ACMEEmail != "" {
+		s.acme = s.acmeManager()
+		s.acmeHTTP = adaptor.HTTPHandler(s.acme.HTTPHandler(nil))
+	}
 
 	s.Root = fiber.New(s.fiberConfig())
 	s.Root.Use(s.logRequests, s.recoverPanics, s.dispatch)
@@ -107,19 +126,56 @@ func (s *Server) routes() {
 	a.Get("/analytics", s.key("analytics.read"), h.GetAnalytics)
 	a.Get("/events", s.key("analytics.read"), s.plan(models.PlanBusiness), h.ListEvents)
 
-	a.Use(s.apiNotFound)
+	// (The API's catch-all, s.apiNotFound behind the key gate, is appended
+	// by sealRoutes after every route.)
 
 	// App origin: console, embed, static, default short domain in dev.
 	s.app.Use(s.upgradeHTTPS)
 
 	// Short-link domains.
 	s.short.Use(s.upgradeHTTPS)
+
+	// Pages plumbing: the embedded assets (static package) under /static/ on
+	// both page faces. Pages link to them with static.URL(name), which adds
+	// the content fingerprint ?v=; only fingerprinted requests get the
+	// one-year immutable cache (handlers/static.go). /static is reserved and
+	// never resolves as a short-link key. Pages render with render.Page and
+	// set their CSP (with a per-request nonce) there; no X-Frame-Options is
+	// sent, so the embed pages can be framed.
+	for _, f := range []*fiber.App{s.app, s.short} {
+		f.Get("/static/*", s.serveStatic)
+	}
+}
+
+// Face returns the Fiber app that serves face f. Routes added to it before
+// the first request is served are part of the route table; tests use this to
+// mount probes (a panicking handler, a slow one) on a real face.
+func (s *Server) Face(f request.Face) *fiber.App {
+	switch f {
+	case request.FaceAPI:
+		return s.api
+	case request.FaceShort:
+		return s.short
+	}
+	return s.app
+}
+
+// sealRoutes ends the route table: an unmatched API path passes the key gate
+// like any API route (so `curl /links` without a key is a 401, as upstream)
+// and is then a 404 not_found. It then builds every face's handler once.
+func (s *Server) sealRoutes() {
+	s.api.Use(s.key(""), s.apiNotFound)
+	s.apiH, s.appH, s.shortH = s.api.Handler(), s.app.Handler(), s.short.Handler()
 }
 
 // dispatch hands the request to the face that serves it.
 func (s *Server) dispatch(c *fiber.Ctx) error {
-	face := s.faceOf(c)
+	s.seal.Do(s.sealRoutes)
 	path := c.Path()
+	if s.acmeHTTP != nil && strings.HasPrefix(path, "/.well-known/acme-challenge/") {
+		return s.acmeHTTP(c)
+	}
+	face := s.faceOf(c)
 	request.SetOriginalPath(c, path)
 	if face == request.FaceApp && (path == "/api" || strings.HasPrefix(path, "/api/")) {
 		face = request.FaceAPI
@@ -130,16 +186,14 @@ func (s *Server) dispatch(c *fiber.Ctx) error {
 		c.Request().URI().SetPath(rest)
 	}
 	request.SetFace(c, face)
-	var target *fiber.App
 	switch face {
 	case request.FaceAPI:
-		target = s.api
+		s.apiH(c.Context())
 	case request.FaceShort:
-		target = s.short
+		s.shortH(c.Context())
 	default:
-		target = s.app
+		s.appH(c.Context())
 	}
-	target.Handler()(c.Context())
 	return nil
 }
 

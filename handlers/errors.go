@@ -26,7 +26,7 @@ type errorDetail struct {
 // logs 5xx with the request id, and renders JSON on the API face or an HTML
 // page elsewhere.
 func (s *Server) handleError(c *fiber.Ctx, err error) error {
-	e := toAPIError(err)
+	e := toAPIError(err, s.deps.Config.BodyLimit)
 	if e.Status() >= 500 {
 		s.log.Error("request failed",
 			"request_id", request.RequestID(c), "method", c.Method(), "path", request.OriginalPath(c), "err", err)
@@ -34,7 +34,7 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 	if request.FaceOf(c) == request.FaceAPI || request.FaceOf(c) == "" {
 		return writeAPIError(c, e)
 	}
-	return s.renderErrorPage(c, e)
+	return s.renderErrorPage(c, err, e)
 }
 
 // writeAPIError writes the JSON error envelope.
@@ -43,7 +43,9 @@ func writeAPIError(c *fiber.Ctx, e *apierr.Error) error {
 }
 
 // toAPIError converts Fiber's own errors (404, 405, 413, …) and anything else.
-func toAPIError(err error) *apierr.Error {
+// A body over the limit is a 400 bad_request (the SDKs have a typed error for
+// 400, none for 413) that names the limit.
+func toAPIError(err error, bodyLimit int) *apierr.Error {
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
 		switch fe.Code {
@@ -52,7 +54,7 @@ func toAPIError(err error) *apierr.Error {
 		case fiber.StatusMethodNotAllowed:
 			return apierr.New(apierr.NotFound, "The requested endpoint does not exist for this method.")
 		case fiber.StatusRequestEntityTooLarge:
-			return apierr.New(apierr.BadRequest, "Request body is too large.")
+			return apierr.Newf(apierr.BadRequest, "Request body is too large: the limit is %d bytes.", bodyLimit)
 		case fiber.StatusBadRequest:
 			return apierr.New(apierr.BadRequest, fe.Message)
 		case fiber.StatusRequestTimeout:
@@ -79,7 +81,8 @@ func (s *Server) recoverPanics(c *fiber.Ctx) (err error) {
 	return c.Next()
 }
 
-// apiNotFound answers any unmatched API route.
+// apiNotFound answers any unmatched API route (after the key gate, see
+// sealRoutes).
 func (s *Server) apiNotFound(c *fiber.Ctx) error {
 	return apierr.New(apierr.NotFound, "The requested endpoint does not exist.")
 }

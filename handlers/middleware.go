@@ -3,6 +3,7 @@ package handlers
 import (
 	"log/slog"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ids"
 )
 
@@ -76,7 +78,7 @@ func (s *Server) requireHTTPS(c *fiber.Ctx) error {
 	if s.deps.Config.DevMode || s.IsHTTPS(c) || c.Path() == "/healthz" {
 		return c.Next()
 	}
-	return apierr.Newf(apierr.BadRequest, "HTTPS is required. Send this request to https://%s%s.", request.Host(c), request.OriginalPath(c))
+	return apierr.Newf(apierr.BadRequest, "HTTPS is required. Send this request to https://%s%s.", s.httpsHost(request.Host(c)), request.OriginalPath(c))
 }
 
 // upgradeHTTPS redirects plain-HTTP page and short-link requests to HTTPS
@@ -85,12 +87,34 @@ func (s *Server) upgradeHTTPS(c *fiber.Ctx) error {
 	if s.deps.Config.DevMode || s.IsHTTPS(c) || c.Path() == "/healthz" {
 		return c.Next()
 	}
-	host := string(c.Request().Host())
-	if h, p, err := net.SplitHostPort(host); err == nil && p == "80" {
-		host = h
-	}
-	target := "https://" + host + string(c.Request().RequestURI())
+	target := "https://" + s.httpsHost(request.Host(c)) + string(c.Request().RequestURI())
 	return c.Redirect(target, fiber.StatusMovedPermanently)
+}
+
+// httpsHost is where a plain-HTTP request for host goes over HTTPS: the
+// plain listener's port (80 or RELINK_HTTP_ADDR's) is swapped for the HTTPS
+// origin's port, which is dropped when it is 443.
+func (s *Server) httpsHost(host string) string {
+	h, p, err := net.SplitHostPort(host)
+	if err != nil {
+		return host // no port: the default ports on both sides
+	}
+	cfg := s.deps.Config
+	_, plain, _ := net.SplitHostPort(cfg.HTTPAddr)
+	if p != "80" && p != plain {
+		return host
+	}
+	tlsPort := "443"
+	for _, u := range []*url.URL{cfg.AppURL, cfg.APIURL} {
+		if u.Scheme == "https" {
+			tlsPort = config.Port(u)
+			break
+		}
+	}
+	if tlsPort == "443" {
+		return h
+	}
+	return net.JoinHostPort(h, tlsPort)
 }
 
 // key authenticates an API request (links.md §1.3, analytics.md §1.1) in the
@@ -156,7 +180,7 @@ func (s *Server) rateLimit(c *fiber.Ctx, keyHash, plan string) error {
 	c.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
 	c.Set("X-RateLimit-Reset", strconv.FormatInt(resetMs, 10))
 	if !res.Allowed {
-		wait := time.Until(res.Reset)
+		wait := res.Reset.Sub(s.deps.Now())
 		if wait < 0 {
 			wait = 0
 		}

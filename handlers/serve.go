@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"golang.org/x/crypto/acme/autocert"
 
 	"github.com/relinkhq/relink/internal/config"
@@ -42,10 +41,8 @@ func (s *Server) Listeners() ([]Listener, error) {
 	cfg := s.deps.Config
 	var tlsCfg *tls.Config
 	switch {
-	case cfg.ACMEEmail != "":
-		m := s.acmeManager()
-		tlsCfg = m.TLSConfig()
-		s.Root.Use("/.well-known/acme-challenge", adaptor.HTTPHandler(m.HTTPHandler(nil)))
+	case s.acme != nil:
+		tlsCfg = s.acme.TLSConfig()
 	case cfg.TLSCert != "":
 		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
 		if err != nil {
@@ -165,4 +162,3 @@ func (s *Server) Shutdown() error {
 	s.log.Info("stopped", "took", time.Since(start))
 	return errors.Join(errs...)
 }
-

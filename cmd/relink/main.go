@@ -34,27 +34,35 @@ Configuration comes from RELINK_* environment variables (see README.md).
 `
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintf(os.Stderr, "relink: %v\n\n%s", err, usage)
-			os.Exit(2)
-		}
-		fmt.Fprintf(os.Stderr, "relink: %v\n", err)
-		os.Exit(1)
+	os.Exit(cli(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+// cli runs the program and returns its exit status: 0, 1 on failure, 2 on a
+// usage error (which also prints the usage).
+func cli(ctx context.Context, args []string, getenv config.Getenv, stdout, stderr io.Writer) int {
+	err := run(ctx, args, getenv, stdout, stderr)
+	if err == nil {
+		return 0
 	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "relink: %v\n\n%s", err, usage)
+		return 2
+	}
+	fmt.Fprintf(stderr, "relink: %v\n", err)
+	return 1
 }
 
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, getenv config.Getenv, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	cfg, err := loadConfig()
+	cfg, err := config.Load(getenv)
 	if args[0] != "version" && args[0] != "help" && args[0] != "-h" && args[0] != "--help" && err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
@@ -87,8 +95,6 @@ func newFlags(name string) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	return fs
 }
-
-func loadConfig() (*config.Config, error) { return config.FromEnv() }
 
 func setupLogging(cfg *config.Config, w io.Writer) {
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}

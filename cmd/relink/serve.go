@@ -32,19 +32,11 @@ func serve(ctx context.Context, cfg *config.Config) error {
 	}
 	defer db.Close()
 
-	var limiter ratelimit.Limiter = ratelimit.NewMemory(nil)
-	if cfg.RedisURL != "" {
-		opt, err := redis.ParseURL(cfg.RedisURL)
-		if err != nil {
-			return fmt.Errorf("RELINK_REDIS_URL: %w", err)
-		}
-		rdb := redis.NewClient(opt)
-		defer rdb.Close()
-		if err := rdb.Ping(ctx).Err(); err != nil {
-			return fmt.Errorf("connect to redis: %w", err)
-		}
-		limiter = ratelimit.NewRedis(rdb, "relink:rl:")
+	limiter, closeLimiter, err := newLimiter(ctx, cfg)
+	if err != nil {
+		return err
 	}
+	defer closeLimiter()
 
 	srv := handlers.New(handlers.Deps{Config: cfg, DB: db, Limiter: limiter, Logger: slog.Default()})
 	plan, err := srv.Listeners()
@@ -58,4 +50,22 @@ func serve(ctx context.Context, cfg *config.Config) error {
 	slog.Info("relink started", "version", version, "app", cfg.AppURL.String(), "api", cfg.APIURL.String(),
 		"database", cfg.Dialect(), "dev", cfg.DevMode)
 	return srv.Serve(ctx, lns)
+}
+
+// newLimiter is the API rate limiter: in-process by default, shared through
+// Redis by every instance when RELINK_REDIS_URL is set (checked at start).
+func newLimiter(ctx context.Context, cfg *config.Config) (ratelimit.Limiter, func(), error) {
+	if cfg.RedisURL == "" {
+		return ratelimit.NewMemory(nil), func() {}, nil
+	}
+	opt, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("RELINK_REDIS_URL: %w", err)
+	}
+	rdb := redis.NewClient(opt)
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		rdb.Close()
+		return nil, nil, fmt.Errorf("connect to redis (RELINK_REDIS_URL): %w", err)
+	}
+	return ratelimit.NewRedis(rdb, "relink:rl:"), func() { rdb.Close() }, nil
 }

@@ -30,9 +30,20 @@ func BindJSON(c *fiber.Ctx, v any) error {
 func jsonError(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		path := te.Field
-		return apierr.Validation("invalid_type", path,
-			fmt.Sprintf("Invalid input: expected %s, received %s", jsonKind(te.Type), te.Value))
+		// encoding/json says "bool" and "number 1.5"; zod says "boolean" and
+		// "number", and "expected int" for a fraction given to an integer.
+		received, detail, _ := strings.Cut(te.Value, " ")
+		expected := jsonKind(te.Type)
+		switch received {
+		case "bool":
+			received = "boolean"
+		case "number":
+			if detail != "" && isInteger(te.Type) {
+				expected = "int"
+			}
+		}
+		return apierr.Validation("invalid_type", te.Field,
+			fmt.Sprintf("Invalid input: expected %s, received %s", expected, received))
 	}
 	return apierr.Wrap(apierr.BadRequest, err,
 		"Invalid JSON format in request body. Please ensure the request body is a valid JSON object.")
@@ -58,4 +69,16 @@ func jsonKind(t reflect.Type) string {
 		return "object"
 	}
 	return strings.ToLower(t.Kind().String())
+}
+
+func isInteger(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return false
 }

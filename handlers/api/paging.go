@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -31,6 +32,16 @@ func (p Page) Offset() int { return (p.Page - 1) * p.PageSize }
 // Desc reports a descending sort.
 func (p Page) Desc() bool { return p.SortOrder == "desc" }
 
+// Query returns the last value of a query parameter ("" when absent): a
+// repeated key keeps only its last value, as upstream (links.md §1.2).
+func Query(c *fiber.Ctx, name string) string {
+	vals := c.Context().QueryArgs().PeekMulti(name)
+	if len(vals) == 0 {
+		return ""
+	}
+	return string(vals[len(vals)-1])
+}
+
 // ParsePage reads page, pageSize, sortBy and sortOrder from the query with
 // the messages upstream uses (links.md §1.5, analytics.md §1.2).
 func ParsePage(c *fiber.Ctx, spec PageSpec) (Page, error) {
@@ -44,14 +55,14 @@ func ParsePage(c *fiber.Ctx, spec PageSpec) (Page, error) {
 	if len(spec.SortBy) > 0 {
 		p.SortBy = spec.SortBy[0]
 	}
-	if v := c.Query("page"); v != "" {
+	if v := Query(c, "page"); v != "" {
 		n, err := parseCount(v, "page", "Page")
 		if err != nil {
 			return p, err
 		}
 		p.Page = n
 	}
-	if v := c.Query("pageSize"); v != "" {
+	if v := Query(c, "pageSize"); v != "" {
 		n, err := parseCount(v, "pageSize", "Page size")
 		if err != nil {
 			return p, err
@@ -61,13 +72,13 @@ func ParsePage(c *fiber.Ctx, spec PageSpec) (Page, error) {
 		}
 		p.PageSize = n
 	}
-	if v := c.Query("sortBy"); v != "" {
+	if v := Query(c, "sortBy"); v != "" {
 		if !contains(spec.SortBy, v) {
 			return p, apierr.Validation("invalid_value", "sortBy", "Invalid option: expected one of "+options(spec.SortBy))
 		}
 		p.SortBy = v
 	}
-	if v := c.Query("sortOrder"); v != "" {
+	if v := Query(c, "sortOrder"); v != "" {
 		if v != "asc" && v != "desc" {
 			return p, apierr.Validation("invalid_value", "sortOrder", `Invalid option: expected one of "asc"|"desc"`)
 		}
@@ -78,7 +89,7 @@ func ParsePage(c *fiber.Ctx, spec PageSpec) (Page, error) {
 
 func parseCount(v, field, label string) (int, error) {
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil {
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, apierr.Validation("invalid_type", field, label+" must be a number.")
 	}
 	if f != float64(int64(f)) {

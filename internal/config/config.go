@@ -67,7 +67,7 @@ var Vars = []Var{
 	{"RELINK_TRUSTED_PROXIES", "127.0.0.1/32,::1/128", "Comma-separated CIDRs whose `X-Forwarded-Proto`/`X-Forwarded-For` and geo headers are trusted."},
 	{"RELINK_LOG_FORMAT", "text", "`text` or `json`."},
 	{"RELINK_LOG_LEVEL", "info", "`debug`, `info`, `warn` or `error`."},
-	{"RELINK_BODY_LIMIT", "1048576", "Largest accepted request body in bytes; larger bodies get 413."},
+	{"RELINK_BODY_LIMIT", "1048576", "Largest accepted request body in bytes; larger bodies get 400 `bad_request` naming the limit."},
 	{"RELINK_SHUTDOWN_TIMEOUT", "20s", "Deadline for finishing in-flight requests and draining queues on SIGTERM."},
 	{"RELINK_FX_RATES", "(built-in table)", "JSON file of FX rates, units of each currency per 1 USD (`{\"eur\": 0.92}` or `{\"base\":\"USD\",\"rates\":{…}}`), used to convert non-USD sales to USD cents. Overrides the approximate built-in table; re-read when it changes, so a daily cron can refresh it."},
 	{"RELINK_SESSION_KEYS", "(random per start in dev)", "Console session keys: comma-separated `hashkey:blockkey` pairs (hex or base64, 32 bytes each), newest first; older pairs still decode (rotation). Also accepts RELINK_SESSION_KEYS_FILE. Required outside dev."},
@@ -81,19 +81,23 @@ func FromEnv() (*Config, error) { return Load(os.Getenv) }
 
 // Load parses and validates configuration from getenv.
 func Load(getenv Getenv) (*Config, error) {
+	var errs []error
 	get := func(name, def string) string {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			return v
 		}
 		if f := strings.TrimSpace(getenv(name + "_FILE")); f != "" {
 			b, err := os.ReadFile(f)
-			if err == nil {
-				return strings.TrimSpace(string(b))
+			if err != nil {
+				// A secret that cannot be read must stop the start, not
+				// silently fall back to the default.
+				errs = append(errs, fmt.Errorf("%s_FILE: %w", name, err))
+				return def
 			}
+			return strings.TrimSpace(string(b))
 		}
 		return def
 	}
-	var errs []error
 	c := &Config{}
 	c.DatabaseURL = get("RELINK_DATABASE_URL", "sqlite:relink.db")
 	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
@@ -158,11 +162,13 @@ func Load(getenv Getenv) (*Config, error) {
 	if err := c.LogLevel.UnmarshalText([]byte(get("RELINK_LOG_LEVEL", "info"))); err != nil {
 		errs = append(errs, fmt.Errorf("RELINK_LOG_LEVEL: %w", err))
 	}
-	if c.BodyLimit, err = strconv.Atoi(get("RELINK_BODY_LIMIT", "1048576")); err != nil || c.BodyLimit <= 0 {
-		errs = append(errs, fmt.Errorf("RELINK_BODY_LIMIT: want a positive number of bytes"))
+	bodyLimit := get("RELINK_BODY_LIMIT", "1048576")
+	if c.BodyLimit, err = strconv.Atoi(bodyLimit); err != nil || c.BodyLimit <= 0 {
+		errs = append(errs, fmt.Errorf("RELINK_BODY_LIMIT: want a positive number of bytes, got %q", bodyLimit))
 	}
-	if c.ShutdownTimeout, err = time.ParseDuration(get("RELINK_SHUTDOWN_TIMEOUT", "20s")); err != nil {
-		errs = append(errs, fmt.Errorf("RELINK_SHUTDOWN_TIMEOUT: %w", err))
+	shutdown := get("RELINK_SHUTDOWN_TIMEOUT", "20s")
+	if c.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil || c.ShutdownTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("RELINK_SHUTDOWN_TIMEOUT: want a positive duration like 20s, got %q", shutdown))
 	}
 	c.FXRatesFile = get("RELINK_FX_RATES", "")
 	if c.FXRatesFile != "" {
