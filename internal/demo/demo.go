@@ -231,11 +231,11 @@ func (g *gen) makeLinks(ctx context.Context) error {
 		if i == 0 {
 			l.Key = models.RootKey + suffix // one root-like link per run keeps keys unique
 		}
-		if g.rng.IntN(4) == 0 {
+		if i%4 == 1 {
 			l.FolderID = &g.folders[g.rng.IntN(len(g.folders))]
 		}
-		if len(g.partners) > 0 && g.rng.IntN(10) == 0 {
-			p := g.partners[g.rng.IntN(len(g.partners))]
+		if len(g.partners) > 0 && i%10 == 2 { // every tenth link is a partner link
+			p := g.partners[(i/10)%len(g.partners)]
 			l.ProgramID, l.PartnerID = &g.program, &p
 		}
 		for _, t := range g.tags {
