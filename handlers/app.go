@@ -124,6 +124,8 @@ func (s *Server) routes() {
 
 	// Analytics and events (analytics.md; internal/analytics).
 	a.Get("/analytics", s.key("analytics.read"), h.GetAnalytics)
+	a.Get("/analytics/:a/:b", s.key("analytics.read"), h.GetAnalyticsLegacy)
+	a.Get("/analytics/:a", s.key("analytics.read"), h.GetAnalyticsLegacy)
 	a.Get("/events", s.key("analytics.read"), s.plan(models.PlanBusiness), h.ListEvents)
 
 	// (The API's catch-all, s.apiNotFound behind the key gate, is appended
