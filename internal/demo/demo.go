@@ -161,6 +161,10 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 	if err := g.makeConversions(ctx); err != nil {
 		return nil, err
 	}
+	// Fresh planner statistics for the tables just filled.
+	if err := db.WithContext(ctx).Exec("ANALYZE").Error; err != nil {
+		return nil, fmt.Errorf("demo: analyze: %w", err)
+	}
 	g.stats.Took = time.Since(began)
 	return &g.stats, nil
 }
