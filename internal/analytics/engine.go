@@ -115,8 +115,16 @@ func (r timeRange) empty() bool {
 	return r.to.Before(r.from) || (!r.toIncl && !r.from.Before(r.to))
 }
 
-// fromAggregates reads whole UTC hours inside the window from the aggregates
-// and the partial hours at either end from the raw table.
+// span is a stretch of whole hours read from hourly rows, or of whole UTC
+// days read from the daily rollups.
+type span struct {
+	from, to time.Time
+	daily    bool
+}
+
+// fromAggregates reads whole UTC days (daily rollups, when buckets do not
+// matter) and whole hours (hourly rows) inside the window from the
+// aggregates, and the partial hours at either end from the raw table.
 func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySpec) (map[string]counts, error) {
 	h0 := s.win.Start.Truncate(time.Hour)
 	if h0.Before(s.win.Start) {
@@ -127,30 +135,18 @@ func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySp
 		return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
 	}
 	e.aggReads.Add(1)
-	out := map[string]counts{}
-	// Whole UTC days from the daily rollups when buckets do not matter.
 	d0 := h0.Truncate(24 * time.Hour)
 	if d0.Before(h0) {
 		d0 = d0.Add(24 * time.Hour)
 	}
 	d1 := h1.Truncate(24 * time.Hour)
-	spans := []struct {
-		from, to time.Time
-		daily    bool
-	}{{h0, h1, false}}
+	spans := []span{{h0, h1, false}}
 	if key.kind != keyTime && d0.Before(d1) {
-		spans = []struct {
-			from, to time.Time
-			daily    bool
-		}{{h0, d0, false}, {d0, d1, true}, {d1, h1, false}}
+		spans = []span{{h0, d0, false}, {d0, d1, true}, {d1, h1, false}}
 	}
-	for _, sp := range spans {
-		if !sp.from.Before(sp.to) {
-			continue
-		}
-		if err := e.readAggregates(ctx, s, k, key, sp.from, sp.to, sp.daily, out); err != nil {
-			return nil, err
-		}
+	out, err := e.readAggregates(ctx, s, k, key, spans)
+	if err != nil {
+		return nil, err
 	}
 	edges, err := e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, h0, false}, {h1, s.win.End, true}})
 	if err != nil {
@@ -165,10 +161,9 @@ func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySp
 	return out, nil
 }
 
-func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySpec, h0, h1 time.Time, daily bool, out map[string]counts) error {
-	var w where
-	w.add("workspace_id = ?", s.wsID)
-	w.add("event = ?", k.agg)
+// readAggregates sums the aggregate rows of the spans in one statement (a
+// UNION ALL of index range reads).
+func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySpec, spans []span) (map[string]counts, error) {
 	dim := models.DimTotal
 	switch {
 	case key.kind == keyDim:
@@ -177,16 +172,33 @@ func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySp
 		dim = models.DimLink
 	}
 	isLink := dim == models.DimLink
-	if daily && dim != models.DimTotal {
-		dim += models.DaySuffix
-	}
-	w.add("dim = ?", dim)
-	w.add("hour >= ? AND hour < ?", h0.UTC(), h1.UTC())
-	if isLink {
-		if s.linksSet {
-			w.add("value IN ?", s.links)
+	var parts []string
+	var args []any
+	for _, sp := range spans {
+		if !sp.from.Before(sp.to) {
+			continue
 		}
-		w.in("value", s.q.LinkID)
+		d := dim
+		if sp.daily && dim != models.DimTotal {
+			d += models.DaySuffix
+		}
+		var w where
+		w.add("workspace_id = ?", s.wsID)
+		w.add("event = ?", k.agg)
+		w.add("dim = ?", d)
+		w.add("hour >= ? AND hour < ?", sp.from.UTC(), sp.to.UTC())
+		if isLink {
+			if s.linksSet {
+				w.add("value IN ?", s.links)
+			}
+			w.in("value", s.q.LinkID)
+		}
+		parts = append(parts, "SELECT hour, value, count, amount FROM event_aggregates WHERE "+w.sql())
+		args = append(args, w.args...)
+	}
+	out := map[string]counts{}
+	if len(parts) == 0 {
+		return out, nil
 	}
 	var sel, group string
 	switch key.kind {
@@ -197,10 +209,16 @@ func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySp
 	default:
 		sel, group = "value", " GROUP BY value"
 	}
-	q := "SELECT " + sel + ", COALESCE(SUM(count), 0), COALESCE(SUM(amount), 0) FROM event_aggregates WHERE " + w.sql() + group
-	rows, err := e.DB.WithContext(ctx).Raw(q, w.args...).Rows()
+	src := parts[0]
+	if len(parts) > 1 {
+		src = "(" + strings.Join(parts, " UNION ALL ") + ") spans"
+	} else {
+		src = "(" + src + ") spans"
+	}
+	q := "SELECT " + sel + ", COALESCE(SUM(count), 0), COALESCE(SUM(amount), 0) FROM " + src + group
+	rows, err := e.DB.WithContext(ctx).Raw(q, args...).Rows()
 	if err != nil {
-		return fmt.Errorf("read %s aggregates: %w", k.agg, err)
+		return nil, fmt.Errorf("read %s aggregates: %w", k.agg, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -209,18 +227,18 @@ func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySp
 		if key.kind == keyTime {
 			var h time.Time
 			if err := rows.Scan(&h, &c.n, &c.amount); err != nil {
-				return fmt.Errorf("scan aggregates: %w", err)
+				return nil, fmt.Errorf("scan aggregates: %w", err)
 			}
 			k = bucketKey(s.win.Floor(h))
 		} else if err := rows.Scan(&k, &c.n, &c.amount); err != nil {
-			return fmt.Errorf("scan aggregates: %w", err)
+			return nil, fmt.Errorf("scan aggregates: %w", err)
 		}
 		o := out[k]
 		o.n += c.n
 		o.amount += c.amount
 		out[k] = o
 	}
-	return rows.Err()
+	return out, rows.Err()
 }
 
 func bucketKey(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
