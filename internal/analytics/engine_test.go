@@ -82,6 +82,24 @@ func TestEveryGroupByAndEvent(t *testing.T) {
 			t.Fatalf("fixture: %+v (leads %d sales %d)", want, w.nLeads, w.nSales)
 		}
 
+		t.Run("link lookups by scan", func(t *testing.T) {
+			for _, g := range []analytics.GroupBy{analytics.TopLinks, analytics.TopDomains, analytics.TopFolders, analytics.TopLinkTags, analytics.TopPartners, analytics.TopGroups} {
+				qs := "event=composite&groupBy=" + string(g)
+				byID, err := w.query(t, agg, qs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				old := analytics.SetManyLinks(0)
+				byScan, err := w.query(t, agg, qs)
+				analytics.SetManyLinks(old)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a, b := jsonOf(t, byID), jsonOf(t, byScan); a != b || a == "[]" {
+					t.Fatalf("%s: by id %s\nby scan %s", g, a, b)
+				}
+			}
+		})
 		for _, ev := range events {
 			for _, g := range analytics.AllGroupBys {
 				qs := "event=" + ev + "&groupBy=" + string(g) + "&interval=30d&timezone=America/New_York"

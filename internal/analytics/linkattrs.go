@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -80,12 +81,25 @@ func (e *Engine) linkAttrKeys(ctx context.Context, s *scope, ids []string) (map[
 	case TopPartnerTags:
 		return attrs, entities, nil // partner tags are not modelled: no rows
 	}
-	for start := 0; start < len(ids); start += 5000 {
-		var chunk []pair
-		if err := db.Raw(q, s.wsID, ids[start:min(start+5000, len(ids))]).Scan(&chunk).Error; err != nil {
+	if len(ids) > manyLinks {
+		// Many links: one scan of the workspace's links beats a long IN list.
+		var all []pair
+		wide := strings.Replace(strings.Replace(q, " AND lt.link_id IN ?", "", 1), " AND l.id IN ?", "", 1)
+		wide = strings.Replace(wide, " AND id IN ?", "", 1)
+		if err := db.Raw(wide, s.wsID).Scan(&all).Error; err != nil {
 			return nil, nil, fmt.Errorf("map links to %s: %w", s.q.GroupBy, err)
 		}
-		pairs = append(pairs, chunk...)
+		want := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			want[id] = true
+		}
+		for _, p := range all {
+			if want[p.LinkID] {
+				pairs = append(pairs, p)
+			}
+		}
+	} else if err := db.Raw(q, s.wsID, ids).Scan(&pairs).Error; err != nil {
+		return nil, nil, fmt.Errorf("map links to %s: %w", s.q.GroupBy, err)
 	}
 	keySet := map[string]bool{}
 	var keys []string
