@@ -10,6 +10,9 @@ import (
 // linkAttributes answers the group-B groupings: per-link counts mapped to
 // the current attributes of existing links (spec 4.5).
 func (e *Engine) linkAttributes(ctx context.Context, s *scope) ([]Row, error) {
+	if s.q.GroupBy == TopPartnerTags {
+		return []Row{}, nil // partner tags are not modelled: no link has any
+	}
 	perLink := map[kind]map[string]counts{}
 	var ids []string
 	seen := map[string]bool{}
