@@ -134,30 +134,67 @@ func FoldAggregates(evs []AggregateEvent) []EventAggregate {
 	return out
 }
 
+const upsertAggregates = " ON CONFLICT (workspace_id, event, dim, hour, value) DO UPDATE SET count = event_aggregates.count + excluded.count, amount = event_aggregates.amount + excluded.amount"
+
+func aggregatesInsert(rows int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO event_aggregates (workspace_id, event, dim, hour, value, count, amount) VALUES ")
+	for i := range rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("(?,?,?,?,?,?,?)")
+	}
+	b.WriteString(upsertAggregates)
+	return b.String()
+}
+
+func aggregateArgs(chunk []EventAggregate) []any {
+	args := make([]any, 0, len(chunk)*7)
+	for _, r := range chunk {
+		args = append(args, r.WorkspaceID, r.Event, r.Dim, r.Hour.UTC(), r.Value, r.Count, r.Amount)
+	}
+	return args
+}
+
+// sqliteAggregateRows is the rows per prepared statement on SQLite: the
+// pure-Go driver binds parameters in O(n²), so small reused statements are
+// fastest.
+const sqliteAggregateRows = 16
+
 // AddEventAggregates adds rows to the aggregates (insert or increment). Call
 // it inside the transaction that stores the events.
 func (db *DB) AddEventAggregates(ctx context.Context, rows []EventAggregate) error {
-	// Rows per statement: PostgreSQL takes big statements well; the SQLite
-	// driver binds parameters in O(n²), so small statements are fastest.
-	per := 4000
-	if db.Dialect == "sqlite" {
-		per = 60
+	if len(rows) == 0 {
+		return nil
 	}
-	for start := 0; start < len(rows); start += per {
-		chunk := rows[start:min(start+per, len(rows))]
-		var b strings.Builder
-		b.WriteString("INSERT INTO event_aggregates (workspace_id, event, dim, hour, value, count, amount) VALUES ")
-		args := make([]any, 0, len(chunk)*7)
-		for i, r := range chunk {
-			if i > 0 {
-				b.WriteByte(',')
+	if db.Dialect != "sqlite" {
+		const per = 4000 // 7 parameters a row, well under PostgreSQL's limit
+		for start := 0; start < len(rows); start += per {
+			chunk := rows[start:min(start+per, len(rows))]
+			if err := db.WithContext(ctx).Exec(aggregatesInsert(len(chunk)), aggregateArgs(chunk)...).Error; err != nil {
+				return fmt.Errorf("add %d event aggregates: %w", len(chunk), err)
 			}
-			b.WriteString("(?,?,?,?,?,?,?)")
-			args = append(args, r.WorkspaceID, r.Event, r.Dim, r.Hour.UTC(), r.Value, r.Count, r.Amount)
 		}
-		b.WriteString(" ON CONFLICT (workspace_id, event, dim, hour, value) DO UPDATE SET count = event_aggregates.count + excluded.count, amount = event_aggregates.amount + excluded.amount")
-		if err := db.WithContext(ctx).Exec(b.String(), args...).Error; err != nil {
-			return fmt.Errorf("add %d event aggregates: %w", len(chunk), err)
+		return nil
+	}
+	pool := db.Statement.ConnPool
+	full := len(rows) / sqliteAggregateRows * sqliteAggregateRows
+	if full > 0 {
+		stmt, err := pool.PrepareContext(ctx, aggregatesInsert(sqliteAggregateRows))
+		if err != nil {
+			return fmt.Errorf("prepare event aggregates: %w", err)
+		}
+		defer stmt.Close()
+		for start := 0; start < full; start += sqliteAggregateRows {
+			if _, err := stmt.ExecContext(ctx, aggregateArgs(rows[start:start+sqliteAggregateRows])...); err != nil {
+				return fmt.Errorf("add event aggregates: %w", err)
+			}
+		}
+	}
+	if rest := rows[full:]; len(rest) > 0 {
+		if _, err := pool.ExecContext(ctx, aggregatesInsert(len(rest)), aggregateArgs(rest)...); err != nil {
+			return fmt.Errorf("add event aggregates: %w", err)
 		}
 	}
 	return nil
