@@ -64,12 +64,12 @@ func (e *Engine) Analytics(ctx context.Context, ws *models.Workspace, q *Query) 
 	switch {
 	case q.GroupBy == Count:
 		var c Counters
-		for _, k := range kindsOf(q.Event) {
-			m, err := e.measure(ctx, s, k, keySpec{kind: keyTotal})
-			if err != nil {
-				return nil, err
-			}
-			for _, v := range m {
+		ms, err := e.measureAll(ctx, s, keySpec{kind: keyTotal})
+		if err != nil {
+			return nil, err
+		}
+		for i, k := range kindsOf(q.Event) {
+			for _, v := range ms[i] {
 				c.add(k, v)
 			}
 		}
@@ -90,12 +90,12 @@ func (e *Engine) timeseries(ctx context.Context, s *scope) ([]Row, error) {
 	for i, b := range buckets {
 		byKey[bucketKey(b)] = &cs[i]
 	}
-	for _, k := range kindsOf(s.q.Event) {
-		m, err := e.measure(ctx, s, k, keySpec{kind: keyTime})
-		if err != nil {
-			return nil, err
-		}
-		for key, v := range m {
+	ms, err := e.measureAll(ctx, s, keySpec{kind: keyTime})
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range kindsOf(s.q.Event) {
+		for key, v := range ms[i] {
 			if c := byKey[key]; c != nil {
 				c.add(k, v)
 			}
@@ -281,13 +281,13 @@ func (e *Engine) dimension(ctx context.Context, s *scope) ([]Row, error) {
 		key = keySpec{kind: keyLink}
 	}
 	per := map[kind]ranked{}
-	for _, k := range kindsOf(s.q.Event) {
-		m, err := e.measure(ctx, s, k, key)
-		if err != nil {
-			return nil, err
-		}
-		folded := make(map[string]counts, len(m))
-		for raw, v := range m {
+	ms, err := e.measureAll(ctx, s, key)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range kindsOf(s.q.Event) {
+		folded := make(map[string]counts, len(ms[i]))
+		for raw, v := range ms[i] {
 			fk := spec.fold(raw)
 			if fk == "" {
 				continue

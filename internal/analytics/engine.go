@@ -3,9 +3,11 @@ package analytics
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -90,6 +92,24 @@ func (e *Engine) measure(ctx context.Context, s *scope, k kind, key keySpec) (ma
 		return e.fromAggregates(ctx, s, k, key)
 	}
 	return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
+}
+
+// measureAll runs measure for every event kind of the query at once (the
+// three kinds of composite in parallel), in kindsOf order.
+func (e *Engine) measureAll(ctx context.Context, s *scope, key keySpec) ([]map[string]counts, error) {
+	kinds := kindsOf(s.q.Event)
+	out := make([]map[string]counts, len(kinds))
+	errs := make([]error, len(kinds))
+	var wg sync.WaitGroup
+	for i, k := range kinds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = e.measure(ctx, s, k, key)
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
 }
 
 // aggregatable is the planner's rule.

@@ -16,11 +16,12 @@ func (e *Engine) linkAttributes(ctx context.Context, s *scope) ([]Row, error) {
 	perLink := map[kind]map[string]counts{}
 	var ids []string
 	seen := map[string]bool{}
-	for _, k := range kindsOf(s.q.Event) {
-		m, err := e.measure(ctx, s, k, keySpec{kind: keyLink})
-		if err != nil {
-			return nil, err
-		}
+	ms, err := e.measureAll(ctx, s, keySpec{kind: keyLink})
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range kindsOf(s.q.Event) {
+		m := ms[i]
 		perLink[k] = m
 		for id := range m {
 			if !seen[id] {
