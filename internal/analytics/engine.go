@@ -88,8 +88,8 @@ func (e *Engine) measure(ctx context.Context, s *scope, k kind, key keySpec) (ma
 	if s.linksSet && len(s.links) == 0 {
 		return map[string]counts{}, nil
 	}
-	if !e.ForceRaw && e.aggregatable(s, k, key) {
-		return e.fromAggregates(ctx, s, k, key)
+	if ok, df := e.aggregatable(s, k, key); ok && !e.ForceRaw {
+		return e.fromAggregates(ctx, s, k, key, df)
 	}
 	return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
 }
@@ -113,17 +113,29 @@ func (e *Engine) measureAll(ctx context.Context, s *scope, key keySpec) ([]map[s
 }
 
 // aggregatable is the planner's rule.
-func (e *Engine) aggregatable(s *scope, k kind, key keySpec) bool {
-	if hasEventFilters(s.q, k) {
-		return false
-	}
-	if key.kind == keyDim && s.linkConstrained() {
-		return false // the per-dimension aggregates are workspace-wide
-	}
+//
+// With no event-level filter every grouping can use the aggregates (a
+// per-dimension grouping only without link filters, as those rows are
+// workspace-wide). With exactly one filter on a single-column dimension
+// (country, continent, device, browser, os, trigger, referer) and no link
+// filter, count, timeseries and the grouping by that same dimension read
+// that dimension's rows restricted to the filter's values. Everything else
+// goes to the raw tables.
+func (e *Engine) aggregatable(s *scope, k kind, key keySpec) (bool, *dimFilter) {
 	if key.kind == keyTime && !s.hourAligned() {
-		return false
+		return false, nil
 	}
-	return true
+	if !hasEventFilters(s.q, k) {
+		if key.kind == keyDim && s.linkConstrained() {
+			return false, nil // the per-dimension aggregates are workspace-wide
+		}
+		return true, nil
+	}
+	df, ok := aggregateFilter(s.q, k)
+	if !ok || s.linkConstrained() || key.kind == keyLink || (key.kind == keyDim && key.dim != df.dim) {
+		return false, nil
+	}
+	return true, df
 }
 
 type timeRange struct {
@@ -145,7 +157,7 @@ type span struct {
 // fromAggregates reads whole UTC days (daily rollups, when buckets do not
 // matter) and whole hours (hourly rows) inside the window from the
 // aggregates, and the partial hours at either end from the raw table.
-func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySpec) (map[string]counts, error) {
+func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySpec, df *dimFilter) (map[string]counts, error) {
 	h0 := s.win.Start.Truncate(time.Hour)
 	if h0.Before(s.win.Start) {
 		h0 = h0.Add(time.Hour)
@@ -164,7 +176,7 @@ func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySp
 	if key.kind != keyTime && d0.Before(d1) {
 		spans = []span{{h0, d0, false}, {d0, d1, true}, {d1, h1, false}}
 	}
-	out, err := e.readAggregates(ctx, s, k, key, spans)
+	out, err := e.readAggregates(ctx, s, k, key, spans, df)
 	if err != nil {
 		return nil, err
 	}
@@ -183,9 +195,11 @@ func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySp
 
 // readAggregates sums the aggregate rows of the spans in one statement (a
 // UNION ALL of index range reads).
-func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySpec, spans []span) (map[string]counts, error) {
+func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySpec, spans []span, df *dimFilter) (map[string]counts, error) {
 	dim := models.DimTotal
 	switch {
+	case df != nil:
+		dim = df.dim
 	case key.kind == keyDim:
 		dim = key.dim
 	case key.kind == keyLink || s.linkConstrained():
@@ -212,6 +226,9 @@ func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySp
 				w.add("value IN ?", s.links)
 			}
 			w.in("value", s.q.LinkID)
+		}
+		if df != nil {
+			w.in("value", df.f)
 		}
 		parts = append(parts, "SELECT hour, value, count, amount FROM event_aggregates WHERE "+w.sql())
 		args = append(args, w.args...)
