@@ -94,12 +94,22 @@ func (e *Engine) measure(ctx context.Context, s *scope, k kind, key keySpec) (ma
 	return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
 }
 
-// measureAll runs measure for every event kind of the query at once (the
-// three kinds of composite in parallel), in kindsOf order.
+// measureAll runs measure for every event kind of the query, in kindsOf
+// order. On PostgreSQL the three kinds of composite run in parallel (each
+// on its own server backend); the embedded SQLite does the work in this
+// process, where running them one after another measured faster.
 func (e *Engine) measureAll(ctx context.Context, s *scope, key keySpec) ([]map[string]counts, error) {
 	kinds := kindsOf(s.q.Event)
 	out := make([]map[string]counts, len(kinds))
 	errs := make([]error, len(kinds))
+	if s.d != "postgres" || len(kinds) == 1 {
+		for i, k := range kinds {
+			if out[i], errs[i] = e.measure(ctx, s, k, key); errs[i] != nil {
+				return nil, errs[i]
+			}
+		}
+		return out, nil
+	}
 	var wg sync.WaitGroup
 	for i, k := range kinds {
 		wg.Add(1)
