@@ -2,12 +2,15 @@ package demo_test
 
 import (
 	"context"
+	"io/fs"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/demo"
 	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/migrations"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -45,6 +48,66 @@ func TestGenerate(t *testing.T) {
 		got := res.(analytics.Counters)
 		if got.Clicks != 20000 || got.Leads != int64(st.Leads) || got.Sales != 300 || got.SaleAmount != st.SaleAmount {
 			t.Fatalf("analytics %+v, stats %+v", got, st)
+		}
+	})
+}
+
+// TestBackfillMatchesHooks: the backfill in migration 00300 rebuilds from
+// the event tables exactly the aggregates the hooks maintained.
+func TestBackfillMatchesHooks(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		c, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "Fill", Slug: "fill", Plan: models.PlanEnterprise})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+		if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 20, Clicks: 3000, Leads: 200, Sales: 80, Days: 5, Partners: 2, Seed: 3, Now: now}); err != nil {
+			t.Fatal(err)
+		}
+		snapshot := func() []models.EventAggregate {
+			var rows []models.EventAggregate
+			if err := db.Order("workspace_id, event, dim, hour, value").Find(&rows).Error; err != nil {
+				t.Fatal(err)
+			}
+			for i := range rows {
+				rows[i].Hour = rows[i].Hour.UTC()
+			}
+			return rows
+		}
+		want := snapshot()
+		fsys, err := migrations.FS(db.Dialect)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := fs.ReadFile(fsys, "00300_event_aggregates.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, body, ok := strings.Cut(string(src), "keep the aggregates from here on.\n")
+		body, _, _ = strings.Cut(body, "-- +goose Down")
+		if !ok || strings.Count(body, "INSERT INTO") != 75 {
+			t.Fatalf("backfill section not found")
+		}
+		if err := db.Exec("DELETE FROM event_aggregates").Error; err != nil {
+			t.Fatal(err)
+		}
+		for _, stmt := range strings.Split(body, ";\n") {
+			if strings.TrimSpace(stmt) == "" {
+				continue
+			}
+			if err := db.Exec(stmt).Error; err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+		got := snapshot()
+		if len(got) != len(want) || len(want) < 1000 {
+			t.Fatalf("backfill made %d rows, hooks %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("row %d: backfill %+v, hooks %+v", i, got[i], want[i])
+			}
 		}
 	})
 }
