@@ -249,3 +249,55 @@ func (EventAggregator) AddSales(ctx context.Context, tx *DB, events []SaleEvent)
 	}
 	return tx.AddEventAggregates(ctx, FoldAggregates(evs))
 }
+
+// RebuildAggregates recomputes a workspace's aggregates from its stored
+// clicks, leads and sales with set-based statements (the same ones the
+// migration's backfill runs for every workspace). Bulk loaders (relink demo)
+// write events without the per-batch hooks and call this once; it is also a
+// repair tool. Events of the workspace written while it runs may be missed,
+// so run it when the workspace is quiet.
+func (db *DB) RebuildAggregates(ctx context.Context, workspaceID string) error {
+	return db.Tx(ctx, func(tx *DB) error {
+		if err := tx.WithContext(ctx).Exec("DELETE FROM event_aggregates WHERE workspace_id = ?", workspaceID).Error; err != nil {
+			return fmt.Errorf("rebuild aggregates: %w", err)
+		}
+		for _, q := range tx.aggregateRebuildSQL() {
+			if err := tx.WithContext(ctx).Exec(q, workspaceID).Error; err != nil {
+				return fmt.Errorf("rebuild aggregates: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// aggregateRebuildSQL is one INSERT … SELECT per event kind, dimension and
+// grain, each taking the workspace id as its only parameter.
+func (db *DB) aggregateRebuildSQL() []string {
+	sep, hour, day := "chr(31)", "date_trunc('hour', timestamp AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'", "date_trunc('day', timestamp AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'"
+	if db.Dialect == "sqlite" {
+		sep, hour, day = "char(31)", "strftime('%Y-%m-%d %H:00:00+00:00', timestamp)", "strftime('%Y-%m-%d 00:00:00+00:00', timestamp)"
+	}
+	type spec struct{ dim, value, at string }
+	specs := []spec{{DimTotal, "''", hour}, {DimLink, "link_id", hour}, {DimLink + DaySuffix, "link_id", day}}
+	dims := make([]string, 0, len(AggregateDims))
+	for d := range AggregateDims {
+		dims = append(dims, d)
+	}
+	sort.Strings(dims)
+	for _, d := range dims {
+		v := strings.Join(AggregateDims[d], " || "+sep+" || ")
+		specs = append(specs, spec{d, v, hour}, spec{d + DaySuffix, v, day})
+	}
+	var out []string
+	for _, t := range []struct{ event, table, amount string }{{AggClick, "clicks", "0"}, {AggLead, "lead_events", "0"}, {AggSale, "sale_events", "COALESCE(SUM(amount), 0)"}} {
+		for _, s := range specs {
+			group := "GROUP BY 1, 4, 5"
+			if s.dim == DimTotal {
+				group = "GROUP BY 1, 4"
+			}
+			out = append(out, fmt.Sprintf("INSERT INTO event_aggregates (workspace_id, event, dim, hour, value, count, amount) SELECT workspace_id, '%s', '%s', %s, %s, COUNT(*), %s FROM %s WHERE workspace_id = ? %s",
+				t.event, s.dim, s.at, s.value, t.amount, t.table, group))
+		}
+	}
+	return out
+}

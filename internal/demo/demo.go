@@ -1,9 +1,11 @@
 // Package demo fills a workspace with realistic links, clicks, leads and
 // sales (countries, devices, referrers, UTM tags, partners) for `relink
 // demo`, the analytics benchmark and manual testing. Clicks go through the
-// click pipeline's batch writer (models.RecordClicks with the aggregates
-// hook); leads and sales are stored in batches with the same models and
-// aggregator the conversions service uses.
+// click pipeline's batch writer (models.RecordClicks); leads and sales are
+// stored in batches with the conversions service's models. Instead of
+// running the aggregate hooks batch by batch, the workspace's aggregates are
+// built once at the end with models.RebuildAggregates (the same rows; the
+// demo test checks that they equal what the hooks produce).
 package demo
 
 import (
@@ -161,6 +163,11 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 	if err := g.makeConversions(ctx); err != nil {
 		return nil, err
 	}
+	// The events went in without the per-batch aggregate hooks; one
+	// set-based pass builds the workspace's aggregates (same rows).
+	if err := db.RebuildAggregates(ctx, ws.ID); err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
 	// Fresh planner statistics for the tables just filled.
 	if err := db.WithContext(ctx).Exec("ANALYZE").Error; err != nil {
 		return nil, fmt.Errorf("demo: analyze: %w", err)
@@ -294,7 +301,7 @@ func (g *gen) makeClicks(ctx context.Context) error {
 		if len(batch) == 0 {
 			return nil
 		}
-		if _, err := g.db.RecordClicks(ctx, batch, models.AggregateClicks); err != nil {
+		if _, err := g.db.RecordClicks(ctx, batch); err != nil {
 			return fmt.Errorf("demo: write clicks: %w", err)
 		}
 		batch = batch[:0]
@@ -405,10 +412,7 @@ func (g *gen) makeConversions(ctx context.Context) error {
 			if err := tx.WithContext(ctx).CreateInBatches(customers[start:end], 200).Error; err != nil {
 				return err
 			}
-			if err := tx.WithContext(ctx).CreateInBatches(evs, 500).Error; err != nil {
-				return err
-			}
-			return models.EventAggregator{}.AddLeads(ctx, tx, evs)
+			return tx.WithContext(ctx).CreateInBatches(evs, 500).Error
 		})
 		if err != nil {
 			return fmt.Errorf("demo: write leads: %w", err)
@@ -434,12 +438,7 @@ func (g *gen) makeConversions(ctx context.Context) error {
 	for start := 0; start < len(sales); start += per {
 		end := min(start+per, len(sales))
 		chunk := sales[start:end]
-		err := g.db.Tx(ctx, func(tx *models.DB) error {
-			if err := tx.WithContext(ctx).CreateInBatches(chunk, 200).Error; err != nil {
-				return err
-			}
-			return models.EventAggregator{}.AddSales(ctx, tx, chunk)
-		})
+		err := g.db.WithContext(ctx).CreateInBatches(chunk, 200).Error
 		if err != nil {
 			return fmt.Errorf("demo: write sales: %w", err)
 		}
