@@ -111,7 +111,9 @@ const sqliteMaxVars = 32766
 
 func (db *DB) insertClicksSQLite(ctx context.Context, batch []Click) ([]Click, error) {
 	pool := db.Statement.ConnPool // the *sql.Tx inside db.Tx
-	per := min(24, sqliteMaxVars/len(clickColumns)) // rows per statement: the SQLite driver binds parameters in O(n²), so small statements are fastest
+	// Rows per statement: the SQLite driver binds parameters in O(n²), so
+	// small statements are fastest.
+	per := min(24, sqliteMaxVars/len(clickColumns))
 	kept := make(map[string]bool, len(batch))
 	for start := 0; start < len(batch); start += per {
 		chunk := batch[start:min(start+per, len(batch))]
@@ -289,4 +291,3 @@ func (db *DB) ClicksOfLink(ctx context.Context, workspaceID, linkID string, limi
 		Order("timestamp, click_id").Limit(limit).Find(&out).Error
 	return out, dbErr(err, "list clicks", "", "")
 }
-
