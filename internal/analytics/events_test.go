@@ -82,7 +82,7 @@ func TestEventsPaging(t *testing.T) {
 			for i := 1; i < len(all); i++ {
 				ties = ties || all[i-1]["timestamp"] == all[i]["timestamp"]
 			}
-			if !equal(asc, reversed) && (ties == false || !sameSet(asc, desc)) {
+			if !equal(asc, reversed) && (!ties || !sameSet(asc, desc)) {
 				t.Fatalf("%s: asc %v is not desc %v reversed", ev, asc, desc)
 			}
 			for _, x := range list("event=" + ev + "&limit=1000&country=US") {
