@@ -256,6 +256,25 @@ func TestAnalyticsIsolationAndEvents(t *testing.T) {
 				}
 			})
 		}
+		t.Run("legacy paths", func(t *testing.T) {
+			for path, want := range map[string]string{
+				"/analytics/clicks":            "1",
+				"/analytics/leads/count":       "1",
+				"/analytics/sales/clicks":      "1",
+				"/analytics/count":             "1",
+				"/analytics/composite/country": `[{"city":"*","clicks":1,"country":"US","leads":1,"region":"*","saleAmount":4200,"sales":1}]`,
+				"/analytics/composite":         `{"clicks":1,"leads":1,"sales":1,"saleAmount":4200}`,
+				"/analytics/clicks/device":     `[{"clicks":1,"device":"Mobile","leads":0,"saleAmount":0,"sales":0}]`,
+			} {
+				status, body := e.get("alpha", path)
+				if status != 200 || string(body) != want {
+					t.Errorf("%s: %d %s, want %s", path, status, body, want)
+				}
+			}
+			if status, _ := e.get("alpha", "/analytics/nope"); status != 422 {
+				t.Errorf("unknown legacy name: %d", status)
+			}
+		})
 		t.Run("metadata query", func(t *testing.T) {
 			for q, want := range map[string]string{"pro": `"leads":1`, "free": `"leads":0`} {
 				_, body := e.get("alpha", "/analytics?event=leads&query=metadata%5B%27plan%27%5D%3A"+q)

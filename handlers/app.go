@@ -20,6 +20,7 @@ import (
 	"github.com/relinkhq/relink/handlers/embed"
 	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/handlers/request"
+	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/geo"
@@ -57,9 +58,11 @@ type Deps struct {
 	Geo    *geo.Locator
 	// FX converts non-USD sales (RELINK_FX_RATES). Nil: the built-in table.
 	FX *conversions.FX
-	// ConversionAggregator runs inside every lead and sale transaction (the
-	// analytics aggregates). Nil: no-op.
+	// ConversionAggregator runs inside every lead and sale transaction. Nil:
+	// models.EventAggregator, the analytics event aggregates.
 	ConversionAggregator conversions.Aggregator
+	// Analytics answers /analytics and /events; nil builds one over DB.
+	Analytics *analytics.Engine
 }
 
 // Server is the assembled HTTP server.
@@ -151,7 +154,7 @@ func (s *Server) routes() {
 		DB: d.DB, FX: d.FX, Aggregator: d.ConversionAggregator, Links: linkSvc, Now: d.Now, Log: d.Logger,
 		Pending: d.Clicks,
 	})
-	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: linkSvc, Conversions: s.Conversions})
+	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: linkSvc, Conversions: s.Conversions, Analytics: d.Analytics})
 
 	// Every face.
 	for _, f := range []*fiber.App{s.api, s.app, s.short} {
@@ -237,6 +240,8 @@ func (s *Server) routes() {
 
 	// Analytics and events (analytics.md; internal/analytics).
 	a.Get("/analytics", s.key("analytics.read"), h.GetAnalytics)
+	a.Get("/analytics/:a/:b", s.key("analytics.read"), h.GetAnalyticsLegacy)
+	a.Get("/analytics/:a", s.key("analytics.read"), h.GetAnalyticsLegacy)
 	a.Get("/events", s.key("analytics.read"), s.plan(models.PlanBusiness), h.ListEvents)
 
 	// (The API's catch-all, s.apiNotFound, is appended by sealRoutes after

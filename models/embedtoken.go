@@ -10,8 +10,10 @@ import (
 )
 
 // EmbedTokenTTL is how long a referral embed token is valid after minting;
-// use never extends it (DESIGN.md "Data safety": 2 hours).
-const EmbedTokenTTL = 2 * time.Hour
+// use never extends it. The wire contract (partners-and-embed.md §5) says 3
+// hours, which the SDK's callers rely on; DESIGN.md's "2 hours" predates it
+// (see README, Architecture).
+const EmbedTokenTTL = 3 * time.Hour
 
 // EmbedToken is a public token granting read access to one enrollment's
 // data in the embedded referral dashboard. Only its SHA-256 is stored.

@@ -39,6 +39,11 @@ const (
 	DimLink  = "link"
 )
 
+// DaySuffix marks a dimension's daily rollup rows: dim "country@day" holds
+// whole UTC days (hour = the day's 00:00 UTC). Queries that are not
+// timeseries read whole days from these and only the edges hourly.
+const DaySuffix = "@day"
+
 // KeySep joins the parts of a composite dimension value (region, city).
 const KeySep = "\x1f"
 
@@ -94,14 +99,18 @@ func FoldAggregates(evs []AggregateEvent) []EventAggregate {
 	for i := range evs {
 		e := &evs[i]
 		hour := e.Timestamp.UTC().Truncate(time.Hour)
+		day := hour.Add(-time.Duration(hour.Hour()) * time.Hour)
 		add(e, DimTotal, "", hour)
 		add(e, DimLink, e.LinkID, hour)
+		add(e, DimLink+DaySuffix, e.LinkID, day)
 		for dim, cols := range AggregateDims {
 			parts = parts[:0]
 			for _, c := range cols {
 				parts = append(parts, e.Column(c))
 			}
-			add(e, dim, strings.Join(parts, KeySep), hour)
+			v := strings.Join(parts, KeySep)
+			add(e, dim, v, hour)
+			add(e, dim+DaySuffix, v, day)
 		}
 	}
 	out := make([]EventAggregate, 0, len(sums))
@@ -125,25 +134,67 @@ func FoldAggregates(evs []AggregateEvent) []EventAggregate {
 	return out
 }
 
+const upsertAggregates = " ON CONFLICT (workspace_id, event, dim, hour, value) DO UPDATE SET count = event_aggregates.count + excluded.count, amount = event_aggregates.amount + excluded.amount"
+
+func aggregatesInsert(rows int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO event_aggregates (workspace_id, event, dim, hour, value, count, amount) VALUES ")
+	for i := range rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("(?,?,?,?,?,?,?)")
+	}
+	b.WriteString(upsertAggregates)
+	return b.String()
+}
+
+func aggregateArgs(chunk []EventAggregate) []any {
+	args := make([]any, 0, len(chunk)*7)
+	for _, r := range chunk {
+		args = append(args, r.WorkspaceID, r.Event, r.Dim, r.Hour.UTC(), r.Value, r.Count, r.Amount)
+	}
+	return args
+}
+
+// sqliteAggregateRows is the rows per prepared statement on SQLite: the
+// pure-Go driver binds parameters in O(n²), so small reused statements are
+// fastest.
+const sqliteAggregateRows = 16
+
 // AddEventAggregates adds rows to the aggregates (insert or increment). Call
 // it inside the transaction that stores the events.
 func (db *DB) AddEventAggregates(ctx context.Context, rows []EventAggregate) error {
-	const per = 4000 // 7 parameters a row, under both dialects' limits
-	for start := 0; start < len(rows); start += per {
-		chunk := rows[start:min(start+per, len(rows))]
-		var b strings.Builder
-		b.WriteString("INSERT INTO event_aggregates (workspace_id, event, dim, hour, value, count, amount) VALUES ")
-		args := make([]any, 0, len(chunk)*7)
-		for i, r := range chunk {
-			if i > 0 {
-				b.WriteByte(',')
+	if len(rows) == 0 {
+		return nil
+	}
+	if db.Dialect != "sqlite" {
+		const per = 4000 // 7 parameters a row, well under PostgreSQL's limit
+		for start := 0; start < len(rows); start += per {
+			chunk := rows[start:min(start+per, len(rows))]
+			if err := db.WithContext(ctx).Exec(aggregatesInsert(len(chunk)), aggregateArgs(chunk)...).Error; err != nil {
+				return fmt.Errorf("add %d event aggregates: %w", len(chunk), err)
 			}
-			b.WriteString("(?,?,?,?,?,?,?)")
-			args = append(args, r.WorkspaceID, r.Event, r.Dim, r.Hour.UTC(), r.Value, r.Count, r.Amount)
 		}
-		b.WriteString(" ON CONFLICT (workspace_id, event, dim, hour, value) DO UPDATE SET count = event_aggregates.count + excluded.count, amount = event_aggregates.amount + excluded.amount")
-		if err := db.WithContext(ctx).Exec(b.String(), args...).Error; err != nil {
-			return fmt.Errorf("add %d event aggregates: %w", len(chunk), err)
+		return nil
+	}
+	pool := db.Statement.ConnPool
+	full := len(rows) / sqliteAggregateRows * sqliteAggregateRows
+	if full > 0 {
+		stmt, err := pool.PrepareContext(ctx, aggregatesInsert(sqliteAggregateRows))
+		if err != nil {
+			return fmt.Errorf("prepare event aggregates: %w", err)
+		}
+		defer stmt.Close()
+		for start := 0; start < full; start += sqliteAggregateRows {
+			if _, err := stmt.ExecContext(ctx, aggregateArgs(rows[start:start+sqliteAggregateRows])...); err != nil {
+				return fmt.Errorf("add event aggregates: %w", err)
+			}
+		}
+	}
+	if rest := rows[full:]; len(rest) > 0 {
+		if _, err := pool.ExecContext(ctx, aggregatesInsert(len(rest)), aggregateArgs(rest)...); err != nil {
+			return fmt.Errorf("add event aggregates: %w", err)
 		}
 	}
 	return nil
@@ -187,4 +238,66 @@ func (EventAggregator) AddLeads(ctx context.Context, tx *DB, events []LeadEvent)
 func (EventAggregator) AddSale(ctx context.Context, tx *DB, e *SaleEvent) error {
 	ev := AggregateEvent{WorkspaceID: e.WorkspaceID, Event: AggSale, LinkID: e.LinkID, Timestamp: e.Timestamp, Amount: e.Amount, Columns: attrColumns(&e.ClickAttrs)}
 	return tx.AddEventAggregates(ctx, FoldAggregates([]AggregateEvent{ev}))
+}
+
+// AddSales aggregates stored sale events in one statement batch.
+func (EventAggregator) AddSales(ctx context.Context, tx *DB, events []SaleEvent) error {
+	evs := make([]AggregateEvent, len(events))
+	for i := range events {
+		e := &events[i]
+		evs[i] = AggregateEvent{WorkspaceID: e.WorkspaceID, Event: AggSale, LinkID: e.LinkID, Timestamp: e.Timestamp, Amount: e.Amount, Columns: attrColumns(&e.ClickAttrs)}
+	}
+	return tx.AddEventAggregates(ctx, FoldAggregates(evs))
+}
+
+// RebuildAggregates recomputes a workspace's aggregates from its stored
+// clicks, leads and sales with set-based statements (the same ones the
+// migration's backfill runs for every workspace). Bulk loaders (relink demo)
+// write events without the per-batch hooks and call this once; it is also a
+// repair tool. Events of the workspace written while it runs may be missed,
+// so run it when the workspace is quiet.
+func (db *DB) RebuildAggregates(ctx context.Context, workspaceID string) error {
+	return db.Tx(ctx, func(tx *DB) error {
+		if err := tx.WithContext(ctx).Exec("DELETE FROM event_aggregates WHERE workspace_id = ?", workspaceID).Error; err != nil {
+			return fmt.Errorf("rebuild aggregates: %w", err)
+		}
+		for _, q := range tx.aggregateRebuildSQL() {
+			if err := tx.WithContext(ctx).Exec(q, workspaceID).Error; err != nil {
+				return fmt.Errorf("rebuild aggregates: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// aggregateRebuildSQL is one INSERT … SELECT per event kind, dimension and
+// grain, each taking the workspace id as its only parameter.
+func (db *DB) aggregateRebuildSQL() []string {
+	sep, hour, day := "chr(31)", "date_trunc('hour', timestamp AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'", "date_trunc('day', timestamp AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'"
+	if db.Dialect == "sqlite" {
+		sep, hour, day = "char(31)", "strftime('%Y-%m-%d %H:00:00+00:00', timestamp)", "strftime('%Y-%m-%d 00:00:00+00:00', timestamp)"
+	}
+	type spec struct{ dim, value, at string }
+	specs := []spec{{DimTotal, "''", hour}, {DimLink, "link_id", hour}, {DimLink + DaySuffix, "link_id", day}}
+	dims := make([]string, 0, len(AggregateDims))
+	for d := range AggregateDims {
+		dims = append(dims, d)
+	}
+	sort.Strings(dims)
+	for _, d := range dims {
+		v := strings.Join(AggregateDims[d], " || "+sep+" || ")
+		specs = append(specs, spec{d, v, hour}, spec{d + DaySuffix, v, day})
+	}
+	var out []string
+	for _, t := range []struct{ event, table, amount string }{{AggClick, "clicks", "0"}, {AggLead, "lead_events", "0"}, {AggSale, "sale_events", "COALESCE(SUM(amount), 0)"}} {
+		for _, s := range specs {
+			group := "GROUP BY 1, 4, 5"
+			if s.dim == DimTotal {
+				group = "GROUP BY 1, 4"
+			}
+			out = append(out, fmt.Sprintf("INSERT INTO event_aggregates (workspace_id, event, dim, hour, value, count, amount) SELECT workspace_id, '%s', '%s', %s, %s, COUNT(*), %s FROM %s WHERE workspace_id = ? %s",
+				t.event, s.dim, s.at, s.value, t.amount, t.table, group))
+		}
+	}
+	return out
 }

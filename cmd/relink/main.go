@@ -29,6 +29,8 @@ Usage:
   relink program show|set|group set|reward set|reward clear|commissions … --workspace W
                                     configure a workspace's partner program and rewards
                                     (run "relink program" for the details)
+  relink demo --workspace SLUG [--links N --clicks N --leads N --sales N --days N]
+                                    fill a workspace with realistic demo links and events
   relink version                    print the version
 
 Configuration comes from RELINK_* environment variables (see README.md).
@@ -81,6 +83,8 @@ func run(ctx context.Context, args []string, getenv config.Getenv, stdout, stder
 		return workspace(ctx, cfg, args[1:], stdout)
 	case "program":
 		return program(ctx, cfg, args[1:], stdout)
+	case "demo":
+		return demoCmd(ctx, cfg, args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "relink", version)
 		return nil

@@ -47,3 +47,66 @@ func (h *Handlers) ListEvents(c *fiber.Ctx) error {
 	}
 	return c.JSON(res)
 }
+
+// legacyGroupBy maps the old endpoint names of /analytics/{a}/{b}
+// (analytics.md §8) to groupBy values.
+var legacyGroupBy = map[string]string{
+	"clicks": "count", "count": "count", "timeseries": "timeseries", "countries": "countries",
+	"country": "countries", "cities": "cities", "city": "cities", "devices": "devices", "device": "devices",
+	"browsers": "browsers", "browser": "browsers", "os": "os", "triggers": "triggers", "trigger": "triggers",
+	"referers": "referers", "referer": "referers", "top_links": "top_links", "top_urls": "top_urls",
+}
+
+func invalidLegacy() error {
+	return apierr.Validation("invalid_value", "groupBy", "Invalid type value. Valid values are: count, timeseries, countries, cities, devices, browsers, os, triggers, referers, top_links, top_urls.")
+}
+
+// GetAnalyticsLegacy serves /analytics/{a} and /analytics/{a}/{b}: path
+// values override event and groupBy; some forms answer a bare number.
+func (h *Handlers) GetAnalyticsLegacy(c *fiber.Ctx) error {
+	ws := request.Workspace(c)
+	if !ws.Plan.AtLeast(models.PlanPro) {
+		return apierr.New(apierr.Forbidden, "Analytics API is only available on paid plans.")
+	}
+	vals := queryValues(c)
+	a, b := c.Params("a"), c.Params("b")
+	bare := false
+	switch a {
+	case "clicks", "leads", "sales", "composite":
+		vals.Set("event", a)
+		bare = a == "clicks"
+	default:
+		g, ok := legacyGroupBy[a]
+		if !ok {
+			return invalidLegacy()
+		}
+		vals.Set("groupBy", g)
+		bare = g == "count"
+	}
+	if b != "" {
+		g, ok := legacyGroupBy[b]
+		if !ok {
+			return invalidLegacy()
+		}
+		vals.Set("groupBy", g)
+		bare = bare || g == "count"
+	}
+	q, err := analytics.Parse(vals, analytics.EndpointAnalytics, h.Now())
+	if err != nil {
+		return err
+	}
+	res, err := h.Analytics.Analytics(c.UserContext(), ws, q)
+	if err != nil {
+		return err
+	}
+	if cnt, ok := res.(analytics.Counters); ok && bare {
+		switch q.Event {
+		case analytics.Leads:
+			return c.JSON(cnt.Leads)
+		case analytics.Sales:
+			return c.JSON(cnt.Sales)
+		}
+		return c.JSON(cnt.Clicks)
+	}
+	return c.JSON(res)
+}

@@ -2,9 +2,11 @@ package analytics
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/relinkhq/relink/models"
 )
@@ -62,12 +64,12 @@ func (e *Engine) Analytics(ctx context.Context, ws *models.Workspace, q *Query) 
 	switch {
 	case q.GroupBy == Count:
 		var c Counters
-		for _, k := range kindsOf(q.Event) {
-			m, err := e.measure(ctx, s, k, keySpec{kind: keyTotal})
-			if err != nil {
-				return nil, err
-			}
-			for _, v := range m {
+		ms, err := e.measureAll(ctx, s, keySpec{kind: keyTotal})
+		if err != nil {
+			return nil, err
+		}
+		for i, k := range kindsOf(q.Event) {
+			for _, v := range ms[i] {
 				c.add(k, v)
 			}
 		}
@@ -88,12 +90,12 @@ func (e *Engine) timeseries(ctx context.Context, s *scope) ([]Row, error) {
 	for i, b := range buckets {
 		byKey[bucketKey(b)] = &cs[i]
 	}
-	for _, k := range kindsOf(s.q.Event) {
-		m, err := e.measure(ctx, s, k, keySpec{kind: keyTime})
-		if err != nil {
-			return nil, err
-		}
-		for key, v := range m {
+	ms, err := e.measureAll(ctx, s, keySpec{kind: keyTime})
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range kindsOf(s.q.Event) {
+		for key, v := range ms[i] {
 			if c := byKey[key]; c != nil {
 				c.add(k, v)
 			}
@@ -279,13 +281,13 @@ func (e *Engine) dimension(ctx context.Context, s *scope) ([]Row, error) {
 		key = keySpec{kind: keyLink}
 	}
 	per := map[kind]ranked{}
-	for _, k := range kindsOf(s.q.Event) {
-		m, err := e.measure(ctx, s, k, key)
-		if err != nil {
-			return nil, err
-		}
-		folded := make(map[string]counts, len(m))
-		for raw, v := range m {
+	ms, err := e.measureAll(ctx, s, key)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range kindsOf(s.q.Event) {
+		folded := make(map[string]counts, len(ms[i]))
+		for raw, v := range ms[i] {
 			fk := spec.fold(raw)
 			if fk == "" {
 				continue
@@ -300,7 +302,7 @@ func (e *Engine) dimension(ctx context.Context, s *scope) ([]Row, error) {
 	keys, cs := combine(s.q.Event, per, false)
 	rows := make([]Row, 0, len(keys))
 	if s.q.GroupBy == TopLinks {
-		links, err := e.linksByID(ctx, s.wsID, keys)
+		links, err := e.topLinks(ctx, s.wsID, keys)
 		if err != nil {
 			return nil, err
 		}
@@ -319,10 +321,47 @@ func (e *Engine) dimension(ctx context.Context, s *scope) ([]Row, error) {
 	return rows, nil
 }
 
-func topLinkRow(l *models.Link) Row {
+// topLink is the part of a link a top_links row shows.
+type topLink struct {
+	ID, Domain, Key, URL string
+	Title, Comments      *string
+	FolderID, PartnerID  *string
+	CreatedAt            time.Time
+}
+
+// topLinks loads the workspace's existing links among ids: by id for a
+// few, by one scan of the workspace's links for many.
+func (e *Engine) topLinks(ctx context.Context, wsID string, ids []string) (map[string]*topLink, error) {
+	out := make(map[string]*topLink, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var ls []topLink
+	q := e.DB.WithContext(ctx).Table("links").Select("id, domain, key, url, title, comments, folder_id, partner_id, created_at").Where("workspace_id = ?", wsID)
+	if len(ids) <= manyLinks {
+		q = q.Where("id IN ?", ids)
+	}
+	if err := q.Scan(&ls).Error; err != nil {
+		return nil, fmt.Errorf("load top links: %w", err)
+	}
+	for i := range ls {
+		out[ls[i].ID] = &ls[i]
+	}
+	return out, nil
+}
+
+func topLinkRow(l *topLink) Row {
+	short := "https://" + l.Domain
+	if l.Key != models.RootKey {
+		short += "/" + l.Key
+	}
 	return Row{
-		"link": l.ID, "id": l.ID, "domain": l.Domain, "key": l.Key, "shortLink": l.ShortLink(),
+		"link": l.ID, "id": l.ID, "domain": l.Domain, "key": l.Key, "shortLink": short,
 		"url": l.URL, "title": l.Title, "comments": l.Comments, "folderId": l.FolderID,
 		"partnerId": l.PartnerID, "createdAt": isoMillis(l.CreatedAt),
 	}
 }
+
+// manyLinks is where link lookups switch from an id list to one scan of
+// the workspace's links.
+var manyLinks = 200

@@ -3,9 +3,11 @@ package analytics
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -86,24 +88,64 @@ func (e *Engine) measure(ctx context.Context, s *scope, k kind, key keySpec) (ma
 	if s.linksSet && len(s.links) == 0 {
 		return map[string]counts{}, nil
 	}
-	if !e.ForceRaw && e.aggregatable(s, k, key) {
-		return e.fromAggregates(ctx, s, k, key)
+	if ok, df := e.aggregatable(s, k, key); ok && !e.ForceRaw {
+		return e.fromAggregates(ctx, s, k, key, df)
 	}
 	return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
 }
 
+// measureAll runs measure for every event kind of the query, in kindsOf
+// order. On PostgreSQL the three kinds of composite run in parallel (each
+// on its own server backend); the embedded SQLite does the work in this
+// process, where running them one after another measured faster.
+func (e *Engine) measureAll(ctx context.Context, s *scope, key keySpec) ([]map[string]counts, error) {
+	kinds := kindsOf(s.q.Event)
+	out := make([]map[string]counts, len(kinds))
+	errs := make([]error, len(kinds))
+	if s.d != "postgres" || len(kinds) == 1 {
+		for i, k := range kinds {
+			if out[i], errs[i] = e.measure(ctx, s, k, key); errs[i] != nil {
+				return nil, errs[i]
+			}
+		}
+		return out, nil
+	}
+	var wg sync.WaitGroup
+	for i, k := range kinds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = e.measure(ctx, s, k, key)
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
 // aggregatable is the planner's rule.
-func (e *Engine) aggregatable(s *scope, k kind, key keySpec) bool {
-	if hasEventFilters(s.q, k) {
-		return false
-	}
-	if key.kind == keyDim && s.linkConstrained() {
-		return false // the per-dimension aggregates are workspace-wide
-	}
+//
+// With no event-level filter every grouping can use the aggregates (a
+// per-dimension grouping only without link filters, as those rows are
+// workspace-wide). With exactly one filter on a single-column dimension
+// (country, continent, device, browser, os, trigger, referer) and no link
+// filter, count, timeseries and the grouping by that same dimension read
+// that dimension's rows restricted to the filter's values. Everything else
+// goes to the raw tables.
+func (e *Engine) aggregatable(s *scope, k kind, key keySpec) (bool, *dimFilter) {
 	if key.kind == keyTime && !s.hourAligned() {
-		return false
+		return false, nil
 	}
-	return true
+	if !hasEventFilters(s.q, k) {
+		if key.kind == keyDim && s.linkConstrained() {
+			return false, nil // the per-dimension aggregates are workspace-wide
+		}
+		return true, nil
+	}
+	df, ok := aggregateFilter(s.q, k)
+	if !ok || s.linkConstrained() || key.kind == keyLink || (key.kind == keyDim && key.dim != df.dim) {
+		return false, nil
+	}
+	return true, df
 }
 
 type timeRange struct {
@@ -115,9 +157,17 @@ func (r timeRange) empty() bool {
 	return r.to.Before(r.from) || (!r.toIncl && !r.from.Before(r.to))
 }
 
-// fromAggregates reads whole UTC hours inside the window from the aggregates
-// and the partial hours at either end from the raw table.
-func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySpec) (map[string]counts, error) {
+// span is a stretch of whole hours read from hourly rows, or of whole UTC
+// days read from the daily rollups.
+type span struct {
+	from, to time.Time
+	daily    bool
+}
+
+// fromAggregates reads whole UTC days (daily rollups, when buckets do not
+// matter) and whole hours (hourly rows) inside the window from the
+// aggregates, and the partial hours at either end from the raw table.
+func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySpec, df *dimFilter) (map[string]counts, error) {
 	h0 := s.win.Start.Truncate(time.Hour)
 	if h0.Before(s.win.Start) {
 		h0 = h0.Add(time.Hour)
@@ -127,7 +177,16 @@ func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySp
 		return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
 	}
 	e.aggReads.Add(1)
-	out, err := e.readAggregates(ctx, s, k, key, h0, h1)
+	d0 := h0.Truncate(24 * time.Hour)
+	if d0.Before(h0) {
+		d0 = d0.Add(24 * time.Hour)
+	}
+	d1 := h1.Truncate(24 * time.Hour)
+	spans := []span{{h0, h1, false}}
+	if key.kind != keyTime && d0.Before(d1) {
+		spans = []span{{h0, d0, false}, {d0, d1, true}, {d1, h1, false}}
+	}
+	out, err := e.readAggregates(ctx, s, k, key, spans, df)
 	if err != nil {
 		return nil, err
 	}
@@ -144,24 +203,49 @@ func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySp
 	return out, nil
 }
 
-func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySpec, h0, h1 time.Time) (map[string]counts, error) {
-	var w where
-	w.add("workspace_id = ?", s.wsID)
-	w.add("event = ?", k.agg)
+// readAggregates sums the aggregate rows of the spans in one statement (a
+// UNION ALL of index range reads).
+func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySpec, spans []span, df *dimFilter) (map[string]counts, error) {
 	dim := models.DimTotal
 	switch {
+	case df != nil:
+		dim = df.dim
 	case key.kind == keyDim:
 		dim = key.dim
 	case key.kind == keyLink || s.linkConstrained():
 		dim = models.DimLink
 	}
-	w.add("dim = ?", dim)
-	w.add("hour >= ? AND hour < ?", h0.UTC(), h1.UTC())
-	if dim == models.DimLink {
-		if s.linksSet {
-			w.add("value IN ?", s.links)
+	isLink := dim == models.DimLink
+	var parts []string
+	var args []any
+	for _, sp := range spans {
+		if !sp.from.Before(sp.to) {
+			continue
 		}
-		w.in("value", s.q.LinkID)
+		d := dim
+		if sp.daily && dim != models.DimTotal {
+			d += models.DaySuffix
+		}
+		var w where
+		w.add("workspace_id = ?", s.wsID)
+		w.add("event = ?", k.agg)
+		w.add("dim = ?", d)
+		w.add("hour >= ? AND hour < ?", sp.from.UTC(), sp.to.UTC())
+		if isLink {
+			if s.linksSet {
+				w.add("value IN ?", s.links)
+			}
+			w.in("value", s.q.LinkID)
+		}
+		if df != nil {
+			w.in("value", df.f)
+		}
+		parts = append(parts, "SELECT hour, value, count, amount FROM event_aggregates WHERE "+w.sql())
+		args = append(args, w.args...)
+	}
+	out := map[string]counts{}
+	if len(parts) == 0 {
+		return out, nil
 	}
 	var sel, group string
 	switch key.kind {
@@ -172,13 +256,18 @@ func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySp
 	default:
 		sel, group = "value", " GROUP BY value"
 	}
-	q := "SELECT " + sel + ", COALESCE(SUM(count), 0), COALESCE(SUM(amount), 0) FROM event_aggregates WHERE " + w.sql() + group
-	rows, err := e.DB.WithContext(ctx).Raw(q, w.args...).Rows()
+	src := parts[0]
+	if len(parts) > 1 {
+		src = "(" + strings.Join(parts, " UNION ALL ") + ") spans"
+	} else {
+		src = "(" + src + ") spans"
+	}
+	q := "SELECT " + sel + ", COALESCE(SUM(count), 0), COALESCE(SUM(amount), 0) FROM " + src + group
+	rows, err := e.DB.WithContext(ctx).Raw(q, args...).Rows()
 	if err != nil {
 		return nil, fmt.Errorf("read %s aggregates: %w", k.agg, err)
 	}
 	defer rows.Close()
-	out := map[string]counts{}
 	for rows.Next() {
 		var c counts
 		var k string

@@ -82,6 +82,24 @@ func TestEveryGroupByAndEvent(t *testing.T) {
 			t.Fatalf("fixture: %+v (leads %d sales %d)", want, w.nLeads, w.nSales)
 		}
 
+		t.Run("link lookups by scan", func(t *testing.T) {
+			for _, g := range []analytics.GroupBy{analytics.TopLinks, analytics.TopDomains, analytics.TopFolders, analytics.TopLinkTags, analytics.TopPartners, analytics.TopGroups} {
+				qs := "event=composite&groupBy=" + string(g)
+				byID, err := w.query(t, agg, qs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				old := analytics.SetManyLinks(0)
+				byScan, err := w.query(t, agg, qs)
+				analytics.SetManyLinks(old)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a, b := jsonOf(t, byID), jsonOf(t, byScan); a != b || a == "[]" {
+					t.Fatalf("%s: by id %s\nby scan %s", g, a, b)
+				}
+			}
+		})
 		for _, ev := range events {
 			for _, g := range analytics.AllGroupBys {
 				qs := "event=" + ev + "&groupBy=" + string(g) + "&interval=30d&timezone=America/New_York"
@@ -262,6 +280,32 @@ func TestAggregateEqualsRaw(t *testing.T) {
 			if ja, jr := jsonOf(t, a), jsonOf(t, r); ja != jr {
 				t.Fatalf("%s\nagg %s\nraw %s", qs, ja, jr)
 			}
+		}
+		// Filters the per-dimension aggregates apply themselves.
+		before, _ := agg.Reads()
+		for _, f := range []struct{ filter, groupBy string }{
+			{"country=US", "countries"}, {"country=-US,DE", "countries"}, {"device=mobile", "devices"},
+			{"browser=chrome", "browsers"}, {"trigger=qr", "triggers"}, {"qr=true", "trigger"},
+			{"referer=google.com", "referers"}, {"continent=-EU", "continents"}, {"os=iOS,Android", "os"},
+		} {
+			for _, g := range []string{"count", "timeseries", f.groupBy} {
+				for _, ev := range events {
+					for _, tz := range []string{"UTC", "Europe/Berlin", "Asia/Kolkata"} {
+						qs := "event=" + ev + "&groupBy=" + g + "&" + f.filter + "&interval=30d&timezone=" + tz
+						a, errA := w.query(t, agg, qs)
+						r, errR := w.query(t, raw, qs)
+						if errA != nil || errR != nil {
+							t.Fatalf("%s: %v / %v", qs, errA, errR)
+						}
+						if ja, jr := jsonOf(t, a), jsonOf(t, r); ja != jr {
+							t.Fatalf("%s\nagg %s\nraw %s", qs, ja, jr)
+						}
+					}
+				}
+			}
+		}
+		if after, _ := agg.Reads(); after-before < 200 {
+			t.Fatalf("filtered queries read the aggregates only %d times", after-before)
 		}
 		if a, _ := agg.Reads(); a < 80 {
 			t.Fatalf("only %d reads of the aggregates in 300 queries", a)

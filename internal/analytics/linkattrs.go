@@ -3,20 +3,25 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
 // linkAttributes answers the group-B groupings: per-link counts mapped to
 // the current attributes of existing links (spec 4.5).
 func (e *Engine) linkAttributes(ctx context.Context, s *scope) ([]Row, error) {
+	if s.q.GroupBy == TopPartnerTags {
+		return []Row{}, nil // partner tags are not modelled: no link has any
+	}
 	perLink := map[kind]map[string]counts{}
 	var ids []string
 	seen := map[string]bool{}
-	for _, k := range kindsOf(s.q.Event) {
-		m, err := e.measure(ctx, s, k, keySpec{kind: keyLink})
-		if err != nil {
-			return nil, err
-		}
+	ms, err := e.measureAll(ctx, s, keySpec{kind: keyLink})
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range kindsOf(s.q.Event) {
+		m := ms[i]
 		perLink[k] = m
 		for id := range m {
 			if !seen[id] {
@@ -80,12 +85,25 @@ func (e *Engine) linkAttrKeys(ctx context.Context, s *scope, ids []string) (map[
 	case TopPartnerTags:
 		return attrs, entities, nil // partner tags are not modelled: no rows
 	}
-	for start := 0; start < len(ids); start += 5000 {
-		var chunk []pair
-		if err := db.Raw(q, s.wsID, ids[start:min(start+5000, len(ids))]).Scan(&chunk).Error; err != nil {
+	if len(ids) > manyLinks {
+		// Many links: one scan of the workspace's links beats a long IN list.
+		var all []pair
+		wide := strings.Replace(strings.Replace(q, " AND lt.link_id IN ?", "", 1), " AND l.id IN ?", "", 1)
+		wide = strings.Replace(wide, " AND id IN ?", "", 1)
+		if err := db.Raw(wide, s.wsID).Scan(&all).Error; err != nil {
 			return nil, nil, fmt.Errorf("map links to %s: %w", s.q.GroupBy, err)
 		}
-		pairs = append(pairs, chunk...)
+		want := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			want[id] = true
+		}
+		for _, p := range all {
+			if want[p.LinkID] {
+				pairs = append(pairs, p)
+			}
+		}
+	} else if err := db.Raw(q, s.wsID, ids).Scan(&pairs).Error; err != nil {
+		return nil, nil, fmt.Errorf("map links to %s: %w", s.q.GroupBy, err)
 	}
 	keySet := map[string]bool{}
 	var keys []string

@@ -204,3 +204,39 @@ func hasEventFilters(q *Query, k kind) bool {
 	}
 	return false
 }
+
+// dimFilter is an event-level filter that the per-dimension aggregates can
+// apply themselves: a filter on one single-column dimension.
+type dimFilter struct {
+	dim string
+	f   Filter
+}
+
+// aggregateFilter returns the query's event-level filter for kind k when it
+// is the only one and is on a single-column aggregate dimension.
+func aggregateFilter(q *Query, k kind) (*dimFilter, bool) {
+	if q.CustomerID != "" || q.Region != "" || q.City.Set() || q.RefererURL.Set() || q.URL.Set() ||
+		q.UTMSource.Set() || q.UTMMedium.Set() || q.UTMCampaign.Set() || q.UTMTerm.Set() || q.UTMContent.Set() ||
+		(k == kSale && q.SaleType != "") {
+		return nil, false
+	}
+	if k != kClick {
+		for _, c := range q.Metadata {
+			if c.IsMetadata() {
+				return nil, false
+			}
+		}
+	}
+	var found *dimFilter
+	for _, c := range []dimFilter{{"country", q.Country}, {"continent", q.Continent}, {"device", q.Device},
+		{"browser", q.Browser}, {"os", q.OS}, {"trigger", q.Trigger}, {"referer", q.Referer}} {
+		if !c.f.Set() {
+			continue
+		}
+		if found != nil {
+			return nil, false
+		}
+		found = &c
+	}
+	return found, found != nil
+}

@@ -15,23 +15,14 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// Aggregator keeps derived data (the analytics helper's hourly event
-// aggregates) in step with conversions. Its methods run inside the
+// Aggregator keeps derived data (the analytics event aggregates) in step
+// with conversions; the default is models.EventAggregator. Its methods run inside the
 // transaction that stores the events, after they are inserted; an error
 // rolls the whole tracking call back.
 type Aggregator interface {
 	AddLeads(ctx context.Context, tx *models.DB, events []models.LeadEvent) error
 	AddSale(ctx context.Context, tx *models.DB, event *models.SaleEvent) error
 }
-
-// NoopAggregator is the default Aggregator.
-type NoopAggregator struct{}
-
-// AddLeads does nothing.
-func (NoopAggregator) AddLeads(context.Context, *models.DB, []models.LeadEvent) error { return nil }
-
-// AddSale does nothing.
-func (NoopAggregator) AddSale(context.Context, *models.DB, *models.SaleEvent) error { return nil }
 
 // Service runs the conversion rules against the database.
 type Service struct {
@@ -70,7 +61,7 @@ func New(d Deps) *Service {
 		s.Now = time.Now
 	}
 	if s.Aggregator == nil {
-		s.Aggregator = NoopAggregator{}
+		s.Aggregator = models.EventAggregator{}
 	}
 	if s.Log == nil {
 		s.Log = slog.Default()

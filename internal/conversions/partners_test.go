@@ -146,7 +146,7 @@ func TestEmbedToken(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !tokenRe.MatchString(token) || !expires.Equal(t0.Add(models.EmbedTokenTTL)) {
+				if !tokenRe.MatchString(token) || !expires.Equal(t0.Add(3*time.Hour)) /* spec §5: 10 800 s */ {
 					t.Errorf("token %q expires %v", token, expires)
 				}
 				tok, err := db.EmbedTokenByToken(f.ctx, token, t0)

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/demo"
+	"github.com/relinkhq/relink/models"
+)
+
+// demoCmd fills a workspace with realistic demo data (internal/demo).
+func demoCmd(ctx context.Context, cfg *config.Config, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("demo")
+	slug := fs.String("workspace", "", "slug of the workspace to fill (created on the enterprise plan if missing)")
+	links := fs.Int("links", 1000, "links to create")
+	clicks := fs.Int("clicks", 1000000, "clicks to write")
+	leads := fs.Int("leads", 50000, "leads to write")
+	sales := fs.Int("sales", 10000, "sales to write")
+	days := fs.Int("days", 90, "days of history, ending now")
+	partners := fs.Int("partners", 20, "partners to enroll")
+	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()), "random seed")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	if *slug == "" {
+		return usageError{"--workspace is required"}
+	}
+	if *links < 1 || *clicks < 0 || *leads < 0 || *sales < 0 || *days < 1 || (*sales > 0 && *leads == 0) {
+		return usageError{"--links and --days must be ≥ 1, counts ≥ 0, and sales need leads"}
+	}
+	db, err := models.Open(cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	ws, err := db.WorkspaceBySlug(ctx, *slug)
+	if models.IsNotFound(err) {
+		c, cerr := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: *slug, Slug: *slug, Plan: models.PlanEnterprise})
+		if cerr != nil {
+			return fmt.Errorf("create workspace %s: %w", *slug, cerr)
+		}
+		ws = c.Workspace
+		fmt.Fprintf(stdout, "created workspace %s (enterprise), API key %s\n", ws.Slug, c.APIKey)
+	} else if err != nil {
+		return err
+	}
+	st, err := demo.Generate(ctx, db, ws, demo.Options{Links: *links, Clicks: *clicks, Leads: *leads, Sales: *sales,
+		Days: *days, Partners: *partners, Seed: *seed, Progress: stderr})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "workspace %s: %d links, %d clicks, %d leads, %d sales ($%.2f) in %s\n",
+		ws.Slug, st.Links, st.Clicks, st.Leads, st.Sales, float64(st.SaleAmount)/100, st.Took.Round(time.Millisecond))
+	return nil
+}

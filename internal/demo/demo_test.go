@@ -1,0 +1,151 @@
+package demo_test
+
+import (
+	"context"
+	"io/fs"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/relinkhq/relink/internal/analytics"
+	"github.com/relinkhq/relink/internal/demo"
+	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/migrations"
+	"github.com/relinkhq/relink/models"
+)
+
+// TestGenerate writes a small demo workspace and checks that every table
+// and the analytics engine agree on what was written.
+func TestGenerate(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		c, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "Demo", Slug: "demo", Plan: models.PlanEnterprise})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+		st, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 50, Clicks: 20000, Leads: 1000, Sales: 300, Days: 30, Partners: 3, Seed: 1, Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Links != 50 || st.Clicks != 20000 || st.Leads < 900 || st.Leads > 1000 || st.Sales != 300 {
+			t.Fatalf("stats %+v", st)
+		}
+		var n int64
+		db.Raw("SELECT COUNT(*) FROM clicks WHERE workspace_id = ?", c.Workspace.ID).Scan(&n)
+		if n != 20000 {
+			t.Fatalf("%d clicks stored", n)
+		}
+		e := analytics.NewEngine(db, func() time.Time { return now })
+		q, err := analytics.Parse(map[string][]string{"event": {"composite"}, "interval": {"all"}}, analytics.EndpointAnalytics, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Analytics(ctx, c.Workspace, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := res.(analytics.Counters)
+		if got.Clicks != 20000 || got.Leads != int64(st.Leads) || got.Sales != 300 || got.SaleAmount != st.SaleAmount {
+			t.Fatalf("analytics %+v, stats %+v", got, st)
+		}
+	})
+}
+
+// TestBackfillMatchesHooks: the set-based rebuild (demo), the per-batch
+// hooks (ingest and conversions) and the backfill in migration 00300 all
+// produce exactly the same aggregate rows.
+func TestBackfillMatchesHooks(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		c, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "Fill", Slug: "fill", Plan: models.PlanEnterprise})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+		if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 20, Clicks: 3000, Leads: 200, Sales: 80, Days: 5, Partners: 2, Seed: 3, Now: now}); err != nil {
+			t.Fatal(err)
+		}
+		snapshot := func() []models.EventAggregate {
+			var rows []models.EventAggregate
+			if err := db.Order("workspace_id, event, dim, hour, value").Find(&rows).Error; err != nil {
+				t.Fatal(err)
+			}
+			for i := range rows {
+				rows[i].Hour = rows[i].Hour.UTC()
+			}
+			return rows
+		}
+		want := snapshot()
+		// The hooks, fed the stored events.
+		if err := db.Exec("DELETE FROM event_aggregates").Error; err != nil {
+			t.Fatal(err)
+		}
+		var clicks []models.Click
+		var leads []models.LeadEvent
+		var sales []models.SaleEvent
+		if err := db.Find(&clicks).Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Find(&leads).Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Find(&sales).Error; err != nil {
+			t.Fatal(err)
+		}
+		err = db.Tx(ctx, func(tx *models.DB) error {
+			if err := models.AggregateClicks(ctx, tx, clicks); err != nil {
+				return err
+			}
+			if err := (models.EventAggregator{}).AddLeads(ctx, tx, leads); err != nil {
+				return err
+			}
+			return models.EventAggregator{}.AddSales(ctx, tx, sales)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := snapshot(); len(got) != len(want) {
+			t.Fatalf("hooks made %d rows, rebuild %d", len(got), len(want))
+		} else {
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("row %d: hooks %+v, rebuild %+v", i, got[i], want[i])
+				}
+			}
+		}
+		fsys, err := migrations.FS(db.Dialect)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := fs.ReadFile(fsys, "00300_event_aggregates.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, body, ok := strings.Cut(string(src), "keep the aggregates from here on.\n")
+		body, _, _ = strings.Cut(body, "-- +goose Down")
+		if !ok || strings.Count(body, "INSERT INTO") != 75 {
+			t.Fatalf("backfill section not found")
+		}
+		if err := db.Exec("DELETE FROM event_aggregates").Error; err != nil {
+			t.Fatal(err)
+		}
+		for _, stmt := range strings.Split(body, ";\n") {
+			if strings.TrimSpace(stmt) == "" {
+				continue
+			}
+			if err := db.Exec(stmt).Error; err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+		got := snapshot()
+		if len(got) != len(want) || len(want) < 1000 {
+			t.Fatalf("backfill made %d rows, hooks %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("row %d: backfill %+v, hooks %+v", i, got[i], want[i])
+			}
+		}
+	})
+}
