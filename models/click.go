@@ -140,16 +140,13 @@ func (db *DB) insertClicksSQLite(ctx context.Context, batch []Click) ([]Click, e
 	// The driver starts a watcher goroutine per statement for a cancellable
 	// context; the transaction is bounded by the caller's context already.
 	ctx = context.WithoutCancel(ctx)
-	// Skip click ids already stored (or repeated in the batch). SQLite runs
-	// one write transaction at a time (BEGIN IMMEDIATE), so nothing can
-	// insert them between this check and the INSERT.
-	fresh, err := db.newClicks(ctx, tx, batch)
-	if err != nil {
-		return nil, err
-	}
+	// A click id already stored (or repeated in the batch) is skipped by
+	// ON CONFLICT DO NOTHING; RETURNING names the rows inserted.
+	kept := make(map[string]bool, len(batch))
 	var b strings.Builder
-	for start := 0; start < len(fresh); start += sqliteRowsPerInsert {
-		chunk := fresh[start:min(start+sqliteRowsPerInsert, len(fresh))]
+	b.Grow(64 << 10)
+	for start := 0; start < len(batch); start += sqliteRowsPerInsert {
+		chunk := batch[start:min(start+sqliteRowsPerInsert, len(batch))]
 		b.Reset()
 		b.WriteString(sqliteInsertPrefix)
 		for i := range chunk {
@@ -158,11 +155,12 @@ func (db *DB) insertClicksSQLite(ctx context.Context, batch []Click) ([]Click, e
 			}
 			writeSQLiteRow(&b, &chunk[i])
 		}
-		if _, err := tx.ExecContext(ctx, b.String()); err != nil {
+		b.WriteString(" ON CONFLICT (click_id) DO NOTHING RETURNING click_id")
+		if err := collectIDs(tx.QueryContext(ctx, b.String()))(kept); err != nil {
 			return nil, fmt.Errorf("insert clicks: %w", err)
 		}
 	}
-	return fresh, nil
+	return keep(batch, kept), nil
 }
 
 var sqliteInsertPrefix = "INSERT INTO clicks (" + strings.Join(clickColumns, ", ") + ") VALUES "
@@ -219,46 +217,6 @@ func writeSQLiteString(b *strings.Builder, s string) {
 	}
 	b.WriteString(s)
 	b.WriteByte('\'')
-}
-
-// newClicks drops clicks whose id is already stored or repeated in batch.
-func (db *DB) newClicks(ctx context.Context, tx *sql.Tx, batch []Click) ([]Click, error) {
-	const per = 256
-	stored := map[string]bool{}
-	args := make([]any, 0, per)
-	for start := 0; start < len(batch); start += per {
-		chunk := batch[start:min(start+per, len(batch))]
-		args = args[:0]
-		for i := range chunk {
-			args = append(args, chunk[i].ClickID)
-		}
-		q := "SELECT click_id FROM clicks WHERE click_id IN (" + strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",") + ")"
-		if err := collectIDs(tx.QueryContext(ctx, q, args...))(stored); err != nil {
-			return nil, fmt.Errorf("check stored click ids: %w", err)
-		}
-	}
-	out := batch
-	if len(stored) > 0 || hasRepeats(batch) {
-		out = make([]Click, 0, len(batch))
-		for _, c := range batch {
-			if !stored[c.ClickID] {
-				stored[c.ClickID] = true
-				out = append(out, c)
-			}
-		}
-	}
-	return out, nil
-}
-
-func hasRepeats(batch []Click) bool {
-	seen := make(map[string]struct{}, len(batch))
-	for _, c := range batch {
-		if _, ok := seen[c.ClickID]; ok {
-			return true
-		}
-		seen[c.ClickID] = struct{}{}
-	}
-	return false
 }
 
 // collectIDs reads a RETURNING click_id result into a set.

@@ -12,8 +12,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/logbuf"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -76,6 +78,12 @@ func run(ctx context.Context, args []string, getenv config.Getenv, stdout, stder
 	case "serve":
 		ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 		defer stop()
+		// One write per request line would cost the redirect more than the
+		// line itself: the server's log is buffered and written every
+		// 100 ms (internal/logbuf), and flushed on exit.
+		lw := logbuf.New(stderr, 256<<10, 100*time.Millisecond)
+		defer lw.Close()
+		setupLogging(cfg, lw)
 		return serve(ctx, cfg)
 	case "migrate":
 		return migrate(ctx, cfg, args[1:], stdout)

@@ -173,7 +173,7 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	cookieName := "dub_id_" + hostOnly(domain) + "_" + key
 	clickID := c.Cookies(cookieName)
 	if clickID == "" || len(clickID) > 64 {
-		clickID = ids.Nano(16)
+		clickID = ids.Click()
 	} else {
 		clickID = strings.Clone(clickID)
 	}

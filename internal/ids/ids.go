@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"math/big"
+	mrand "math/rand/v2"
 	"time"
 )
 
@@ -111,6 +112,35 @@ func Random(alphabet string, n int) string {
 // Nano returns a nanoid of length n over the alphanumeric alphabet.
 func Nano(n int) string { return Random(Alphanumeric, n) }
 
+// Fast returns n alphanumerics from math/rand/v2's per-thread generator:
+// several times cheaper than Nano, for identifiers that are unique but need
+// not be unguessable (request ids in logs).
+func Fast(n int) string {
+	out := make([]byte, n)
+	for i := range out {
+		out[i] = Alphanumeric[mrand.IntN(len(Alphanumeric))]
+	}
+	return string(out)
+}
+
 // CUID returns a legacy-shaped id: "c" + 24 lowercase alphanumerics. Workspaces
 // use it so that "ws_" + id keeps upstream's ws_c… normalisation working.
 func CUID() string { return "c" + Random("0123456789abcdefghijklmnopqrstuvwxyz", 24) }
+
+// Click returns a click id: 16 alphanumerics, the shape of upstream's
+// nanoid(16) click ids (the dub_id a destination receives). The first 7
+// characters are the millisecond clock in base 62 (ASCII order is time
+// order until the year 2081) and the other 9 are random (53 bits). Ids made
+// close in time share a prefix, so the clicks table's primary-key index
+// grows at its right edge: a batch of clicks dirties a few index pages
+// instead of one page per click (measured by BenchmarkRecordClicks).
+func Click() string {
+	var out [16]byte
+	ms := uint64(now().UnixMilli())
+	for i := 6; i >= 0; i-- {
+		out[i] = Alphanumeric[ms%62]
+		ms /= 62
+	}
+	copy(out[7:], Random(Alphanumeric, 9))
+	return string(out[:])
+}

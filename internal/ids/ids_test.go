@@ -59,3 +59,48 @@ func TestRandomPowerOfTwoAlphabets(t *testing.T) {
 		}
 	}
 }
+
+func TestClickShapeAndOrder(t *testing.T) {
+	t.Cleanup(func() { now = time.Now })
+	base := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	var prev string
+	seen := map[string]bool{}
+	for i := range 2000 {
+		now = func() time.Time { return base.Add(time.Duration(i/10) * time.Millisecond) }
+		id := Click()
+		if len(id) != 16 {
+			t.Fatalf("click id %q: length %d, want 16", id, len(id))
+		}
+		for _, r := range id {
+			if !strings.ContainsRune(Alphanumeric, r) {
+				t.Fatalf("click id %q has %q outside the alphanumeric alphabet", id, r)
+			}
+		}
+		if seen[id] {
+			t.Fatalf("click id %q repeated", id)
+		}
+		seen[id] = true
+		// A later millisecond sorts after every id of an earlier one.
+		if i%10 == 0 && prev != "" && id[:7] <= prev[:7] {
+			t.Fatalf("click id prefix %q (ms %d) does not sort after %q", id[:7], i/10, prev[:7])
+		}
+		prev = id
+	}
+	// The same millisecond shares the 7-character prefix; the rest is random.
+	now = func() time.Time { return base }
+	a, b := Click(), Click()
+	if a[:7] != b[:7] || a[7:] == b[7:] {
+		t.Fatalf("same-millisecond ids %q and %q: want a shared prefix and different random parts", a, b)
+	}
+}
+
+func TestFastShape(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		id := Fast(16)
+		if len(id) != 16 || strings.Trim(id, Alphanumeric) != "" || seen[id] {
+			t.Fatalf("Fast(16) = %q: want 16 fresh alphanumerics", id)
+		}
+		seen[id] = true
+	}
+}

@@ -69,7 +69,8 @@ type Store interface {
 // Options configure a Pipeline; zero values take the defaults.
 type Options struct {
 	QueueSize     int           // accepted clicks waiting for the consumer (default 50000)
-	BatchSize     int           // clicks per transaction (default 1000)
+	BatchSize     int           // clicks per transaction when the writer keeps up (default 1000)
+	MaxBatch      int           // clicks per transaction when it falls behind (default 10×BatchSize)
 	FlushInterval time.Duration // longest a click waits for a batch to fill (default 1s)
 	DedupWindow   time.Duration // repeat clicks by the same visitor on a link within it are skipped (default 1h; <0 disables)
 	DedupMax      int           // visitors remembered per window (default 200000)
@@ -91,6 +92,9 @@ func (o *Options) defaults() {
 	}
 	if o.BatchSize <= 0 {
 		o.BatchSize = 1000
+	}
+	if o.MaxBatch < o.BatchSize {
+		o.MaxBatch = 10 * o.BatchSize
 	}
 	if o.FlushInterval <= 0 {
 		o.FlushInterval = time.Second
@@ -256,9 +260,15 @@ func (p *Pipeline) Drain(ctx context.Context) error {
 
 // run is the consumer. It enriches clicks into the pending batch while the
 // previous batch is being written (one write in flight, on its own
-// goroutine), so enrichment and the database overlap. A failed batch is
-// retried with backoff; while it waits, and while a full pending batch waits
-// for the write in flight, the queue is not read: the queue is the buffer.
+// goroutine), so enrichment and the database overlap. A batch is written
+// when it reaches BatchSize (or at the flush interval); while a write is in
+// flight the pending batch keeps growing up to MaxBatch, so when the
+// writer falls behind it writes fewer, larger transactions (group commit:
+// the per-transaction costs, the commit, the counter and aggregate upserts,
+// are shared by more clicks) instead of falling further behind. A failed
+// batch is retried with backoff; while it waits, and while a MaxBatch
+// pending batch waits for the write in flight, the queue is not read: the
+// queue is the buffer.
 func (p *Pipeline) run() {
 	defer close(p.done)
 	newBatch := func() []models.Click { return make([]models.Click, 0, p.opt.BatchSize) }
@@ -310,7 +320,13 @@ func (p *Pipeline) run() {
 	// takeQueued moves up to n queued clicks into pending without waiting;
 	// closed reports the queue was closed (Drain).
 	takeQueued := func(n int) (closed bool) {
-		for ; n > 0 && len(pending) < p.opt.BatchSize; n-- {
+		// Up to BatchSize when the writer is free (start it soon); up to
+		// MaxBatch while it is busy.
+		limit := p.opt.MaxBatch
+		if idle() {
+			limit = p.opt.BatchSize
+		}
+		for ; n > 0 && len(pending) < limit; n-- {
 			select {
 			case h, ok := <-p.queue:
 				if !ok {
@@ -334,7 +350,7 @@ func (p *Pipeline) run() {
 	defer ticker.Stop()
 	for {
 		in := p.queue
-		if failed != nil || len(pending) >= p.opt.BatchSize {
+		if failed != nil || len(pending) >= p.opt.MaxBatch {
 			in = nil
 		}
 		select {
@@ -344,7 +360,7 @@ func (p *Pipeline) run() {
 				return
 			}
 			pending = p.add(pending, h)
-			if takeQueued(p.opt.BatchSize) {
+			if takeQueued(p.opt.MaxBatch) {
 				drain(<-p.drainc)
 				return
 			}
@@ -411,7 +427,7 @@ func (p *Pipeline) final(ctx context.Context, rest []models.Click) {
 	}
 	backoff := p.opt.MinBackoff
 	for len(rest) > 0 {
-		n := min(len(rest), p.opt.BatchSize)
+		n := min(len(rest), p.opt.MaxBatch)
 		wctx, cancel := context.WithTimeout(ctx, p.opt.WriteTimeout)
 		err := p.write(wctx, rest[:n])
 		cancel()

@@ -354,3 +354,68 @@ func TestDedupWindow(t *testing.T) {
 		t.Errorf("stored %d, want 3 (0m, 61m, 125m)", got)
 	}
 }
+
+// gatedStore is the real database behind a gate: each write waits for a
+// value on release and records the batch size.
+type gatedStore struct {
+	db      *models.DB
+	release chan struct{}
+	sizes   chan int
+}
+
+func (g *gatedStore) RecordClicks(ctx context.Context, batch []models.Click, hooks ...models.ClickHook) (int, error) {
+	<-g.release
+	g.sizes <- len(batch)
+	return g.db.RecordClicks(ctx, batch, hooks...)
+}
+
+// While a write is in flight the pending batch grows past BatchSize up to
+// MaxBatch: a writer that falls behind writes fewer, larger transactions.
+func TestBatchesGrowWhileTheWriterIsBusy(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		f := setup(t, db)
+		g := &gatedStore{db: db, release: make(chan struct{}), sizes: make(chan int, 100)}
+		p := ingest.New(g, ingest.Options{BatchSize: 10, MaxBatch: 100, QueueSize: 1000, FlushInterval: time.Hour})
+		const n = 350
+		for i := range n {
+			if !p.Enqueue(f.hit(i)) {
+				t.Fatalf("click %d refused", i)
+			}
+		}
+		// The first write (10 clicks) is stuck at the gate; let the consumer
+		// fill the pending batch behind it.
+		deadline := time.Now().Add(10 * time.Second)
+		for p.Stats().Pending < 110 {
+			if time.Now().After(deadline) {
+				t.Fatalf("pending batch did not grow behind the busy writer: %+v", p.Stats())
+			}
+			time.Sleep(time.Millisecond)
+		}
+		go func() {
+			for range 100 {
+				g.release <- struct{}{}
+			}
+		}()
+		if err := p.Drain(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		close(g.sizes)
+		var sizes []int
+		total := 0
+		for s := range g.sizes {
+			sizes = append(sizes, s)
+			total += s
+		}
+		if total != n || f.count(t) != n {
+			t.Fatalf("wrote %d (stored %d), want %d", total, f.count(t), n)
+		}
+		if sizes[0] != 10 || sizes[1] != 100 {
+			t.Errorf("batch sizes %v: want the first at BatchSize (10), the next grown to MaxBatch (100)", sizes)
+		}
+		for _, s := range sizes {
+			if s > 100 {
+				t.Errorf("batch of %d exceeds MaxBatch: %v", s, sizes)
+			}
+		}
+	})
+}
