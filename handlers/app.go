@@ -173,11 +173,11 @@ func (s *Server) routes() {
 	a.Get("/links/info", s.key("links.read"), h.LinkInfo)
 	a.Get("/links/count", s.key("links.read"), h.CountLinks)
 	a.Put("/links/upsert", s.key("links.write"), h.UpsertLink)
-	a.Post("/links/bulk", s.key("links.write"), h.BulkCreateLinks)
+	a.Post("/links/bulk", s.key("links.write"), s.linksUsage, h.BulkCreateLinks)
 	a.Patch("/links/bulk", s.key("links.write"), h.BulkUpdateLinks)
 	a.Delete("/links/bulk", s.key("links.write"), h.BulkDeleteLinks)
 	a.Get("/links", s.key("links.read"), h.ListLinks)
-	a.Post("/links", s.key("links.write"), h.CreateLink)
+	a.Post("/links", s.key("links.write"), s.linksUsage, h.CreateLink)
 	a.Get("/links/:linkId", s.key("links.read"), h.GetLink)
 	a.Patch("/links/:linkId", s.key("links.write"), h.UpdateLink)
 	a.Put("/links/:linkId", s.key("links.write"), h.UpdateLink)
@@ -239,10 +239,10 @@ func (s *Server) routes() {
 	// --- end embed data API ---
 
 	// Analytics and events (analytics.md; internal/analytics).
-	a.Get("/analytics", s.key("analytics.read"), h.GetAnalytics)
-	a.Get("/analytics/:a/:b", s.key("analytics.read"), h.GetAnalyticsLegacy)
-	a.Get("/analytics/:a", s.key("analytics.read"), h.GetAnalyticsLegacy)
-	a.Get("/events", s.key("analytics.read"), s.plan(models.PlanBusiness), h.ListEvents)
+	a.Get("/analytics", s.key("analytics.read"), s.eventUsage, h.GetAnalytics)
+	a.Get("/analytics/:a/:b", s.key("analytics.read"), s.eventUsage, h.GetAnalyticsLegacy)
+	a.Get("/analytics/:a", s.key("analytics.read"), s.eventUsage, h.GetAnalyticsLegacy)
+	a.Get("/events", s.key("analytics.read"), s.plan(models.PlanBusiness), s.eventUsage, h.ListEvents)
 
 	// (The API's catch-all, s.apiNotFound, is appended by sealRoutes after
 	// every route.)

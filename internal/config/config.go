@@ -56,6 +56,8 @@ type Config struct {
 	ClickDedupWindow   time.Duration // repeat clicks by one visitor on a link within it are not counted; 0 disables
 	LinkCacheSize      int           // links kept in the redirect's cache
 	LinkCacheTTL       time.Duration // life of a cached link; 0: until changed (invalidated) or evicted
+
+	UsageLimits bool // enforce each plan's monthly event and link limits (RELINK_USAGE_LIMITS=plan)
 }
 
 // Var documents one environment variable; the README table is generated from
@@ -94,6 +96,7 @@ var Vars = []Var{
 	{"RELINK_LINK_CACHE_SIZE", "100000", "Links kept in each instance's in-process redirect cache."},
 	{"RELINK_LINK_CACHE_TTL", "0", "Life of a cached link. `0`: until the link changes (invalidated in-process, and across instances through Redis when RELINK_REDIS_URL is set). Set e.g. `30s` when several instances run without Redis."},
 	{"RELINK_FX_RATES", "(built-in table)", "JSON file of FX rates, units of each currency per 1 USD (`{\"eur\": 0.92}` or `{\"base\":\"USD\",\"rates\":{…}}`), used to convert non-USD sales to USD cents. Overrides the approximate built-in table; re-read when it changes, so a daily cron can refresh it."},
+	{"RELINK_USAGE_LIMITS", "off", "`off`: no usage limits (self-hosted default). `plan`: each workspace's plan caps its events (clicks, leads and sales) and new links per calendar month (UTC), as upstream's plans do — free 1,000 events and 25 links, pro 50,000 and 1,000, business 250,000 and 10,000, advanced 1,000,000 and 50,000, enterprise unlimited. Over the limit, `/analytics` and `/events` and link creation answer 403 `forbidden`; clicks are still recorded."},
 	{"RELINK_SESSION_KEYS", "(random per start in dev)", "Console session keys: comma-separated `hashkey:blockkey` pairs (hex or base64, 32 bytes each), newest first; older pairs still decode (rotation). Also accepts RELINK_SESSION_KEYS_FILE. Required outside dev."},
 }
 
@@ -221,6 +224,13 @@ func Load(getenv Getenv) (*Config, error) {
 	c.ClickDedupWindow = duration("RELINK_CLICK_DEDUP_WINDOW", "1h", true)
 	c.LinkCacheSize = positive("RELINK_LINK_CACHE_SIZE", "100000")
 	c.LinkCacheTTL = duration("RELINK_LINK_CACHE_TTL", "0", true)
+	switch v := strings.ToLower(get("RELINK_USAGE_LIMITS", "off")); v {
+	case "off":
+	case "plan":
+		c.UsageLimits = true
+	default:
+		errs = append(errs, fmt.Errorf("RELINK_USAGE_LIMITS: want off or plan, got %q", v))
+	}
 	c.FXRatesFile = get("RELINK_FX_RATES", "")
 	if c.FXRatesFile != "" {
 		if _, err := os.Stat(c.FXRatesFile); err != nil {
