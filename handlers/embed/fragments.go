@@ -12,6 +12,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/views/embed"
 )
@@ -52,7 +53,7 @@ func (h *Handlers) Overview(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	points, err := r.EarningsChart(ctx, sess, 30)
+	points, err := r.EarningsChart(ctx, sess)
 	if err != nil {
 		return err
 	}
@@ -100,8 +101,8 @@ func viewLinks(ls []referrals.Link) []embed.Link {
 	return out
 }
 
-// chartOf draws the earnings per day as SVG paths on a 600×160 canvas.
-func chartOf(points []referrals.ChartPoint) embed.Chart {
+// chartOf draws the sale earnings per day as SVG paths on a 600×160 canvas.
+func chartOf(points []conversions.EarningsBucket) embed.Chart {
 	const w, hgt = 600, 160
 	c := embed.Chart{Width: w, Height: hgt}
 	var maxV, total int64

@@ -335,34 +335,23 @@ func customerEmail(c *models.Customer) string {
 	return AnonymousName(c.ID)
 }
 
-// ChartPoint is one bucket of the earnings chart.
-type ChartPoint struct {
-	Start    time.Time
-	Earnings int64
-}
-
-// EarningsChart sums the partner's counted commissions (pending, processed,
-// paid) per day over the last days days, oldest first, zero-filled.
-func (s *Service) EarningsChart(ctx context.Context, sess *Session, days int) ([]ChartPoint, error) {
-	now := s.now()
-	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	start := today.AddDate(0, 0, -(days - 1))
-	rows, err := s.DB.PartnerEarningsSince(ctx, sess.Workspace.ID, sess.Program.ID, sess.Partner.ID, start)
-	if err != nil {
+// EarningsSeries is GET /api/embed/referrals/earnings/timeseries over the
+// token's own enrollment: the partner's sale commission earnings per bucket
+// (§3.6), the same numbers as GET /partners/analytics.
+func (s *Service) EarningsSeries(ctx context.Context, sess *Session, q conversions.EarningsQuery) ([]conversions.EarningsBucket, error) {
+	if err := sess.RequireGroup(); err != nil {
 		return nil, err
 	}
-	out := make([]ChartPoint, days)
-	for i := range out {
-		out[i].Start = start.AddDate(0, 0, i)
-	}
-	for _, r := range rows {
-		t := r.CreatedAt.UTC()
-		i := int(time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).Sub(start) / (24 * time.Hour))
-		if i >= 0 && i < days {
-			out[i].Earnings += r.Earnings
-		}
-	}
-	return out, nil
+	return s.Conversions.EarningsTimeseries(ctx, sess.Workspace, sess.Program, sess.Enrollment, q)
+}
+
+// ChartDays is the span of the dashboard's earnings chart.
+const ChartDays = 30
+
+// EarningsChart is the dashboard's chart: the earnings timeseries over the
+// last 30 days in UTC, one bucket a day, oldest first, zero-filled.
+func (s *Service) EarningsChart(ctx context.Context, sess *Session) ([]conversions.EarningsBucket, error) {
+	return s.EarningsSeries(ctx, sess, conversions.EarningsQuery{Interval: "30d", Location: time.UTC})
 }
 
 // LeaderRow is one leaderboard row: an enrollment id (or a filler seed),
