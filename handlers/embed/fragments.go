@@ -96,7 +96,7 @@ func viewLinks(ls []referrals.Link) []embed.Link {
 		}
 		out[i] = embed.Link{ID: l.ID, Display: l.Display, Copy: l.Copy, Destination: dest, Domain: l.Domain, Key: l.Key,
 			URL: l.URL, Clicks: referrals.Thousands(l.Clicks), Leads: referrals.Thousands(l.Leads),
-			Conversions: referrals.Thousands(l.Conversions)}
+			Conversions: referrals.Thousands(l.Conversions), Default: l.PartnerGroupDefaultLinkID != nil}
 	}
 	return out
 }
@@ -242,6 +242,7 @@ func (h *Handlers) Links(c *fiber.Ctx) error {
 		for _, l := range v.Links {
 			if l.ID == f {
 				v.Form = h.newForm(sess, l.ID, l.Key, l.URL)
+				v.Form.HideDest = v.Form.HideDest || l.Default
 			}
 		}
 	}
@@ -322,6 +323,9 @@ func (h *Handlers) SaveLink(c *fiber.Ctx) error {
 		}
 		v.Form = h.newForm(sess, id, in.Key, in.URL)
 		v.Form.Error = e.Message
+		for _, l := range v.Links {
+			v.Form.HideDest = v.Form.HideDest || (l.ID == id && l.Default)
+		}
 		return render.Component(c, http.StatusOK, embed.LinksFragment(v))
 	}
 	if id == "" {

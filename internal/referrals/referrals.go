@@ -189,7 +189,7 @@ func (s *Service) linkOf(sess *Session, l *models.Link) Link {
 		short = s.Conversions.Links.ShortLink(l)
 	}
 	out := Link{ID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, ShortLink: short, Clicks: l.Clicks,
-		Leads: l.Leads, Conversions: l.Conversions, SaleAmount: l.SaleAmount}
+		Leads: l.Leads, Conversions: l.Conversions, SaleAmount: l.SaleAmount, PartnerGroupDefaultLinkID: l.PartnerGroupDefaultLinkID}
 	out.Copy = out.ShortLink
 	if sess.Group != nil && sess.Group.LinkStructure == "query" {
 		// §6.4: <destination origin + path, trailing slash removed>?via=<key>.
@@ -406,6 +406,9 @@ func (s *Service) checkLinkWrite(sess *Session) error {
 
 // CreateLink creates one of the partner's links within the group's rules:
 // the link limit, then the destination rules of POST /partners/links.
+// Without a destination, a group default link the partner has no link from
+// yet is used first (its domain, URL and partnerGroupDefaultLinkId), then the
+// group's first default-link URL on the program domain.
 func (s *Service) CreateLink(ctx context.Context, sess *Session, in LinkWrite) (*Link, error) {
 	if err := s.checkLinkWrite(sess); err != nil {
 		return nil, err
@@ -417,10 +420,16 @@ func (s *Service) CreateLink(ctx context.Context, sess *Session, in LinkWrite) (
 	if n := sess.Group.MaxPartnerLinks; len(ls) >= n {
 		return nil, apierr.Newf(apierr.BadRequest, "You have reached the limit of %d program links.", n)
 	}
-	l, err := s.Conversions.CreatePartnerLink(ctx, sess.Workspace, conversions.PartnerLinkInput{
-		PartnerSelector: conversions.PartnerSelector{PartnerID: sess.Partner.ID},
-		URL:             strings.TrimSpace(in.URL), Key: strings.TrimSpace(in.Key),
-	})
+	sel := conversions.PartnerSelector{PartnerID: sess.Partner.ID}
+	url, key := strings.TrimSpace(in.URL), strings.TrimSpace(in.Key)
+	var l *models.Link
+	if dl, ok := conversions.MissingDefaultLink(sess.Group, ls); ok && url == "" {
+		// No destination, and a group default link the partner has no link
+		// from yet: this becomes that default link (its domain, URL and id).
+		l, err = s.Conversions.CreateDefaultPartnerLink(ctx, sess.Workspace, sel, dl, key)
+	} else {
+		l, err = s.Conversions.CreatePartnerLink(ctx, sess.Workspace, conversions.PartnerLinkInput{PartnerSelector: sel, URL: url, Key: key})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -442,7 +451,10 @@ func (s *Service) UpdateLink(ctx context.Context, sess *Session, linkID string, 
 		return nil, apierr.New(apierr.NotFound, "Link not found.")
 	}
 	dest := strings.TrimSpace(in.URL)
-	if dest == "" {
+	switch {
+	case dest == "" && l.PartnerGroupDefaultLinkID != nil:
+		dest = l.URL // a default link keeps its destination
+	case dest == "":
 		dest = *sess.Program.URL
 	}
 	up, err := s.Conversions.UpdateEmbedLink(ctx, sess.Workspace, sess.Enrollment, l, dest, strings.TrimSpace(in.Key))

@@ -85,6 +85,7 @@ type ErrorView struct {
 type Link struct {
 	ID, Display, Copy, Destination, Domain, Key, URL string
 	Clicks, Leads, Conversions                       string
+	Default                                          bool // from a group default link: destination fixed
 }
 
 // Overview is the hero (links, rewards), the stat cards and the chart.
