@@ -265,6 +265,9 @@ func (s *Server) routes() {
 	frag.Get("/leaderboard", emb.Leaderboard)
 	frag.Get("/faq", emb.FAQ)
 	frag.Get("/quickstart", emb.Quickstart)
+	frag.Get("/bounties", emb.Bounties)
+	frag.Get("/resources", emb.Resources)
+	frag.Get("/settings", emb.Settings)
 	// --- end embed pages ---
 
 	// Short-link domains.

@@ -57,14 +57,31 @@ func (h *Handlers) Overview(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	referral, err := r.PartnerReferral(ctx, sess)
+	if err != nil {
+		return err
+	}
 	st := referrals.StatsOf(links)
+	var sparks *embed.Sparks
+	if st.Clicks+st.Leads+st.Conversions > 0 {
+		// No activity: the empty hint instead, and no analytics query (§6.4).
+		a, err := r.Activity(ctx, sess)
+		if err != nil {
+			return err
+		}
+		sparks = &embed.Sparks{Clicks: embed.Sparkline(a.Clicks), Leads: embed.Sparkline(a.Leads), Sales: embed.Sparkline(a.Sales)}
+	}
 	o := embed.Overview{
 		Links: viewLinks(links), Rewards: rewards.Lines,
 		Clicks: referrals.Thousands(st.Clicks), Leads: referrals.Thousands(st.Leads), Sales: referrals.Thousands(st.Conversions),
 		Earnings: referrals.Money(earnings.Upcoming + earnings.Paid),
 		Upcoming: referrals.Money(earnings.Upcoming), Paid: referrals.Money(earnings.Paid),
 		HideEarnings: sess.Embed.HideEarnings, PoweredBy: !sess.Embed.HidePoweredByBadge,
-		Chart: chartOf(points),
+		Chart: chartOf(points), Sparks: sparks,
+	}
+	if referral != nil {
+		o.Referral = &embed.PartnerReferral{Link: referral.Link, Rewards: referral.Rewards,
+			Display: strings.TrimPrefix(strings.TrimPrefix(referral.Link, "https://"), "http://")}
 	}
 	if sess.Embed.CustomTermsURL != nil && safeURL(*sess.Embed.CustomTermsURL) {
 		o.TermsURL = *sess.Embed.CustomTermsURL
@@ -221,11 +238,16 @@ func (h *Handlers) Quickstart(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var first *embed.Link
-	if v := viewLinks(links); len(v) > 0 {
-		first = &v[0]
+	earnings, err := h.d.Referrals.Earnings(c.UserContext(), sess)
+	if err != nil {
+		return err
 	}
-	return render.Component(c, http.StatusOK, embed.QuickstartFragment(first, !sess.Embed.HideEarnings))
+	q := embed.Quickstart{HasResources: !sess.Resources().Empty(), ShowEarnings: !sess.Embed.HideEarnings,
+		CanPayout: earnings.Upcoming+earnings.Paid > 0, HasFAQ: sess.Embed.FAQ == nil || len(*sess.Embed.FAQ) > 0}
+	if v := viewLinks(links); len(v) > 0 {
+		q.First = &v[0]
+	}
+	return render.Component(c, http.StatusOK, embed.QuickstartFragment(q))
 }
 
 // Links is the Links tab: the list, or the form with ?form=new|<linkId>.
