@@ -88,7 +88,7 @@ func TestTabs(t *testing.T) {
 				t.Errorf("colour copy %q", c)
 			}
 			links := d.Find(`[data-testid="resource-link"]`)
-			if links.Length() != 2 || !strings.Contains(links.First().Text(), "✉") || !strings.Contains(links.First().Text(), "press@acme.example") {
+			if links.Length() != 2 || links.First().Find(`[data-icon="mail"]`).Length() != 1 || links.Last().Find(`[data-icon="web"]`).Length() != 1 || !strings.Contains(links.First().Text(), "press@acme.example") {
 				t.Errorf("links: %s", d.Find(`[data-testid="resources-links"]`).Text())
 			}
 			if v, _ := links.Last().Find(`[data-copy]`).Attr("data-copy"); v != "https://shop.example/pricing" {

@@ -150,6 +150,23 @@ func Sparkline(vals []int64) string {
 	return strings.TrimSpace(b.String())
 }
 
+// linkIcon names a resource link's icon: an envelope for mailto, else a globe.
+func linkIcon(mail bool) string {
+	if mail {
+		return "mail"
+	}
+	return "web"
+}
+
+// copiedLabel is a copy button's label once copied: "Copy link" → "Copied
+// link", anything else "Copied".
+func copiedLabel(label string) string {
+	if label == "Copy link" {
+		return "Copied link"
+	}
+	return "Copied"
+}
+
 // sparkOf picks a sparkline; "" without activity.
 func sparkOf(s *Sparks, which string) string {
 	if s == nil {
