@@ -233,6 +233,7 @@ func (s *Server) routes() {
 	a.Post("/embed/referrals/links", emb.Auth, emb.CreateLink)
 	a.Patch("/embed/referrals/links/:linkId", emb.Auth, emb.UpdateLink)
 	a.Get("/embed/referrals/earnings", emb.Auth, emb.ListEarnings)
+	a.Get("/embed/referrals/earnings/timeseries", emb.Auth, emb.EarningsTimeseries)
 	a.Get("/embed/referrals/leaderboard", emb.Auth, emb.ListLeaderboard)
 	a.Get("/embed/referrals/analytics", emb.Auth, emb.Analytics)
 	a.Get("/embed/referrals/events", emb.Auth, emb.Events)
@@ -264,6 +265,9 @@ func (s *Server) routes() {
 	frag.Get("/leaderboard", emb.Leaderboard)
 	frag.Get("/faq", emb.FAQ)
 	frag.Get("/quickstart", emb.Quickstart)
+	frag.Get("/bounties", emb.Bounties)
+	frag.Get("/resources", emb.Resources)
+	frag.Get("/settings", emb.Settings)
 	// --- end embed pages ---
 
 	// Short-link domains.

@@ -56,6 +56,9 @@ type Link struct {
 	TestStartedAt   *time.Time
 	TestCompletedAt *time.Time
 	UserID          *string
+	// PartnerGroupDefaultLinkID is the group default link this partner link
+	// was created from; nil for additional links.
+	PartnerGroupDefaultLinkID *string `gorm:"column:partner_group_default_link_id"`
 
 	Clicks      int64      `gorm:"column:clicks"` // the click pipeline increments
 	Leads       int64      `gorm:"column:leads"`
@@ -241,6 +244,20 @@ func (db *DB) checkLinkUnique(ctx context.Context, l *Link, exceptID string) err
 	}
 	if n > 0 {
 		return apierr.New(apierr.Conflict, MsgDuplicateExternalID)
+	}
+	return nil
+}
+
+// SetPartnerGroupDefaultLink records the group default link a partner link
+// was created from.
+func (db *DB) SetPartnerGroupDefaultLink(ctx context.Context, workspaceID, linkID, defaultLinkID string) error {
+	res := db.WithContext(ctx).Model(&Link{}).Where("workspace_id = ? AND id = ?", workspaceID, linkID).
+		Update("partner_group_default_link_id", defaultLinkID)
+	if res.Error != nil {
+		return dbErr(res.Error, "set partner group default link", "", "")
+	}
+	if res.RowsAffected == 0 {
+		return apierr.New(apierr.NotFound, "Link not found.")
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ type Program struct {
 	MinPayoutAmount int64
 	TermsURL        *string `gorm:"column:terms_url"`
 	EmbedData       *string
+	Resources       JSONCol[ProgramResources] // what partners may download and copy (§6.5)
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 }
@@ -32,8 +33,10 @@ type Program struct {
 // TableName pins the table.
 func (Program) TableName() string { return "programs" }
 
-// DefaultLink is a link every newly enrolled partner of a group gets.
+// DefaultLink is a link every newly enrolled partner of a group gets. Links
+// created from it record its ID (partnerGroupDefaultLinkId).
 type DefaultLink struct {
+	ID     string `json:"id"`
 	Domain string `json:"domain"`
 	URL    string `json:"url"`
 }
@@ -210,7 +213,7 @@ func (db *DB) DefaultProgram(ctx context.Context, workspaceID string) (*Program,
 // SaveProgram updates a program's settings.
 func (db *DB) SaveProgram(ctx context.Context, p *Program) error {
 	err := db.WithContext(ctx).Model(p).Where("workspace_id = ?", p.WorkspaceID).
-		Select("name", "domain", "url", "default_folder_id", "min_payout_amount", "terms_url", "embed_data", "updated_at").
+		Select("name", "domain", "url", "default_folder_id", "min_payout_amount", "terms_url", "embed_data", "resources", "updated_at").
 		Updates(p).Error
 	return dbErr(err, "update program", MsgProgramNotFound, "")
 }
@@ -259,6 +262,11 @@ func (db *DB) SaveGroup(ctx context.Context, g *Group) error {
 	}
 	if g.DefaultLinks.Valid && len(g.DefaultLinks.V) > 5 {
 		return apierr.Validation("too_big", "defaultLinks", "A group has at most 5 default links.")
+	}
+	for i := range g.DefaultLinks.V {
+		if g.DefaultLinks.V[i].ID == "" {
+			g.DefaultLinks.V[i].ID = ids.New(ids.DefaultLink)
+		}
 	}
 	err := db.WithContext(ctx).Model(g).Where("workspace_id = ?", g.WorkspaceID).
 		Select("name", "holding_period_days", "additional_links", "max_partner_links", "link_structure",

@@ -68,13 +68,27 @@ func (db *DB) Leaderboard(ctx context.Context, workspaceID, programID string, li
 	return out, dbErr(err, "leaderboard", "", "")
 }
 
-// PartnerEarningsSince lists the creation time and earnings of the
-// partner's counted commissions (pending, processed, paid) since start.
-func (db *DB) PartnerEarningsSince(ctx context.Context, workspaceID, programID, partnerID string, start time.Time) ([]Commission, error) {
-	var out []Commission
-	err := db.WithContext(ctx).Select("created_at, earnings").
-		Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND earnings > 0 AND status IN ? AND created_at >= ?",
-			workspaceID, programID, partnerID, CountedStatuses, start.UTC()).
-		Find(&out).Error
-	return out, dbErr(err, "partner earnings since", "", "")
+// EarningsPoint is one commission reduced to what an earnings timeseries
+// sums.
+type EarningsPoint struct {
+	LinkID    string
+	CreatedAt time.Time
+	Earnings  int64
+}
+
+// PartnerSaleEarnings lists the partner's sale commissions that count as
+// earnings (partners-and-embed.md §3.6: type sale, status pending, processed
+// or paid) created in [start, end), optionally on one link only. It feeds
+// GET /partners/analytics, GET /api/embed/referrals/earnings/timeseries and
+// the embed dashboard's earnings chart, so all three agree.
+func (db *DB) PartnerSaleEarnings(ctx context.Context, workspaceID, programID, partnerID string, start, end time.Time, linkID string) ([]EarningsPoint, error) {
+	q := db.WithContext(ctx).Model(&Commission{}).Select("COALESCE(link_id, '') AS link_id, created_at, earnings").
+		Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND type = ? AND status IN ? AND earnings <> 0 AND created_at >= ? AND created_at < ?",
+			workspaceID, programID, partnerID, CommissionSale, CountedStatuses, start.UTC(), end.UTC())
+	if linkID != "" {
+		q = q.Where("link_id = ?", linkID)
+	}
+	var out []EarningsPoint
+	err := q.Order("created_at").Scan(&out).Error
+	return out, dbErr(err, "partner sale earnings", "", "")
 }

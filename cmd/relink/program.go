@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +31,12 @@ const programUsage = `relink program — configure a workspace's partner program
         [--modifiers JSON] [--description TEXT]
         (flat amounts are cents, percentage amounts percent: --amount 10 = 10%)
   relink program reward clear --workspace W --event click|lead|sale [--group default]
+  relink program resources set --workspace W (--file PATH | --json JSON)
+        (JSON {logos:[{name,size,url}], colors:[{name,color}], files:[…], links:[{name,url}]};
+        replaces the program's resources shown in the embed's Resources tab; {} clears them)
+  relink program bounty add --workspace W --name N --reward CENTS --goal CENTS [--group SLUG]
+        [--description TEXT] [--starts RFC3339] [--ends RFC3339]
+        (partners who earn --goal in sale commissions between start and end get --reward)
   relink program commissions process            move commissions past their holding period to processed
   relink program commissions pay --workspace W [--partner pn_…]   mark processed commissions paid
   relink program commissions clicks [--day YYYY-MM-DD]            create a day's click commissions (default yesterday)
@@ -48,7 +56,7 @@ func program(ctx context.Context, cfg *config.Config, args []string, stdout io.W
 	}
 	cmd := args[0]
 	rest := args[1:]
-	if (cmd == "group" || cmd == "reward" || cmd == "commissions") && len(rest) > 0 {
+	if (cmd == "group" || cmd == "reward" || cmd == "commissions" || cmd == "resources" || cmd == "bounty") && len(rest) > 0 {
 		cmd, rest = cmd+" "+rest[0], rest[1:]
 	}
 	fs := newFlags("program " + cmd)
@@ -70,6 +78,10 @@ func program(ctx context.Context, cfg *config.Config, args []string, stdout io.W
 		return p.rewardSet(rest)
 	case "reward clear":
 		return p.rewardClear(rest)
+	case "resources set":
+		return p.resourcesSet(rest)
+	case "bounty add":
+		return p.bountyAdd(rest)
 	case "commissions process":
 		return p.commissionsProcess(rest)
 	case "commissions pay":
@@ -471,4 +483,104 @@ func (p *programCmd) commissionsClicks(args []string) error {
 		return err
 	}
 	return p.print(countOut{Count: int64(n)})
+}
+
+// resourcesSet replaces the program's resources (the embed's Resources tab).
+func (p *programCmd) resourcesSet(args []string) error {
+	file := p.fs.String("file", "", "JSON file with {logos, colors, files, links}")
+	raw := p.fs.String("json", "", "the same JSON inline")
+	if err := p.parse(args, true); err != nil {
+		return err
+	}
+	data := []byte(*raw)
+	if *file != "" {
+		b, err := os.ReadFile(*file)
+		if err != nil {
+			return fmt.Errorf("read resources: %w", err)
+		}
+		data = b
+	}
+	if len(data) == 0 {
+		return usageError{"--file or --json is required\n\n" + programUsage}
+	}
+	var r models.ProgramResources
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return usageError{"resources: " + err.Error()}
+	}
+	if err := r.Validate(); err != nil {
+		return cliErr(err)
+	}
+	assign := func(prefix string, i int, id *string) {
+		if *id == "" {
+			*id = fmt.Sprintf("%s%d", prefix, i+1)
+		}
+	}
+	for i := range r.Logos {
+		assign("logo_", i, &r.Logos[i].ID)
+	}
+	for i := range r.Files {
+		assign("file_", i, &r.Files[i].ID)
+	}
+	for i := range r.Colors {
+		assign("color_", i, &r.Colors[i].ID)
+	}
+	for i := range r.Links {
+		assign("link_", i, &r.Links[i].ID)
+	}
+	p.prog.Resources = models.Some(r)
+	if r.Empty() {
+		p.prog.Resources = models.JSONCol[models.ProgramResources]{}
+	}
+	p.prog.UpdatedAt = time.Now().UTC()
+	if err := p.db.SaveProgram(p.ctx, p.prog); err != nil {
+		return cliErr(err)
+	}
+	return p.print(r)
+}
+
+// bountyAdd creates a performance bounty.
+func (p *programCmd) bountyAdd(args []string) error {
+	name := p.fs.String("name", "", "bounty name")
+	desc := p.fs.String("description", "", "what partners have to do")
+	reward := p.fs.Int64("reward", 0, "bonus in cents")
+	goal := p.fs.Int64("goal", 0, "sale commission earnings to reach, in cents")
+	sel := p.fs.String("group", "", "group slug or grp_ id (default: every group)")
+	starts := p.fs.String("starts", "", "start, RFC 3339 (default now)")
+	ends := p.fs.String("ends", "", "end, RFC 3339 (default open-ended)")
+	if err := p.parse(args, true); err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	b := &models.Bounty{WorkspaceID: p.w.ID, ProgramID: p.prog.ID, Name: *name, RewardAmount: *reward, GoalEarnings: *goal, StartsAt: now}
+	if *desc != "" {
+		b.Description = desc
+	}
+	if *sel != "" {
+		g, err := p.group(*sel)
+		if err != nil {
+			return err
+		}
+		b.GroupID = &g.ID
+	}
+	if *starts != "" {
+		t, err := time.Parse(time.RFC3339, *starts)
+		if err != nil {
+			return usageError{"--starts: want RFC 3339, e.g. 2026-05-01T00:00:00Z"}
+		}
+		b.StartsAt = t
+	}
+	if *ends != "" {
+		t, err := time.Parse(time.RFC3339, *ends)
+		if err != nil {
+			return usageError{"--ends: want RFC 3339, e.g. 2026-06-01T00:00:00Z"}
+		}
+		b.EndsAt = &t
+	}
+	if err := p.db.CreateBounty(p.ctx, b, now); err != nil {
+		return cliErr(err)
+	}
+	return p.print(map[string]any{"id": b.ID, "name": b.Name, "groupId": b.GroupID, "rewardAmount": b.RewardAmount,
+		"goalEarnings": b.GoalEarnings, "startsAt": b.StartsAt, "endsAt": b.EndsAt})
 }

@@ -107,10 +107,25 @@ func TestProgramCommands(t *testing.T) {
 				{[]string{"program", "show", "--workspace", "nope"}, "Workspace not found"},
 				{[]string{"program", "show"}, "--workspace is required"},
 				{[]string{"program", "frobnicate"}, "unknown program command"},
+				{[]string{"program", "resources", "set", "--workspace", "acme", "--json", `{"colors":[{"name":"Blue","color":"blue"}]}`}, "Colors are hex values"},
+				{[]string{"program", "resources", "set", "--workspace", "acme", "--json", `{"links":[{"name":"X","url":"javascript:alert(1)"}]}`}, "http, https or mailto"},
+				{[]string{"program", "resources", "set", "--workspace", "acme", "--json", `{"fonts":[]}`}, "unknown field"},
+				{[]string{"program", "bounty", "add", "--workspace", "acme", "--name", "B", "--reward", "100"}, "The goal must be more than 0"},
+				{[]string{"program", "bounty", "add", "--workspace", "acme", "--name", "B", "--reward", "100", "--goal", "5", "--group", "nope"}, "not found"},
 			} {
 				if _, err := relink(tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Errorf("relink %s: %v, want %q", strings.Join(tc.args, " "), err, tc.want)
 				}
+			}
+			out, err = relink("program", "resources", "set", "--workspace", "acme", "--json",
+				`{"logos":[{"name":"Logo","size":2048,"url":"https://cdn.example/logo.svg"}],"colors":[{"name":"Blue","color":"#2563eb"}],"links":[{"name":"Press","url":"mailto:press@acme.example"}]}`)
+			if err != nil || !strings.Contains(out, `"id": "logo_1"`) || !strings.Contains(out, `"color": "#2563eb"`) {
+				t.Errorf("resources set: %s %v", out, err)
+			}
+			out, err = relink("program", "bounty", "add", "--workspace", "acme", "--name", "Spring push", "--reward", "5000", "--goal", "100000",
+				"--group", "default", "--ends", "2099-01-01T00:00:00Z")
+			if err != nil || !strings.Contains(out, `"id": "bnty_`) || !strings.Contains(out, `"goalEarnings": 100000`) {
+				t.Errorf("bounty add: %s %v", out, err)
 			}
 			out, err = relink("program", "commissions", "process")
 			if err != nil || !strings.Contains(out, `"count": 0`) {

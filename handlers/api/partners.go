@@ -380,15 +380,22 @@ func parseTime(name, v string, loc *time.Location) (*time.Time, error) {
 	return nil, apierr.Validation("invalid_format", name, "Invalid ISO datetime")
 }
 
-// parseWindow reads interval, start, end and timezone.
+// parseWindow reads interval (default all), start, end and timezone.
 func parseWindow(c *fiber.Ctx) (interval string, start, end *time.Time, loc *time.Location, err error) {
+	return ParseWindow(c, "all")
+}
+
+// ParseWindow reads the time window of an analytics-style query: interval
+// (def when absent), start and end (ISO dates or date-times, in the time
+// zone), timezone (IANA, default UTC). Bad values are 422 errors.
+func ParseWindow(c *fiber.Ctx, def string) (interval string, start, end *time.Time, loc *time.Location, err error) {
 	loc = time.UTC
 	if tz := c.Query("timezone"); tz != "" {
 		if loc, err = time.LoadLocation(tz); err != nil {
 			return "", nil, nil, nil, apierr.Validation("invalid_value", "timezone", "Invalid timezone: "+tz)
 		}
 	}
-	interval = c.Query("interval", "all")
+	interval = c.Query("interval", def)
 	if !contains(conversions.Intervals, interval) {
 		return "", nil, nil, nil, apierr.Validation("invalid_value", "interval", "Invalid option: expected one of "+options(conversions.Intervals))
 	}

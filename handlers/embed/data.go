@@ -9,6 +9,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/api"
 	"github.com/relinkhq/relink/internal/analytics"
+	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/referrals"
 )
@@ -205,4 +206,50 @@ func (h *Handlers) Events(c *fiber.Ctx) error {
 		}
 	}
 	return c.JSON(evs)
+}
+
+// earningsBucketJSON is one bucket of GET /api/embed/referrals/earnings/timeseries.
+type earningsBucketJSON struct {
+	Start    string           `json:"start"`
+	Earnings int64            `json:"earnings"`
+	GroupBy  string           `json:"groupBy,omitempty"`
+	Data     map[string]int64 `json:"data,omitempty"`
+}
+
+// EarningsTimeseries answers GET /api/embed/referrals/earnings/timeseries:
+// the token's partner's sale commission earnings (status pending, processed
+// or paid; §3.6) per bucket, zero-filled.
+//
+// Query: interval (24h 7d 30d 90d 1y mtd qtd ytd all; default 30d), start
+// and end (ISO; win over interval), timezone (IANA; buckets aligned in it),
+// linkId (one of the partner's links; another id is 404), groupBy=linkId
+// (adds data: {linkId: cents} with every link). Unknown keys are ignored.
+// Answers [{start, earnings}] (and groupBy, data when grouped).
+func (h *Handlers) EarningsTimeseries(c *fiber.Ctx) error {
+	sess := session(c)
+	var q conversions.EarningsQuery
+	var err error
+	if q.Interval, q.Start, q.End, q.Location, err = api.ParseWindow(c, "30d"); err != nil {
+		return err
+	}
+	switch g := c.Query("groupBy"); g {
+	case "":
+	case "linkId":
+		q.GroupByLink = true
+	default:
+		return apierr.Validation("invalid_value", "groupBy", `Invalid option: expected one of "linkId"`)
+	}
+	q.LinkID = c.Query("linkId")
+	series, err := h.d.Referrals.EarningsSeries(c.UserContext(), sess, q)
+	if err != nil {
+		return err
+	}
+	out := make([]earningsBucketJSON, len(series))
+	for i, b := range series {
+		out[i] = earningsBucketJSON{Start: api.Timestamp(b.Start), Earnings: b.Earnings}
+		if q.GroupByLink {
+			out[i].GroupBy, out[i].Data = "linkId", b.ByLink
+		}
+	}
+	return c.JSON(out)
 }

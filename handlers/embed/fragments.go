@@ -12,6 +12,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/views/embed"
 )
@@ -52,18 +53,35 @@ func (h *Handlers) Overview(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	points, err := r.EarningsChart(ctx, sess, 30)
+	points, err := r.EarningsChart(ctx, sess)
+	if err != nil {
+		return err
+	}
+	referral, err := r.PartnerReferral(ctx, sess)
 	if err != nil {
 		return err
 	}
 	st := referrals.StatsOf(links)
+	var sparks *embed.Sparks
+	if st.Clicks+st.Leads+st.Conversions > 0 {
+		// No activity: the empty hint instead, and no analytics query (§6.4).
+		a, err := r.Activity(ctx, sess)
+		if err != nil {
+			return err
+		}
+		sparks = &embed.Sparks{Clicks: embed.Sparkline(a.Clicks), Leads: embed.Sparkline(a.Leads), Sales: embed.Sparkline(a.Sales)}
+	}
 	o := embed.Overview{
 		Links: viewLinks(links), Rewards: rewards.Lines,
 		Clicks: referrals.Thousands(st.Clicks), Leads: referrals.Thousands(st.Leads), Sales: referrals.Thousands(st.Conversions),
 		Earnings: referrals.Money(earnings.Upcoming + earnings.Paid),
 		Upcoming: referrals.Money(earnings.Upcoming), Paid: referrals.Money(earnings.Paid),
 		HideEarnings: sess.Embed.HideEarnings, PoweredBy: !sess.Embed.HidePoweredByBadge,
-		Chart: chartOf(points),
+		Chart: chartOf(points), Sparks: sparks,
+	}
+	if referral != nil {
+		o.Referral = &embed.PartnerReferral{Link: referral.Link, Rewards: referral.Rewards,
+			Display: strings.TrimPrefix(strings.TrimPrefix(referral.Link, "https://"), "http://")}
 	}
 	if sess.Embed.CustomTermsURL != nil && safeURL(*sess.Embed.CustomTermsURL) {
 		o.TermsURL = *sess.Embed.CustomTermsURL
@@ -95,13 +113,13 @@ func viewLinks(ls []referrals.Link) []embed.Link {
 		}
 		out[i] = embed.Link{ID: l.ID, Display: l.Display, Copy: l.Copy, Destination: dest, Domain: l.Domain, Key: l.Key,
 			URL: l.URL, Clicks: referrals.Thousands(l.Clicks), Leads: referrals.Thousands(l.Leads),
-			Conversions: referrals.Thousands(l.Conversions)}
+			Conversions: referrals.Thousands(l.Conversions), Default: l.PartnerGroupDefaultLinkID != nil}
 	}
 	return out
 }
 
-// chartOf draws the earnings per day as SVG paths on a 600×160 canvas.
-func chartOf(points []referrals.ChartPoint) embed.Chart {
+// chartOf draws the sale earnings per day as SVG paths on a 600×160 canvas.
+func chartOf(points []conversions.EarningsBucket) embed.Chart {
 	const w, hgt = 600, 160
 	c := embed.Chart{Width: w, Height: hgt}
 	var maxV, total int64
@@ -220,11 +238,16 @@ func (h *Handlers) Quickstart(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var first *embed.Link
-	if v := viewLinks(links); len(v) > 0 {
-		first = &v[0]
+	earnings, err := h.d.Referrals.Earnings(c.UserContext(), sess)
+	if err != nil {
+		return err
 	}
-	return render.Component(c, http.StatusOK, embed.QuickstartFragment(first, !sess.Embed.HideEarnings))
+	q := embed.Quickstart{HasResources: !sess.Resources().Empty(), ShowEarnings: !sess.Embed.HideEarnings,
+		CanPayout: earnings.Upcoming+earnings.Paid > 0, HasFAQ: sess.Embed.FAQ == nil || len(*sess.Embed.FAQ) > 0}
+	if v := viewLinks(links); len(v) > 0 {
+		q.First = &v[0]
+	}
+	return render.Component(c, http.StatusOK, embed.QuickstartFragment(q))
 }
 
 // Links is the Links tab: the list, or the form with ?form=new|<linkId>.
@@ -241,6 +264,7 @@ func (h *Handlers) Links(c *fiber.Ctx) error {
 		for _, l := range v.Links {
 			if l.ID == f {
 				v.Form = h.newForm(sess, l.ID, l.Key, l.URL)
+				v.Form.HideDest = v.Form.HideDest || l.Default
 			}
 		}
 	}
@@ -321,6 +345,9 @@ func (h *Handlers) SaveLink(c *fiber.Ctx) error {
 		}
 		v.Form = h.newForm(sess, id, in.Key, in.URL)
 		v.Form.Error = e.Message
+		for _, l := range v.Links {
+			v.Form.HideDest = v.Form.HideDest || (l.ID == id && l.Default)
+		}
 		return render.Component(c, http.StatusOK, embed.LinksFragment(v))
 	}
 	if id == "" {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -85,15 +86,24 @@ func (h *Handlers) Page(c *fiber.Ctx) error {
 	shell := embed.Shell{
 		Token: q.Token, Background: q.Background, DynamicHeight: q.DynamicHeight,
 		ProgramName: sess.Program.Name, BrandColor: "#2563eb", Active: sess.Active(), Status: sess.Enrollment.Status,
-		Tabs: tabs(sess),
+	}
+	if shell.Active {
+		bounties, err := h.d.Referrals.Bounties(c.UserContext(), sess)
+		if err != nil {
+			return err
+		}
+		shell.Tabs = tabs(sess, len(bounties))
 	}
 	return render.Page(c, http.StatusOK, page, embed.Page(shell))
 }
 
 // tabs are the dashboard's tabs in order, each present when its condition
-// holds (§6.4).
-func tabs(s *referrals.Session) []embed.Tab {
+// holds (§6.4). Settings (how the partner is paid) goes with earnings.
+func tabs(s *referrals.Session, bounties int) []embed.Tab {
 	out := []embed.Tab{{ID: "quickstart", Label: "Quickstart", Path: embed.PathQuickstart}}
+	if bounties > 0 {
+		out = append(out, embed.Tab{ID: "bounties", Label: "Bounties", Path: embed.PathBounties, Badge: strconv.Itoa(bounties)})
+	}
 	if !s.Embed.HideEarnings {
 		out = append(out, embed.Tab{ID: "earnings", Label: "Earnings", Path: embed.PathEarnings})
 	}
@@ -103,6 +113,12 @@ func tabs(s *referrals.Session) []embed.Tab {
 	}
 	if s.Embed.FAQ == nil || len(*s.Embed.FAQ) > 0 {
 		out = append(out, embed.Tab{ID: "faq", Label: "FAQ", Path: embed.PathFAQ})
+	}
+	if !s.Resources().Empty() {
+		out = append(out, embed.Tab{ID: "resources", Label: "Resources", Path: embed.PathResources})
+	}
+	if !s.Embed.HideEarnings {
+		out = append(out, embed.Tab{ID: "settings", Label: "Settings", Path: embed.PathSettings})
 	}
 	return out
 }

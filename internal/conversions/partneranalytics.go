@@ -199,13 +199,13 @@ func (s *Service) PartnerAnalytics(ctx context.Context, ws *models.Workspace, q 
 	if err != nil {
 		return nil, err
 	}
-	var commissions []eventRow
-	err = s.DB.WithContext(ctx).Model(&models.Commission{}).Select("COALESCE(link_id, '') AS link_id, created_at AS timestamp, earnings AS amount").
-		Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND type = ? AND status IN ? AND created_at >= ? AND created_at < ?",
-			ws.ID, prog.ID, e.PartnerID, models.CommissionSale, models.CountedStatuses, start.UTC(), end.UTC()).
-		Scan(&commissions).Error
+	earned, err := s.DB.PartnerSaleEarnings(ctx, ws.ID, prog.ID, e.PartnerID, start, end, "")
 	if err != nil {
-		return nil, fmt.Errorf("partner analytics commissions: %w", err)
+		return nil, err
+	}
+	commissions := make([]eventRow, len(earned))
+	for i, p := range earned {
+		commissions[i] = eventRow{LinkID: p.LinkID, Timestamp: p.CreatedAt, Amount: p.Earnings}
 	}
 	out := &PartnerAnalytics{}
 	add := func(r *AnalyticsRow, kind int, ev eventRow) {

@@ -246,7 +246,7 @@ func (s *Service) createDefaultLinks(ctx context.Context, ws *models.Workspace, 
 			if prefix != "" {
 				full = prefix + "/" + key
 			}
-			_, err := s.Links.Create(ctx, links.Actor{Workspace: ws}, partnerLinkInput(in.LinkProps, prog, res.e, dl.Domain, withUTM(dl.URL, g), full))
+			_, err := s.createFromDefaultLink(ctx, ws, prog, res.e, g, dl, in.LinkProps, full)
 			if err == nil {
 				break
 			}
@@ -257,6 +257,55 @@ func (s *Service) createDefaultLinks(ctx context.Context, ws *models.Workspace, 
 		}
 	}
 	return nil
+}
+
+// createFromDefaultLink creates a partner's link from one of its group's
+// default links (§3.3 step 5): the default link's domain, its URL with the
+// group's UTM template, and partnerGroupDefaultLinkId recorded.
+func (s *Service) createFromDefaultLink(ctx context.Context, ws *models.Workspace, prog *models.Program, e *models.Enrollment, g *models.Group, dl models.DefaultLink, props *LinkProps, key string) (*models.Link, error) {
+	l, err := s.Links.Create(ctx, links.Actor{Workspace: ws}, partnerLinkInput(props, prog, e, dl.Domain, withUTM(dl.URL, g), key))
+	if err != nil {
+		return nil, err
+	}
+	if dl.ID == "" {
+		return l, nil // a default link stored before default links had ids
+	}
+	if err := s.DB.SetPartnerGroupDefaultLink(ctx, ws.ID, l.ID, dl.ID); err != nil {
+		return nil, fmt.Errorf("record default link of %s: %w", l.ID, err)
+	}
+	l.PartnerGroupDefaultLinkID = &dl.ID
+	return l, nil
+}
+
+// MissingDefaultLink is the first of the group's default links the partner
+// has no link from yet, if any.
+func MissingDefaultLink(g *models.Group, partnerLinks []models.Link) (models.DefaultLink, bool) {
+	if g == nil || !g.DefaultLinks.Valid {
+		return models.DefaultLink{}, false
+	}
+	have := map[string]bool{}
+	for _, l := range partnerLinks {
+		if l.PartnerGroupDefaultLinkID != nil {
+			have[*l.PartnerGroupDefaultLinkID] = true
+		}
+	}
+	for _, dl := range g.DefaultLinks.V {
+		if dl.ID != "" && !have[dl.ID] {
+			return dl, true
+		}
+	}
+	return models.DefaultLink{}, false
+}
+
+// CreateDefaultPartnerLink creates the partner's link from a group default
+// link it does not have yet (the embed's "create a link" without a
+// destination, §6.7), with the given key ("" = random).
+func (s *Service) CreateDefaultPartnerLink(ctx context.Context, ws *models.Workspace, sel PartnerSelector, dl models.DefaultLink, key string) (*models.Link, error) {
+	prog, g, e, err := s.partnerLinkContext(ctx, s.DB, ws, sel)
+	if err != nil {
+		return nil, err
+	}
+	return s.createFromDefaultLink(ctx, ws, prog, e, g, dl, nil, key)
 }
 
 // withUTM adds the group's UTM template to a destination, keeping

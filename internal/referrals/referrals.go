@@ -189,7 +189,7 @@ func (s *Service) linkOf(sess *Session, l *models.Link) Link {
 		short = s.Conversions.Links.ShortLink(l)
 	}
 	out := Link{ID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, ShortLink: short, Clicks: l.Clicks,
-		Leads: l.Leads, Conversions: l.Conversions, SaleAmount: l.SaleAmount}
+		Leads: l.Leads, Conversions: l.Conversions, SaleAmount: l.SaleAmount, PartnerGroupDefaultLinkID: l.PartnerGroupDefaultLinkID}
 	out.Copy = out.ShortLink
 	if sess.Group != nil && sess.Group.LinkStructure == "query" {
 		// §6.4: <destination origin + path, trailing slash removed>?via=<key>.
@@ -335,34 +335,23 @@ func customerEmail(c *models.Customer) string {
 	return AnonymousName(c.ID)
 }
 
-// ChartPoint is one bucket of the earnings chart.
-type ChartPoint struct {
-	Start    time.Time
-	Earnings int64
-}
-
-// EarningsChart sums the partner's counted commissions (pending, processed,
-// paid) per day over the last days days, oldest first, zero-filled.
-func (s *Service) EarningsChart(ctx context.Context, sess *Session, days int) ([]ChartPoint, error) {
-	now := s.now()
-	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	start := today.AddDate(0, 0, -(days - 1))
-	rows, err := s.DB.PartnerEarningsSince(ctx, sess.Workspace.ID, sess.Program.ID, sess.Partner.ID, start)
-	if err != nil {
+// EarningsSeries is GET /api/embed/referrals/earnings/timeseries over the
+// token's own enrollment: the partner's sale commission earnings per bucket
+// (§3.6), the same numbers as GET /partners/analytics.
+func (s *Service) EarningsSeries(ctx context.Context, sess *Session, q conversions.EarningsQuery) ([]conversions.EarningsBucket, error) {
+	if err := sess.RequireGroup(); err != nil {
 		return nil, err
 	}
-	out := make([]ChartPoint, days)
-	for i := range out {
-		out[i].Start = start.AddDate(0, 0, i)
-	}
-	for _, r := range rows {
-		t := r.CreatedAt.UTC()
-		i := int(time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).Sub(start) / (24 * time.Hour))
-		if i >= 0 && i < days {
-			out[i].Earnings += r.Earnings
-		}
-	}
-	return out, nil
+	return s.Conversions.EarningsTimeseries(ctx, sess.Workspace, sess.Program, sess.Enrollment, q)
+}
+
+// ChartDays is the span of the dashboard's earnings chart.
+const ChartDays = 30
+
+// EarningsChart is the dashboard's chart: the earnings timeseries over the
+// last 30 days in UTC, one bucket a day, oldest first, zero-filled.
+func (s *Service) EarningsChart(ctx context.Context, sess *Session) ([]conversions.EarningsBucket, error) {
+	return s.EarningsSeries(ctx, sess, conversions.EarningsQuery{Interval: "30d", Location: time.UTC})
 }
 
 // LeaderRow is one leaderboard row: an enrollment id (or a filler seed),
@@ -417,6 +406,9 @@ func (s *Service) checkLinkWrite(sess *Session) error {
 
 // CreateLink creates one of the partner's links within the group's rules:
 // the link limit, then the destination rules of POST /partners/links.
+// Without a destination, a group default link the partner has no link from
+// yet is used first (its domain, URL and partnerGroupDefaultLinkId), then the
+// group's first default-link URL on the program domain.
 func (s *Service) CreateLink(ctx context.Context, sess *Session, in LinkWrite) (*Link, error) {
 	if err := s.checkLinkWrite(sess); err != nil {
 		return nil, err
@@ -428,10 +420,16 @@ func (s *Service) CreateLink(ctx context.Context, sess *Session, in LinkWrite) (
 	if n := sess.Group.MaxPartnerLinks; len(ls) >= n {
 		return nil, apierr.Newf(apierr.BadRequest, "You have reached the limit of %d program links.", n)
 	}
-	l, err := s.Conversions.CreatePartnerLink(ctx, sess.Workspace, conversions.PartnerLinkInput{
-		PartnerSelector: conversions.PartnerSelector{PartnerID: sess.Partner.ID},
-		URL:             strings.TrimSpace(in.URL), Key: strings.TrimSpace(in.Key),
-	})
+	sel := conversions.PartnerSelector{PartnerID: sess.Partner.ID}
+	url, key := strings.TrimSpace(in.URL), strings.TrimSpace(in.Key)
+	var l *models.Link
+	if dl, ok := conversions.MissingDefaultLink(sess.Group, ls); ok && url == "" {
+		// No destination, and a group default link the partner has no link
+		// from yet: this becomes that default link (its domain, URL and id).
+		l, err = s.Conversions.CreateDefaultPartnerLink(ctx, sess.Workspace, sel, dl, key)
+	} else {
+		l, err = s.Conversions.CreatePartnerLink(ctx, sess.Workspace, conversions.PartnerLinkInput{PartnerSelector: sel, URL: url, Key: key})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -453,7 +451,10 @@ func (s *Service) UpdateLink(ctx context.Context, sess *Session, linkID string, 
 		return nil, apierr.New(apierr.NotFound, "Link not found.")
 	}
 	dest := strings.TrimSpace(in.URL)
-	if dest == "" {
+	switch {
+	case dest == "" && l.PartnerGroupDefaultLinkID != nil:
+		dest = l.URL // a default link keeps its destination
+	case dest == "":
 		dest = *sess.Program.URL
 	}
 	up, err := s.Conversions.UpdateEmbedLink(ctx, sess.Workspace, sess.Enrollment, l, dest, strings.TrimSpace(in.Key))

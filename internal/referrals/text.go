@@ -154,6 +154,12 @@ func RewardSentence(r *models.Reward) string {
 		return *r.Description
 	}
 	s := "Earn " + rewardAmount(r)
+	if r.Event == models.EventReferral {
+		if r.Type == models.RewardPercentage {
+			return s + " of the commissions of each partner you refer"
+		}
+		return s + " for each partner you refer"
+	}
 	switch {
 	case r.Event == models.EventSale && r.MaxDuration != nil && *r.MaxDuration == 0:
 		s += " for the first sale"

@@ -65,6 +65,20 @@ before(async () => {
   for (const p of ["alice", "bob"]) {
     tokens[p] = (await relink.api("POST", "/tokens/embed/referrals", { tenantId: p }, 201)).publicToken;
   }
+  // Resources, a bounty Alice has reached ($20 of sale commissions ≥ $10),
+  // and a partner-referral reward Carol (enrolled after it) gets.
+  const logo = `${relink.appURL}/static/favicon.svg`;
+  await relink.cli(["program", "resources", "set", "--workspace", "acme", "--json", JSON.stringify({
+    logos: [{ name: "Acme mark", size: 1536, url: logo }],
+    colors: [{ name: "Acme blue", color: "#2563eb" }, { name: "Ink", color: "#0f172a" }],
+    files: [{ name: "Brand guide", size: 2097152, url: "https://cdn.example/brand-guide.pdf" }],
+    links: [{ name: "Press", url: "mailto:press@acme.example" }, { name: "Pricing", url: "https://shop.example/pricing" }],
+  })]);
+  await relink.cli(["program", "bounty", "add", "--workspace", "acme", "--name", "Spring push", "--reward", "5000", "--goal", "1000",
+    "--description", "Earn $10 in sale commissions this spring.", "--starts", new Date(Date.now() - 86400000).toISOString().replace(/\.\d+Z$/, "Z")]);
+  await relink.cli(["program", "reward", "set", "--workspace", "acme", "--event", "referral", "--type", "flat", "--amount", "1000"]);
+  await relink.api("POST", "/partners", { email: "carol@partners.example", name: "Carol", tenantId: "carol" }, 201);
+  tokens.carol = (await relink.api("POST", "/tokens/embed/referrals", { tenantId: "carol" }, 201)).publicToken;
   host = await startHost(hostPage);
   browser = await launchBrowser();
 });
@@ -230,5 +244,76 @@ test("a link created in the Links tab is listed and copied", async () => {
   await shot(page, "embed-links-error");
   const list = await relink.api("GET", "/partners/links?tenantId=alice");
   assert.equal(list.length, 2);
+  await ctx.close();
+});
+
+/** Waits until the iframe's container has taken the dashboard's height. */
+async function settled(page, frame) {
+  await eventually(async () => {
+    const want = await frame.locator("body").evaluate((b) => b.scrollHeight);
+    const h = await page.locator("#relink-embed-container").evaluate((el) => el.getBoundingClientRect().height);
+    return Math.abs(h - want) <= 1;
+  }, { what: "iframe height settled" });
+}
+
+test("bounties, resources and settings tabs, sparklines", async () => {
+  const { ctx, page, frame } = await open({ token: tokens.alice }, { perms: true });
+  await frame.locator('[data-testid="overview"]').waitFor();
+  const tabs = await frame.locator("[data-tab]").evaluateAll((els) => els.map((e) => e.dataset.tab));
+  assert.deepEqual(tabs, ["quickstart", "bounties", "earnings", "links", "leaderboard", "faq", "resources", "settings"]);
+  assert.equal(await frame.locator('[data-testid="tab-badge-bounties"]').textContent(), "1");
+  // Alice has clicks, leads and a sale: three sparklines, no empty hint.
+  assert.equal(await frame.locator('[data-testid="sparkline"]').count(), 3);
+  assert.equal(await frame.locator('[data-testid="no-activity"]').count(), 0);
+
+  await frame.locator('[data-tab="bounties"]').click();
+  await frame.locator('[data-testid="bounty"]').waitFor();
+  assert.equal(await frame.locator('[data-testid="bounty-name"]').textContent(), "Spring push");
+  assert.equal((await frame.locator('[data-testid="bounty-progress"]').textContent()).trim(), "$20.00 of $10");
+  await frame.locator('[data-testid="bounty-done"]').waitFor();
+  assert.equal(await frame.locator('[data-testid="bounty"] [role="progressbar"]').getAttribute("aria-valuenow"), "100");
+  await shot(page, "embed-bounties");
+
+  // Quickstart's "View resources" opens the Resources tab.
+  await frame.locator('[data-tab="quickstart"]').click();
+  await frame.locator('[data-testid="quickstart-resources"]').click();
+  await frame.locator('[data-testid="resources"]').waitFor();
+  assert.equal(await frame.locator('[data-tab="resources"]').getAttribute("aria-selected"), "true");
+  assert.equal(await frame.locator('[data-testid="resource-logo"] [data-testid="resource-meta"]').textContent(), "SVG · 1.5 KB");
+  assert.ok(await frame.locator('[data-testid="resource-logo"] img').evaluate((img) => img.complete && img.naturalWidth > 0), "logo loads");
+  assert.equal(await frame.locator('[data-testid="resource-file"] [data-testid="resource-meta"]').textContent(), "PDF · 2.0 MB");
+  const swatch = frame.locator('[data-testid="resource-color"]').first();
+  assert.equal(await swatch.locator("span span").first().evaluate((el) => getComputedStyle(el.parentElement.previousElementSibling).backgroundColor), "rgb(37, 99, 235)");
+  await swatch.click();
+  await eventually(async () => (await page.evaluate(() => navigator.clipboard.readText())) === "#2563EB", { what: "colour on the clipboard" });
+  assert.equal(await frame.locator('[data-testid="resource-link"]').first().locator('[data-icon="mail"] svg').count(), 1, "mailto link has an envelope");
+  // A full-page shot of a frame this tall leaves its top unpainted in
+  // headless Chromium: shoot the viewport around the tab instead.
+  await settled(page, frame);
+  await frame.locator('[data-testid="resources"]').scrollIntoViewIfNeeded();
+  await shot(page, "embed-resources", { fullPage: false });
+
+  // The earnings card's Settings button opens Settings.
+  await frame.locator('[data-testid="earnings-settings"]').click();
+  await frame.locator('[data-testid="settings"]').waitFor();
+  assert.equal(await frame.locator('[data-testid="payout-method"]').textContent(), "Not set up yet");
+  assert.equal(await frame.locator('[data-testid="settings-upcoming"]').textContent(), "$30.00");
+  await shot(page, "embed-settings");
+  await ctx.close();
+});
+
+test("the partner-referral section, and the empty activity state", async () => {
+  const { ctx, page, frame } = await open({ token: tokens.carol }, { perms: true });
+  await frame.locator('[data-testid="partner-referral"]').waitFor();
+  const link = await frame.locator('[data-testid="partner-referral-link"]').inputValue();
+  assert.match(link, /^shop\.example\/\?via=carol-[a-z0-9]{4}$/);
+  assert.equal((await frame.locator('[data-testid="partner-referral"] [data-testid="reward"]').textContent()).trim(), "●Earn $10 for each partner you refer");
+  await frame.locator('[data-testid="partner-referral-copy"]').click();
+  await eventually(async () => (await page.evaluate(() => navigator.clipboard.readText())) === `https://${link}`, { what: "partner link on the clipboard" });
+  // No clicks yet: the hint instead of sparklines; no bounty progress yet.
+  await frame.locator('[data-testid="no-activity"]').waitFor();
+  assert.equal(await frame.locator('[data-testid="sparkline"]').count(), 0);
+  assert.equal(await frame.locator('[data-testid="quickstart-payouts"]').isDisabled(), true);
+  await shot(page, "embed-partner-referral");
   await ctx.close();
 });

@@ -93,6 +93,6 @@ export async function eventually(fn, { timeout = 10000, interval = 100, what = "
   }
 }
 
-export async function shot(page, name) {
-  await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+export async function shot(page, name, { fullPage = true } = {}) {
+  await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage });
 }

@@ -24,6 +24,9 @@ const (
 	PathLeaderboard = "/embed/referrals/fragments/leaderboard"
 	PathFAQ         = "/embed/referrals/fragments/faq"
 	PathQuickstart  = "/embed/referrals/fragments/quickstart"
+	PathBounties    = "/embed/referrals/fragments/bounties"
+	PathResources   = "/embed/referrals/fragments/resources"
+	PathSettings    = "/embed/referrals/fragments/settings"
 )
 
 // Shell is the page around the sections.
@@ -41,6 +44,7 @@ type Shell struct {
 // Tab is one tab of the dashboard.
 type Tab struct {
 	ID, Label, Path string
+	Badge           string // a count after the label (Bounties)
 }
 
 // headers is the hx-headers JSON carrying the token.
@@ -85,6 +89,7 @@ type ErrorView struct {
 type Link struct {
 	ID, Display, Copy, Destination, Domain, Key, URL string
 	Clicks, Leads, Conversions                       string
+	Default                                          bool // from a group default link: destination fixed
 }
 
 // Overview is the hero (links, rewards), the stat cards and the chart.
@@ -102,6 +107,135 @@ type Overview struct {
 	HideEarnings bool
 	Chart        Chart
 	PoweredBy    bool
+	// Referral is the partner-referral section; nil: not shown.
+	Referral *PartnerReferral
+	// Sparks are the stat cards' sparklines (clicks, leads, sales); nil
+	// when there is no activity yet.
+	Sparks *Sparks
+}
+
+// PartnerReferral is the hero's partner-referral section.
+type PartnerReferral struct {
+	Link, Display string
+	Rewards       []string
+}
+
+// Sparks holds SVG path data for the stat cards' sparklines, drawn on a
+// 100×24 canvas.
+type Sparks struct {
+	Clicks, Leads, Sales string
+}
+
+// Sparkline draws a series as SVG path data on a 100×24 canvas, scaled to
+// its own maximum; fewer than two points draw a flat line.
+func Sparkline(vals []int64) string {
+	const w, h = 100.0, 24.0
+	if len(vals) < 2 {
+		return fmt.Sprintf("M0 %.1f L%.0f %.1f", h-1, w, h-1)
+	}
+	var maxV int64 = 1
+	for _, v := range vals {
+		maxV = max(maxV, v)
+	}
+	var b strings.Builder
+	for i, v := range vals {
+		cmd := "L"
+		if i == 0 {
+			cmd = "M"
+		}
+		x := float64(i) * w / float64(len(vals)-1)
+		y := (h - 1) - float64(v)*(h-2)/float64(maxV)
+		fmt.Fprintf(&b, "%s%.1f %.1f ", cmd, x, y)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// linkIcon names a resource link's icon: an envelope for mailto, else a globe.
+func linkIcon(mail bool) string {
+	if mail {
+		return "mail"
+	}
+	return "web"
+}
+
+// copiedLabel is a copy button's label once copied: "Copy link" → "Copied
+// link", anything else "Copied".
+func copiedLabel(label string) string {
+	if label == "Copy link" {
+		return "Copied link"
+	}
+	return "Copied"
+}
+
+// sparkOf picks a sparkline; "" without activity.
+func sparkOf(s *Sparks, which string) string {
+	if s == nil {
+		return ""
+	}
+	switch which {
+	case "clicks":
+		return s.Clicks
+	case "leads":
+		return s.Leads
+	}
+	return s.Sales
+}
+
+// Quickstart is the three starter cards (§6.5).
+type Quickstart struct {
+	First        *Link
+	HasResources bool
+	ShowEarnings bool // false: the third card is "Browse the FAQ"
+	CanPayout    bool // some earnings exist: "Connect payouts" is enabled
+	HasFAQ       bool
+}
+
+// Resources is the Resources tab (§6.5).
+type Resources struct {
+	Logos  []ResourceFile
+	Colors []ResourceColor
+	Files  []ResourceFile
+	Links  []ResourceLink
+}
+
+// ResourceFile is a logo or file: its name, "PNG · 12.3 KB", download URL.
+type ResourceFile struct {
+	Name, Meta, URL string
+}
+
+// ResourceColor is a brand colour: name and upper-case hex.
+type ResourceColor struct {
+	Name, Hex string
+}
+
+// ResourceLink is a link with a copy action; Mail marks mailto: links.
+type ResourceLink struct {
+	Name, URL, Display string
+	Mail               bool
+}
+
+// Settings is the Settings tab: how the partner gets paid.
+type Settings struct {
+	ProgramName string
+	Method      string // "" : no payout method yet
+	Email       string // the partner's email (and PayPal email)
+	Terms       []string
+	Upcoming    string
+	Paid        string
+}
+
+// Bounty is one card of the Bounties tab.
+type Bounty struct {
+	ID, Name, Description string
+	Reward, Goal          string // "$50", "$500"
+	Progress              string // "$120.00"
+	Percent               int    // 0–100
+	Window                string // "Ends Dec 31, 2026" or "No end date"
+	Done                  bool
+}
+
+func (b Bounty) barStyle() string {
+	return fmt.Sprintf("width: %d%%", b.Percent)
 }
 
 // Chart is a server-rendered SVG line chart of earnings per day.
