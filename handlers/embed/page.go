@@ -107,7 +107,10 @@ func tabs(s *referrals.Session, bounties int) []embed.Tab {
 	if !s.Embed.HideEarnings {
 		out = append(out, embed.Tab{ID: "earnings", Label: "Earnings", Path: embed.PathEarnings})
 	}
-	out = append(out, embed.Tab{ID: "links", Label: "Links", Path: embed.PathLinks})
+	// Partners can only add links to the destinations the group allows.
+	if s.Group != nil && len(s.Group.AdditionalLinks.V) > 0 {
+		out = append(out, embed.Tab{ID: "links", Label: "Links", Path: embed.PathLinks})
+	}
 	if s.Embed.LeaderboardEnabled() {
 		out = append(out, embed.Tab{ID: "leaderboard", Label: "Leaderboard", Path: embed.PathLeaderboard})
 	}

@@ -64,6 +64,22 @@ func TestTabs(t *testing.T) {
 			}
 		})
 
+		t.Run("no additional links, no links tab", func(t *testing.T) {
+			saved := g.AdditionalLinks
+			g.AdditionalLinks = models.JSONCol[[]models.AdditionalLink]{}
+			if err := db.SaveGroup(ctx, g); err != nil {
+				t.Fatal(err)
+			}
+			got := tabIDs(page(tokA))
+			g.AdditionalLinks = saved
+			if err := db.SaveGroup(ctx, g); err != nil {
+				t.Fatal(err)
+			}
+			if got != "quickstart,earnings,leaderboard,faq,settings" {
+				t.Errorf("tabs %s, want no links tab when the group allows no additional links", got)
+			}
+		})
+
 		t.Run("resources", func(t *testing.T) {
 			prog.Resources = models.Some(models.ProgramResources{
 				Logos:  []models.ResourceFile{{ID: "l1", Name: "Wordmark", Size: 12288, URL: "https://cdn.example/acme-logo.png"}},
