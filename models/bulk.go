@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
 )
@@ -162,11 +164,20 @@ func (l *BulkLoader) insertClicksCopy(ctx context.Context, tx *DB, batch []Click
 		return nil, nil
 	}
 	pool := tx.Statement.ConnPool
+	// Straight into clicks first: with fresh ids nothing conflicts. A
+	// conflict undoes the COPY (savepoint) and the batch takes the staging
+	// path, which skips the stored and repeated ids.
+	values := func(i int) ([]any, error) { return batch[i].values(), nil }
+	if ok, err := l.copyUnlessConflict(ctx, pool, "clicks", clickColumns, len(batch), values); err != nil {
+		return nil, fmt.Errorf("copy clicks: %w", err)
+	} else if ok {
+		return batch, nil
+	}
 	cols := strings.Join(clickColumns, ", ")
 	if _, err := pool.ExecContext(ctx, "CREATE TEMP TABLE IF NOT EXISTS bulk_clicks_stage (LIKE clicks INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"); err != nil {
 		return nil, fmt.Errorf("create staging table: %w", err)
 	}
-	if err := l.copyFrom(ctx, "bulk_clicks_stage", clickColumns, len(batch), func(i int) ([]any, error) { return batch[i].values(), nil }); err != nil {
+	if err := l.copyFrom(ctx, "bulk_clicks_stage", clickColumns, len(batch), values); err != nil {
 		return nil, fmt.Errorf("copy clicks: %w", err)
 	}
 	rows, err := pool.QueryContext(ctx, "INSERT INTO clicks ("+cols+") SELECT "+cols+
@@ -176,6 +187,28 @@ func (l *BulkLoader) insertClicksCopy(ctx context.Context, tx *DB, batch []Click
 		return nil, fmt.Errorf("insert staged clicks: %w", err)
 	}
 	return keep(batch, kept), nil
+}
+
+// copyUnlessConflict copies rows into table under a savepoint and reports
+// whether they went in; a unique violation rolls the savepoint back and
+// reports false.
+func (l *BulkLoader) copyUnlessConflict(ctx context.Context, pool gorm.ConnPool, table string, cols []string, n int, row func(i int) ([]any, error)) (bool, error) {
+	if _, err := pool.ExecContext(ctx, "SAVEPOINT bulk_copy"); err != nil {
+		return false, err
+	}
+	err := l.copyFrom(ctx, table, cols, n, row)
+	if err == nil {
+		_, err = pool.ExecContext(ctx, "RELEASE SAVEPOINT bulk_copy")
+		return err == nil, err
+	}
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "23505" {
+		return false, err
+	}
+	if _, err := pool.ExecContext(ctx, "ROLLBACK TO SAVEPOINT bulk_copy"); err != nil {
+		return false, err
+	}
+	return false, nil
 }
 
 // Aggregates adds aggregate rows (insert or increment) in one transaction.
@@ -197,16 +230,23 @@ func (l *BulkLoader) addAggregates(ctx context.Context, tx *DB, rows []EventAggr
 	}
 	pool := tx.Statement.ConnPool
 	if l.conn != nil {
-		// A staging table and one INSERT … SELECT: the rows are unique by key
-		// (folded), so ON CONFLICT touches each stored row at most once.
+		values := func(i int) ([]any, error) {
+			r := &rows[i]
+			return []any{r.WorkspaceID, r.Event, r.Dim, r.Hour.UTC(), r.Value, r.Count, r.Amount}, nil
+		}
+		// Rows of hours the workspace has no aggregates for yet (a fresh
+		// workspace) are copied straight in; otherwise a staging table and
+		// one upsert: the rows are unique by key (folded), so ON CONFLICT
+		// touches each stored row at most once.
+		if ok, err := l.copyUnlessConflict(ctx, pool, "event_aggregates", aggregateColumns, len(rows), values); err != nil {
+			return fmt.Errorf("copy event aggregates: %w", err)
+		} else if ok {
+			return nil
+		}
 		if _, err := pool.ExecContext(ctx, "CREATE TEMP TABLE IF NOT EXISTS bulk_aggregates_stage (LIKE event_aggregates INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"); err != nil {
 			return fmt.Errorf("create aggregates staging table: %w", err)
 		}
-		err := l.copyFrom(ctx, "bulk_aggregates_stage", aggregateColumns, len(rows), func(i int) ([]any, error) {
-			r := &rows[i]
-			return []any{r.WorkspaceID, r.Event, r.Dim, r.Hour.UTC(), r.Value, r.Count, r.Amount}, nil
-		})
-		if err != nil {
+		if err := l.copyFrom(ctx, "bulk_aggregates_stage", aggregateColumns, len(rows), values); err != nil {
 			return fmt.Errorf("copy event aggregates: %w", err)
 		}
 		cols := strings.Join(aggregateColumns, ", ")
@@ -216,23 +256,30 @@ func (l *BulkLoader) addAggregates(ctx context.Context, tx *DB, rows []EventAggr
 		return nil
 	}
 	// SQLite: literal multi-row upserts (see sqliteRowsPerInsert for why
-	// literals beat bound parameters with this driver).
+	// literals beat bound parameters with this driver); a statement covers
+	// rows of one workspace and event kind, which it names once.
 	var b strings.Builder
 	var ts [40]byte
-	for start := 0; start < len(rows); start += sqliteAggregateLiteralRows {
-		chunk := rows[start:min(start+sqliteAggregateLiteralRows, len(rows))]
+	for start := 0; start < len(rows); {
+		end := start + 1
+		for end < len(rows) && end-start < sqliteAggregateLiteralRows &&
+			rows[end].WorkspaceID == rows[start].WorkspaceID && rows[end].Event == rows[start].Event {
+			end++
+		}
+		chunk := rows[start:end]
+		start = end
 		b.Reset()
-		b.WriteString("INSERT INTO event_aggregates (" + strings.Join(aggregateColumns, ", ") + ") VALUES ")
+		b.WriteString("INSERT INTO event_aggregates (" + strings.Join(aggregateColumns, ", ") + ") SELECT ")
+		writeSQLiteString(&b, chunk[0].WorkspaceID)
+		b.WriteByte(',')
+		writeSQLiteString(&b, chunk[0].Event)
+		b.WriteString(", column1, column2, column3, column4, column5 FROM (VALUES ")
 		for i := range chunk {
 			r := &chunk[i]
 			if i > 0 {
 				b.WriteByte(',')
 			}
 			b.WriteByte('(')
-			writeSQLiteString(&b, r.WorkspaceID)
-			b.WriteByte(',')
-			writeSQLiteString(&b, r.Event)
-			b.WriteByte(',')
 			writeSQLiteString(&b, r.Dim)
 			b.WriteString(",'")
 			b.Write(r.Hour.UTC().AppendFormat(ts[:0], sqliteTimeLayout))
@@ -244,12 +291,37 @@ func (l *BulkLoader) addAggregates(ctx context.Context, tx *DB, rows []EventAggr
 			b.WriteString(strconv.FormatInt(r.Amount, 10))
 			b.WriteByte(')')
 		}
-		b.WriteString(upsertAggregates)
+		// "WHERE true" keeps SQLite from reading ON as a join constraint.
+		b.WriteString(") WHERE true" + upsertAggregates)
 		if _, err := pool.ExecContext(context.WithoutCancel(ctx), b.String()); err != nil {
 			return fmt.Errorf("add %d event aggregates: %w", len(chunk), err)
 		}
 	}
 	return nil
+}
+
+// bulkTables are the tables a bulk load fills.
+var bulkTables = []string{"clicks", "event_aggregates", "links", "customers", "lead_events", "sale_events"}
+
+// Analyze refreshes the planner statistics of the tables a bulk load fills.
+// On SQLite it samples (PRAGMA analysis_limit) instead of reading every
+// index in full, which took longer than the rest of a demo load's tail.
+func (l *BulkLoader) Analyze(ctx context.Context) error {
+	return l.tx(ctx, func(tx *DB) error {
+		stmts := []string{"ANALYZE " + strings.Join(bulkTables, ", ")}
+		if l.conn == nil {
+			stmts = []string{"PRAGMA analysis_limit = 2000"}
+			for _, t := range bulkTables {
+				stmts = append(stmts, "ANALYZE "+t)
+			}
+		}
+		for _, q := range stmts {
+			if _, err := tx.Statement.ConnPool.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("analyze: %w", err)
+			}
+		}
+		return nil
+	})
 }
 
 // LinkClicks is what a bulk load adds to one link's click counters.

@@ -220,7 +220,13 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 	}
 	analyze := func(ctx context.Context) error {
 		// Fresh planner statistics for the tables just filled.
-		if err := db.WithContext(ctx).Exec("ANALYZE").Error; err != nil {
+		var err error
+		if g.loader != nil {
+			err = g.loader.Analyze(ctx)
+		} else {
+			err = db.WithContext(ctx).Exec("ANALYZE").Error
+		}
+		if err != nil {
 			return fmt.Errorf("demo: analyze: %w", err)
 		}
 		return nil
