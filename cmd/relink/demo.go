@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/relinkhq/relink/internal/config"
@@ -22,6 +24,7 @@ func demoCmd(ctx context.Context, cfg *config.Config, args []string, stdout, std
 	days := fs.Int("days", 90, "days of history, ending now")
 	partners := fs.Int("partners", 20, "partners to enroll")
 	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()), "random seed")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
@@ -30,6 +33,17 @@ func demoCmd(ctx context.Context, cfg *config.Config, args []string, stdout, std
 	}
 	if *links < 1 || *clicks < 0 || *leads < 0 || *sales < 0 || *days < 1 || (*sales > 0 && *leads == 0) {
 		return usageError{"--links and --days must be ≥ 1, counts ≥ 0, and sales need leads"}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	db, err := models.Open(cfg.DatabaseURL)
 	if err != nil {
@@ -57,5 +71,8 @@ func demoCmd(ctx context.Context, cfg *config.Config, args []string, stdout, std
 	}
 	fmt.Fprintf(stdout, "workspace %s: %d links, %d clicks, %d leads, %d sales ($%.2f) in %s\n",
 		ws.Slug, st.Links, st.Clicks, st.Leads, st.Sales, float64(st.SaleAmount)/100, st.Took.Round(time.Millisecond))
+	for _, p := range st.Phases {
+		fmt.Fprintf(stdout, "  %-12s %s\n", p.Name, p.Took.Round(time.Millisecond))
+	}
 	return nil
 }

@@ -1,11 +1,19 @@
 // Package demo fills a workspace with realistic links, clicks, leads and
 // sales (countries, devices, referrers, UTM tags, partners) for `relink
-// demo`, the analytics benchmark and manual testing. Clicks go through the
-// click pipeline's batch writer (models.RecordClicks); leads and sales are
-// stored in batches with the conversions service's models. Instead of
-// running the aggregate hooks batch by batch, the workspace's aggregates are
-// built once at the end with models.RebuildAggregates (the same rows; the
-// demo test checks that they equal what the hooks produce).
+// demo`, the analytics benchmark and manual testing.
+//
+// The bulk path (default) writes clicks with models.BulkLoader: the click
+// writer's row encoding in large transactions (COPY through a staging table
+// on PostgreSQL, literal multi-row INSERTs on SQLite), with repeated click
+// ids skipped as in RecordClicks, while the next batch is generated. The
+// inserted clicks are folded into aggregate rows (models.AggregateFolder,
+// the same rows as the per-batch hook) and the rows of finished days are
+// written as the run goes; link counters are added once at the end. Leads
+// and sales go in by COPY / literal INSERTs with their aggregates and
+// counters folded likewise. Everything is added to what the workspace holds,
+// so running the demo on a workspace with data keeps its numbers exact.
+// Options.PerBatch writes like the live pipeline instead (the tests'
+// reference).
 package demo
 
 import (
@@ -14,9 +22,15 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ids"
@@ -28,10 +42,18 @@ type Options struct {
 	Links, Clicks, Leads, Sales int
 	Days                        int
 	Partners                    int // partners enrolled in the default program (default 20)
-	BatchSize                   int // clicks per transaction (default 5000)
+	BatchSize                   int // clicks per transaction (default 25000; 5000 with PerBatch)
 	Seed                        uint64
 	Now                         time.Time
 	Progress                    io.Writer // progress bars; nil for none
+	// PerBatch writes like the live pipeline: every batch through
+	// RecordClicks with the aggregates hook, conversions with the
+	// aggregator and link counters per transaction. Slow; the test's
+	// reference for the bulk path.
+	PerBatch bool
+	// KeySuffix makes link keys reproducible ("" for a random one; keys
+	// must be new in the workspace's domain).
+	KeySuffix string
 }
 
 // Stats are what was written.
@@ -39,6 +61,13 @@ type Stats struct {
 	Links, Clicks, Leads, Sales int
 	SaleAmount                  int64
 	Took                        time.Duration
+	Phases                      []Phase
+}
+
+// Phase is the wall time of one step of the run.
+type Phase struct {
+	Name string
+	Took time.Duration
 }
 
 type weighted[T any] struct {
@@ -102,21 +131,35 @@ var (
 
 type bar struct {
 	w     io.Writer
+	tty   bool
 	name  string
 	total int
 	start time.Time
 	last  time.Time
 }
 
+// newBar draws a progress bar on w: redrawn in place on a terminal, a line
+// every few seconds otherwise (logs, pipes).
 func newBar(w io.Writer, name string, total int) *bar {
-	return &bar{w: w, name: name, total: total, start: time.Now()}
+	b := &bar{w: w, name: name, total: total, start: time.Now()}
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			b.tty = true
+		}
+	}
+	b.last = b.start
+	return b
 }
 
 func (b *bar) set(n int) {
 	if b.w == nil || b.total == 0 {
 		return
 	}
-	if n < b.total && time.Since(b.last) < 100*time.Millisecond {
+	every := 5 * time.Second
+	if b.tty {
+		every = 100 * time.Millisecond
+	}
+	if n < b.total && time.Since(b.last) < every {
 		return
 	}
 	b.last = time.Now()
@@ -124,10 +167,15 @@ func (b *bar) set(n int) {
 	done := width * n / b.total
 	el := time.Since(b.start)
 	rate := float64(n) / math.Max(el.Seconds(), 1e-9)
-	fmt.Fprintf(b.w, "\r%-7s [%s%s] %3d%% %d/%d %.1fs %.0f/s ", b.name, strings.Repeat("#", done), strings.Repeat(".", width-done),
+	line := fmt.Sprintf("%-7s [%s%s] %3d%% %d/%d %.1fs %.0f/s", b.name, strings.Repeat("#", done), strings.Repeat(".", width-done),
 		100*n/b.total, n, b.total, el.Seconds(), rate)
-	if n >= b.total {
-		fmt.Fprintln(b.w)
+	switch {
+	case !b.tty:
+		fmt.Fprintln(b.w, line)
+	case n >= b.total:
+		fmt.Fprintf(b.w, "\r%s \n", line)
+	default:
+		fmt.Fprintf(b.w, "\r%s ", line)
 	}
 }
 
@@ -141,7 +189,10 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 		o.Days = 90
 	}
 	if o.BatchSize <= 0 {
-		o.BatchSize = 5000
+		o.BatchSize = 25000
+		if o.PerBatch {
+			o.BatchSize = 5000
+		}
 	}
 	if o.Partners == 0 {
 		o.Partners = 20
@@ -151,26 +202,42 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
 	g := &gen{db: db, ws: ws, o: o, rng: rng}
-	if err := g.entities(ctx); err != nil {
-		return nil, err
+	if !o.PerBatch {
+		l, err := db.NewBulkLoader(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("demo: %w", err)
+		}
+		defer l.Close()
+		g.loader = l
 	}
-	if err := g.makeLinks(ctx); err != nil {
-		return nil, err
+	phase := func(name string, fn func(context.Context) error) error {
+		t := time.Now()
+		if err := fn(ctx); err != nil {
+			return err
+		}
+		g.stats.Phases = append(g.stats.Phases, Phase{name, time.Since(t)})
+		return nil
 	}
-	if err := g.makeClicks(ctx); err != nil {
-		return nil, err
+	analyze := func(ctx context.Context) error {
+		// Fresh planner statistics for the tables just filled.
+		var err error
+		if g.loader != nil {
+			err = g.loader.Analyze(ctx)
+		} else {
+			err = db.WithContext(ctx).Exec("ANALYZE").Error
+		}
+		if err != nil {
+			return fmt.Errorf("demo: analyze: %w", err)
+		}
+		return nil
 	}
-	if err := g.makeConversions(ctx); err != nil {
-		return nil, err
-	}
-	// The events went in without the per-batch aggregate hooks; one
-	// set-based pass builds the workspace's aggregates (same rows).
-	if err := db.RebuildAggregates(ctx, ws.ID); err != nil {
-		return nil, fmt.Errorf("demo: %w", err)
-	}
-	// Fresh planner statistics for the tables just filled.
-	if err := db.WithContext(ctx).Exec("ANALYZE").Error; err != nil {
-		return nil, fmt.Errorf("demo: analyze: %w", err)
+	for _, p := range []struct {
+		name string
+		fn   func(context.Context) error
+	}{{"setup", g.entities}, {"links", g.makeLinks}, {"clicks", g.makeClicks}, {"conversions", g.makeConversions}, {"analyze", analyze}} {
+		if err := phase(p.name, p.fn); err != nil {
+			return nil, err
+		}
 	}
 	g.stats.Took = time.Since(began)
 	return &g.stats, nil
@@ -178,6 +245,7 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 
 type gen struct {
 	db       *models.DB
+	loader   *models.BulkLoader // nil with PerBatch
 	ws       *models.Workspace
 	o        Options
 	rng      *rand.Rand
@@ -227,7 +295,10 @@ func (g *gen) makeLinks(ctx context.Context) error {
 	weights := make([]float64, g.o.Links)
 	idx := make([]int, g.o.Links)
 	var tags []models.LinkTag
-	suffix := ids.Nano(4)
+	suffix := g.o.KeySuffix
+	if suffix == "" {
+		suffix = ids.Nano(4)
+	}
 	for i := range g.o.Links {
 		u := fmt.Sprintf("https://shop.example/p/%d", i)
 		if g.rng.IntN(3) > 0 {
@@ -271,8 +342,12 @@ func (g *gen) makeLinks(ctx context.Context) error {
 	return nil
 }
 
-// clicks writes the clicks in time order, batch by batch, through the
-// pipeline's writer with the aggregates hook.
+// makeClicks writes the clicks in time order. One goroutine generates
+// batches while the loader writes the previous one; the inserted clicks of
+// each batch are folded into aggregate rows on another goroutine, and the
+// rows of finished days ride along with the next batch's transaction. In
+// PerBatch mode every batch goes through RecordClicks with the aggregates
+// hook instead (the ingest pipeline's path; the test's reference).
 func (g *gen) makeClicks(ctx context.Context) error {
 	n := g.o.Clicks
 	if n <= 0 {
@@ -293,56 +368,180 @@ func (g *gen) makeClicks(ctx context.Context) error {
 			}
 		}
 	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	keep := float64(g.o.Leads) / float64(n) * 1.05
-	b := newBar(g.o.Progress, "clicks", n)
-	batch := make([]models.Click, 0, g.o.BatchSize)
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		if _, err := g.db.RecordClicks(ctx, batch); err != nil {
-			return fmt.Errorf("demo: write clicks: %w", err)
-		}
-		batch = batch[:0]
-		return nil
+	slices.Sort(times)
+	// Per-link and per-referrer values, computed once.
+	type linkInfo struct{ s, m, c, t, ct string }
+	infos := make([]linkInfo, len(g.links))
+	for i := range g.links {
+		x := &infos[i]
+		x.s, x.m, x.c, x.t, x.ct = utms(g.links[i].URL)
 	}
-	for i, t := range times {
-		l := &g.links[g.pop.pick(g.rng)]
-		p := places.pick(g.rng)
-		a := agents.pick(g.rng)
-		c := models.Click{ClickID: ids.Nano(16), Timestamp: start.Add(time.Duration(t)).Truncate(time.Millisecond), WorkspaceID: g.ws.ID,
-			LinkID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, IP: fmt.Sprintf("198.51.%d.%d", g.rng.IntN(256), g.rng.IntN(256)),
-			Continent: p.continent, Country: p.country, Region: p.region, City: p.city, Latitude: "Unknown", Longitude: "Unknown",
-			Device: a.device, DeviceVendor: "Unknown", DeviceModel: "Unknown", Browser: a.browser, BrowserVersion: "124",
-			Engine: "Blink", EngineVersion: "124", OS: a.os, OSVersion: "Unknown", CPUArchitecture: "Unknown", UA: a.ua,
-			Trigger: "link", Referer: "(direct)", RefererURL: "(direct)"}
-		if g.rng.IntN(12) == 0 {
-			c.QR, c.Trigger = true, "qr"
-		}
-		if r := referers.pick(g.rng); r != "" {
-			c.RefererURL = r
-			host := strings.TrimPrefix(strings.SplitN(strings.TrimPrefix(r, "https://"), "/", 2)[0], "www.")
-			c.Referer = host
-		}
-		c.UTMSource, c.UTMMedium, c.UTMCampaign, c.UTMTerm, c.UTMContent = utms(l.URL)
-		batch = append(batch, c)
-		if len(g.sampled) < g.o.Leads && g.rng.Float64() < keep {
-			g.sampled = append(g.sampled, c)
-		}
-		if len(batch) == g.o.BatchSize {
-			if err := flush(); err != nil {
-				return err
+	hosts := make(map[string]string, len(referers.items))
+	for _, r := range referers.items {
+		hosts[r] = strings.TrimPrefix(strings.SplitN(strings.TrimPrefix(r, "https://"), "/", 2)[0], "www.")
+	}
+	keep := float64(g.o.Leads) / float64(n) * 1.05
+
+	// Four stages: generate → insert clicks → fold the inserted clicks into
+	// aggregate rows → write the rows of finished days. On PostgreSQL the
+	// aggregates go in on a second connection, concurrently with the
+	// clicks; SQLite has one writer, so its two writers take turns.
+	eg, ectx := errgroup.WithContext(ctx)
+	batches := make(chan []models.Click, 2)
+	eg.Go(func() error {
+		defer close(batches)
+		batch := make([]models.Click, 0, g.o.BatchSize)
+		for _, t := range times {
+			li := g.pop.pick(g.rng)
+			l := &g.links[li]
+			p := places.pick(g.rng)
+			a := agents.pick(g.rng)
+			c := models.Click{ClickID: ids.Nano(16), Timestamp: start.Add(time.Duration(t)).Truncate(time.Millisecond), WorkspaceID: g.ws.ID,
+				LinkID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, IP: "198.51." + strconv.Itoa(g.rng.IntN(256)) + "." + strconv.Itoa(g.rng.IntN(256)),
+				Continent: p.continent, Country: p.country, Region: p.region, City: p.city, Latitude: "Unknown", Longitude: "Unknown",
+				Device: a.device, DeviceVendor: "Unknown", DeviceModel: "Unknown", Browser: a.browser, BrowserVersion: "124",
+				Engine: "Blink", EngineVersion: "124", OS: a.os, OSVersion: "Unknown", CPUArchitecture: "Unknown", UA: a.ua,
+				Trigger: "link", Referer: "(direct)", RefererURL: "(direct)"}
+			if g.rng.IntN(12) == 0 {
+				c.QR, c.Trigger = true, "qr"
+			}
+			if r := referers.pick(g.rng); r != "" {
+				c.RefererURL, c.Referer = r, hosts[r]
+			}
+			x := &infos[li]
+			c.UTMSource, c.UTMMedium, c.UTMCampaign, c.UTMTerm, c.UTMContent = x.s, x.m, x.c, x.t, x.ct
+			batch = append(batch, c)
+			if len(g.sampled) < g.o.Leads && g.rng.Float64() < keep {
+				g.sampled = append(g.sampled, c)
+			}
+			if len(batch) == g.o.BatchSize {
+				if err := send(ectx, batches, batch); err != nil {
+					return err
+				}
+				batch = make([]models.Click, 0, g.o.BatchSize)
 			}
 		}
-		b.set(i + 1)
+		if len(batch) > 0 {
+			return send(ectx, batches, batch)
+		}
+		return nil
+	})
+	b := newBar(g.o.Progress, "clicks", n)
+	if g.o.PerBatch {
+		written := 0
+		for batch := range batches {
+			if _, err := g.db.RecordClicks(ctx, batch, models.AggregateClicks); err != nil {
+				cancelWait(eg, batches)
+				return fmt.Errorf("demo: write clicks: %w", err)
+			}
+			written += len(batch)
+			b.set(written)
+		}
+		if err := eg.Wait(); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		g.stats.Clicks = n
+		return nil
 	}
-	if err := flush(); err != nil {
+
+	aggLoader, turns := g.loader, &sync.Mutex{}
+	if g.db.Dialect == "postgres" {
+		l, err := g.db.NewBulkLoader(ctx)
+		if err != nil {
+			cancelWait(eg, batches)
+			return fmt.Errorf("demo: %w", err)
+		}
+		defer l.Close()
+		aggLoader, turns = l, nil
+	}
+	take := func() func() {
+		if turns == nil {
+			return func() {}
+		}
+		turns.Lock()
+		return turns.Unlock
+	}
+	foldIn := make(chan []models.Click, 2)
+	aggs := make(chan []models.EventAggregate, 2)
+	counts := map[string]*models.LinkClicks{}
+	eg.Go(func() error { // insert clicks
+		defer close(foldIn)
+		written := 0
+		for batch := range batches {
+			done := take()
+			inserted, err := g.loader.Clicks(ectx, batch, nil)
+			done()
+			if err != nil {
+				return fmt.Errorf("demo: write clicks: %w", err)
+			}
+			if err := send(ectx, foldIn, inserted); err != nil {
+				return err
+			}
+			written += len(batch)
+			b.set(written)
+		}
+		return nil
+	})
+	eg.Go(func() error { // fold
+		defer close(aggs)
+		folder := models.NewAggregateFolder()
+		for in := range foldIn {
+			folder.AddClicks(in)
+			for i := range in {
+				c := counts[in[i].LinkID]
+				if c == nil {
+					c = &models.LinkClicks{}
+					counts[in[i].LinkID] = c
+				}
+				c.AddLink(in[i].Timestamp)
+			}
+			// Clicks come in time order: the days before the last one
+			// folded are complete.
+			if len(in) > 0 {
+				if err := send(ectx, aggs, folder.TakeBefore(in[len(in)-1].Timestamp)); err != nil {
+					return err
+				}
+			}
+		}
+		return send(ectx, aggs, folder.TakeAll())
+	})
+	eg.Go(func() error { // write aggregates
+		for rows := range aggs {
+			done := take()
+			err := aggLoader.Aggregates(ectx, rows)
+			done()
+			if err != nil {
+				return fmt.Errorf("demo: click aggregates: %w", err)
+			}
+		}
+		return nil
+	})
+	if err := eg.Wait(); err != nil {
 		return err
 	}
-	b.set(n)
+	if err := g.loader.AddLinkClicks(ctx, counts); err != nil {
+		return fmt.Errorf("demo: link click counters: %w", err)
+	}
 	g.stats.Clicks = n
 	return nil
+}
+
+// send hands v to the next stage unless the run was cancelled.
+func send[T any](ctx context.Context, ch chan<- T, v T) error {
+	select {
+	case ch <- v:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// cancelWait stops the generator after a failure: it drains the batches so
+// the generator can finish, then waits for it.
+func cancelWait(eg *errgroup.Group, batches <-chan []models.Click) {
+	for range batches {
+	}
+	_ = eg.Wait()
 }
 
 func utms(u string) (s, m, c, t, ct string) {
@@ -400,28 +599,10 @@ func (g *gen) makeConversions(ctx context.Context) error {
 			EventName: "Sign up", CustomerID: cid, Metadata: models.Metadata{"plan": plans[g.rng.IntN(3)], "seats": fmt.Sprint(1 + g.rng.IntN(50))},
 			ClickAttrs: models.AttrsOf(c)}})
 	}
-	b := newBar(g.o.Progress, "leads", len(leads))
-	const per = 1000
-	for start := 0; start < len(leads); start += per {
-		end := min(start+per, len(leads))
-		evs := make([]models.LeadEvent, 0, end-start)
-		for _, l := range leads[start:end] {
-			evs = append(evs, l.ev)
-		}
-		err := g.db.Tx(ctx, func(tx *models.DB) error {
-			if err := tx.WithContext(ctx).CreateInBatches(customers[start:end], 200).Error; err != nil {
-				return err
-			}
-			return tx.WithContext(ctx).CreateInBatches(evs, 500).Error
-		})
-		if err != nil {
-			return fmt.Errorf("demo: write leads: %w", err)
-		}
-		b.set(end)
+	evs := make([]models.LeadEvent, 0, len(leads))
+	for _, l := range leads {
+		evs = append(evs, l.ev)
 	}
-	g.stats.Leads = len(leads)
-
-	sb := newBar(g.o.Progress, "sales", g.o.Sales)
 	sales := make([]models.SaleEvent, 0, g.o.Sales)
 	for range g.o.Sales {
 		l := &leads[g.rng.IntN(len(leads))]
@@ -435,25 +616,111 @@ func (g *gen) makeConversions(ctx context.Context) error {
 			CustomerID: l.cust, Amount: amount, Currency: "usd", PaymentProcessor: "stripe", InvoiceID: inv, ClickAttrs: l.ev.ClickAttrs})
 		g.stats.SaleAmount += amount
 	}
+	if g.o.PerBatch {
+		return g.conversionsPerBatch(ctx, customers, evs, sales)
+	}
+	// Customers and events in large COPY / literal-INSERT transactions; the
+	// aggregates and link counters of all of them at the end.
+	const per = 10000
+	b := newBar(g.o.Progress, "leads", len(evs))
+	for start := 0; start < len(evs); start += per {
+		end := min(start+per, len(evs))
+		if err := g.loader.Insert(ctx, customers[start:end]); err != nil {
+			return fmt.Errorf("demo: write customers: %w", err)
+		}
+		if err := g.loader.Insert(ctx, evs[start:end]); err != nil {
+			return fmt.Errorf("demo: write leads: %w", err)
+		}
+		b.set(end)
+	}
+	g.stats.Leads = len(evs)
+	sb := newBar(g.o.Progress, "sales", len(sales))
 	for start := 0; start < len(sales); start += per {
 		end := min(start+per, len(sales))
-		chunk := sales[start:end]
-		err := g.db.WithContext(ctx).CreateInBatches(chunk, 200).Error
+		if err := g.loader.Insert(ctx, sales[start:end]); err != nil {
+			return fmt.Errorf("demo: write sales: %w", err)
+		}
+		sb.set(end)
+	}
+	g.stats.Sales = len(sales)
+	f := models.NewAggregateFolder()
+	f.AddLeads(evs)
+	f.AddSales(sales)
+	if err := g.loader.Aggregates(ctx, f.TakeAll()); err != nil {
+		return fmt.Errorf("demo: conversion aggregates: %w", err)
+	}
+	counts := map[string]*models.LinkCounters{}
+	bump := func(linkID string) *models.LinkCounters {
+		c := counts[linkID]
+		if c == nil {
+			c = &models.LinkCounters{}
+			counts[linkID] = c
+		}
+		return c
+	}
+	for i := range evs {
+		bump(evs[i].LinkID).Leads++
+	}
+	for i := range sales {
+		c := bump(sales[i].LinkID)
+		c.Conversions++
+		c.Sales++
+		c.SaleAmount += sales[i].Amount
+	}
+	if err := g.loader.AddLinkConversions(ctx, g.ws.ID, counts); err != nil {
+		return fmt.Errorf("demo: link conversion counters: %w", err)
+	}
+	return nil
+}
+
+// conversionsPerBatch stores leads and sales 1000 at a time with the
+// conversions service's aggregator and link counters in each transaction.
+func (g *gen) conversionsPerBatch(ctx context.Context, customers []models.Customer, evs []models.LeadEvent, sales []models.SaleEvent) error {
+	const per = 1000
+	agg := models.EventAggregator{}
+	b := newBar(g.o.Progress, "leads", len(evs))
+	for start := 0; start < len(evs); start += per {
+		end := min(start+per, len(evs))
+		err := g.db.Tx(ctx, func(tx *models.DB) error {
+			if err := tx.WithContext(ctx).CreateInBatches(customers[start:end], 50).Error; err != nil {
+				return err
+			}
+			if err := tx.WithContext(ctx).CreateInBatches(evs[start:end], 50).Error; err != nil {
+				return err
+			}
+			for i := start; i < end; i++ {
+				if err := tx.BumpLinkCounters(ctx, g.ws.ID, evs[i].LinkID, models.LinkCounters{Leads: 1}); err != nil {
+					return err
+				}
+			}
+			return agg.AddLeads(ctx, tx, evs[start:end])
+		})
+		if err != nil {
+			return fmt.Errorf("demo: write leads: %w", err)
+		}
+		b.set(end)
+	}
+	g.stats.Leads = len(evs)
+	sb := newBar(g.o.Progress, "sales", len(sales))
+	for start := 0; start < len(sales); start += per {
+		end := min(start+per, len(sales))
+		err := g.db.Tx(ctx, func(tx *models.DB) error {
+			if err := tx.WithContext(ctx).CreateInBatches(sales[start:end], 50).Error; err != nil {
+				return err
+			}
+			for i := start; i < end; i++ {
+				s := &sales[i]
+				if err := tx.BumpLinkCounters(ctx, g.ws.ID, s.LinkID, models.LinkCounters{Conversions: 1, Sales: 1, SaleAmount: s.Amount}); err != nil {
+					return err
+				}
+			}
+			return agg.AddSales(ctx, tx, sales[start:end])
+		})
 		if err != nil {
 			return fmt.Errorf("demo: write sales: %w", err)
 		}
 		sb.set(end)
 	}
 	g.stats.Sales = len(sales)
-	// Link counters follow the events.
-	err := g.db.WithContext(ctx).Exec(`UPDATE links SET
-		leads = (SELECT COUNT(*) FROM lead_events e WHERE e.link_id = links.id),
-		conversions = (SELECT COUNT(*) FROM sale_events e WHERE e.link_id = links.id),
-		sales = (SELECT COUNT(*) FROM sale_events e WHERE e.link_id = links.id),
-		sale_amount = (SELECT COALESCE(SUM(amount), 0) FROM sale_events e WHERE e.link_id = links.id)
-		WHERE workspace_id = ?`, g.ws.ID).Error
-	if err != nil {
-		return fmt.Errorf("demo: link counters: %w", err)
-	}
 	return nil
 }

@@ -2,7 +2,9 @@ package demo_test
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -148,4 +150,93 @@ func TestBackfillMatchesHooks(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestBulkMatchesPerBatch: the bulk path (BulkLoader, aggregates folded
+// once, counters added at the end) leaves the same aggregates and link
+// counters as the per-batch path (RecordClicks with the aggregates hook,
+// the conversions aggregator and counters per transaction), also on a
+// workspace that already has events in the same hours. The runs use the
+// same seed in two databases; link ids and the workspace id differ, so rows
+// are compared by link key.
+func TestBulkMatchesPerBatch(t *testing.T) {
+	for _, dialect := range testdb.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			ctx := context.Background()
+			now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+			type state struct {
+				aggs     []string
+				counters []string
+				totals   models.LinkTotals
+			}
+			run := func(perBatch bool) state {
+				db := testdb.Open(t, dialect)
+				c, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "Demo", Slug: "demo", Plan: models.PlanEnterprise})
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Existing data, written per batch in both databases.
+				if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 15, Clicks: 2500, Leads: 150, Sales: 60, Days: 4,
+					Partners: 2, Seed: 7, Now: now, PerBatch: true, KeySuffix: "a"}); err != nil {
+					t.Fatal(err)
+				}
+				// The run under test: small batches so that folded days span
+				// batches.
+				if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 20, Clicks: 6000, Leads: 400, Sales: 150, Days: 5,
+					Partners: 2, Seed: 8, Now: now, PerBatch: perBatch, KeySuffix: "b", BatchSize: 700}); err != nil {
+					t.Fatal(err)
+				}
+				var links []models.Link
+				if err := db.Where("workspace_id = ?", c.Workspace.ID).Order("key").Find(&links).Error; err != nil {
+					t.Fatal(err)
+				}
+				var s state
+				keyOf := map[string]string{}
+				for _, l := range links {
+					keyOf[l.ID] = l.Key
+					last := "never"
+					if l.LastClicked != nil {
+						last = l.LastClicked.UTC().Format(time.RFC3339Nano)
+					}
+					s.counters = append(s.counters, fmt.Sprintf("%s clicks=%d last=%s leads=%d conversions=%d sales=%d amount=%d",
+						l.Key, l.Clicks, last, l.Leads, l.Conversions, l.Sales, l.SaleAmount))
+				}
+				var rows []models.EventAggregate
+				if err := db.Where("workspace_id = ?", c.Workspace.ID).Find(&rows).Error; err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range rows {
+					v := r.Value
+					if strings.HasPrefix(r.Dim, models.DimLink) {
+						v = keyOf[v]
+					}
+					s.aggs = append(s.aggs, fmt.Sprintf("%s %s %s %s n=%d amount=%d", r.Event, r.Dim, r.Hour.UTC().Format(time.RFC3339), v, r.Count, r.Amount))
+				}
+				sort.Strings(s.aggs)
+				if s.totals, err = db.LinkTotals(ctx, c.Workspace.ID); err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+			want := run(true)
+			got := run(false)
+			if want.totals.Clicks != 8500 || want.totals.Sales != 210 || want.totals.Leads < 500 {
+				t.Fatalf("per-batch totals %+v", want.totals)
+			}
+			if got.totals != want.totals {
+				t.Fatalf("link totals: bulk %+v, per batch %+v", got.totals, want.totals)
+			}
+			if len(got.counters) != 35 || strings.Join(got.counters, "\n") != strings.Join(want.counters, "\n") {
+				t.Fatalf("link counters:\nbulk\n%s\nper batch\n%s", strings.Join(got.counters, "\n"), strings.Join(want.counters, "\n"))
+			}
+			if len(got.aggs) != len(want.aggs) || len(want.aggs) < 5000 {
+				t.Fatalf("%d aggregate rows in bulk, %d per batch", len(got.aggs), len(want.aggs))
+			}
+			for i := range want.aggs {
+				if got.aggs[i] != want.aggs[i] {
+					t.Fatalf("aggregate %d: bulk %q, per batch %q", i, got.aggs[i], want.aggs[i])
+				}
+			}
+		})
+	}
 }

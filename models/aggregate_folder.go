@@ -1,0 +1,197 @@
+package models
+
+import (
+	"sort"
+	"strings"
+	"time"
+)
+
+// aggColumns are the event columns the aggregate dimensions read, in a fixed
+// order; aggDims lists every dimension of AggregateDims with the indexes of
+// its columns, sorted by name.
+var aggColumns = []string{"continent", "country", "region", "city", "device", "browser", "os", "trigger", "referer", "referer_url", "url"}
+
+type aggDim struct {
+	name, daily string
+	cols        []int
+}
+
+var aggDims = func() []aggDim {
+	idx := map[string]int{}
+	for i, c := range aggColumns {
+		idx[c] = i
+	}
+	var out []aggDim
+	for name, cols := range AggregateDims {
+		d := aggDim{name: name, daily: name + DaySuffix}
+		for _, c := range cols {
+			i, ok := idx[c]
+			if !ok {
+				panic("models: aggregate column " + c + " missing from aggColumns")
+			}
+			d.cols = append(d.cols, i)
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}()
+
+// aggColumnsArray sizes the per-event column array.
+type aggColumnsArray [11]string
+
+type aggKey struct {
+	ws, ev, dim, value string
+	hour               int64
+}
+
+// AggregateFolder sums events into event-aggregate rows, like the per-batch
+// hooks (FoldAggregates), but across any number of calls: bulk loaders
+// (relink demo) fold a whole run and write each row once. Take hands out the
+// rows of finished days so memory stays bounded when events arrive in time
+// order. Not safe for concurrent use.
+type AggregateFolder struct {
+	sums   map[aggKey]*EventAggregate
+	joined map[[3]string]string // composite values, built once
+	cols   aggColumnsArray
+}
+
+// NewAggregateFolder returns an empty folder.
+func NewAggregateFolder() *AggregateFolder {
+	return &AggregateFolder{sums: map[aggKey]*EventAggregate{}, joined: map[[3]string]string{}}
+}
+
+// Len is the number of rows held.
+func (f *AggregateFolder) Len() int { return len(f.sums) }
+
+func (f *AggregateFolder) add(ws, ev, dim, value string, hour time.Time, amount int64) {
+	k := aggKey{ws, ev, dim, value, hour.Unix()}
+	a := f.sums[k]
+	if a == nil {
+		a = &EventAggregate{WorkspaceID: ws, Event: ev, Dim: dim, Hour: hour, Value: value}
+		f.sums[k] = a
+	}
+	a.Count++
+	a.Amount += amount
+}
+
+// addEvent folds one event whose column values are in f.cols (aggColumns
+// order).
+func (f *AggregateFolder) addEvent(ws, ev, linkID string, at time.Time, amount int64) {
+	hour := at.UTC().Truncate(time.Hour)
+	day := hour.Add(-time.Duration(hour.Hour()) * time.Hour)
+	f.add(ws, ev, DimTotal, "", hour, amount)
+	f.add(ws, ev, DimLink, linkID, hour, amount)
+	f.add(ws, ev, DimLink+DaySuffix, linkID, day, amount)
+	for i := range aggDims {
+		d := &aggDims[i]
+		var v string
+		switch len(d.cols) {
+		case 1:
+			v = f.cols[d.cols[0]]
+		default:
+			var parts [3]string
+			for j, c := range d.cols {
+				parts[j] = f.cols[c]
+			}
+			var ok bool
+			if v, ok = f.joined[parts]; !ok {
+				v = strings.Join(parts[:len(d.cols)], KeySep)
+				f.joined[parts] = v
+			}
+		}
+		f.add(ws, ev, d.name, v, hour, amount)
+		f.add(ws, ev, d.daily, v, day, amount)
+	}
+}
+
+// AddEvents folds events given with a column map (the hooks' form).
+func (f *AggregateFolder) AddEvents(evs []AggregateEvent) {
+	for i := range evs {
+		e := &evs[i]
+		for j, c := range aggColumns {
+			f.cols[j] = e.Column(c)
+		}
+		f.addEvent(e.WorkspaceID, e.Event, e.LinkID, e.Timestamp, e.Amount)
+	}
+}
+
+// AddClicks folds stored clicks (what AggregateClicks aggregates).
+func (f *AggregateFolder) AddClicks(cs []Click) {
+	for i := range cs {
+		c := &cs[i]
+		f.cols = aggColumnsArray{c.Continent, c.Country, c.Region, c.City, c.Device, c.Browser, c.OS, c.Trigger, c.Referer, c.RefererURL, c.URL}
+		f.addEvent(c.WorkspaceID, AggClick, c.LinkID, c.Timestamp, 0)
+	}
+}
+
+func (f *AggregateFolder) setAttrs(a *ClickAttrs) {
+	f.cols = aggColumnsArray{a.Continent, a.Country, a.Region, a.City, a.Device, a.Browser, a.OS, a.Trigger, a.Referer, a.RefererURL, a.URL}
+}
+
+// AddLeads folds stored lead events (what EventAggregator.AddLeads
+// aggregates).
+func (f *AggregateFolder) AddLeads(evs []LeadEvent) {
+	for i := range evs {
+		e := &evs[i]
+		f.setAttrs(&e.ClickAttrs)
+		f.addEvent(e.WorkspaceID, AggLead, e.LinkID, e.Timestamp, 0)
+	}
+}
+
+// AddSales folds stored sale events (what EventAggregator.AddSales
+// aggregates).
+func (f *AggregateFolder) AddSales(evs []SaleEvent) {
+	for i := range evs {
+		e := &evs[i]
+		f.setAttrs(&e.ClickAttrs)
+		f.addEvent(e.WorkspaceID, AggSale, e.LinkID, e.Timestamp, e.Amount)
+	}
+}
+
+// TakeBefore removes and returns the rows of the UTC days before the day of
+// t (hourly and daily rows alike), sorted by primary key. Once every event
+// before that day has been folded, these rows are final.
+func (f *AggregateFolder) TakeBefore(t time.Time) []EventAggregate {
+	t = t.UTC()
+	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).Unix()
+	var out []EventAggregate
+	for k, a := range f.sums {
+		if k.hour < day {
+			out = append(out, *a)
+			delete(f.sums, k)
+		}
+	}
+	sortAggregates(out)
+	return out
+}
+
+// TakeAll removes and returns every row, sorted by primary key.
+func (f *AggregateFolder) TakeAll() []EventAggregate {
+	out := make([]EventAggregate, 0, len(f.sums))
+	for _, a := range f.sums {
+		out = append(out, *a)
+	}
+	clear(f.sums)
+	sortAggregates(out)
+	return out
+}
+
+// sortAggregates orders rows by primary key so concurrent writers take row
+// locks in the same order.
+func sortAggregates(out []EventAggregate) {
+	sort.Slice(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		switch {
+		case a.WorkspaceID != b.WorkspaceID:
+			return a.WorkspaceID < b.WorkspaceID
+		case a.Event != b.Event:
+			return a.Event < b.Event
+		case a.Dim != b.Dim:
+			return a.Dim < b.Dim
+		case !a.Hour.Equal(b.Hour):
+			return a.Hour.Before(b.Hour)
+		}
+		return a.Value < b.Value
+	})
+}

@@ -1,0 +1,186 @@
+package models_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/models"
+)
+
+// TestBulkLoaderMatchesRecordClicks: loading a batch with BulkLoader (then
+// folding the inserted clicks and adding aggregates and link counters once)
+// leaves the same clicks, aggregates and link counters as RecordClicks with
+// the aggregates hook, on a workspace that already has clicks, with click
+// ids already stored and repeated within the batch.
+func TestBulkLoaderMatchesRecordClicks(t *testing.T) {
+	for _, dialect := range testdb.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			ctx := context.Background()
+			t0 := time.Date(2026, 3, 1, 22, 30, 0, 0, time.UTC)
+			mk := func(wsID string, links []string, i int, id string) models.Click {
+				l := links[i%len(links)]
+				return models.Click{ClickID: id, Timestamp: t0.Add(time.Duration(i) * 17 * time.Minute), WorkspaceID: wsID, LinkID: l,
+					Domain: "acme.link", Key: l, URL: "https://example.com/" + l, Continent: "EU", Country: []string{"DE", "FR", "US"}[i%3],
+					Region: "R" + fmt.Sprint(i%2), City: "C" + fmt.Sprint(i%4), Device: "Desktop", Browser: "Chrome", OS: "Linux",
+					Trigger: "link", Referer: "(direct)", RefererURL: "(direct)", UA: "ua", Latitude: "1", Longitude: "2"}
+			}
+			type state struct {
+				clicks   []string
+				aggs     []models.EventAggregate
+				counters []string
+			}
+			run := func(bulk bool) (state, int) {
+				db := testdb.Open(t, dialect)
+				w := newWorkspace(t, db, "acme")
+				links := []string{"link_a", "link_b", "link_c"}
+				for _, id := range links {
+					if err := db.CreateLink(ctx, &models.Link{ID: id, WorkspaceID: w.ID, Domain: "acme.link", Key: id, URL: "https://example.com/" + id}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var existing, batch []models.Click
+				for i := range 40 {
+					existing = append(existing, mk(w.ID, links, i, fmt.Sprintf("old%03d", i)))
+				}
+				if _, err := db.RecordClicks(ctx, existing, models.AggregateClicks); err != nil {
+					t.Fatal(err)
+				}
+				for i := range 300 {
+					batch = append(batch, mk(w.ID, links, i+20, fmt.Sprintf("new%03d", i)))
+				}
+				batch[5].ClickID, batch[9].ClickID = "old001", "old039" // stored already
+				batch[7].ClickID = batch[6].ClickID                     // repeated: the first one counts
+				batch[7].Country = "JP"
+				var n int
+				if bulk {
+					l, err := db.NewBulkLoader(ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer l.Close()
+					inserted, err := l.Clicks(ctx, batch, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					n = len(inserted)
+					f := models.NewAggregateFolder()
+					counts := map[string]*models.LinkClicks{}
+					// Fold in two parts, taking finished days in between.
+					f.AddClicks(inserted[:100])
+					first := f.TakeBefore(inserted[99].Timestamp)
+					if len(first) == 0 {
+						t.Fatal("no finished day after the first part")
+					}
+					f.AddClicks(inserted[100:])
+					if err := l.Aggregates(ctx, append(first, f.TakeAll()...)); err != nil {
+						t.Fatal(err)
+					}
+					for _, c := range inserted {
+						if counts[c.LinkID] == nil {
+							counts[c.LinkID] = &models.LinkClicks{}
+						}
+						counts[c.LinkID].AddLink(c.Timestamp)
+					}
+					if err := l.AddLinkClicks(ctx, counts); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					var err error
+					if n, err = db.RecordClicks(ctx, batch, models.AggregateClicks); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var s state
+				var cs []models.Click
+				if err := db.Order("click_id").Find(&cs).Error; err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range cs {
+					s.clicks = append(s.clicks, c.ClickID+" "+c.Country+" "+c.Timestamp.UTC().Format(time.RFC3339Nano))
+				}
+				if err := db.Order("event, dim, hour, value").Find(&s.aggs).Error; err != nil {
+					t.Fatal(err)
+				}
+				for i := range s.aggs {
+					s.aggs[i].WorkspaceID = ""
+					s.aggs[i].Hour = s.aggs[i].Hour.UTC()
+				}
+				var ls []models.Link
+				if err := db.Order("id").Find(&ls).Error; err != nil {
+					t.Fatal(err)
+				}
+				for _, l := range ls {
+					s.counters = append(s.counters, fmt.Sprintf("%s %d %v", l.ID, l.Clicks, l.LastClicked.UTC()))
+				}
+				return s, n
+			}
+			want, wn := run(false)
+			got, gn := run(true)
+			if wn != 297 || gn != wn {
+				t.Fatalf("inserted: RecordClicks %d, bulk %d, want 297", wn, gn)
+			}
+			if fmt.Sprint(got.clicks) != fmt.Sprint(want.clicks) {
+				t.Fatalf("clicks differ:\nbulk %v\nwant %v", got.clicks, want.clicks)
+			}
+			if fmt.Sprint(got.counters) != fmt.Sprint(want.counters) {
+				t.Fatalf("link counters: bulk %v, RecordClicks %v", got.counters, want.counters)
+			}
+			if len(got.aggs) != len(want.aggs) || len(want.aggs) < 100 {
+				t.Fatalf("%d aggregate rows, RecordClicks %d", len(got.aggs), len(want.aggs))
+			}
+			for i := range want.aggs {
+				if got.aggs[i] != want.aggs[i] {
+					t.Fatalf("aggregate row %d: bulk %+v, RecordClicks %+v", i, got.aggs[i], want.aggs[i])
+				}
+			}
+		})
+	}
+}
+
+// TestAggregateFolderMatchesFold: the folder, fed in pieces with rows taken
+// day by day, gives FoldAggregates' rows over the whole input.
+func TestAggregateFolderMatchesFold(t *testing.T) {
+	t0 := time.Date(2026, 3, 29, 20, 0, 0, 0, time.UTC)
+	var cs []models.Click
+	var evs []models.AggregateEvent
+	for i := range 500 {
+		c := models.Click{WorkspaceID: "w", LinkID: fmt.Sprint("l", i%7), Timestamp: t0.Add(time.Duration(i*i) * time.Second),
+			Continent: "EU", Country: fmt.Sprint("C", i%3), Region: fmt.Sprint("R", i%5), City: fmt.Sprint("Y", i%4), Device: "Mobile",
+			Browser: "B", OS: "O", Trigger: "qr", Referer: "r", RefererURL: "ru", URL: fmt.Sprint("u", i%9)}
+		cs = append(cs, c)
+		evs = append(evs, models.AggregateEvent{WorkspaceID: c.WorkspaceID, Event: models.AggClick, LinkID: c.LinkID, Timestamp: c.Timestamp,
+			Columns: map[string]string{"continent": c.Continent, "country": c.Country, "region": c.Region, "city": c.City, "device": c.Device,
+				"browser": c.Browser, "os": c.OS, "trigger": c.Trigger, "referer": c.Referer, "referer_url": c.RefererURL, "url": c.URL}})
+	}
+	want := models.FoldAggregates(evs)
+	f := models.NewAggregateFolder()
+	var got []models.EventAggregate
+	for start := 0; start < len(cs); start += 37 {
+		part := cs[start:min(start+37, len(cs))]
+		f.AddClicks(part)
+		got = append(got, f.TakeBefore(part[len(part)-1].Timestamp)...)
+	}
+	got = append(got, f.TakeAll()...)
+	sort.Slice(got, func(i, j int) bool {
+		a, b := got[i], got[j]
+		if a.Dim != b.Dim {
+			return a.Dim < b.Dim
+		}
+		if !a.Hour.Equal(b.Hour) {
+			return a.Hour.Before(b.Hour)
+		}
+		return a.Value < b.Value
+	})
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, FoldAggregates %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("row %d: folder %+v, FoldAggregates %+v", i, got[i], want[i])
+		}
+	}
+}
