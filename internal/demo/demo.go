@@ -396,7 +396,7 @@ func (g *gen) makeClicks(ctx context.Context) error {
 			l := &g.links[li]
 			p := places.pick(g.rng)
 			a := agents.pick(g.rng)
-			c := models.Click{ClickID: ids.Nano(16), Timestamp: start.Add(time.Duration(t)).Truncate(time.Millisecond), WorkspaceID: g.ws.ID,
+			c := models.Click{ClickID: ids.Click(), Timestamp: start.Add(time.Duration(t)).Truncate(time.Millisecond), WorkspaceID: g.ws.ID,
 				LinkID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, IP: "198.51." + strconv.Itoa(g.rng.IntN(256)) + "." + strconv.Itoa(g.rng.IntN(256)),
 				Continent: p.continent, Country: p.country, Region: p.region, City: p.city, Latitude: "Unknown", Longitude: "Unknown",
 				Device: a.device, DeviceVendor: "Unknown", DeviceModel: "Unknown", Browser: a.browser, BrowserVersion: "124",
