@@ -44,6 +44,24 @@ const (
 // timeseries read whole days from these and only the edges hourly.
 const DaySuffix = "@day"
 
+// WeekSuffix marks a dimension's weekly rollup rows (migration 00310): dim
+// "link@week" holds whole ISO weeks, Monday 00:00 UTC to the next Monday
+// (hour = that Monday). With them a 30-day window reads about four weeks
+// and a few days instead of thirty days of rows per value.
+const WeekSuffix = "@week"
+
+// DayStart returns the UTC midnight at or before t.
+func DayStart(t time.Time) time.Time {
+	t = t.UTC().Truncate(time.Hour)
+	return t.Add(-time.Duration(t.Hour()) * time.Hour)
+}
+
+// WeekStart returns the Monday 00:00 UTC at or before t.
+func WeekStart(t time.Time) time.Time {
+	d := DayStart(t)
+	return d.AddDate(0, 0, -(int(d.Weekday())+6)%7)
+}
+
 // KeySep joins the parts of a composite dimension value (region, city).
 const KeySep = "\x1f"
 
@@ -99,10 +117,11 @@ func FoldAggregates(evs []AggregateEvent) []EventAggregate {
 	for i := range evs {
 		e := &evs[i]
 		hour := e.Timestamp.UTC().Truncate(time.Hour)
-		day := hour.Add(-time.Duration(hour.Hour()) * time.Hour)
+		day, week := DayStart(hour), WeekStart(hour)
 		add(e, DimTotal, "", hour)
 		add(e, DimLink, e.LinkID, hour)
 		add(e, DimLink+DaySuffix, e.LinkID, day)
+		add(e, DimLink+WeekSuffix, e.LinkID, week)
 		for dim, cols := range AggregateDims {
 			parts = parts[:0]
 			for _, c := range cols {
@@ -111,6 +130,7 @@ func FoldAggregates(evs []AggregateEvent) []EventAggregate {
 			v := strings.Join(parts, KeySep)
 			add(e, dim, v, hour)
 			add(e, dim+DaySuffix, v, day)
+			add(e, dim+WeekSuffix, v, week)
 		}
 	}
 	out := make([]EventAggregate, 0, len(sums))
@@ -299,5 +319,18 @@ func (db *DB) aggregateRebuildSQL() []string {
 				t.event, s.dim, s.at, s.value, t.amount, t.table, group))
 		}
 	}
-	return out
+	return append(out, WeeklyRollupSQL(db.Dialect, "workspace_id = ? AND "))
+}
+
+// WeeklyRollupSQL is the statement that derives the weekly rollups from the
+// daily ones (migration 00310 runs it for every workspace, a rebuild for
+// one: cond is then "workspace_id = ? AND ").
+func WeeklyRollupSQL(dialect, cond string) string {
+	week := "date_trunc('week', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'"
+	if dialect == "sqlite" {
+		week = "strftime('%Y-%m-%d 00:00:00+00:00', hour, '-6 days', 'weekday 1')"
+	}
+	return "INSERT INTO event_aggregates (workspace_id, event, dim, hour, value, count, amount) SELECT workspace_id, event, replace(dim, '" +
+		DaySuffix + "', '" + WeekSuffix + "'), " + week + ", value, SUM(count), SUM(amount) FROM event_aggregates WHERE " + cond +
+		"dim LIKE '%" + DaySuffix + "' GROUP BY 1, 2, 3, 4, 5"
 }

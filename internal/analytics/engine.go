@@ -157,16 +157,10 @@ func (r timeRange) empty() bool {
 	return r.to.Before(r.from) || (!r.toIncl && !r.from.Before(r.to))
 }
 
-// span is a stretch of whole hours read from hourly rows, or of whole UTC
-// days read from the daily rollups.
-type span struct {
-	from, to time.Time
-	daily    bool
-}
-
-// fromAggregates reads whole UTC days (daily rollups, when buckets do not
-// matter) and whole hours (hourly rows) inside the window from the
-// aggregates, and the partial hours at either end from the raw table.
+// fromAggregates reads the whole hours inside the window from the
+// aggregates and the partial hours at either end from the raw table. When
+// buckets do not matter the whole hours are covered by the cheapest signed
+// mix of weekly, daily and hourly rows (cover.go); timeseries read hours.
 func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySpec, df *dimFilter) (map[string]counts, error) {
 	h0 := s.win.Start.Truncate(time.Hour)
 	if h0.Before(s.win.Start) {
@@ -177,16 +171,13 @@ func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySp
 		return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
 	}
 	e.aggReads.Add(1)
-	d0 := h0.Truncate(24 * time.Hour)
-	if d0.Before(h0) {
-		d0 = d0.Add(24 * time.Hour)
+	dim := s.aggDim(key, df)
+	top := weekly
+	if key.kind == keyTime || dim == models.DimTotal {
+		top = hourly // buckets need hours; the totals have no rollups
 	}
-	d1 := h1.Truncate(24 * time.Hour)
-	spans := []span{{h0, h1, false}}
-	if key.kind != keyTime && d0.Before(d1) {
-		spans = []span{{h0, d0, false}, {d0, d1, true}, {d1, h1, false}}
-	}
-	out, err := e.readAggregates(ctx, s, k, key, spans, df)
+	c := coverer{now: e.Now()}
+	out, err := e.readAggregates(ctx, s, k, key, dim, c.cover(h0, h1, top).spans, df)
 	if err != nil {
 		return nil, err
 	}
@@ -203,18 +194,22 @@ func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySp
 	return out, nil
 }
 
-// readAggregates sums the aggregate rows of the spans in one statement (a
-// UNION ALL of index range reads).
-func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySpec, spans []span, df *dimFilter) (map[string]counts, error) {
-	dim := models.DimTotal
+// aggDim is the aggregate dimension a read uses.
+func (s *scope) aggDim(key keySpec, df *dimFilter) string {
 	switch {
 	case df != nil:
-		dim = df.dim
+		return df.dim
 	case key.kind == keyDim:
-		dim = key.dim
+		return key.dim
 	case key.kind == keyLink || s.linkConstrained():
-		dim = models.DimLink
+		return models.DimLink
 	}
+	return models.DimTotal
+}
+
+// readAggregates sums dim's aggregate rows over the signed spans in one
+// statement (a UNION ALL of index range reads; subtracted spans negate).
+func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySpec, dim string, spans []span, df *dimFilter) (map[string]counts, error) {
 	isLink := dim == models.DimLink
 	var parts []string
 	var args []any
@@ -222,14 +217,10 @@ func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySp
 		if !sp.from.Before(sp.to) {
 			continue
 		}
-		d := dim
-		if sp.daily && dim != models.DimTotal {
-			d += models.DaySuffix
-		}
 		var w where
 		w.add("workspace_id = ?", s.wsID)
 		w.add("event = ?", k.agg)
-		w.add("dim = ?", d)
+		w.add("dim = ?", dim+sp.grain.suffix())
 		w.add("hour >= ? AND hour < ?", sp.from.UTC(), sp.to.UTC())
 		if isLink {
 			if s.linksSet {
@@ -240,7 +231,11 @@ func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySp
 		if df != nil {
 			w.in("value", df.f)
 		}
-		parts = append(parts, "SELECT hour, value, count, amount FROM event_aggregates WHERE "+w.sql())
+		cols := "hour, value, count, amount"
+		if sp.neg {
+			cols = "hour, value, -count AS count, -amount AS amount"
+		}
+		parts = append(parts, "SELECT "+cols+" FROM event_aggregates WHERE "+w.sql())
 		args = append(args, w.args...)
 	}
 	out := map[string]counts{}
@@ -279,6 +274,9 @@ func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySp
 			k = bucketKey(s.win.Floor(h))
 		} else if err := rows.Scan(&k, &c.n, &c.amount); err != nil {
 			return nil, fmt.Errorf("scan aggregates: %w", err)
+		}
+		if c.n == 0 && c.amount == 0 {
+			continue // all of the value's events fell in subtracted spans
 		}
 		o := out[k]
 		o.n += c.n

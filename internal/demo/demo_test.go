@@ -77,6 +77,18 @@ func TestBackfillMatchesHooks(t *testing.T) {
 			return rows
 		}
 		want := snapshot()
+		weeks := map[string]int64{}
+		for _, r := range want {
+			if r.Event == models.AggClick && r.Dim == models.DimLink+models.WeekSuffix {
+				if !r.Hour.Equal(models.WeekStart(r.Hour)) || r.Hour.Weekday() != time.Monday {
+					t.Fatalf("weekly row at %s", r.Hour)
+				}
+				weeks[r.Hour.String()] += r.Count
+			}
+		}
+		if len(weeks) != 2 || weeks["2026-05-25 00:00:00 +0000 UTC"]+weeks["2026-06-01 00:00:00 +0000 UTC"] != 3000 {
+			t.Fatalf("weekly link rows %v, want 3000 clicks in the weeks of May 25 and June 1", weeks)
+		}
 		// The hooks, fed the stored events.
 		if err := db.Exec("DELETE FROM event_aggregates").Error; err != nil {
 			t.Fatal(err)
@@ -137,6 +149,19 @@ func TestBackfillMatchesHooks(t *testing.T) {
 			if err := db.Exec(stmt).Error; err != nil {
 				t.Fatalf("%s: %v", stmt, err)
 			}
+		}
+		// 00310 derives the weekly rollups from the daily rows.
+		src, err = fs.ReadFile(fsys, "00310_event_aggregates_weekly.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, weekly, ok := strings.Cut(string(src), "models.WeeklyRollupSQL.\n")
+		weekly, _, _ = strings.Cut(weekly, "-- +goose Down")
+		if !ok || strings.Count(weekly, "INSERT INTO") != 1 || strings.TrimSpace(weekly) != models.WeeklyRollupSQL(db.Dialect, "")+";" {
+			t.Fatalf("weekly backfill %q is not models.WeeklyRollupSQL", weekly)
+		}
+		if err := db.Exec(weekly).Error; err != nil {
+			t.Fatal(err)
 		}
 		got := snapshot()
 		if len(got) != len(want) || len(want) < 1000 {
