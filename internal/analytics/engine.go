@@ -27,6 +27,8 @@ type Engine struct {
 	QRBase string
 
 	aggReads, rawReads atomic.Int64
+	spanReads          [weekly + 1]atomic.Int64 // range reads per grain …
+	subtracted         atomic.Int64             // … and how many of them subtract
 }
 
 // Reads reports how many counts were answered from the aggregates and how
@@ -231,8 +233,10 @@ func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySp
 		if df != nil {
 			w.in("value", df.f)
 		}
+		e.spanReads[sp.grain].Add(1)
 		cols := "hour, value, count, amount"
 		if sp.neg {
+			e.subtracted.Add(1)
 			cols = "hour, value, -count AS count, -amount AS amount"
 		}
 		parts = append(parts, "SELECT "+cols+" FROM event_aggregates WHERE "+w.sql())

@@ -313,5 +313,11 @@ func TestAggregateEqualsRaw(t *testing.T) {
 		if a, r := raw.Reads(); a != 0 || r == 0 {
 			t.Fatalf("raw engine read aggregates %d times", a)
 		}
+		// The signed week/day/hour covers were exercised, subtraction included.
+		h, d, wk, neg := agg.SpanReads()
+		t.Logf("aggregate range reads: %d hourly, %d daily, %d weekly, %d subtracted", h, d, wk, neg)
+		if h == 0 || d == 0 || wk < 20 || neg < 20 {
+			t.Fatalf("aggregate range reads: %d hourly, %d daily, %d weekly, %d subtracted", h, d, wk, neg)
+		}
 	})
 }
