@@ -39,6 +39,30 @@ const (
 	DimLink  = "link"
 )
 
+// DimURLQuery is keyed by the query string of the event's destination URL,
+// from its first '?' on (” when it has none; migration 00310): all the
+// utm_* groupings need of a URL, with far fewer values than whole URLs.
+const DimURLQuery = "url_query"
+
+// URLQuery is an event URL's DimURLQuery value.
+func URLQuery(u string) string {
+	if i := strings.IndexByte(u, '?'); i >= 0 {
+		return u[i:]
+	}
+	return ""
+}
+
+// URLQuerySQL is URLQuery of the text column col in SQL (both dialects
+// count characters, so the cut falls where Go's does). The '?' is spelled
+// chr(63) so that it is never taken for a bind parameter.
+func URLQuerySQL(dialect, col string) string {
+	pos := "strpos(" + col + ", chr(63))"
+	if dialect == "sqlite" {
+		pos = "instr(" + col + ", char(63))"
+	}
+	return "(CASE WHEN " + pos + " > 0 THEN substr(" + col + ", " + pos + ") ELSE '' END)"
+}
+
 // DaySuffix marks a dimension's daily rollup rows: dim "country@day" holds
 // whole UTC days (hour = the day's 00:00 UTC). Queries that are not
 // timeseries read whole days from these and only the edges hourly.
@@ -132,6 +156,10 @@ func FoldAggregates(evs []AggregateEvent) []EventAggregate {
 			add(e, dim+DaySuffix, v, day)
 			add(e, dim+WeekSuffix, v, week)
 		}
+		q := URLQuery(e.Column("url"))
+		add(e, DimURLQuery, q, hour)
+		add(e, DimURLQuery+DaySuffix, q, day)
+		add(e, DimURLQuery+WeekSuffix, q, week)
 	}
 	out := make([]EventAggregate, 0, len(sums))
 	for _, a := range sums {
@@ -308,6 +336,8 @@ func (db *DB) aggregateRebuildSQL() []string {
 		v := strings.Join(AggregateDims[d], " || "+sep+" || ")
 		specs = append(specs, spec{d, v, hour}, spec{d + DaySuffix, v, day})
 	}
+	q := URLQuerySQL(db.Dialect, "url")
+	specs = append(specs, spec{DimURLQuery, q, hour}, spec{DimURLQuery + DaySuffix, q, day})
 	var out []string
 	for _, t := range []struct{ event, table, amount string }{{AggClick, "clicks", "0"}, {AggLead, "lead_events", "0"}, {AggSale, "sale_events", "COALESCE(SUM(amount), 0)"}} {
 		for _, s := range specs {

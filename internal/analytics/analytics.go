@@ -109,7 +109,7 @@ func (e *Engine) timeseries(ctx context.Context, s *scope) ([]Row, error) {
 
 // dimSpec says how a group-A groupBy reads and folds its dimension.
 type dimSpec struct {
-	dim  string                // models.AggregateDims key; "" = by link
+	dim  string                // models.AggregateDims key or DimURLQuery; "" = by link
 	fold func(v string) string // raw key → output key ("" drops the row)
 	row  func(key string) Row  // output key → row keys
 }
@@ -206,11 +206,11 @@ var dimSpecs = map[GroupBy]dimSpec{
 	RefererURLs:  {dim: "referer_url", fold: func(v string) string { return dropUnknown(cutQuery(v)) }, row: single("refererUrl")},
 	TopURLs:      {dim: "url", fold: dropUnknown, row: single("url")},
 	TopBaseURLs:  {dim: "url", fold: func(v string) string { return dropUnknown(cutQuery(v)) }, row: single("url")},
-	UTMSources:   {dim: "url", fold: utmParam("utm_source"), row: single("utm_source")},
-	UTMMediums:   {dim: "url", fold: utmParam("utm_medium"), row: single("utm_medium")},
-	UTMCampaigns: {dim: "url", fold: utmParam("utm_campaign"), row: single("utm_campaign")},
-	UTMTerms:     {dim: "url", fold: utmParam("utm_term"), row: single("utm_term")},
-	UTMContents:  {dim: "url", fold: utmParam("utm_content"), row: single("utm_content")},
+	UTMSources:   {dim: models.DimURLQuery, fold: utmParam("utm_source"), row: single("utm_source")},
+	UTMMediums:   {dim: models.DimURLQuery, fold: utmParam("utm_medium"), row: single("utm_medium")},
+	UTMCampaigns: {dim: models.DimURLQuery, fold: utmParam("utm_campaign"), row: single("utm_campaign")},
+	UTMTerms:     {dim: models.DimURLQuery, fold: utmParam("utm_term"), row: single("utm_term")},
+	UTMContents:  {dim: models.DimURLQuery, fold: utmParam("utm_content"), row: single("utm_content")},
 	TopLinks:     {fold: func(v string) string { return v }},
 }
 

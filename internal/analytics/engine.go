@@ -52,7 +52,7 @@ const (
 	keyTotal keyKind = iota
 	keyTime          // bucket start (unix seconds) of the window's granularity
 	keyLink          // link id
-	keyDim           // a models.AggregateDims value
+	keyDim           // a models.AggregateDims value or DimURLQuery
 )
 
 type keySpec struct {
@@ -341,6 +341,9 @@ func (e *Engine) fromRaw(ctx context.Context, s *scope, k kind, key keySpec, ran
 		cols = []string{"link_id"}
 	case keyDim:
 		cols = models.AggregateDims[key.dim]
+		if key.dim == models.DimURLQuery {
+			cols = []string{models.URLQuerySQL(string(s.d), "url")}
+		}
 	}
 	sel := "''"
 	group := ""
