@@ -196,6 +196,16 @@ func checkShape(t *testing.T, w *world, g analytics.GroupBy, ev string, res any,
 			if r["id"] == w.links[4].ID {
 				t.Fatal("deleted link listed in top_links")
 			}
+			for _, l := range w.links {
+				short := "https://" + l.Domain + "/" + l.Key
+				if l.Key == models.RootKey {
+					short = "https://" + l.Domain
+				}
+				if l.ID == r["id"] && (r["createdAt"] != l.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z") || r["url"] != l.URL ||
+					r["domain"] != l.Domain || r["key"] != l.Key || r["shortLink"] != short) {
+					t.Fatalf("top_links row %v for link %+v", r, l)
+				}
+			}
 		case analytics.UTMCampaigns:
 			if r["utm_campaign"] != "spring sale" {
 				t.Fatalf("utm_campaign not decoded: %v", r)
