@@ -8,10 +8,11 @@ import (
 	"time"
 )
 
-// EventAggregate is one row of the hourly event aggregates (migration
-// 00300): the number of events (and Σ sale amount) of one kind in one UTC
-// hour for one value of one dimension. The analytics planner answers from
-// these whenever a query's filters allow.
+// EventAggregate is one row of the event aggregates (migrations 00300 and
+// 00310): the number of events (and Σ sale amount) of one kind in one UTC
+// hour (or, for the "@day" and "@week" rollups, one UTC day or ISO week) for
+// one value of one dimension. The analytics planner answers from these
+// whenever a query's filters allow.
 type EventAggregate struct {
 	WorkspaceID string    `gorm:"column:workspace_id;primaryKey"`
 	Event       string    `gorm:"column:event;primaryKey"` // AggClick | AggLead | AggSale
