@@ -12,18 +12,24 @@ import (
 var aggColumns = []string{"continent", "country", "region", "city", "device", "browser", "os", "trigger", "referer", "referer_url", "url"}
 
 type aggDim struct {
-	name, daily string
-	cols        []int
+	name, daily, weekly string
+	cols                []int
 }
+
+// aggURLColumn is the index of "url" in aggColumns.
+const aggURLColumn = 10
 
 var aggDims = func() []aggDim {
 	idx := map[string]int{}
 	for i, c := range aggColumns {
 		idx[c] = i
 	}
+	if aggColumns[aggURLColumn] != "url" {
+		panic("models: aggURLColumn is not the url column")
+	}
 	var out []aggDim
 	for name, cols := range AggregateDims {
-		d := aggDim{name: name, daily: name + DaySuffix}
+		d := aggDim{name: name, daily: name + DaySuffix, weekly: name + WeekSuffix}
 		for _, c := range cols {
 			i, ok := idx[c]
 			if !ok {
@@ -79,10 +85,11 @@ func (f *AggregateFolder) add(ws, ev, dim, value string, hour time.Time, amount 
 // order).
 func (f *AggregateFolder) addEvent(ws, ev, linkID string, at time.Time, amount int64) {
 	hour := at.UTC().Truncate(time.Hour)
-	day := hour.Add(-time.Duration(hour.Hour()) * time.Hour)
+	day, week := DayStart(hour), WeekStart(hour)
 	f.add(ws, ev, DimTotal, "", hour, amount)
 	f.add(ws, ev, DimLink, linkID, hour, amount)
 	f.add(ws, ev, DimLink+DaySuffix, linkID, day, amount)
+	f.add(ws, ev, DimLink+WeekSuffix, linkID, week, amount)
 	for i := range aggDims {
 		d := &aggDims[i]
 		var v string
@@ -102,7 +109,12 @@ func (f *AggregateFolder) addEvent(ws, ev, linkID string, at time.Time, amount i
 		}
 		f.add(ws, ev, d.name, v, hour, amount)
 		f.add(ws, ev, d.daily, v, day, amount)
+		f.add(ws, ev, d.weekly, v, week, amount)
 	}
+	q := URLQuery(f.cols[aggURLColumn])
+	f.add(ws, ev, DimURLQuery, q, hour, amount)
+	f.add(ws, ev, DimURLQuery+DaySuffix, q, day, amount)
+	f.add(ws, ev, DimURLQuery+WeekSuffix, q, week, amount)
 }
 
 // AddEvents folds events given with a column map (the hooks' form).
@@ -150,14 +162,20 @@ func (f *AggregateFolder) AddSales(evs []SaleEvent) {
 }
 
 // TakeBefore removes and returns the rows of the UTC days before the day of
-// t (hourly and daily rows alike), sorted by primary key. Once every event
-// before that day has been folded, these rows are final.
+// t (hourly and daily rows alike) and of the weeks that ended by then,
+// sorted by primary key. Once every event before that day has been folded,
+// these rows are final.
 func (f *AggregateFolder) TakeBefore(t time.Time) []EventAggregate {
 	t = t.UTC()
-	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).Unix()
+	day := DayStart(t).Unix()
+	const week = int64(7 * 24 * 3600)
 	var out []EventAggregate
 	for k, a := range f.sums {
-		if k.hour < day {
+		done := k.hour < day
+		if strings.HasSuffix(k.dim, WeekSuffix) {
+			done = k.hour+week <= day
+		}
+		if done {
 			out = append(out, *a)
 			delete(f.sums, k)
 		}

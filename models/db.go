@@ -104,7 +104,10 @@ func (db *DB) provider() (*goose.Provider, error) {
 	if db.Dialect == "sqlite" {
 		d = goose.DialectSQLite3
 	}
-	p, err := goose.NewProvider(d, db.SQL(), fsys)
+	// Versions are ranges per area (migrations package), so a database that
+	// has a later area's migration still takes a new one from an earlier
+	// area: apply missing lower versions instead of refusing to start.
+	p, err := goose.NewProvider(d, db.SQL(), fsys, goose.WithAllowOutofOrder(true))
 	if err != nil {
 		return nil, fmt.Errorf("migrations: %w", err)
 	}

@@ -49,6 +49,7 @@ func run() error {
 	interval := flag.String("interval", "30d", "interval of every query")
 	raw := flag.Bool("raw", false, "answer from the raw tables only (no aggregates)")
 	only := flag.String("only", "", "comma-separated groupBys to run (default all)")
+	target := flag.Float64("target", 0, "p50 target in ms: count the queries over it (0 = no target)")
 	flag.Parse()
 
 	cfg, err := config.Load(os.Getenv)
@@ -84,12 +85,14 @@ func run() error {
 
 	var clicks int64
 	db.Raw("SELECT COUNT(*) FROM clicks WHERE workspace_id = ?", ws.ID).Scan(&clicks)
-	fmt.Printf("%s, workspace %s: %d clicks; interval=%s, %d runs per query (+%d warm-up)\n\n",
-		db.Dialect, ws.Slug, clicks, *interval, *runs, *warm)
+	fmt.Printf("%s, workspace %s: %d clicks; interval=%s, %d runs per query (+%d warm-up); load average %s at the start\n\n",
+		db.Dialect, ws.Slug, clicks, *interval, *runs, *warm, loadavg())
 	fmt.Println("| event | groupBy | rows | p50 ms | p95 ms |")
 	fmt.Println("|---|---|---:|---:|---:|")
 	client := &http.Client{Timeout: 2 * time.Minute}
 	var all []time.Duration
+	var over, n int
+	var slowest time.Duration
 	groupBys := analytics.AllGroupBys
 	if *only != "" {
 		groupBys = nil
@@ -123,11 +126,30 @@ func run() error {
 				}
 			}
 			all = append(all, lat...)
+			p50 := pct(lat, 50)
+			n++
+			slowest = max(slowest, p50)
+			if *target > 0 && ms(p50) > *target {
+				over++
+			}
 			fmt.Printf("| %s | %s | %d | %.1f | %.1f |\n", ev, g, rows, ms(pct(lat, 50)), ms(pct(lat, 95)))
 		}
 	}
-	fmt.Printf("\nall queries: p50 %.1f ms, p95 %.1f ms\n", ms(pct(all, 50)), ms(pct(all, 95)))
+	fmt.Printf("\nall queries: p50 %.1f ms, p95 %.1f ms; slowest query p50 %.1f ms", ms(pct(all, 50)), ms(pct(all, 95)), ms(slowest))
+	if *target > 0 {
+		fmt.Printf("; %d of %d queries over %g ms", over, n, *target)
+	}
+	fmt.Printf("; load average %s at the end\n", loadavg())
 	return nil
+}
+
+// loadavg is the 1-, 5- and 15-minute load average ("?" where unknown).
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "?"
 }
 
 func pct(d []time.Duration, p int) time.Duration {

@@ -109,7 +109,7 @@ func (e *Engine) timeseries(ctx context.Context, s *scope) ([]Row, error) {
 
 // dimSpec says how a group-A groupBy reads and folds its dimension.
 type dimSpec struct {
-	dim  string                // models.AggregateDims key; "" = by link
+	dim  string                // models.AggregateDims key or DimURLQuery; "" = by link
 	fold func(v string) string // raw key → output key ("" drops the row)
 	row  func(key string) Row  // output key → row keys
 }
@@ -206,11 +206,11 @@ var dimSpecs = map[GroupBy]dimSpec{
 	RefererURLs:  {dim: "referer_url", fold: func(v string) string { return dropUnknown(cutQuery(v)) }, row: single("refererUrl")},
 	TopURLs:      {dim: "url", fold: dropUnknown, row: single("url")},
 	TopBaseURLs:  {dim: "url", fold: func(v string) string { return dropUnknown(cutQuery(v)) }, row: single("url")},
-	UTMSources:   {dim: "url", fold: utmParam("utm_source"), row: single("utm_source")},
-	UTMMediums:   {dim: "url", fold: utmParam("utm_medium"), row: single("utm_medium")},
-	UTMCampaigns: {dim: "url", fold: utmParam("utm_campaign"), row: single("utm_campaign")},
-	UTMTerms:     {dim: "url", fold: utmParam("utm_term"), row: single("utm_term")},
-	UTMContents:  {dim: "url", fold: utmParam("utm_content"), row: single("utm_content")},
+	UTMSources:   {dim: models.DimURLQuery, fold: utmParam("utm_source"), row: single("utm_source")},
+	UTMMediums:   {dim: models.DimURLQuery, fold: utmParam("utm_medium"), row: single("utm_medium")},
+	UTMCampaigns: {dim: models.DimURLQuery, fold: utmParam("utm_campaign"), row: single("utm_campaign")},
+	UTMTerms:     {dim: models.DimURLQuery, fold: utmParam("utm_term"), row: single("utm_term")},
+	UTMContents:  {dim: models.DimURLQuery, fold: utmParam("utm_content"), row: single("utm_content")},
 	TopLinks:     {fold: func(v string) string { return v }},
 }
 
@@ -336,16 +336,25 @@ func (e *Engine) topLinks(ctx context.Context, wsID string, ids []string) (map[s
 	if len(ids) == 0 {
 		return out, nil
 	}
-	var ls []topLink
 	q := e.DB.WithContext(ctx).Table("links").Select("id, domain, key, url, title, comments, folder_id, partner_id, created_at").Where("workspace_id = ?", wsID)
 	if len(ids) <= manyLinks {
 		q = q.Where("id IN ?", ids)
 	}
-	if err := q.Scan(&ls).Error; err != nil {
+	// Scanned by hand: reflection over a thousand links cost more than the query.
+	rows, err := q.Rows()
+	if err != nil {
 		return nil, fmt.Errorf("load top links: %w", err)
 	}
-	for i := range ls {
-		out[ls[i].ID] = &ls[i]
+	defer rows.Close()
+	for rows.Next() {
+		l := &topLink{}
+		if err := rows.Scan(&l.ID, &l.Domain, &l.Key, &l.URL, &l.Title, &l.Comments, &l.FolderID, &l.PartnerID, &l.CreatedAt); err != nil {
+			return nil, fmt.Errorf("load top links: %w", err)
+		}
+		out[l.ID] = l
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load top links: %w", err)
 	}
 	return out, nil
 }
@@ -355,11 +364,11 @@ func topLinkRow(l *topLink) Row {
 	if l.Key != models.RootKey {
 		short += "/" + l.Key
 	}
-	return Row{
-		"link": l.ID, "id": l.ID, "domain": l.Domain, "key": l.Key, "shortLink": short,
-		"url": l.URL, "title": l.Title, "comments": l.Comments, "folderId": l.FolderID,
-		"partnerId": l.PartnerID, "createdAt": isoMillis(l.CreatedAt),
-	}
+	r := make(Row, 15) // room for the counters
+	r["link"], r["id"], r["domain"], r["key"], r["shortLink"] = l.ID, l.ID, l.Domain, l.Key, short
+	r["url"], r["title"], r["comments"], r["folderId"] = l.URL, l.Title, l.Comments, l.FolderID
+	r["partnerId"], r["createdAt"] = l.PartnerID, isoMillis(l.CreatedAt)
+	return r
 }
 
 // manyLinks is where link lookups switch from an id list to one scan of

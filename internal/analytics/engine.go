@@ -27,6 +27,8 @@ type Engine struct {
 	QRBase string
 
 	aggReads, rawReads atomic.Int64
+	spanReads          [weekly + 1]atomic.Int64 // range reads per grain …
+	subtracted         atomic.Int64             // … and how many of them subtract
 }
 
 // Reads reports how many counts were answered from the aggregates and how
@@ -50,7 +52,7 @@ const (
 	keyTotal keyKind = iota
 	keyTime          // bucket start (unix seconds) of the window's granularity
 	keyLink          // link id
-	keyDim           // a models.AggregateDims value
+	keyDim           // a models.AggregateDims value or DimURLQuery
 )
 
 type keySpec struct {
@@ -157,16 +159,10 @@ func (r timeRange) empty() bool {
 	return r.to.Before(r.from) || (!r.toIncl && !r.from.Before(r.to))
 }
 
-// span is a stretch of whole hours read from hourly rows, or of whole UTC
-// days read from the daily rollups.
-type span struct {
-	from, to time.Time
-	daily    bool
-}
-
-// fromAggregates reads whole UTC days (daily rollups, when buckets do not
-// matter) and whole hours (hourly rows) inside the window from the
-// aggregates, and the partial hours at either end from the raw table.
+// fromAggregates reads the whole hours inside the window from the
+// aggregates and the partial hours at either end from the raw table. When
+// buckets do not matter the whole hours are covered by the cheapest signed
+// mix of weekly, daily and hourly rows (cover.go); timeseries read hours.
 func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySpec, df *dimFilter) (map[string]counts, error) {
 	h0 := s.win.Start.Truncate(time.Hour)
 	if h0.Before(s.win.Start) {
@@ -177,16 +173,13 @@ func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySp
 		return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
 	}
 	e.aggReads.Add(1)
-	d0 := h0.Truncate(24 * time.Hour)
-	if d0.Before(h0) {
-		d0 = d0.Add(24 * time.Hour)
+	dim := s.aggDim(key, df)
+	top := weekly
+	if key.kind == keyTime || dim == models.DimTotal {
+		top = hourly // buckets need hours; the totals have no rollups
 	}
-	d1 := h1.Truncate(24 * time.Hour)
-	spans := []span{{h0, h1, false}}
-	if key.kind != keyTime && d0.Before(d1) {
-		spans = []span{{h0, d0, false}, {d0, d1, true}, {d1, h1, false}}
-	}
-	out, err := e.readAggregates(ctx, s, k, key, spans, df)
+	c := coverer{now: e.Now()}
+	out, err := e.readAggregates(ctx, s, k, key, dim, c.cover(h0, h1, top).spans, df)
 	if err != nil {
 		return nil, err
 	}
@@ -203,18 +196,22 @@ func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySp
 	return out, nil
 }
 
-// readAggregates sums the aggregate rows of the spans in one statement (a
-// UNION ALL of index range reads).
-func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySpec, spans []span, df *dimFilter) (map[string]counts, error) {
-	dim := models.DimTotal
+// aggDim is the aggregate dimension a read uses.
+func (s *scope) aggDim(key keySpec, df *dimFilter) string {
 	switch {
 	case df != nil:
-		dim = df.dim
+		return df.dim
 	case key.kind == keyDim:
-		dim = key.dim
+		return key.dim
 	case key.kind == keyLink || s.linkConstrained():
-		dim = models.DimLink
+		return models.DimLink
 	}
+	return models.DimTotal
+}
+
+// readAggregates sums dim's aggregate rows over the signed spans in one
+// statement (a UNION ALL of index range reads; subtracted spans negate).
+func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySpec, dim string, spans []span, df *dimFilter) (map[string]counts, error) {
 	isLink := dim == models.DimLink
 	var parts []string
 	var args []any
@@ -222,14 +219,10 @@ func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySp
 		if !sp.from.Before(sp.to) {
 			continue
 		}
-		d := dim
-		if sp.daily && dim != models.DimTotal {
-			d += models.DaySuffix
-		}
 		var w where
 		w.add("workspace_id = ?", s.wsID)
 		w.add("event = ?", k.agg)
-		w.add("dim = ?", d)
+		w.add("dim = ?", dim+sp.grain.suffix())
 		w.add("hour >= ? AND hour < ?", sp.from.UTC(), sp.to.UTC())
 		if isLink {
 			if s.linksSet {
@@ -240,7 +233,13 @@ func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySp
 		if df != nil {
 			w.in("value", df.f)
 		}
-		parts = append(parts, "SELECT hour, value, count, amount FROM event_aggregates WHERE "+w.sql())
+		e.spanReads[sp.grain].Add(1)
+		cols := "hour, value, count, amount"
+		if sp.neg {
+			e.subtracted.Add(1)
+			cols = "hour, value, -count AS count, -amount AS amount"
+		}
+		parts = append(parts, "SELECT "+cols+" FROM event_aggregates WHERE "+w.sql())
 		args = append(args, w.args...)
 	}
 	out := map[string]counts{}
@@ -279,6 +278,9 @@ func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySp
 			k = bucketKey(s.win.Floor(h))
 		} else if err := rows.Scan(&k, &c.n, &c.amount); err != nil {
 			return nil, fmt.Errorf("scan aggregates: %w", err)
+		}
+		if c.n == 0 && c.amount == 0 {
+			continue // all of the value's events fell in subtracted spans
 		}
 		o := out[k]
 		o.n += c.n
@@ -339,6 +341,9 @@ func (e *Engine) fromRaw(ctx context.Context, s *scope, k kind, key keySpec, ran
 		cols = []string{"link_id"}
 	case keyDim:
 		cols = models.AggregateDims[key.dim]
+		if key.dim == models.DimURLQuery {
+			cols = []string{models.URLQuerySQL(string(s.d), "url")}
+		}
 	}
 	sel := "''"
 	group := ""

@@ -196,6 +196,16 @@ func checkShape(t *testing.T, w *world, g analytics.GroupBy, ev string, res any,
 			if r["id"] == w.links[4].ID {
 				t.Fatal("deleted link listed in top_links")
 			}
+			for _, l := range w.links {
+				short := "https://" + l.Domain + "/" + l.Key
+				if l.Key == models.RootKey {
+					short = "https://" + l.Domain
+				}
+				if l.ID == r["id"] && (r["createdAt"] != l.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z") || r["url"] != l.URL ||
+					r["domain"] != l.Domain || r["key"] != l.Key || r["shortLink"] != short) {
+					t.Fatalf("top_links row %v for link %+v", r, l)
+				}
+			}
 		case analytics.UTMCampaigns:
 			if r["utm_campaign"] != "spring sale" {
 				t.Fatalf("utm_campaign not decoded: %v", r)
@@ -312,6 +322,12 @@ func TestAggregateEqualsRaw(t *testing.T) {
 		}
 		if a, r := raw.Reads(); a != 0 || r == 0 {
 			t.Fatalf("raw engine read aggregates %d times", a)
+		}
+		// The signed week/day/hour covers were exercised, subtraction included.
+		h, d, wk, neg := agg.SpanReads()
+		t.Logf("aggregate range reads: %d hourly, %d daily, %d weekly, %d subtracted", h, d, wk, neg)
+		if h == 0 || d == 0 || wk < 20 || neg < 20 {
+			t.Fatalf("aggregate range reads: %d hourly, %d daily, %d weekly, %d subtracted", h, d, wk, neg)
 		}
 	})
 }

@@ -79,6 +79,28 @@ func TestBackfillMatchesHooks(t *testing.T) {
 			return rows
 		}
 		want := snapshot()
+		weeks := map[string]int64{}
+		queries := map[string]bool{}
+		for _, r := range want {
+			if r.Event == models.AggClick && r.Dim == models.DimURLQuery+models.WeekSuffix {
+				if r.Value != "" && r.Value[0] != '?' {
+					t.Fatalf("url_query value %q", r.Value)
+				}
+				queries[r.Value] = true
+			}
+			if r.Event == models.AggClick && r.Dim == models.DimLink+models.WeekSuffix {
+				if !r.Hour.Equal(models.WeekStart(r.Hour)) || r.Hour.Weekday() != time.Monday {
+					t.Fatalf("weekly row at %s", r.Hour)
+				}
+				weeks[r.Hour.String()] += r.Count
+			}
+		}
+		if len(queries) < 2 || !queries[""] {
+			t.Fatalf("url_query values %v", queries)
+		}
+		if len(weeks) != 2 || weeks["2026-05-25 00:00:00 +0000 UTC"]+weeks["2026-06-01 00:00:00 +0000 UTC"] != 3000 {
+			t.Fatalf("weekly link rows %v, want 3000 clicks in the weeks of May 25 and June 1", weeks)
+		}
 		// The hooks, fed the stored events.
 		if err := db.Exec("DELETE FROM event_aggregates").Error; err != nil {
 			t.Fatal(err)
@@ -136,6 +158,24 @@ func TestBackfillMatchesHooks(t *testing.T) {
 			if strings.TrimSpace(stmt) == "" {
 				continue
 			}
+			if err := db.Exec(stmt).Error; err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+		// 00310 adds the url_query dimension and derives the weekly rollups
+		// from the daily rows (last, with models.WeeklyRollupSQL).
+		src, err = fs.ReadFile(fsys, "00310_event_aggregates_weeks_url_query.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, body, ok = strings.Cut(string(src), "(a no-op on a fresh database).\n")
+		body, _, _ = strings.Cut(body, "-- +goose Down")
+		stmts := strings.Split(strings.TrimSpace(body), ";\n")
+		last := stmts[len(stmts)-1]
+		if !ok || len(stmts) != 7 || last[strings.Index(last, "INSERT"):] != models.WeeklyRollupSQL(db.Dialect, "")+";" {
+			t.Fatalf("00310 backfill: %d statements, last %q", len(stmts), last)
+		}
+		for _, stmt := range stmts {
 			if err := db.Exec(stmt).Error; err != nil {
 				t.Fatalf("%s: %v", stmt, err)
 			}
