@@ -81,7 +81,7 @@ var Vars = []Var{
 	{"RELINK_HTTP_ADDR", "`:80` when TLS is on", "Plain-HTTP listener next to TLS: ACME challenges, HTTPS upgrade redirects for short links, the HTTPS-required error for the API."},
 	{"RELINK_TRUSTED_PROXIES", "127.0.0.1/32,::1/128", "Comma-separated CIDRs whose `X-Forwarded-Proto`/`X-Forwarded-For` and geo headers are trusted."},
 	{"RELINK_LOG_FORMAT", "text", "`text` or `json`."},
-	{"RELINK_LOG_LEVEL", "info", "`debug`, `info`, `warn` or `error`."},
+	{"RELINK_LOG_LEVEL", "info", "`debug`, `info`, `warn` or `error`. The server logs one line per request to stderr, buffered and written every 100 ms and on exit (one write per line cost the redirect more than the line itself)."},
 	{"RELINK_BODY_LIMIT", "1048576", "Largest accepted request body in bytes; larger bodies get 400 `bad_request` naming the limit."},
 	{"RELINK_SHUTDOWN_TIMEOUT", "20s", "On SIGTERM: how long in-flight requests may take to finish, and then, separately, how long the queues (the click pipeline) may take to drain."},
 	{"RELINK_INVITE_TTL", "168h", "How long a console invite link stays valid; an expired one answers 410 `invite_expired`."},
