@@ -7,7 +7,8 @@
 //    the error state appears (at load or swapped in by a fragment), and when
 //    the token probe fails on focus (at most once per 30 s);
 //  - copy buttons ([data-copy]) use the Clipboard API;
-//  - tabs ([data-tab], [data-goto-tab]) and the link selector.
+//  - tabs ([data-tab], [data-goto-tab]), the starting-guide menu and the
+//    link selector.
 (function () {
   "use strict";
   // "Dub" keeps the messages compatible with hosts written for @dub/embed-core.
@@ -124,9 +125,54 @@
       });
       return;
     }
+    var q = ev.target.closest("[data-quickstart-toggle]");
+    if (q) {
+      var show = !readShowQuickstart();
+      writeShowQuickstart(show);
+      applyQuickstart(show, true);
+      var menu = q.closest("details");
+      if (menu) menu.open = false;
+      return;
+    }
     var t = ev.target.closest("[data-tab],[data-goto-tab]");
     if (t) selectTab(t.getAttribute("data-tab") || t.getAttribute("data-goto-tab"));
   });
+
+  // Starting guide (§6.4): the Quickstart tab shows unless the partner hid
+  // it with the ⋯ menu; the choice is kept in localStorage (in memory when
+  // the browser refuses storage to a third-party frame).
+  var QS_KEY = "referral-embed-show-quickstart";
+  var qsMemo = true;
+  function readShowQuickstart() {
+    try {
+      var v = window.localStorage.getItem(QS_KEY);
+      return v === null ? true : v === "true";
+    } catch (e) {
+      return qsMemo;
+    }
+  }
+  function writeShowQuickstart(v) {
+    qsMemo = v;
+    try {
+      window.localStorage.setItem(QS_KEY, String(v));
+    } catch (e) {}
+  }
+  function applyQuickstart(show, select) {
+    var tab = document.querySelector('[data-tab="quickstart"]');
+    if (!tab) return;
+    tab.hidden = !show;
+    document.querySelectorAll("[data-quickstart-toggle]").forEach(function (b) {
+      b.textContent = show ? "Hide starting guide" : "Show starting guide";
+    });
+    if (show && select) {
+      selectTab("quickstart");
+    } else if (!show && tab.getAttribute("aria-selected") === "true") {
+      // The selected tab disappeared: fall back to the first one left.
+      var first = document.querySelector("[data-tab]:not([hidden])");
+      if (first) selectTab(first.getAttribute("data-tab"));
+    }
+  }
+  applyQuickstart(readShowQuickstart(), false);
   document.addEventListener("change", function (ev) {
     if (!ev.target.matches("[data-link-select]")) return;
     var btn = ev.target.parentNode.querySelector("[data-copy]");

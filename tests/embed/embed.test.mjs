@@ -317,3 +317,40 @@ test("the partner-referral section, and the empty activity state", async () => {
   await shot(page, "embed-partner-referral");
   await ctx.close();
 });
+
+test("the starting guide can be hidden from the ⋯ menu and comes back; the choice is remembered", async () => {
+  const { ctx, page, frame } = await open({ token: tokens.alice });
+  const toggle = async (f) => {
+    await f.locator('[data-testid="tabs-menu"] summary').click();
+    await f.locator('[data-testid="quickstart-toggle"]').click();
+  };
+  let qs = frame.locator('[data-tab="quickstart"]');
+  await frame.locator('[data-testid="panel-quickstart"] [data-testid="quickstart-payouts"]').waitFor();
+  assert.equal(await qs.getAttribute("aria-selected"), "true");
+  await toggle(frame);
+  await eventually(async () => !(await qs.isVisible()), { what: "quickstart tab hidden" });
+  // The selection falls back to the first tab left, and its panel loads.
+  assert.equal(await frame.locator('[role="tab"][aria-selected="true"]').getAttribute("data-tab"), "bounties");
+  await frame.locator('[data-testid="panel-bounties"] [data-testid="bounty"]').waitFor();
+  await shot(page, "embed-quickstart-hidden");
+  await frame.locator('[data-testid="tabs-menu"] summary').click();
+  assert.equal(await frame.locator('[data-testid="quickstart-toggle"]').textContent(), "Show starting guide");
+  await frame.locator('[data-testid="quickstart-toggle"]').click();
+  await eventually(async () => (await qs.isVisible()) && (await qs.getAttribute("aria-selected")) === "true", { what: "quickstart shown and selected" });
+
+  // Remembered in localStorage across loads. Headless Chromium denies
+  // storage to third-party frames (the page then keeps the choice in
+  // memory), so this part opens the dashboard first-party.
+  const direct = await ctx.newPage();
+  await direct.goto(`${relink.appURL}/embed/referrals?token=${tokens.alice}`);
+  const top = direct.locator("html");
+  qs = top.locator('[data-tab="quickstart"]');
+  await top.locator('[data-testid="tabs"]').waitFor();
+  await toggle(top);
+  await eventually(async () => !(await qs.isVisible()), { what: "quickstart hidden (first-party)" });
+  await direct.reload();
+  await top.locator('[data-testid="tabs"]').waitFor();
+  assert.equal(await qs.isVisible(), false, "quickstart hidden again after a reload");
+  assert.equal(await top.locator('[role="tab"][aria-selected="true"]').getAttribute("data-tab"), "bounties");
+  await ctx.close();
+});
