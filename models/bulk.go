@@ -111,7 +111,7 @@ func (l *BulkLoader) Clicks(ctx context.Context, batch []Click, aggs []EventAggr
 	err := l.tx(ctx, func(tx *DB) error {
 		var err error
 		if l.conn == nil {
-			if inserted, err = tx.insertClicksSQLiteBulk(ctx, batch); err != nil {
+			if inserted, err = tx.insertClicksSQLite(ctx, batch); err != nil {
 				return err
 			}
 		} else if inserted, err = l.insertClicksCopy(ctx, tx, batch); err != nil {
@@ -123,38 +123,6 @@ func (l *BulkLoader) Clicks(ctx context.Context, batch []Click, aggs []EventAggr
 		return nil, fmt.Errorf("bulk load %d clicks: %w", len(batch), err)
 	}
 	return inserted, nil
-}
-
-// insertClicksSQLiteBulk writes the rows with the click writer's literal
-// encoding (writeSQLiteRow) as INSERT OR IGNORE … RETURNING click_id: the
-// primary key skips stored and repeated ids, so no lookup precedes the
-// insert, and an ignoring statement needs no statement journal.
-func (db *DB) insertClicksSQLiteBulk(ctx context.Context, batch []Click) ([]Click, error) {
-	if len(batch) == 0 {
-		return nil, nil
-	}
-	pool := db.Statement.ConnPool
-	ctx = context.WithoutCancel(ctx) // see insertClicksSQLite
-	prefix := strings.Replace(sqliteInsertPrefix, "INSERT INTO", "INSERT OR IGNORE INTO", 1)
-	kept := make(map[string]bool, len(batch))
-	var b strings.Builder
-	for start := 0; start < len(batch); start += sqliteRowsPerInsert {
-		chunk := batch[start:min(start+sqliteRowsPerInsert, len(batch))]
-		b.Reset()
-		b.WriteString(prefix)
-		for i := range chunk {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeSQLiteRow(&b, &chunk[i])
-		}
-		b.WriteString(" RETURNING click_id")
-		rows, err := pool.QueryContext(ctx, b.String())
-		if err := collectIDs(rows, err)(kept); err != nil {
-			return nil, fmt.Errorf("insert clicks: %w", err)
-		}
-	}
-	return keep(batch, kept), nil
 }
 
 // insertClicksCopy copies the batch into a staging table and moves the rows

@@ -133,10 +133,10 @@ func (db *DB) RecordClicks(ctx context.Context, batch []Click, hooks ...ClickHoo
 const sqliteRowsPerInsert = 100
 
 func (db *DB) insertClicksSQLite(ctx context.Context, batch []Click) ([]Click, error) {
-	tx, ok := db.Statement.ConnPool.(*sql.Tx) // inside db.Tx
-	if !ok {
-		return nil, fmt.Errorf("insert clicks: not in a transaction (%T)", db.Statement.ConnPool)
+	if len(batch) == 0 {
+		return nil, nil
 	}
+	tx := db.Statement.ConnPool // the caller's transaction
 	// The driver starts a watcher goroutine per statement for a cancellable
 	// context; the transaction is bounded by the caller's context already.
 	ctx = context.WithoutCancel(ctx)
