@@ -240,9 +240,9 @@ func (s *Server) routes() {
 	// --- end embed data API ---
 
 	// Analytics and events (analytics.md; internal/analytics).
-	a.Get("/analytics", s.key("analytics.read"), s.eventUsage, h.GetAnalytics)
-	a.Get("/analytics/:a/:b", s.key("analytics.read"), s.eventUsage, h.GetAnalyticsLegacy)
-	a.Get("/analytics/:a", s.key("analytics.read"), s.eventUsage, h.GetAnalyticsLegacy)
+	a.Get("/analytics", s.key("analytics.read"), s.paidAnalytics, s.eventUsage, h.GetAnalytics)
+	a.Get("/analytics/:a/:b", s.key("analytics.read"), s.paidAnalytics, s.eventUsage, h.GetAnalyticsLegacy)
+	a.Get("/analytics/:a", s.key("analytics.read"), s.paidAnalytics, s.eventUsage, h.GetAnalyticsLegacy)
 	a.Get("/events", s.key("analytics.read"), s.plan(models.PlanBusiness), s.eventUsage, h.ListEvents)
 
 	// (The API's catch-all, s.apiNotFound, is appended by sealRoutes after

@@ -43,20 +43,27 @@ func planName(p models.Plan) string {
 	return strings.ToUpper(string(p[:1])) + string(p[1:])
 }
 
+// paidAnalytics is analytics.md §1.1's paid-plan gate of /analytics; it
+// must follow key() and precede eventUsage.
+func (s *Server) paidAnalytics(c *fiber.Ctx) error {
+	if !request.Workspace(c).Plan.AtLeast(models.PlanPro) {
+		return apierr.New(apierr.Forbidden, "Analytics API is only available on paid plans.")
+	}
+	return c.Next()
+}
+
 // eventUsage is analytics.md §1.1 gate 8: with usage limits on
 // (RELINK_USAGE_LIMITS=plan), a workspace whose events this month exceed
 // its plan's limit gets 403 forbidden from /analytics and /events. Clicks
 // are still recorded; only reading them is gated. It must follow key() and
-// any plan gate.
+// the plan gates (paidAnalytics, plan).
 func (s *Server) eventUsage(c *fiber.Ctx) error {
 	if !s.deps.Config.UsageLimits {
 		return c.Next()
 	}
 	w := request.Workspace(c)
 	limit := models.PlanLimits(w.Plan).Events
-	// A free workspace is refused by the paid-plan gate, which the spec
-	// orders before this one.
-	if limit == 0 || w.Plan == models.PlanFree {
+	if limit == 0 {
 		return c.Next()
 	}
 	used, err := s.deps.DB.EventUsage(c.UserContext(), w.ID, models.UsagePeriodStart(s.deps.Now()))

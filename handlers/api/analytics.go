@@ -8,7 +8,6 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/apierr"
-	"github.com/relinkhq/relink/models"
 )
 
 // queryValues reads the raw query string (a repeated key's last value wins
@@ -18,12 +17,10 @@ func queryValues(c *fiber.Ctx) url.Values {
 	return v
 }
 
-// GetAnalytics serves GET /analytics (analytics.md §4).
+// GetAnalytics serves GET /analytics (analytics.md §4); the routes put the
+// paid-plan and usage gates in front of it.
 func (h *Handlers) GetAnalytics(c *fiber.Ctx) error {
 	ws := request.Workspace(c)
-	if !ws.Plan.AtLeast(models.PlanPro) {
-		return apierr.New(apierr.Forbidden, "Analytics API is only available on paid plans.")
-	}
 	q, err := analytics.Parse(queryValues(c), analytics.EndpointAnalytics, h.Now())
 	if err != nil {
 		return err
@@ -65,9 +62,6 @@ func invalidLegacy() error {
 // values override event and groupBy; some forms answer a bare number.
 func (h *Handlers) GetAnalyticsLegacy(c *fiber.Ctx) error {
 	ws := request.Workspace(c)
-	if !ws.Plan.AtLeast(models.PlanPro) {
-		return apierr.New(apierr.Forbidden, "Analytics API is only available on paid plans.")
-	}
 	vals := queryValues(c)
 	a, b := c.Params("a"), c.Params("b")
 	bare := false
