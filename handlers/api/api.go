@@ -10,6 +10,7 @@ import (
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/qr"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -26,6 +27,9 @@ type Deps struct {
 	// Analytics answers /analytics and /events; New builds one over DB
 	// when nil.
 	Analytics *analytics.Engine
+	// Logos loads the logos drawn on QR codes; New builds one from Config
+	// (RELINK_QR_LOGO_FETCH) when nil.
+	Logos *qr.Logos
 }
 
 // Handlers is the API's handler set.
@@ -40,6 +44,13 @@ func New(d Deps) *Handlers {
 		if d.Config != nil && d.Config.APIURL != nil {
 			d.Analytics.QRBase = d.Config.APIURL.String() + "/qr"
 		}
+	}
+	if d.Logos == nil {
+		f := qr.FetchPublic
+		if d.Config != nil && d.Config.QRLogoFetch != "" {
+			f = d.Config.QRLogoFetch
+		}
+		d.Logos = qr.NewLogos(f)
 	}
 	return &Handlers{Deps: d}
 }

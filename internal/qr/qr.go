@@ -1,6 +1,7 @@
 // Package qr renders QR code PNGs for GET /qr (links.md §9). Encoding is done
 // by github.com/skip2/go-qrcode; this package only maps the API's parameters
-// (size, level, colours, margin) onto the module bitmap.
+// (size, level, colours, margin) onto the module bitmap and draws the logo
+// (logo.go loads it).
 package qr
 
 import (
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	qrcode "github.com/skip2/go-qrcode"
+	"golang.org/x/image/draw"
 
 	"github.com/relinkhq/relink/internal/apierr"
 )
@@ -32,6 +34,12 @@ type Params struct {
 	FG, BG   color.NRGBA
 	Margin   int
 	HideLogo bool
+	// Logo is the logo query parameter as sent ("" when absent).
+	Logo string
+	// LogoImage, when set, is drawn size/4 square in the centre with the
+	// modules under it cleared; the code is then encoded at level Q at least
+	// so it still scans with those modules missing.
+	LogoImage image.Image
 }
 
 // Query reads one query parameter ("" when absent).
@@ -54,6 +62,7 @@ func Parse(q Query, validURL func(string) (string, bool)) (*Params, error) {
 		return nil, apierr.Validation("too_big", "url", "Too big: expected string to have <=32000 characters")
 	}
 	p.URL = u
+	p.Logo = strings.TrimSpace(q("logo"))
 	var err error
 	if p.Size, err = intParam(q, "size", p.Size, MinSize, MaxSize); err != nil {
 		return nil, err
@@ -133,9 +142,14 @@ func parseHex(s string) (color.NRGBA, bool) {
 	return color.NRGBA{uint8(n >> 24), uint8(n >> 16), uint8(n >> 8), uint8(n)}, true
 }
 
-// PNG renders the code as a Size×Size PNG with Margin quiet modules.
+// PNG renders the code as a Size×Size PNG with Margin quiet modules, and
+// the logo in the centre when LogoImage is set.
 func PNG(p *Params) ([]byte, error) {
-	code, err := qrcode.New(p.URL, p.Level)
+	level := p.Level
+	if p.LogoImage != nil && level < qrcode.High {
+		level = qrcode.High
+	}
+	code, err := qrcode.New(p.URL, level)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.Unprocessable, err, "The URL is too long to fit in a QR code.")
 	}
@@ -143,24 +157,54 @@ func PNG(p *Params) ([]byte, error) {
 	bits := code.Bitmap()
 	n := len(bits)
 	total := n + 2*p.Margin
+	module := func(px int) int { return px*total/p.Size - p.Margin }
+	// The logo's box, and the modules it touches (cleared, not drawn).
+	var box image.Rectangle
+	cleared := func(mx, my int) bool { return false }
+	if p.LogoImage != nil {
+		side := p.Size / 4
+		o := (p.Size - side) / 2
+		box = image.Rect(o, o, o+side, o+side)
+		lo, hi := module(box.Min.X), module(box.Max.X-1)
+		cleared = func(mx, my int) bool { return mx >= lo && mx <= hi && my >= lo && my <= hi }
+	}
 	img := image.NewPaletted(image.Rect(0, 0, p.Size, p.Size), color.Palette{p.BG, p.FG})
 	for y := 0; y < p.Size; y++ {
-		my := y*total/p.Size - p.Margin
+		my := module(y)
 		if my < 0 || my >= n {
 			continue
 		}
 		row := bits[my]
 		for x := 0; x < p.Size; x++ {
-			mx := x*total/p.Size - p.Margin
-			if mx >= 0 && mx < n && row[mx] {
+			mx := module(x)
+			if mx >= 0 && mx < n && row[mx] && !cleared(mx, my) {
 				img.SetColorIndex(x, y, 1)
 			}
 		}
 	}
+	var out image.Image = img
+	if p.LogoImage != nil {
+		rgba := image.NewNRGBA(img.Bounds())
+		draw.Draw(rgba, rgba.Bounds(), img, image.Point{}, draw.Src)
+		draw.CatmullRom.Scale(rgba, fit(p.LogoImage.Bounds(), box), p.LogoImage, p.LogoImage.Bounds(), draw.Over, nil)
+		out = rgba
+	}
 	var buf bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, img); err != nil {
+	if err := enc.Encode(&buf, out); err != nil {
 		return nil, fmt.Errorf("encode qr png: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// fit is the largest rectangle of src's aspect ratio centred in box.
+func fit(src, box image.Rectangle) image.Rectangle {
+	w, h := box.Dx(), box.Dy()
+	if sw, sh := src.Dx(), src.Dy(); sw*h > sh*w {
+		h = max(1, sh*w/sw)
+	} else {
+		w = max(1, sw*h/sh)
+	}
+	x, y := box.Min.X+(box.Dx()-w)/2, box.Min.Y+(box.Dy()-h)/2
+	return image.Rect(x, y, x+w, y+h)
 }
