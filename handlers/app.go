@@ -291,6 +291,7 @@ func (s *Server) routes() {
 
 	// Redirects (links.md §10): every path of a short-link domain is a key.
 	rd := s.redirects()
+	s.app.Get("/deeplink/*", rd.Deeplink) // the app-store interstitial (#12, #13)
 	s.short.Get("/", rd.Short)
 	s.short.Get("/*", rd.Short)
 	s.short.Post("/*", rd.Short) // password form

@@ -57,6 +57,7 @@ func (s *Server) redirects() *redirect.Handlers {
 		Logger:        s.log,
 		Now:           s.deps.Now,
 		DefaultDomain: CanonicalHost(cfg.ShortDomain),
+		AppURL:        cfg.AppURL.String(),
 		ClientIP:      s.ClientIP,
 		TrustedProxy:  func(c *fiber.Ctx) bool { return cfg.IsTrustedProxy(c.Context().RemoteIP()) },
 		SecureCookie:  !cfg.DevMode,

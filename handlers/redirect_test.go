@@ -171,6 +171,7 @@ func TestRedirectDecisions(t *testing.T) {
 		disabled := e.link(models.Link{Key: "off", URL: "https://example.com/", DisabledAt: &past})
 		targeted := e.link(models.Link{Key: "app", URL: "https://example.com/web", IOS: ptr("https://apps.apple.com/app/x"),
 			Android: ptr("https://play.google.com/store/apps/details?id=x")})
+		iosWeb := e.link(models.Link{Key: "ios-web", URL: "https://example.com/web", IOS: ptr("https://example.com/ios")})
 		mail := e.link(models.Link{Key: "mail", URL: "mailto:hi@example.com"})
 		cloaked := e.link(models.Link{Key: "cloak", URL: "https://example.com/framed", Rewrite: true, Title: ptr("Framed")})
 		proxied := e.link(models.Link{Key: "card", URL: "https://example.com/card", Proxy: true, Title: ptr("Card title"),
@@ -202,8 +203,13 @@ func TestRedirectDecisions(t *testing.T) {
 			{"not yet expired", rreq{path: "/soon"}, 302, "https://example.com/soon", "", notYet, true},
 			{"disabled is not found", rreq{path: "/off"}, 404, "", "link-not-found", disabled, false},
 			{"unknown key 404 page", rreq{path: "/nope"}, 404, "", "link-not-found", nil, false},
-			{"iOS targeting", rreq{path: "/app", ua: iphoneUA}, 302, "https://apps.apple.com/app/x", "", targeted, true},
-			{"Android targeting", rreq{path: "/app", ua: androidUA}, 302, "https://play.google.com/store/apps/details?id=x", "", targeted, true},
+			{"iOS targeting", rreq{path: "/ios-web", ua: iphoneUA}, 302, "https://example.com/ios", "", iosWeb, true},
+			{"App Store target: the interstitial first", rreq{path: "/app?ref=tw", ua: iphoneUA}, 307, "http://localhost:8080/deeplink/acme.link/app?ref=tw", "", targeted, true},
+			{"Google Play target: the interstitial first", rreq{path: "/app", ua: androidUA}, 307, "http://localhost:8080/deeplink/acme.link/app", "", targeted, true},
+			{"skip_deeplink_preview goes to the App Store", rreq{path: "/app?skip_deeplink_preview=1", ua: iphoneUA}, 302, "https://apps.apple.com/app/x", "", targeted, true},
+			{"skip_deeplink_preview goes to Google Play", rreq{path: "/app?skip_deeplink_preview=1", ua: androidUA}, 302, "https://play.google.com/store/apps/details?id=x", "", targeted, true},
+			{"interstitial for an unknown link", rreq{host: "localhost:8080", path: "/deeplink/acme.link/nope", ua: iphoneUA}, 404, "", "link-not-found", nil, false},
+			{"interstitial opened on a desktop: the link as usual", rreq{host: "localhost:8080", path: "/deeplink/acme.link/app"}, 302, "http://acme.link/app?skip_deeplink_preview=1", "", targeted, false},
 			{"desktop gets the url", rreq{path: "/app"}, 302, "https://example.com/web", "", targeted, true},
 			{"mailto via meta refresh", rreq{path: "/mail"}, 200, "", "link-refresh", mail, true},
 			{"rewrite frames the destination", rreq{path: "/cloak"}, 200, "", "link-cloaked", cloaked, true},
@@ -262,6 +268,40 @@ func TestRedirectDecisions(t *testing.T) {
 			clicks := e.clicksOf(plain)
 			if last := clicks[len(clicks)-1]; last.ClickID != ck.Value || last.URL != "https://example.com/landing" || last.Trigger != "link" {
 				t.Errorf("stored click %+v does not match the cookie %q", last, ck.Value)
+			}
+		})
+		t.Run("app-store interstitial: one click, the cookie's", func(t *testing.T) {
+			e.now = e.now.Add(2 * time.Hour) // outside the dedup window of earlier requests
+			before := len(e.clicksOf(targeted))
+			ua := iphoneUA + " interstitial"
+			first := e.do(rreq{path: "/App?ref=tw", ua: ua, sameVisitor: true})
+			ck := cookieOf(first, "dub_id_acme.link_app")
+			if first.StatusCode != 307 || ck == nil {
+				t.Fatalf("first hop %d, cookie %v", first.StatusCode, ck)
+			}
+			loc, _ := url.Parse(first.Header.Get("Location"))
+			page := e.do(rreq{host: loc.Host, path: loc.RequestURI(), ua: ua, sameVisitor: true})
+			if page.StatusCode != 200 {
+				t.Fatalf("interstitial %d", page.StatusCode)
+			}
+			if cc := page.Header.Get("Cache-Control"); cc != "private, no-store" {
+				t.Errorf("interstitial Cache-Control %q", cc)
+			}
+			d := doc(t, page)
+			btn := d.Find(`[data-testid="deeplink-continue"]`)
+			href, _ := btn.Attr("href")
+			copied, _ := btn.Attr("data-copy")
+			if href != "http://acme.link/App?ref=tw&skip_deeplink_preview=1" || copied != "http://acme.link/App" || !strings.Contains(btn.Text(), "App Store") {
+				t.Fatalf("button %q href %q copies %q", btn.Text(), href, copied)
+			}
+			next, _ := url.Parse(href)
+			final := e.do(rreq{path: next.RequestURI(), ua: ua, sameVisitor: true, cookies: map[string]string{ck.Name: ck.Value}})
+			if final.StatusCode != 302 || final.Header.Get("Location") != "https://apps.apple.com/app/x?ref=tw" {
+				t.Fatalf("store hop %d %q", final.StatusCode, final.Header.Get("Location"))
+			}
+			clicks := e.clicksOf(targeted)
+			if len(clicks)-before != 1 || clicks[len(clicks)-1].ClickID != ck.Value {
+				t.Fatalf("%d clicks stored for the visit (want 1, id %s)", len(clicks)-before, ck.Value)
 			}
 		})
 		t.Run("qr trigger is recorded", func(t *testing.T) {

@@ -38,6 +38,9 @@ type Deps struct {
 	// DefaultDomain is the short domain the app face serves (dev); the
 	// short-link face uses the request's host.
 	DefaultDomain string
+	// AppURL is the app origin serving the app-store interstitial
+	// (/deeplink/…).
+	AppURL string
 	// ClientIP and TrustedProxy come from the server (X-Forwarded-For and
 	// geo headers are believed only from trusted proxies).
 	ClientIP     func(c *fiber.Ctx) string
@@ -122,14 +125,7 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 		c.Set("X-Robots-Tag", "googlebot: noindex")
 		return c.Redirect("/?dub-no-track=1", fiber.StatusFound)
 	}
-	if key == "" {
-		key = models.RootKey
-	} else if !isASCII(key) {
-		if a, err := idna.Punycode.ToASCII(strings.Trim(key, "/")); err == nil {
-			key = a
-		}
-	}
-	key = strings.ToLower(key)
+	key = lookupKey(key)
 
 	res, found, err := h.d.Cache.Get(c.UserContext(), domain, key)
 	if err != nil {
@@ -201,11 +197,12 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	if t.Root() {
 		status = fiber.StatusMovedPermanently
 	}
+	store := "" // an app store the visitor is sent to (#12, #13)
 	switch {
 	case t.IOS != "" && useragent.IsIOS(string(ua)): // #12
-		target = t.IOS
+		target, store = t.IOS, appStore(t.IOS)
 	case t.Android != "" && useragent.IsAndroid(string(ua)): // #13
-		target = t.Android
+		target, store = t.Android, appStore(t.Android)
 	case len(t.Geo) > 0: // #14
 		if u := t.Geo[h.d.Geo.Country(h.ip(c), h.geoHint(c))]; u != "" {
 			target = u
@@ -222,6 +219,15 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	}
 	if !noTrack {
 		h.record(c, t, clickID, final, qr, reqBot, string(ua), now)
+	}
+	// #12, #13: a store destination goes through the interstitial first,
+	// unless the visitor comes from it (skip_deeplink_preview).
+	if store != "" && !c.Request().URI().QueryArgs().Has("skip_deeplink_preview") {
+		u := h.d.AppURL + "/deeplink/" + domain + "/" + origKey
+		if q := c.Request().URI().QueryString(); len(q) > 0 {
+			u += "?" + string(q)
+		}
+		return c.Redirect(u, fiber.StatusTemporaryRedirect)
 	}
 	switch {
 	case dest == "" && target == "": // #8: root without destination
@@ -355,6 +361,83 @@ func (h *Handlers) pickVariant(c *fiber.Ctx, t *Target, origKey string) string {
 	}
 	c.Cookie(&fiber.Cookie{Name: "dub_test_url", Value: pick, Path: "/" + origKey, MaxAge: 604800})
 	return pick
+}
+
+// lookupKey turns a percent-decoded key into the cache's lookup key: the root
+// for "", non-ASCII labels punycoded, lowercased (links.md §10.1).
+func lookupKey(key string) string {
+	if key == "" {
+		return models.RootKey
+	}
+	if !isASCII(key) {
+		if a, err := idna.Punycode.ToASCII(strings.Trim(key, "/")); err == nil {
+			key = a
+		}
+	}
+	return strings.ToLower(key)
+}
+
+// appStore names the store a target is a listing of: "the App Store" for
+// apps.apple.com and itunes.apple.com, "Google Play" for play.google.com's
+// app pages, else "".
+func appStore(target string) string {
+	u, err := url.Parse(target)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return ""
+	}
+	switch strings.ToLower(u.Hostname()) {
+	case "apps.apple.com", "itunes.apple.com":
+		return "the App Store"
+	case "play.google.com":
+		if strings.HasPrefix(u.Path, "/store/apps") {
+			return "Google Play"
+		}
+	}
+	return ""
+}
+
+// Deeplink serves the app-store interstitial at
+// {app}/deeplink/{domain}/{key}?{query} (links.md §10.2 #12, #13). The click
+// was recorded by the redirect that sent the visitor here; the page's button
+// returns to the short link with skip_deeplink_preview=1, which carries the
+// same click-id cookie, so no second click is stored.
+func (h *Handlers) Deeplink(c *fiber.Ctx) error {
+	rest := strings.TrimPrefix(string(c.Request().URI().PathOriginal()), "/deeplink/")
+	domain, origKey, _ := strings.Cut(rest, "/")
+	domain = strings.TrimPrefix(strings.ToLower(domain), "www.")
+	key, err := url.PathUnescape(origKey)
+	if err != nil || domain == "" {
+		return h.notFound(c, domain, origKey, nil)
+	}
+	key = lookupKey(key)
+	res, found, err := h.d.Cache.Get(c.UserContext(), domain, key)
+	if err != nil {
+		return err
+	}
+	if !found || res.Link == nil {
+		return h.notFound(c, domain, key, res)
+	}
+	t := res.Link
+	short := c.Protocol() + "://" + domain + "/" + origKey
+	cont := short + "?"
+	if q := c.Request().URI().QueryString(); len(q) > 0 {
+		cont += string(q) + "&"
+	}
+	cont += "skip_deeplink_preview=1"
+	ua := string(c.Request().Header.UserAgent())
+	store := ""
+	switch {
+	case t.IOS != "" && useragent.IsIOS(ua):
+		store = appStore(t.IOS)
+	case t.Android != "" && useragent.IsAndroid(ua):
+		store = appStore(t.Android)
+	}
+	if store == "" { // not a store visitor (e.g. the URL opened on a desktop): the link as usual
+		return c.Redirect(cont, fiber.StatusFound)
+	}
+	c.Set(fiber.HeaderCacheControl, "private, no-store")
+	return page(c, fiber.StatusOK, "Open in the app", views.Deeplink(views.DeeplinkPage{
+		ShortLink: short, Continue: cont, Store: store, Title: t.Title, Desc: t.Description, Image: t.Image}))
 }
 
 func shortLink(t *Target) string {
