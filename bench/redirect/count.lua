@@ -13,6 +13,7 @@ end
 
 function init(args)
   run = tonumber(args[1]) or 0
+  notrack = args[2] == "notrack" -- diagnostic: ask Relink not to record the click
   sent = 0
   responses = 0
   redirects = 0
@@ -21,6 +22,9 @@ end
 function request()
   sent = sent + 1
   local ip = string.format("fd00:%x:%x:%x:%x::1", run, tid, math.floor(sent / 65536), sent % 65536)
+  if notrack then
+    return wrk.format("GET", nil, { ["X-Forwarded-For"] = ip, ["dub-no-track"] = "1" })
+  end
   return wrk.format("GET", nil, { ["X-Forwarded-For"] = ip })
 end
 

@@ -8,6 +8,9 @@
 #   bench/redirect/run.sh                      SQLite, 64 and 256 connections
 #   BENCH_PG_URL=postgres://… bench/redirect/run.sh   also PostgreSQL (fresh schema)
 #   DURATION=15s THREADS=2 CONNS="64 256" RELINK_LOG_LEVEL=info  (defaults)
+#   UNTRACKED=1 adds a diagnostic row: Relink on SQLite with every request
+#     carrying dub-no-track, so no click is recorded (the redirect's HTTP side
+#     alone; 0 clicks must be stored)
 #   RELINK_CLICK_QUEUE=500000 (default here): sized for a 15 s burst the click
 #     writer cannot keep up with on this machine; RELINK_CLICK_QUEUE=50000
 #     (the server's default) shows the overflow being counted instead.
@@ -47,10 +50,10 @@ wait_ready() {
   exit 1
 }
 
-# wrk_run URL CONNS RUN_ID -> "rps p50_us p99_us responses redirects errors"
+# wrk_run URL CONNS RUN_ID [notrack] -> "rps p50_us p99_us responses redirects errors"
 wrk_run() {
   local out
-  out=$(wrk -t"$THREADS" -c"$2" -d"$DURATION" --latency -s bench/redirect/count.lua "$1" -- "$3")
+  out=$(wrk -t"$THREADS" -c"$2" -d"$DURATION" --latency -s bench/redirect/count.lua "$1" -- "$3" "${4:-}")
   echo "$out" >>"$work/wrk.log"
   local rps p50 p99 resp redir errs
   rps=$(sed -n 's/^RPS \([0-9]*\).*/\1/p' <<<"$out")
@@ -89,7 +92,7 @@ ceiling_run() {
   echo "$res $(cpu_per_req "$work/ceiling.time" "$base" "$redir")"
 }
 
-# relink_run NAME DB_URL CONNS RUN_ID
+# relink_run NAME DB_URL CONNS RUN_ID [notrack]
 #   -> "rps p50 p99 responses redirects errors accepted dropped drain_s cpu_us rows counter"
 relink_run() {
   local db=$2 domain=127.0.0.1:9082
@@ -105,7 +108,7 @@ relink_run() {
   pid=$(pgrep -P "$tpid" -x relink)
   base=$(ticks "$pid")
   local res accepted dropped
-  res=$(wrk_run "http://$domain/bench" "$3" "$4")
+  res=$(wrk_run "http://$domain/bench" "$3" "$4" "${5:-}")
   # The server's own count: wrk stops with up to CONNS requests in flight,
   # which the server may still have answered (and recorded).
   metrics=$(curl -fs http://127.0.0.1:9080/metrics)
@@ -115,7 +118,9 @@ relink_run() {
   kill -TERM "$pid"
   wait "$tpid" || { echo "relink exited with an error; log:" >&2; tail -20 "$work/relink-$1.log" >&2; }
   echo "drain after SIGTERM took $((SECONDS - t0))s" >>"$work/relink-$1.log"
-  echo "$res $accepted $dropped $((SECONDS - t0)) $(cpu_per_req "$work/relink.time" "$base" "$accepted") $("$work/benchdb" count -db "$db" -domain "$domain" -key bench)"
+  local served=$accepted
+  [ -n "${5:-}" ] && read -r _ _ _ _ served _ <<<"$res" # untracked: per 302 wrk saw
+  echo "$res $accepted $dropped $((SECONDS - t0)) $(cpu_per_req "$work/relink.time" "$base" "$served") $("$work/benchdb" count -db "$db" -domain "$domain" -key bench)"
 }
 
 fmt_ms() { awk -v us="$1" 'BEGIN { printf "%.2f ms", us / 1000 }'; }
@@ -158,6 +163,15 @@ for c in $CONNS; do
     [ "$errs" != 0 ] && check="$check, $errs wrk errors"
     printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" "relink ($t)" "$c" "$rps" "$(fmt_ms "$p50")" "$(fmt_ms "$p99")" "$ratio" "$p99r" "$cpu" "$check"
   done
+  if [ -n "${UNTRACKED:-}" ]; then
+    run=$((run + 1))
+    read -r rps p50 p99 resp redir errs accepted dropped drain cpu rows counter < <(relink_run "untracked-$c" "sqlite:$work/untracked-$c.db" "$c" "$run" notrack)
+    ratio=$(awk -v a="$rps" -v b="$crps" 'BEGIN { printf "%.1f%%", 100 * a / b }')
+    p99r=$(awk -v a="$p99" -v b="$cp99" 'BEGIN { printf "%.2fx", a / b }')
+    check="$rows stored (none expected)"
+    [ "$rows" != 0 ] && { check="$check UNEXPECTED"; fail=1; }
+    printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" "relink, no click (diag)" "$c" "$rps" "$(fmt_ms "$p50")" "$(fmt_ms "$p99")" "$ratio" "$p99r" "$cpu" "$check"
+  fi
 done
 echo
 echo "Targets at 64 connections: throughput >= 85% of the ceiling, p99 <= 1.5x the ceiling's, zero clicks missing."
