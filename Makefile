@@ -33,7 +33,7 @@ test-embed: ## The React embed component (packages/embed-react): build and vites
 test-browser-embed: ## Embedded dashboard in headless Chromium (tests/embed; /usr/bin/chromium)
 	cd tests/embed && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error && npm test
 
-test-browser: ## The console in headless Chromium (/usr/bin/chromium) against the real binary; screenshots in tests/browser/artifacts/
+test-browser: ## The console and the short-link pages in headless Chromium (/usr/bin/chromium) against the real binary; screenshots in tests/browser/artifacts/
 	cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error && npm test
 
 lint: ## go vet, gofmt and staticcheck
