@@ -172,6 +172,7 @@ func TestRedirectDecisions(t *testing.T) {
 		targeted := e.link(models.Link{Key: "app", URL: "https://example.com/web", IOS: ptr("https://apps.apple.com/app/x"),
 			Android: ptr("https://play.google.com/store/apps/details?id=x")})
 		iosWeb := e.link(models.Link{Key: "ios-web", URL: "https://example.com/web", IOS: ptr("https://example.com/ios")})
+		e.link(models.Link{Key: "secret-app", URL: "https://example.com/web", IOS: ptr("https://apps.apple.com/app/x"), Password: ptr("pw"), Title: ptr("Secret")})
 		mail := e.link(models.Link{Key: "mail", URL: "mailto:hi@example.com"})
 		cloaked := e.link(models.Link{Key: "cloak", URL: "https://example.com/framed", Rewrite: true, Title: ptr("Framed")})
 		proxied := e.link(models.Link{Key: "card", URL: "https://example.com/card", Proxy: true, Title: ptr("Card title"),
@@ -209,6 +210,7 @@ func TestRedirectDecisions(t *testing.T) {
 			{"skip_deeplink_preview goes to the App Store", rreq{path: "/app?skip_deeplink_preview=1", ua: iphoneUA}, 302, "https://apps.apple.com/app/x", "", targeted, true},
 			{"skip_deeplink_preview goes to Google Play", rreq{path: "/app?skip_deeplink_preview=1", ua: androidUA}, 302, "https://play.google.com/store/apps/details?id=x", "", targeted, true},
 			{"interstitial for an unknown link", rreq{host: "localhost:8080", path: "/deeplink/acme.link/nope", ua: iphoneUA}, 404, "", "link-not-found", nil, false},
+			{"interstitial of a password link: the short link asks first", rreq{host: "localhost:8080", path: "/deeplink/acme.link/secret-app", ua: iphoneUA}, 302, "http://acme.link/secret-app?skip_deeplink_preview=1", "", nil, false},
 			{"interstitial opened on a desktop: the link as usual", rreq{host: "localhost:8080", path: "/deeplink/acme.link/app"}, 302, "http://acme.link/app?skip_deeplink_preview=1", "", targeted, false},
 			{"desktop gets the url", rreq{path: "/app"}, 302, "https://example.com/web", "", targeted, true},
 			{"mailto via meta refresh", rreq{path: "/mail"}, 200, "", "link-refresh", mail, true},

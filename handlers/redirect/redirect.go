@@ -432,7 +432,12 @@ func (h *Handlers) Deeplink(c *fiber.Ctx) error {
 	case t.Android != "" && useragent.IsAndroid(ua):
 		store = appStore(t.Android)
 	}
-	if store == "" { // not a store visitor (e.g. the URL opened on a desktop): the link as usual
+	expired := !t.ExpiresAt.IsZero() && !t.ExpiresAt.After(h.d.Now())
+	// Not a store visitor (the URL opened on a desktop), or a link whose
+	// password or expiry the short link itself must handle (the page would
+	// show its title to someone who has not given the password): the link
+	// as usual.
+	if store == "" || t.Password != "" || expired {
 		return c.Redirect(cont, fiber.StatusFound)
 	}
 	c.Set(fiber.HeaderCacheControl, "private, no-store")
