@@ -58,6 +58,7 @@ func (s *Server) redirects() *redirect.Handlers {
 		Now:           s.deps.Now,
 		DefaultDomain: CanonicalHost(cfg.ShortDomain),
 		AppURL:        cfg.AppURL.String(),
+		Domains:       s.deps.DB.DomainByName,
 		ClientIP:      s.ClientIP,
 		TrustedProxy:  func(c *fiber.Ctx) bool { return cfg.IsTrustedProxy(c.Context().RemoteIP()) },
 		SecureCookie:  !cfg.DevMode,

@@ -482,9 +482,24 @@ func TestRedirectDomainSettings(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newRedirectEnv(t, db, map[string]string{})
 		now := e.now
+		aasa := `{"applinks":{"apps":[],"details":[{"appID":"TEAM.com.acme.app","paths":["*"]}]}}`
 		if err := db.Create(&models.Domain{ID: "dom_1", WorkspaceID: e.ws.ID, Slug: "acme.link", NotFoundURL: ptr("https://acme.example/404"),
-			ExpiredURL: ptr("https://acme.example/expired"), CreatedAt: now, UpdatedAt: now}).Error; err != nil {
+			ExpiredURL: ptr("https://acme.example/expired"), AppleAppSiteAssociation: ptr(aasa), CreatedAt: now, UpdatedAt: now}).Error; err != nil {
 			t.Fatal(err)
+		}
+		// The app-association files: the stored document, or 404 when unset.
+		resp := e.do(rreq{path: "/.well-known/apple-app-site-association"})
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || string(body) != aasa {
+			t.Errorf("AASA: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+		resp = e.do(rreq{path: "/.well-known/assetlinks.json"})
+		body, _ = io.ReadAll(resp.Body)
+		if resp.StatusCode != 404 || !strings.Contains(string(body), "No assetlinks.json is configured for acme.link") {
+			t.Errorf("unset assetlinks: %d %s", resp.StatusCode, body)
+		}
+		if resp := e.do(rreq{path: "/.well-known/security.txt"}); resp.StatusCode != 302 {
+			t.Errorf("other well-known paths are still sent home: %d", resp.StatusCode)
 		}
 		past := now.Add(-time.Minute)
 		e.link(models.Link{Key: "old", URL: "https://example.com/", ExpiresAt: &past})

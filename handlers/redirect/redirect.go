@@ -4,6 +4,7 @@
 package redirect
 
 import (
+	"context"
 	"crypto/subtle"
 	"log/slog"
 	"math/rand/v2"
@@ -16,6 +17,7 @@ import (
 	"golang.org/x/net/idna"
 
 	pages "github.com/relinkhq/relink/handlers/render"
+	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
@@ -41,6 +43,9 @@ type Deps struct {
 	// AppURL is the app origin serving the app-store interstitial
 	// (/deeplink/…).
 	AppURL string
+	// Domains reads a registered domain's settings (its app-association
+	// files); nil: none are served.
+	Domains func(ctx context.Context, name string) (*models.Domain, error)
 	// ClientIP and TrustedProxy come from the server (X-Forwarded-For and
 	// geo headers are believed only from trusted proxies).
 	ClientIP     func(c *fiber.Ctx) string
@@ -118,6 +123,11 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	inspect := false
 	if strings.HasSuffix(key, "+") {
 		key, inspect = strings.TrimSuffix(key, "+"), true
+	}
+	// The domain's app-association files (links.md §10.1), for iOS universal
+	// links and Android app links.
+	if key == aasaPath || key == assetLinksPath {
+		return h.wellKnown(c, domain, key)
 	}
 	// #1: crawlers of well-known paths and PHP probes are sent home untracked.
 	low := strings.ToLower(key)
@@ -361,6 +371,38 @@ func (h *Handlers) pickVariant(c *fiber.Ctx, t *Target, origKey string) string {
 	}
 	c.Cookie(&fiber.Cookie{Name: "dub_test_url", Value: pick, Path: "/" + origKey, MaxAge: 604800})
 	return pick
+}
+
+const (
+	aasaPath       = ".well-known/apple-app-site-association"
+	assetLinksPath = ".well-known/assetlinks.json"
+)
+
+// wellKnown serves the domain's apple-app-site-association or
+// assetlinks.json as stored on the domain (appleAppSiteAssociation,
+// assetLinks); 404 when the domain has none. Apple and Google fetch these
+// rarely, so they are read from the database, not the link cache.
+func (h *Handlers) wellKnown(c *fiber.Ctx, domain, path string) error {
+	var doc string
+	if h.d.Domains != nil {
+		d, err := h.d.Domains(c.UserContext(), hostOnly(domain))
+		switch {
+		case err == nil && path == aasaPath:
+			doc = deref(d.AppleAppSiteAssociation)
+		case err == nil:
+			doc = deref(d.AssetLinks)
+		case !apierr.Is(err, apierr.NotFound):
+			return err
+		}
+	}
+	c.Set("X-Robots-Tag", "googlebot: noindex")
+	if doc == "" {
+		c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
+		return c.Status(fiber.StatusNotFound).SendString("No " + path[len(".well-known/"):] + " is configured for " + hostOnly(domain) + ".")
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	c.Set(fiber.HeaderCacheControl, "public, max-age=3600")
+	return c.SendString(doc)
 }
 
 // lookupKey turns a percent-decoded key into the cache's lookup key: the root
