@@ -36,6 +36,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# A server left on one of the benchmark's ports would answer wrk instead.
+for port in 9080 9081 9082 9090; do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    echo "port $port is in use (a server from an earlier run?): stop it first" >&2
+    exit 1
+  fi
+done
+
 echo "building…" >&2
 go build -o "$work/relink" ./cmd/relink
 go build -o "$work/ceiling" ./bench/redirect/ceiling
