@@ -35,6 +35,9 @@ func (s *Server) logRequests(c *fiber.Ctx) error {
 	if status >= 500 {
 		level = slog.LevelError
 	}
+	if !s.log.Enabled(c.UserContext(), level) { // RELINK_LOG_LEVEL above info: skip building the line
+		return nil
+	}
 	s.log.LogAttrs(c.UserContext(), level, "request",
 		slog.String("request_id", id),
 		slog.String("method", method),
