@@ -452,6 +452,8 @@ func (s *Server) consoleRoutes(ah *api.Handlers) {
 	u.Get("/domains", h.Domains)
 	u.Post("/domains", h.CreateDomain)
 	u.Post("/domains/:id/delete", h.DeleteDomain)
+	u.Post("/domains/:id/logo", h.SetDomainLogo)
+	u.Post("/domains/:id/logo/delete", h.RemoveDomainLogo)
 	u.Get("/tags", h.Tags)
 	u.Post("/tags", h.CreateTag)
 	u.Post("/tags/:id/delete", h.DeleteTag)

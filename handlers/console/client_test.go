@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -165,6 +166,25 @@ func (c *client) post(target string, form url.Values) resp {
 	}
 	return c.do(http.MethodPost, target, strings.NewReader(form.Encode()),
 		map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
+}
+
+// upload submits a multipart form with one file field and the CSRF token.
+func (c *client) upload(target, field, filename string, content []byte) resp {
+	c.e.t.Helper()
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	if err := w.WriteField("_csrf", c.csrf); err != nil {
+		c.e.t.Fatal(err)
+	}
+	fw, err := w.CreateFormFile(field, filename)
+	if err != nil {
+		c.e.t.Fatal(err)
+	}
+	fw.Write(content) //nolint:errcheck // a bytes.Buffer
+	if err := w.Close(); err != nil {
+		c.e.t.Fatal(err)
+	}
+	return c.do(http.MethodPost, target, &b, map[string]string{"Content-Type": w.FormDataContentType()})
 }
 
 // htmx sends an htmx request carrying the CSRF token as a header.

@@ -1,9 +1,13 @@
 package console_test
 
 import (
+	"bytes"
 	"context"
+	"image"
+	pngenc "image/png"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/relinkhq/relink/internal/testdb"
@@ -56,6 +60,43 @@ func TestLibrary(t *testing.T) {
 			}
 		})
 
+		t.Run("domain logo", func(t *testing.T) {
+			img := image.NewNRGBA(image.Rect(0, 0, 6, 6))
+			var png bytes.Buffer
+			if err := pngenc.Encode(&png, img); err != nil {
+				t.Fatal(err)
+			}
+			wantStatus(t, c.upload("/console/domains/go.acme.test/logo", "logo", "logo.png", png.Bytes()), http.StatusSeeOther)
+			d, err := db.DomainByName(ctx, "go.acme.test")
+			if err != nil || d.Logo == nil || !strings.HasPrefix(*d.Logo, "data:image/png;base64,") {
+				t.Fatalf("logo not stored: %v %v", d, err)
+			}
+			r := c.get("/console/domains")
+			if src, _ := r.doc(t).Find(`[data-testid="domain-logo"]`).Attr("src"); src != *d.Logo {
+				t.Errorf("the page shows logo %.40q", src)
+			}
+			// Not an image, and too big: the page says why, nothing changes.
+			r = c.upload("/console/domains/go.acme.test/logo", "logo", "logo.svg", []byte("<svg/>"))
+			wantStatus(t, r, http.StatusUnprocessableEntity)
+			if msg := r.text(t, `[data-testid="alert-error"]`) + r.text(t, `[data-testid="field-error"]`); !strings.Contains(msg, "not a PNG, JPEG or GIF") {
+				t.Errorf("svg upload: message %q", msg)
+			}
+			r = c.upload("/console/domains/go.acme.test/logo", "logo", "big.png", make([]byte, 600<<10))
+			if r.StatusCode != http.StatusUnprocessableEntity && r.StatusCode != http.StatusBadRequest {
+				t.Errorf("big upload: status %d", r.StatusCode)
+			}
+			// Another workspace cannot touch it.
+			o := e.client()
+			o.signIn("owner@other.test")
+			if r := o.upload("/console/domains/go.acme.test/logo", "logo", "logo.png", png.Bytes()); r.StatusCode < 400 {
+				t.Errorf("other workspace set the logo: %d", r.StatusCode)
+			}
+			wantStatus(t, c.post("/console/domains/go.acme.test/logo/delete", nil), http.StatusSeeOther)
+			if d, _ := db.DomainByName(ctx, "go.acme.test"); d.Logo != nil {
+				t.Errorf("logo not removed: %.40s", *d.Logo)
+			}
+		})
+
 		t.Run("folders are a Pro feature", func(t *testing.T) {
 			wantStatus(t, c.post("/console/folders", url.Values{"name": {"Campaigns"}}), http.StatusSeeOther)
 			w := mustWorkspace(t, db, "acme")
@@ -69,6 +110,16 @@ func TestLibrary(t *testing.T) {
 			}
 			if r := c.post("/console/folders", url.Values{"name": {"More"}}); r.StatusCode != http.StatusForbidden {
 				t.Errorf("free plan create: status %d", r.StatusCode)
+			}
+		})
+
+		t.Run("free plan cannot set a domain logo", func(t *testing.T) { // acme is on free since the last subtest
+			var png bytes.Buffer
+			pngenc.Encode(&png, image.NewGray(image.Rect(0, 0, 4, 4))) //nolint:errcheck // a bytes.Buffer
+			r := c.upload("/console/domains/go.acme.test/logo", "logo", "logo.png", png.Bytes())
+			wantStatus(t, r, http.StatusForbidden)
+			if msg := r.text(t, `[data-testid="alert-error"]`); msg == "" {
+				t.Error("no message on the page")
 			}
 		})
 	})

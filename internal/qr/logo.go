@@ -207,3 +207,16 @@ func decodeLogo(b []byte) (image.Image, error) {
 	}
 	return img, nil
 }
+
+// LogoDataURL checks an uploaded logo (a PNG, JPEG or GIF within the
+// limits) and returns it as the data:image/…;base64 URL a domain stores.
+func LogoDataURL(b []byte) (string, error) {
+	if len(b) > MaxLogoBytes {
+		return "", fmt.Errorf("the logo is larger than %d bytes", MaxLogoBytes)
+	}
+	if _, err := decodeLogo(b); err != nil {
+		return "", err
+	}
+	_, format, _ := image.DecodeConfig(bytes.NewReader(b))
+	return "data:image/" + format + ";base64," + base64.StdEncoding.EncodeToString(b), nil
+}

@@ -143,6 +143,20 @@ func TestLoadDataURL(t *testing.T) {
 	}
 }
 
+func TestLogoDataURL(t *testing.T) {
+	u, err := LogoDataURL(pngBytes(t, solid(5, 4, red)))
+	if err != nil || !strings.HasPrefix(u, "data:image/png;base64,") {
+		t.Fatalf("%.40s %v", u, err)
+	}
+	img, err := NewLogos(FetchOff).Load(context.Background(), u)
+	if err != nil || img.Bounds().Dx() != 5 {
+		t.Fatalf("the data URL does not load back: %v", err)
+	}
+	if _, err := LogoDataURL([]byte("<svg/>")); err == nil || !strings.Contains(err.Error(), "not a PNG, JPEG or GIF") {
+		t.Fatalf("svg: %v", err)
+	}
+}
+
 func TestLoadURL(t *testing.T) {
 	hits := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

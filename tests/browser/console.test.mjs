@@ -113,6 +113,51 @@ describe("console", () => {
     await ctx.close();
   });
 
+  test("a domain logo uploaded in the console is drawn in the centre of its links' QR codes", async () => {
+    const ctx = await browser.newContext({ userAgent: CHROME_UA });
+    const page = await ctx.newPage();
+    await signIn(page, relink.appURL);
+    await page.goto(`${relink.appURL}/console/domains`);
+    await page.fill('[data-testid="domains-form"] input[name="slug"]', "go.acme.test");
+    await Promise.all([page.waitForURL(`${relink.appURL}/console/domains`), page.click('[data-testid="domains-submit"]')]);
+
+    // An orange square logo, drawn by the browser itself.
+    const dataURL = await page.evaluate(() => {
+      const c = document.createElement("canvas");
+      c.width = c.height = 64;
+      const g = c.getContext("2d");
+      g.fillStyle = "rgb(224, 90, 20)";
+      g.fillRect(0, 0, 64, 64);
+      return c.toDataURL("image/png");
+    });
+    await page.setInputFiles('[data-testid="domain-logo-file"]', {
+      name: "logo.png", mimeType: "image/png", buffer: Buffer.from(dataURL.split(",")[1], "base64"),
+    });
+    await Promise.all([page.waitForURL(`${relink.appURL}/console/domains`), page.click('[data-testid="domain-logo-upload"]')]);
+    await page.waitForSelector('[data-testid="domain-logo"]');
+    await shot(page, "07-domain-logo");
+
+    await page.click('[data-testid="nav-links"]');
+    await page.click('[data-testid="link-create"] summary');
+    await page.fill('[data-testid="link-form"] input[name="url"]', "https://example.com/qr-logo");
+    await page.fill('[data-testid="link-form"] input[name="key"]', "qr-logo");
+    await page.selectOption('[data-testid="link-form"] select[name="domain"]', "go.acme.test");
+    await Promise.all([page.waitForURL(/\/console\/links\/link_/), page.click('[data-testid="link-submit"]')]);
+    const centre = await page.evaluate(async () => {
+      const img = document.querySelector('[data-testid="link-qr"] img');
+      await img.decode();
+      const c = document.createElement("canvas");
+      c.width = img.naturalWidth;
+      c.height = img.naturalHeight;
+      const g = c.getContext("2d");
+      g.drawImage(img, 0, 0);
+      return [...g.getImageData(c.width / 2, c.height / 2, 1, 1).data];
+    });
+    assert.deepEqual(centre, [224, 90, 20, 255], "the QR code's centre is the domain's logo");
+    await shot(page, "08-qr-with-logo");
+    await ctx.close();
+  });
+
   test("every page in the navigation opens", async () => {
     const ctx = await browser.newContext();
     const page = await ctx.newPage();

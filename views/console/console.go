@@ -259,6 +259,10 @@ type LibraryView struct {
 type LibraryRow struct {
 	ID, Name, Detail, Badge, Created string
 	Deletable                        bool
+	// LogoForm shows the row's logo controls (domains); Logo is the current
+	// logo's URL ("" none).
+	LogoForm bool
+	Logo     string
 }
 
 // SelectProps is a labelled select.
