@@ -204,6 +204,10 @@ func (s *Server) routes() {
 	// --- Conversions and partner programs (partners-and-embed.md §1-5) ---
 	// Tracking and customers need Business; embed tokens Advanced. Partner
 	// and commission routes work on the workspace's default program.
+	// Client-side click tracking (§1.4): public, CORS, limited per IP.
+	rd := s.redirects()
+	a.Options("/track/click", redirect.TrackCORS)
+	a.Post("/track/click", redirect.TrackCORS, s.limitIP("track-click", 600, time.Minute, "Too many requests."), rd.TrackClick)
 	a.Post("/track/lead", s.key("conversions.write"), s.plan(models.PlanBusiness), h.TrackLead)
 	a.Post("/track/sale", s.key("conversions.write"), s.plan(models.PlanBusiness), h.TrackSale)
 	a.Get("/customers", s.key("customers.read"), s.plan(models.PlanBusiness), h.ListCustomers)
@@ -290,7 +294,6 @@ func (s *Server) routes() {
 	s.app.Get("/metrics", s.metrics)
 
 	// Redirects (links.md §10): every path of a short-link domain is a key.
-	rd := s.redirects()
 	s.app.Get("/deeplink/*", rd.Deeplink) // the app-store interstitial (#12, #13)
 	s.short.Get("/", rd.Short)
 	s.short.Get("/*", rd.Short)

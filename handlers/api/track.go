@@ -2,6 +2,7 @@ package api
 
 import (
 	"github.com/gofiber/fiber/v2"
+	"strings"
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
@@ -172,4 +173,34 @@ func (h *Handlers) TrackSale(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(r)
+}
+
+// TrackClickInput is a POST /track/click body (partners-and-embed.md §1.4).
+type TrackClickInput struct {
+	Domain, Key string
+	URL         string // "" when absent, null or not a valid URL: the link's destination is recorded
+	Referrer    string // the page's document.referrer ("" when absent)
+}
+
+// ParseTrackClick validates a POST /track/click body: domain (leading "www."
+// removed) and key are required; url and referrer are optional strings.
+func ParseTrackClick(body []byte) (TrackClickInput, error) {
+	var in TrackClickInput
+	o, err := decodeObject(body)
+	if err != nil {
+		return in, err
+	}
+	if v := o.str("domain", strOpts{required: true, reqMsg: "domain is required.", trim: true, lower: true, max: 190}); v != nil {
+		in.Domain = strings.TrimPrefix(*v, "www.")
+	}
+	if v := o.str("key", strOpts{required: true, reqMsg: "key is required.", trim: true, max: 190}); v != nil {
+		in.Key = *v
+	}
+	if v := o.str("url", strOpts{trim: true, max: 32000}); v != nil && validURL(*v) {
+		in.URL = *v
+	}
+	if v := o.str("referrer", strOpts{trim: true, max: 32000}); v != nil {
+		in.Referrer = *v
+	}
+	return in, o.err
 }

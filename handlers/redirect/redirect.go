@@ -4,7 +4,6 @@
 package redirect
 
 import (
-	"context"
 	"crypto/subtle"
 	"log/slog"
 	"math/rand/v2"
@@ -43,9 +42,13 @@ type Deps struct {
 	// AppURL is the app origin serving the app-store interstitial
 	// (/deeplink/…).
 	AppURL string
-	// Domains reads a registered domain's settings (its app-association
-	// files); nil: none are served.
-	Domains func(ctx context.Context, name string) (*models.Domain, error)
+	// DB serves what is read per request and not cached: the domains'
+	// app-association files and POST /track/click's workspace and partner.
+	// The redirect itself never reads it.
+	DB *models.DB
+	// TrackDedup is how long POST /track/click answers the same visitor on
+	// the same link with the same click id (RELINK_CLICK_DEDUP_WINDOW).
+	TrackDedup time.Duration
 	// ClientIP and TrustedProxy come from the server (X-Forwarded-For and
 	// geo headers are believed only from trusted proxies).
 	ClientIP     func(c *fiber.Ctx) string
@@ -54,7 +57,10 @@ type Deps struct {
 }
 
 // Handlers serves redirects.
-type Handlers struct{ d Deps }
+type Handlers struct {
+	d      Deps
+	recent *recentClicks // POST /track/click's same-visitor answers
+}
 
 // New builds the handlers.
 func New(d Deps) *Handlers {
@@ -64,7 +70,7 @@ func New(d Deps) *Handlers {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Handlers{d: d}
+	return &Handlers{d: d, recent: newRecentClicks(d.TrackDedup, recentClicksMax)}
 }
 
 // reserved are the app's top-level paths; they never resolve as keys
@@ -384,8 +390,8 @@ const (
 // rarely, so they are read from the database, not the link cache.
 func (h *Handlers) wellKnown(c *fiber.Ctx, domain, path string) error {
 	var doc string
-	if h.d.Domains != nil {
-		d, err := h.d.Domains(c.UserContext(), hostOnly(domain))
+	if h.d.DB != nil {
+		d, err := h.d.DB.DomainByName(c.UserContext(), hostOnly(domain))
 		switch {
 		case err == nil && path == aasaPath:
 			doc = deref(d.AppleAppSiteAssociation)

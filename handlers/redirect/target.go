@@ -25,6 +25,7 @@ type Target struct {
 	ID, WorkspaceID, Domain, Key, URL string
 	TrackConversion                   bool
 	Partner                           bool // programId and partnerId set
+	ProgramID, PartnerID              string
 	ExpiresAt                         time.Time
 	ExpiredURL                        string
 	Password                          string
@@ -79,6 +80,7 @@ func targetOf(l *models.Link) *Target {
 	t := &Target{
 		ID: l.ID, WorkspaceID: l.WorkspaceID, Domain: l.Domain, Key: l.Key, URL: l.URL,
 		TrackConversion: l.TrackConversion, Partner: deref(l.ProgramID) != "" && deref(l.PartnerID) != "",
+		ProgramID: deref(l.ProgramID), PartnerID: deref(l.PartnerID),
 		ExpiredURL: deref(l.ExpiredURL), Password: deref(l.Password),
 		Proxy: l.Proxy, Rewrite: l.Rewrite, DoIndex: l.DoIndex,
 		Title: deref(l.Title), Description: deref(l.Description), Image: deref(l.Image), Video: deref(l.Video),

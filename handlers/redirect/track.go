@@ -1,0 +1,225 @@
+package redirect
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/api"
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/ingest"
+)
+
+// TrackCORS sets the CORS headers POST /track/click carries on every answer
+// (partners-and-embed.md §1.4); OPTIONS is answered 204.
+func TrackCORS(c *fiber.Ctx) error {
+	c.Set("Access-Control-Allow-Origin", "*")
+	c.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+	c.Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
+	if c.Method() == fiber.MethodOptions {
+		return c.SendStatus(fiber.StatusNoContent)
+	}
+	return c.Next()
+}
+
+type trackClickPartner struct {
+	ID       string  `json:"id"`
+	Name     string  `json:"name"`
+	Image    *string `json:"image"`
+	GroupID  *string `json:"groupId"`
+	TenantID *string `json:"tenantId"`
+}
+
+// TrackClick is POST /track/click (§1.4), the click a client-side script
+// records when a visitor lands on the site through a link that did not pass
+// the redirect (a partner's ?via= link, for instance). It answers the click
+// id to keep in the dub_id cookie; the click goes through the same pipeline
+// as a redirect's. The same visitor on the same link within the dedup
+// window gets the same id back and no new click.
+func (h *Handlers) TrackClick(c *fiber.Ctx) error {
+	in, err := api.ParseTrackClick(c.Body())
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	res, found, err := h.d.Cache.Get(ctx, in.Domain, lookupKey(in.Key))
+	if err != nil {
+		return err
+	}
+	if !found || res.Link == nil || res.Link.WorkspaceID == "" {
+		return apierr.Newf(apierr.NotFound, "Link not found for domain: %s and key: %s.", in.Domain, in.Key)
+	}
+	t := res.Link
+	ip, ua := h.ip(c), string(c.Request().Header.UserAgent())
+	visitor := visitorKey(ip, ua, t.Domain, t.Key)
+	clickID, seen := h.recent.get(visitor, h.d.Now())
+	if !seen {
+		if err := h.checkAllowedHostname(c, t.WorkspaceID); err != nil {
+			return err
+		}
+		clickID = ids.Click()
+		dest := t.URL
+		if in.URL != "" {
+			dest = in.URL
+		}
+		if h.d.Clicks != nil {
+			h.d.Clicks.Enqueue(ingest.Hit{
+				ClickID: clickID, LinkID: t.ID, WorkspaceID: t.WorkspaceID, Domain: t.Domain, Key: t.Key,
+				URL: dest, Time: h.d.Now(), IP: ip, UA: strings.Clone(ua), Referer: in.Referrer, Geo: h.geoHint(c),
+			})
+		}
+		h.recent.put(visitor, clickID, h.d.Now())
+	}
+	out := fiber.Map{"clickId": clickID}
+	if t.Partner { // partner links only: the partner, and the discount (not modelled: null)
+		p, err := h.trackPartner(c, t)
+		if err != nil {
+			return err
+		}
+		out["partner"], out["discount"] = p, nil
+	}
+	return c.JSON(out)
+}
+
+// trackPartner is the partner object of a partner link's click (§1.4); nil
+// when the partner or its enrollment is gone.
+func (h *Handlers) trackPartner(c *fiber.Ctx, t *Target) (*trackClickPartner, error) {
+	if h.d.DB == nil {
+		return nil, nil
+	}
+	ctx := c.UserContext()
+	p, err := h.d.DB.PartnerByID(ctx, t.WorkspaceID, t.PartnerID)
+	if apierr.Is(err, apierr.NotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	out := &trackClickPartner{ID: p.ID, Name: p.Name, Image: p.Image}
+	e, err := h.d.DB.EnrollmentByPartner(ctx, t.WorkspaceID, t.ProgramID, t.PartnerID)
+	switch {
+	case err == nil:
+		out.GroupID, out.TenantID = e.GroupID, e.TenantID
+	case !apierr.Is(err, apierr.NotFound):
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkAllowedHostname refuses a new click whose page (Referer, else
+// Origin) is not on the workspace's allowed hostnames, when it has any
+// (§1.4): an exact match without "www.", or a proper subdomain of a
+// "*.example.com" entry.
+func (h *Handlers) checkAllowedHostname(c *fiber.Ctx, workspaceID string) error {
+	if h.d.DB == nil {
+		return nil
+	}
+	ws, err := h.d.DB.WorkspaceByID(c.UserContext(), workspaceID)
+	if err != nil {
+		return err
+	}
+	allowed := ws.EmbedHostnames()
+	if len(allowed) == 0 {
+		return nil
+	}
+	page := string(c.Request().Header.Referer())
+	if page == "" {
+		page = string(c.Request().Header.Peek(fiber.HeaderOrigin))
+	}
+	host := ""
+	if u, err := url.Parse(page); err == nil {
+		host = strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+	}
+	if hostAllowed(host, allowed) {
+		return nil
+	}
+	return apierr.Newf(apierr.Forbidden, "Request origin '%s' is not included in the allowed hostnames for this workspace. Update your allowed hostnames in the workspace settings.", host)
+}
+
+func hostAllowed(host string, allowed []string) bool {
+	if host == "" {
+		return false
+	}
+	for _, a := range allowed {
+		a = strings.ToLower(a)
+		if rest, ok := strings.CutPrefix(a, "*."); ok {
+			if strings.HasSuffix(host, "."+rest) {
+				return true
+			}
+		} else if host == strings.TrimPrefix(a, "www.") {
+			return true
+		}
+	}
+	return false
+}
+
+// visitorKey identifies a visitor on a link: SHA-256 of "<ip>-<user agent>"
+// (the identity hash of links.md §10.4) with the domain and key.
+func visitorKey(ip, ua, domain, key string) string {
+	sum := sha256.Sum256([]byte(ip + "-" + ua))
+	return hex.EncodeToString(sum[:]) + "|" + domain + "|" + key
+}
+
+// recentClickMax bounds the visitors POST /track/click remembers.
+const recentClicksMax = 200000
+
+// recentClicks remembers the click id given to a visitor on a link for a
+// window, so a repeat call answers the same id. It is per instance: with
+// several instances behind a balancer that does not stick visitors to one,
+// a repeat may get a new id (the pipeline's own dedup still counts it once
+// per instance).
+type recentClicks struct {
+	window time.Duration
+	max    int
+	mu     sync.Mutex
+	m      map[string]recentClick
+}
+
+type recentClick struct {
+	id string
+	at time.Time
+}
+
+func newRecentClicks(window time.Duration, max int) *recentClicks {
+	return &recentClicks{window: window, max: max, m: map[string]recentClick{}}
+}
+
+func (r *recentClicks) get(k string, now time.Time) (string, bool) {
+	if r.window <= 0 {
+		return "", false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, ok := r.m[k]
+	if !ok || now.Sub(v.at) >= r.window {
+		return "", false
+	}
+	return v.id, true
+}
+
+func (r *recentClicks) put(k, id string, now time.Time) {
+	if r.window <= 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.m) >= r.max { // drop the expired, then any, to stay bounded
+		for key, v := range r.m {
+			if now.Sub(v.at) >= r.window {
+				delete(r.m, key)
+			}
+		}
+		for key := range r.m {
+			if len(r.m) < r.max {
+				break
+			}
+			delete(r.m, key)
+		}
+	}
+	r.m[k] = recentClick{id: id, at: now}
+}

@@ -1,0 +1,167 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/models"
+)
+
+// trackClick posts a /track/click body to the API face.
+func (e *redirectEnv) trackClick(body, ua string, header map[string]string) (int, http.Header, map[string]any) {
+	e.t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "http://localhost:8081/track/click", strings.NewReader(body))
+	req.Host = "localhost:8081"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", ua)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	res, err := e.srv.Root.Test(req, -1)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	var m map[string]any
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, &m); err != nil {
+			e.t.Fatalf("body %s: %v", b, err)
+		}
+	}
+	return res.StatusCode, res.Header, m
+}
+
+// TestTrackClick: POST /track/click (partners-and-embed.md §1.4) records a
+// click through the pipeline, answers the same id to the same visitor, names
+// the partner of a partner link, refuses pages off the allowed hostnames and
+// carries CORS headers on every answer.
+func TestTrackClick(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		e := newRedirectEnv(t, db, map[string]string{})
+		ctx := context.Background()
+		plain := e.link(models.Link{Key: "Spring", URL: "https://acme.example/landing"})
+
+		prog, grp, err := db.CreateDefaultProgram(ctx, e.ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tenant := "tenant_7"
+		if err := db.CreatePartner(ctx, &models.Partner{ID: "pn_track", WorkspaceID: e.ws.ID, Email: "p@example.com", Name: "Pat Partner", NetworkStatus: "approved"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CreateEnrollment(ctx, &models.Enrollment{ID: "pge_track", WorkspaceID: e.ws.ID, ProgramID: prog.ID, PartnerID: "pn_track",
+			TenantID: &tenant, GroupID: &grp.ID, Status: "approved", CreatedAt: e.now, UpdatedAt: e.now}); err != nil {
+			t.Fatal(err)
+		}
+		partnerLink := e.link(models.Link{Key: "pat", URL: "https://acme.example/", ProgramID: &prog.ID, PartnerID: ptr("pn_track")})
+
+		t.Run("errors, with CORS headers", func(t *testing.T) {
+			for _, tc := range []struct {
+				body   string
+				status int
+				msg    string
+			}{
+				{`{"key":"spring"}`, 422, "invalid_type: domain: domain is required."},
+				{`{"domain":"acme.link"}`, 422, "invalid_type: key: key is required."},
+				{`{"domain":"acme.link","key":"nope"}`, 404, "Link not found for domain: acme.link and key: nope."},
+				{`{"domain":1,"key":"x"}`, 422, "invalid_type: domain: Invalid input: expected string, received number"},
+			} {
+				status, h, m := e.trackClick(tc.body, chromeUA, nil)
+				msg, _ := m["error"].(map[string]any)["message"].(string)
+				if status != tc.status || msg != tc.msg || h.Get("Access-Control-Allow-Origin") != "*" {
+					t.Errorf("%s: %d %q (CORS %q), want %d %q", tc.body, status, msg, h.Get("Access-Control-Allow-Origin"), tc.status, tc.msg)
+				}
+			}
+			req := httptest.NewRequest(http.MethodOptions, "http://localhost:8081/track/click", nil)
+			req.Host = "localhost:8081"
+			res, _ := e.srv.Root.Test(req, -1)
+			if res.StatusCode != 204 || res.Header.Get("Access-Control-Allow-Methods") != "POST, OPTIONS" || res.Header.Get("Access-Control-Allow-Headers") != "Content-Type, Authorization" {
+				t.Errorf("OPTIONS %d %v", res.StatusCode, res.Header)
+			}
+		})
+
+		t.Run("a click, the same id for the same visitor", func(t *testing.T) {
+			before := len(e.clicksOf(plain))
+			body := `{"domain":"www.ACME.link","key":"spring","url":"https://acme.example/landing?via=spring","referrer":"https://news.example/post"}`
+			status, _, m := e.trackClick(body, chromeUA+" track-a", nil)
+			id, _ := m["clickId"].(string)
+			if status != 200 || len(id) != 16 {
+				t.Fatalf("%d %v", status, m)
+			}
+			if _, ok := m["partner"]; ok {
+				t.Errorf("a plain link's answer has a partner key: %v", m)
+			}
+			if _, _, again := e.trackClick(body, chromeUA+" track-a", nil); again["clickId"] != id {
+				t.Errorf("same visitor got %v, want %s", again["clickId"], id)
+			}
+			_, _, other := e.trackClick(body, chromeUA+" track-b", nil)
+			if other["clickId"] == id {
+				t.Error("another visitor got the same click id")
+			}
+			clicks := e.clicksOf(plain)
+			if len(clicks)-before != 2 {
+				t.Fatalf("%d clicks stored, want 2 (two visitors)", len(clicks)-before)
+			}
+			var c *models.Click
+			for i := range clicks {
+				if clicks[i].ClickID == id {
+					c = &clicks[i]
+				}
+			}
+			if c == nil || c.URL != "https://acme.example/landing?via=spring" || c.Referer != "news.example" || c.RefererURL != "https://news.example/post" {
+				t.Fatalf("stored click %+v", c)
+			}
+		})
+
+		t.Run("a partner link names its partner; the discount is null", func(t *testing.T) {
+			status, _, m := e.trackClick(`{"domain":"acme.link","key":"pat"}`, chromeUA+" track-p", nil)
+			p, _ := m["partner"].(map[string]any)
+			if status != 200 || p["id"] != "pn_track" || p["name"] != "Pat Partner" || p["groupId"] != grp.ID || p["tenantId"] != tenant {
+				t.Fatalf("%d %v", status, m)
+			}
+			if d, ok := m["discount"]; !ok || d != nil {
+				t.Errorf("discount %v (present %v), want null", d, ok)
+			}
+			if n := len(e.clicksOf(partnerLink)); n != 1 {
+				t.Errorf("%d partner clicks", n)
+			}
+		})
+
+		t.Run("allowed hostnames", func(t *testing.T) {
+			if err := e.ws.SetEmbedHostnames([]string{"acme.example", "*.shop.example"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.UpdateWorkspace(ctx, e.ws); err != nil {
+				t.Fatal(err)
+			}
+			for _, tc := range []struct {
+				header map[string]string
+				status int
+			}{
+				{map[string]string{"Referer": "https://www.acme.example/pricing"}, 200},
+				{map[string]string{"Origin": "https://eu.shop.example"}, 200},
+				{map[string]string{"Referer": "https://shop.example/"}, 403}, // the wildcard wants a proper subdomain
+				{map[string]string{"Referer": "https://evil.example/"}, 403},
+				{nil, 403},
+			} {
+				e.n++
+				status, _, m := e.trackClick(`{"domain":"acme.link","key":"spring"}`, chromeUA+" host-"+string(rune('a'+e.n)), tc.header)
+				if status != tc.status {
+					t.Errorf("%v: %d %v, want %d", tc.header, status, m, tc.status)
+				}
+				if tc.status == 403 {
+					msg, _ := m["error"].(map[string]any)["message"].(string)
+					if !strings.HasPrefix(msg, "Request origin '") || !strings.Contains(msg, "is not included in the allowed hostnames") {
+						t.Errorf("403 message %q", msg)
+					}
+				}
+			}
+		})
+	})
+}
