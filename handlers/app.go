@@ -208,6 +208,12 @@ func (s *Server) routes() {
 	rd := s.redirects()
 	a.Options("/track/click", redirect.TrackCORS)
 	a.Post("/track/click", redirect.TrackCORS, s.limitIP("track-click", 600, time.Minute, "Too many requests."), rd.TrackClick)
+	// Client-side conversions (§1.5): the workspace's publishable key.
+	for _, p := range []string{"/track/lead/client", "/track/sale/client"} {
+		a.Options(p, redirect.TrackCORS)
+	}
+	a.Post("/track/lead/client", redirect.TrackCORS, s.publishableKey, h.TrackLead)
+	a.Post("/track/sale/client", redirect.TrackCORS, s.publishableKey, h.TrackSale)
 	a.Post("/track/lead", s.key("conversions.write"), s.plan(models.PlanBusiness), h.TrackLead)
 	a.Post("/track/sale", s.key("conversions.write"), s.plan(models.PlanBusiness), h.TrackSale)
 	a.Get("/customers", s.key("customers.read"), s.plan(models.PlanBusiness), h.ListCustomers)
@@ -431,6 +437,7 @@ func (s *Server) consoleRoutes(ah *api.Handlers) {
 	u.Post("/workspace", h.SwitchWorkspace)
 	u.Get("/settings", h.Settings)
 	u.Post("/settings", h.RequireOwner, h.SaveSettings)
+	u.Post("/settings/publishable-key", h.RequireOwner, h.RotatePublishableKey)
 	u.Get("/settings/keys", h.Keys)
 	u.Post("/settings/keys", h.CreateKey)
 	u.Post("/settings/keys/:id/revoke", h.RevokeKey)

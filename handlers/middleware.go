@@ -10,10 +10,12 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/models"
 )
 
 // logRequests assigns the request id and writes one line per request.
@@ -157,6 +159,39 @@ func (s *Server) key(perm string) fiber.Handler {
 	}
 }
 
+// publishableKey authenticates the client-side conversion endpoints
+// (partners-and-embed.md §1.5) in the spec's gate order: the publishable
+// key, its rate limit (600 a minute), the Business plan, and the page's
+// host against the workspace's allowed hostnames.
+func (s *Server) publishableKey(c *fiber.Ctx) error {
+	h := c.Get(fiber.HeaderAuthorization)
+	if h == "" {
+		return apierr.New(apierr.Unauthorized, "Missing publishable key.")
+	}
+	token, ok := strings.CutPrefix(h, "Bearer ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.HasPrefix(token, models.PublishableKeyPrefix) || len(token) > 200 {
+		return apierr.New(apierr.BadRequest, "Invalid or missing publishable key.")
+	}
+	ws, err := s.deps.DB.WorkspaceByPublishableKey(c.UserContext(), token)
+	if apierr.Is(err, apierr.NotFound) {
+		return apierr.New(apierr.Unauthorized, "Invalid publishable key.")
+	} else if err != nil {
+		return err
+	}
+	if err := s.limit(c, "pk:"+token, 600, time.Minute); err != nil {
+		return err
+	}
+	if err := ws.RequirePlan(models.PlanBusiness); err != nil {
+		return err
+	}
+	if err := redirect.CheckPageHost(c, ws); err != nil {
+		return err
+	}
+	request.SetPrincipal(c, &request.Principal{Workspace: ws})
+	return c.Next()
+}
+
 // rateLimit counts the request against the key and sets the headers on every
 // response from here on, errors included.
 func (s *Server) rateLimit(c *fiber.Ctx, keyHash, plan string) error {
@@ -172,7 +207,13 @@ func (s *Server) rateLimit(c *fiber.Ctx, keyHash, plan string) error {
 	if analytics {
 		bucket = "analytics:"
 	}
-	res, err := s.deps.Limiter.Allow(c.UserContext(), bucket+keyHash, limit, window)
+	return s.limit(c, bucket+keyHash, limit, window)
+}
+
+// limit counts the request in bucket and sets the X-RateLimit headers (and
+// Retry-After on a refusal) on every response from here on.
+func (s *Server) limit(c *fiber.Ctx, bucket string, limit int, window time.Duration) error {
+	res, err := s.deps.Limiter.Allow(c.UserContext(), bucket, limit, window)
 	if err != nil {
 		// A limiter outage must not take the API down: log and let it pass.
 		s.log.Error("rate limiter unavailable; request allowed", "request_id", request.RequestID(c), "err", err)

@@ -16,10 +16,19 @@ import (
 // trackClick posts a /track/click body to the API face.
 func (e *redirectEnv) trackClick(body, ua string, header map[string]string) (int, http.Header, map[string]any) {
 	e.t.Helper()
-	req := httptest.NewRequest(http.MethodPost, "http://localhost:8081/track/click", strings.NewReader(body))
+	h := map[string]string{"User-Agent": ua}
+	for k, v := range header {
+		h[k] = v
+	}
+	return e.post("/track/click", body, h)
+}
+
+// post sends a JSON body to the API face.
+func (e *redirectEnv) post(path, body string, header map[string]string) (int, http.Header, map[string]any) {
+	e.t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "http://localhost:8081"+path, strings.NewReader(body))
 	req.Host = "localhost:8081"
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", ua)
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
@@ -163,5 +172,94 @@ func TestTrackClick(t *testing.T) {
 				}
 			}
 		})
+	})
+}
+
+// clientTrack posts to a client-side conversion endpoint (§1.5).
+func (e *redirectEnv) clientTrack(path, body, auth string, header map[string]string) (int, http.Header, map[string]any) {
+	e.t.Helper()
+	h := map[string]string{}
+	if auth != "" {
+		h["Authorization"] = auth
+	}
+	for k, v := range header {
+		h[k] = v
+	}
+	return e.post(path, body, h)
+}
+
+// TestClientConversions: /track/lead/client and /track/sale/client take the
+// workspace's publishable key, in the spec's gate order, with CORS.
+func TestClientConversions(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		e := newRedirectEnv(t, db, map[string]string{})
+		ctx := context.Background()
+		e.ws.Plan = models.PlanBusiness
+		if err := db.UpdateWorkspace(ctx, e.ws); err != nil {
+			t.Fatal(err)
+		}
+		pk, err := db.RotatePublishableKey(ctx, e.ws)
+		if err != nil || !strings.HasPrefix(pk, "dub_pk_") {
+			t.Fatalf("%q %v", pk, err)
+		}
+		l := e.link(models.Link{Key: "signup", URL: "https://acme.example/signup"})
+		_, _, m := e.trackClick(`{"domain":"acme.link","key":"signup"}`, chromeUA+" conv", nil)
+		clickID, _ := m["clickId"].(string)
+		e.flush()
+		lead := `{"clickId":"` + clickID + `","eventName":"Sign up","customerExternalId":"user_42"}`
+
+		for _, tc := range []struct {
+			name, auth string
+			status     int
+			msg        string
+		}{
+			{"missing key", "", 401, "Missing publishable key."},
+			{"malformed", "Bearer dub_live_x", 400, "Invalid or missing publishable key."},
+			{"no Bearer", pk, 400, "Invalid or missing publishable key."},
+			{"unknown", "Bearer dub_pk_unknown", 401, "Invalid publishable key."},
+		} {
+			status, h, m := e.clientTrack("/track/lead/client", lead, tc.auth, nil)
+			msg, _ := m["error"].(map[string]any)["message"].(string)
+			if status != tc.status || msg != tc.msg || h.Get("Access-Control-Allow-Origin") != "*" {
+				t.Errorf("%s: %d %q, want %d %q", tc.name, status, msg, tc.status, tc.msg)
+			}
+		}
+
+		status, h, m := e.clientTrack("/track/lead/client", lead, "Bearer "+pk, nil)
+		if status != 200 || m["customer"].(map[string]any)["externalId"] != "user_42" || h.Get("X-RateLimit-Limit") != "600" {
+			t.Fatalf("lead: %d %v (limit %q)", status, m, h.Get("X-RateLimit-Limit"))
+		}
+		if got, err := db.LinkByID(ctx, e.ws.ID, l.ID); err != nil || got.Leads != 1 {
+			t.Fatalf("link leads %v %v", got, err)
+		}
+		sale := `{"customerExternalId":"user_42","amount":1999,"paymentProcessor":"stripe","eventName":"Purchase"}`
+		if status, _, m := e.clientTrack("/track/sale/client", sale, "Bearer "+pk, nil); status != 200 || m["sale"].(map[string]any)["amount"] != float64(1999) {
+			t.Fatalf("sale: %d %v", status, m)
+		}
+
+		// Allowed hostnames apply; a rotated key retires the old one; the plan gate.
+		if err := e.ws.SetEmbedHostnames([]string{"acme.example"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.UpdateWorkspace(ctx, e.ws); err != nil {
+			t.Fatal(err)
+		}
+		if status, _, _ := e.clientTrack("/track/lead/client", lead, "Bearer "+pk, map[string]string{"Origin": "https://evil.example"}); status != 403 {
+			t.Errorf("foreign origin: %d", status)
+		}
+		if status, _, _ := e.clientTrack("/track/lead/client", lead, "Bearer "+pk, map[string]string{"Origin": "https://acme.example"}); status != 200 {
+			t.Errorf("allowed origin: %d", status)
+		}
+		pk2, _ := db.RotatePublishableKey(ctx, e.ws)
+		if status, _, _ := e.clientTrack("/track/lead/client", lead, "Bearer "+pk, map[string]string{"Origin": "https://acme.example"}); status != 401 {
+			t.Errorf("old key after rotation: %d", status)
+		}
+		e.ws.Plan = models.PlanPro
+		if err := db.UpdateWorkspace(ctx, e.ws); err != nil {
+			t.Fatal(err)
+		}
+		if status, _, _ := e.clientTrack("/track/lead/client", lead, "Bearer "+pk2, map[string]string{"Origin": "https://acme.example"}); status != 403 {
+			t.Errorf("pro plan: %d", status)
+		}
 	})
 }

@@ -61,8 +61,61 @@ type Workspace struct {
 	// EmbedAllowedHostnames lists the hostnames allowed to frame the embed
 	// dashboard, newline-separated (see EmbedHostnames).
 	EmbedAllowedHostnames string
-	CreatedAt             time.Time
-	UpdatedAt             time.Time
+	// PublishableKey (dub_pk_…) authenticates the client-side conversion
+	// endpoints; nil until generated (RotatePublishableKey).
+	PublishableKey *string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// AllowsHost reports whether a page on host may use the workspace's public
+// endpoints (client-side clicks and conversions, partners-and-embed.md
+// §1.4): yes when the allowed-hostnames list is empty, else when host
+// (without "www.") is on it, or a proper subdomain of a "*.example.com"
+// entry.
+func (w *Workspace) AllowsHost(host string) bool {
+	allowed := w.EmbedHostnames()
+	if len(allowed) == 0 {
+		return true
+	}
+	host = strings.TrimPrefix(strings.ToLower(host), "www.")
+	if host == "" {
+		return false
+	}
+	for _, a := range allowed {
+		a = strings.ToLower(a)
+		if rest, ok := strings.CutPrefix(a, "*."); ok {
+			if strings.HasSuffix(host, "."+rest) {
+				return true
+			}
+		} else if host == strings.TrimPrefix(a, "www.") {
+			return true
+		}
+	}
+	return false
+}
+
+// PublishableKeyPrefix starts every publishable key.
+const PublishableKeyPrefix = "dub_pk_"
+
+// RotatePublishableKey gives the workspace a new publishable key (the old
+// one stops working) and returns it.
+func (db *DB) RotatePublishableKey(ctx context.Context, w *Workspace) (string, error) {
+	k := PublishableKeyPrefix + ids.Nano(24)
+	err := db.WithContext(ctx).Model(w).Select("publishable_key", "updated_at").
+		Updates(&Workspace{PublishableKey: &k, UpdatedAt: time.Now().UTC()}).Error
+	if err != nil {
+		return "", dbErr(err, "rotate publishable key", "Workspace not found.", "")
+	}
+	w.PublishableKey = &k
+	return k, nil
+}
+
+// WorkspaceByPublishableKey finds the workspace a publishable key belongs to.
+func (db *DB) WorkspaceByPublishableKey(ctx context.Context, key string) (*Workspace, error) {
+	var w Workspace
+	err := db.WithContext(ctx).Where("publishable_key = ?", key).Take(&w).Error
+	return &w, dbErr(err, "get workspace by publishable key", "Invalid publishable key.", "")
 }
 
 // EmbedHostnames is the list of hostnames allowed to frame the embed

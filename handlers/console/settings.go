@@ -14,6 +14,9 @@ func (h *Handlers) settingsForm(c *fiber.Ctx, w *models.Workspace) vc.SettingsFo
 		CSRF: session(c).CSRF, Name: w.Name, Slug: w.Slug, Plan: string(w.Plan),
 		Hostnames: w.EmbedAllowedHostnames, CanEdit: viewer(c).Role == models.RoleOwner,
 	}
+	if w.PublishableKey != nil {
+		f.PublishableKey = *w.PublishableKey
+	}
 	for _, p := range models.Plans {
 		f.Plans = append(f.Plans, string(p))
 	}
@@ -50,4 +53,13 @@ func (h *Handlers) SaveSettings(c *fiber.Ctx) error {
 		return h.page(c, status, "Settings", "settings", vc.Settings(f))
 	}
 	return redirect(c, "/console/settings?saved=1")
+}
+
+// RotatePublishableKey generates the workspace's publishable key, replacing
+// the old one (owners only).
+func (h *Handlers) RotatePublishableKey(c *fiber.Ctx) error {
+	if _, err := h.db.RotatePublishableKey(c.UserContext(), viewer(c).Workspace); err != nil {
+		return err
+	}
+	return redirect(c, "/console/settings")
 }

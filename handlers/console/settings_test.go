@@ -147,6 +147,28 @@ func TestSettings(t *testing.T) {
 			if got, _ := db.WorkspaceByID(ctx, w.ID); got.Name != "Acme Inc" {
 				t.Errorf("member changed the name to %q", got.Name)
 			}
+			if r := m.post("/console/settings/publishable-key", nil); r.StatusCode != http.StatusForbidden {
+				t.Errorf("member generated a publishable key: %d", r.StatusCode)
+			}
+		})
+
+		t.Run("publishable key: generate, show, replace", func(t *testing.T) {
+			if n := c.get("/console/settings").doc(t).Find(`[data-testid="publishable-key-none"]`).Length(); n != 1 {
+				t.Fatal("a new workspace shows a publishable key")
+			}
+			wantStatus(t, c.post("/console/settings/publishable-key", nil), http.StatusSeeOther)
+			first := c.get("/console/settings").text(t, `[data-testid="publishable-key"]`)
+			got, _ := db.WorkspaceByID(ctx, w.ID)
+			if !strings.HasPrefix(first, "dub_pk_") || got.PublishableKey == nil || *got.PublishableKey != first {
+				t.Fatalf("shown %q, stored %v", first, got.PublishableKey)
+			}
+			wantStatus(t, c.post("/console/settings/publishable-key", nil), http.StatusSeeOther)
+			if second := c.get("/console/settings").text(t, `[data-testid="publishable-key"]`); second == first || second == "" {
+				t.Errorf("replaced key %q (was %q)", second, first)
+			}
+			if _, err := db.WorkspaceByPublishableKey(ctx, first); err == nil {
+				t.Error("the replaced key still resolves")
+			}
 		})
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
+	"github.com/relinkhq/relink/models"
 )
 
 // TrackCORS sets the CORS headers POST /track/click carries on every answer
@@ -112,9 +113,7 @@ func (h *Handlers) trackPartner(c *fiber.Ctx, t *Target) (*trackClickPartner, er
 }
 
 // checkAllowedHostname refuses a new click whose page (Referer, else
-// Origin) is not on the workspace's allowed hostnames, when it has any
-// (§1.4): an exact match without "www.", or a proper subdomain of a
-// "*.example.com" entry.
+// Origin) is not on the workspace's allowed hostnames (§1.4).
 func (h *Handlers) checkAllowedHostname(c *fiber.Ctx, workspaceID string) error {
 	if h.d.DB == nil {
 		return nil
@@ -123,10 +122,13 @@ func (h *Handlers) checkAllowedHostname(c *fiber.Ctx, workspaceID string) error 
 	if err != nil {
 		return err
 	}
-	allowed := ws.EmbedHostnames()
-	if len(allowed) == 0 {
-		return nil
-	}
+	return CheckPageHost(c, ws)
+}
+
+// CheckPageHost is the allowed-hostnames gate of the public tracking
+// endpoints (§1.4, §1.5): 403 when the request's page (Referer, else
+// Origin) is not on the workspace's list.
+func CheckPageHost(c *fiber.Ctx, ws *models.Workspace) error {
 	page := string(c.Request().Header.Referer())
 	if page == "" {
 		page = string(c.Request().Header.Peek(fiber.HeaderOrigin))
@@ -135,27 +137,10 @@ func (h *Handlers) checkAllowedHostname(c *fiber.Ctx, workspaceID string) error 
 	if u, err := url.Parse(page); err == nil {
 		host = strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
 	}
-	if hostAllowed(host, allowed) {
+	if ws.AllowsHost(host) {
 		return nil
 	}
 	return apierr.Newf(apierr.Forbidden, "Request origin '%s' is not included in the allowed hostnames for this workspace. Update your allowed hostnames in the workspace settings.", host)
-}
-
-func hostAllowed(host string, allowed []string) bool {
-	if host == "" {
-		return false
-	}
-	for _, a := range allowed {
-		a = strings.ToLower(a)
-		if rest, ok := strings.CutPrefix(a, "*."); ok {
-			if strings.HasSuffix(host, "."+rest) {
-				return true
-			}
-		} else if host == strings.TrimPrefix(a, "www.") {
-			return true
-		}
-	}
-	return false
 }
 
 // visitorKey identifies a visitor on a link: SHA-256 of "<ip>-<user agent>"

@@ -125,6 +125,7 @@ type FieldErrors map[string]string
 // SettingsForm is the workspace settings form.
 type SettingsForm struct {
 	CSRF, Name, Slug, Plan, Hostnames string
+	PublishableKey                    string // "" until generated
 	Errors                            FieldErrors
 	Saved, CanEdit                    bool
 	Plans                             []string
