@@ -193,14 +193,16 @@ func (r *recentClicks) put(k, id string, now time.Time) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.m) >= r.max { // drop the expired, then any, to stay bounded
+	if len(r.m) >= r.max {
+		// Drop the expired, then any, down to 90%: the scan runs once per
+		// tenth of the capacity, not on every insert of a full map.
 		for key, v := range r.m {
 			if now.Sub(v.at) >= r.window {
 				delete(r.m, key)
 			}
 		}
 		for key := range r.m {
-			if len(r.m) < r.max {
+			if len(r.m) < r.max*9/10 {
 				break
 			}
 			delete(r.m, key)
