@@ -15,20 +15,31 @@ import (
 // msg and the retry headers.
 func (s *Server) limitIP(bucket string, limit int, window time.Duration, msg string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		res, err := s.deps.Limiter.Allow(c.UserContext(), bucket+":"+s.ClientIP(c), limit, window)
-		if err != nil {
-			s.log.Error("rate limiter unavailable; request allowed", "request_id", request.RequestID(c), "err", err)
-			return c.Next()
-		}
-		c.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-		c.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-		c.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.UnixMilli(), 10))
-		if !res.Allowed {
-			wait := max(res.Reset.Sub(s.deps.Now()), 0)
-			c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(int64((wait+time.Second-1)/time.Second), 10))
-			c.Set("retry-after-ms", strconv.FormatInt(wait.Milliseconds(), 10))
-			return apierr.New(apierr.RateLimitExceeded, msg)
+		if err := s.limit(c, bucket+":"+s.ClientIP(c), limit, window, msg); err != nil {
+			return err
 		}
 		return c.Next()
 	}
+}
+
+// limit counts the request in bucket and sets the X-RateLimit headers on
+// every response from here on; over the limit it answers 429 with msg and
+// Retry-After / retry-after-ms. A limiter outage is logged and the request
+// allowed: it must not take the API down.
+func (s *Server) limit(c *fiber.Ctx, bucket string, limit int, window time.Duration, msg string) error {
+	res, err := s.deps.Limiter.Allow(c.UserContext(), bucket, limit, window)
+	if err != nil {
+		s.log.Error("rate limiter unavailable; request allowed", "request_id", request.RequestID(c), "err", err)
+		return nil
+	}
+	c.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+	c.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	c.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.UnixMilli(), 10))
+	if !res.Allowed {
+		wait := max(res.Reset.Sub(s.deps.Now()), 0)
+		c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(int64((wait+time.Second-1)/time.Second), 10))
+		c.Set("retry-after-ms", strconv.FormatInt(wait.Milliseconds(), 10))
+		return apierr.New(apierr.RateLimitExceeded, msg)
+	}
+	return nil
 }

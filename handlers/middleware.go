@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -179,7 +178,7 @@ func (s *Server) publishableKey(c *fiber.Ctx) error {
 	} else if err != nil {
 		return err
 	}
-	if err := s.limit(c, "pk:"+token, 600, time.Minute); err != nil {
+	if err := s.limit(c, "pk:"+token, 600, time.Minute, "Too many requests."); err != nil {
 		return err
 	}
 	if err := ws.RequirePlan(models.PlanBusiness); err != nil {
@@ -207,33 +206,7 @@ func (s *Server) rateLimit(c *fiber.Ctx, keyHash, plan string) error {
 	if analytics {
 		bucket = "analytics:"
 	}
-	return s.limit(c, bucket+keyHash, limit, window)
-}
-
-// limit counts the request in bucket and sets the X-RateLimit headers (and
-// Retry-After on a refusal) on every response from here on.
-func (s *Server) limit(c *fiber.Ctx, bucket string, limit int, window time.Duration) error {
-	res, err := s.deps.Limiter.Allow(c.UserContext(), bucket, limit, window)
-	if err != nil {
-		// A limiter outage must not take the API down: log and let it pass.
-		s.log.Error("rate limiter unavailable; request allowed", "request_id", request.RequestID(c), "err", err)
-		return nil
-	}
-	resetMs := res.Reset.UnixMilli()
-	c.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-	c.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-	c.Set("X-RateLimit-Reset", strconv.FormatInt(resetMs, 10))
-	if !res.Allowed {
-		wait := res.Reset.Sub(s.deps.Now())
-		if wait < 0 {
-			wait = 0
-		}
-		secs := int64((wait + time.Second - 1) / time.Second)
-		c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(secs, 10))
-		c.Set("retry-after-ms", strconv.FormatInt(wait.Milliseconds(), 10))
-		return apierr.New(apierr.RateLimitExceeded, "Too many requests.")
-	}
-	return nil
+	return s.limit(c, bucket+keyHash, limit, window, "Too many requests.")
 }
 
 // hasPermission expands a key's scopes (links.md §1.3): nil means every
