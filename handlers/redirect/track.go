@@ -1,11 +1,8 @@
 package redirect
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -14,6 +11,7 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
+	"github.com/relinkhq/relink/internal/ttlmap"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -143,70 +141,38 @@ func CheckPageHost(c *fiber.Ctx, ws *models.Workspace) error {
 	return apierr.Newf(apierr.Forbidden, "Request origin '%s' is not included in the allowed hostnames for this workspace. Update your allowed hostnames in the workspace settings.", host)
 }
 
-// visitorKey identifies a visitor on a link: SHA-256 of "<ip>-<user agent>"
-// (the identity hash of links.md §10.4) with the domain and key.
+// visitorKey identifies a visitor on a link: the identity hash of links.md
+// §10.4 with the domain and key.
 func visitorKey(ip, ua, domain, key string) string {
-	sum := sha256.Sum256([]byte(ip + "-" + ua))
-	return hex.EncodeToString(sum[:]) + "|" + domain + "|" + key
+	return ingest.IdentityHash(ip, ua) + "|" + domain + "|" + key
 }
 
-// recentClickMax bounds the visitors POST /track/click remembers.
+// recentClicksMax bounds the visitors POST /track/click remembers.
 const recentClicksMax = 200000
 
-// recentClicks remembers the click id given to a visitor on a link for a
-// window, so a repeat call answers the same id. It is per instance: with
-// several instances behind a balancer that does not stick visitors to one,
-// a repeat may get a new id (the pipeline's own dedup still counts it once
-// per instance).
+// recentClicks remembers the click id given to a visitor on a link for the
+// dedup window, so a repeat call answers the same id. It is per instance:
+// with several instances behind a balancer that does not stick visitors to
+// one, a repeat may get a new id (the pipeline's own dedup still counts it
+// once per instance). A zero window (dedup off) remembers nothing.
 type recentClicks struct {
 	window time.Duration
-	max    int
-	mu     sync.Mutex
-	m      map[string]recentClick
-}
-
-type recentClick struct {
-	id string
-	at time.Time
+	m      *ttlmap.Map[string]
 }
 
 func newRecentClicks(window time.Duration, max int) *recentClicks {
-	return &recentClicks{window: window, max: max, m: map[string]recentClick{}}
+	return &recentClicks{window: window, m: ttlmap.New[string](max)}
 }
 
 func (r *recentClicks) get(k string, now time.Time) (string, bool) {
 	if r.window <= 0 {
 		return "", false
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	v, ok := r.m[k]
-	if !ok || now.Sub(v.at) >= r.window {
-		return "", false
-	}
-	return v.id, true
+	return r.m.Get(k, now)
 }
 
 func (r *recentClicks) put(k, id string, now time.Time) {
-	if r.window <= 0 {
-		return
+	if r.window > 0 {
+		r.m.Put(k, id, now, now.Add(r.window))
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.m) >= r.max {
-		// Drop the expired, then any, down to 90%: the scan runs once per
-		// tenth of the capacity, not on every insert of a full map.
-		for key, v := range r.m {
-			if now.Sub(v.at) >= r.window {
-				delete(r.m, key)
-			}
-		}
-		for key := range r.m {
-			if len(r.m) < r.max*9/10 {
-				break
-			}
-			delete(r.m, key)
-		}
-	}
-	r.m[k] = recentClick{id: id, at: now}
 }

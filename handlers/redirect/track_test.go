@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// TestRecentClicks: an id is remembered for the window, the map stays
-// bounded, and a full map is trimmed to 90% so the next inserts do not each
-// scan it again.
+// TestRecentClicks: an id is remembered for the window, the memory stays
+// bounded, the newest visitor survives a trim, and a zero window (dedup
+// off) remembers nothing.
 func TestRecentClicks(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	r := newRecentClicks(time.Hour, 100)
@@ -21,8 +21,8 @@ func TestRecentClicks(t *testing.T) {
 	}
 	for i := 0; i < 250; i++ {
 		r.put(fmt.Sprint("k", i), "x", now)
-		if len(r.m) > 100 {
-			t.Fatalf("%d entries, max 100", len(r.m))
+		if r.m.Len() > 100 {
+			t.Fatalf("%d entries, max 100", r.m.Len())
 		}
 	}
 	r.put("last", "x", now)

@@ -480,7 +480,7 @@ func (p *Pipeline) add(batch []models.Click, h Hit) []models.Click {
 		p.bots.Add(1)
 		return batch
 	}
-	identity := identityHash(h.IP, h.UA)
+	identity := IdentityHash(h.IP, h.UA)
 	if p.opt.DedupWindow > 0 && p.seen.seen(identity+"\x00"+h.Domain+"\x00"+strings.ToLower(h.Key), h.Time) {
 		p.dedup.Add(1)
 		return batch
@@ -528,8 +528,8 @@ func (p *Pipeline) add(batch []models.Click, h Hit) []models.Click {
 	return append(batch, c)
 }
 
-// identityHash is links.md §10.4's visitor identity: sha256 hex of "ip-ua".
-func identityHash(ip, ua string) string {
+// IdentityHash is links.md §10.4's visitor identity: sha256 hex of "ip-ua".
+func IdentityHash(ip, ua string) string {
 	sum := sha256.Sum256([]byte(ip + "-" + ua))
 	return hex.EncodeToString(sum[:])
 }

@@ -15,9 +15,10 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/relinkhq/relink/internal/ttlmap"
 )
 
 // Fetch says which logo URLs the server may download.
@@ -59,15 +60,12 @@ type Logos struct {
 	fetch  Fetch
 	client *http.Client
 	now    func() time.Time
-
-	mu    sync.Mutex
-	cache map[string]cachedLogo
+	cache  *ttlmap.Map[cachedLogo]
 }
 
 type cachedLogo struct {
-	img     image.Image
-	err     error
-	expires time.Time
+	img image.Image
+	err error
 }
 
 // NewLogos returns a loader downloading per f.
@@ -85,7 +83,7 @@ func NewLogos(f Fetch) *Logos {
 			}
 			return nil
 		}}
-	return &Logos{fetch: f, client: client, now: time.Now, cache: map[string]cachedLogo{}}
+	return &Logos{fetch: f, client: client, now: time.Now, cache: ttlmap.New[cachedLogo](logoCacheSize)}
 }
 
 // ErrNotPublic is returned for a logo URL resolving to a non-public address.
@@ -115,10 +113,7 @@ func publicOnly(_, address string, _ syscall.RawConn) error {
 // URL. Errors say what is wrong with the logo.
 func (l *Logos) Load(ctx context.Context, ref string) (image.Image, error) {
 	now := l.now()
-	l.mu.Lock()
-	c, ok := l.cache[ref]
-	l.mu.Unlock()
-	if ok && now.Before(c.expires) {
+	if c, ok := l.cache.Get(ref, now); ok {
 		return c.img, c.err
 	}
 	img, err := l.load(ctx, ref)
@@ -126,22 +121,7 @@ func (l *Logos) Load(ctx context.Context, ref string) (image.Image, error) {
 	if err != nil {
 		ttl = logoFailTTL
 	}
-	l.mu.Lock()
-	if len(l.cache) >= logoCacheSize {
-		for k, v := range l.cache { // drop expired entries, else any one
-			if !now.Before(v.expires) {
-				delete(l.cache, k)
-			}
-		}
-		for k := range l.cache {
-			if len(l.cache) < logoCacheSize {
-				break
-			}
-			delete(l.cache, k)
-		}
-	}
-	l.cache[ref] = cachedLogo{img: img, err: err, expires: now.Add(ttl)}
-	l.mu.Unlock()
+	l.cache.Put(ref, cachedLogo{img: img, err: err}, now, now.Add(ttl))
 	return img, err
 }
 
