@@ -171,7 +171,7 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	}
 	now := h.d.Now()
 	// #7: expired.
-	if !t.ExpiresAt.IsZero() && !t.ExpiresAt.After(now) {
+	if t.Expired(now) {
 		switch {
 		case t.ExpiredURL != "":
 			return h.redirectTo(c, t, t.ExpiredURL, fiber.StatusFound)
@@ -213,12 +213,11 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	if t.Root() {
 		status = fiber.StatusMovedPermanently
 	}
-	store := "" // an app store the visitor is sent to (#12, #13)
+	// #12, #13: the visitor's OS target; store is the app store it lists (or "").
+	osTarget, store := t.storeTarget(string(ua))
 	switch {
-	case t.IOS != "" && useragent.IsIOS(string(ua)): // #12
-		target, store = t.IOS, appStore(t.IOS)
-	case t.Android != "" && useragent.IsAndroid(string(ua)): // #13
-		target, store = t.Android, appStore(t.Android)
+	case osTarget != "":
+		target = osTarget
 	case len(t.Geo) > 0: // #14
 		if u := t.Geo[h.d.Geo.Country(h.ip(c), h.geoHint(c))]; u != "" {
 			target = u
@@ -472,20 +471,12 @@ func (h *Handlers) Deeplink(c *fiber.Ctx) error {
 		cont += string(q) + "&"
 	}
 	cont += "skip_deeplink_preview=1"
-	ua := string(c.Request().Header.UserAgent())
-	store := ""
-	switch {
-	case t.IOS != "" && useragent.IsIOS(ua):
-		store = appStore(t.IOS)
-	case t.Android != "" && useragent.IsAndroid(ua):
-		store = appStore(t.Android)
-	}
-	expired := !t.ExpiresAt.IsZero() && !t.ExpiresAt.After(h.d.Now())
+	_, store := t.storeTarget(string(c.Request().Header.UserAgent()))
 	// Not a store visitor (the URL opened on a desktop), or a link whose
 	// password or expiry the short link itself must handle (the page would
 	// show its title to someone who has not given the password): the link
 	// as usual.
-	if store == "" || t.Password != "" || expired {
+	if store == "" || t.Password != "" || t.Expired(h.d.Now()) {
 		return c.Redirect(cont, fiber.StatusFound)
 	}
 	c.Set(fiber.HeaderCacheControl, "private, no-store")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/linkcache"
+	"github.com/relinkhq/relink/internal/useragent"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -35,6 +36,24 @@ type Target struct {
 	Geo                               map[string]string
 	TestVariants                      []models.TestVariant
 	TestCompletedAt                   time.Time
+}
+
+// Expired reports whether the link's expiresAt has passed at now.
+func (t *Target) Expired(now time.Time) bool {
+	return !t.ExpiresAt.IsZero() && !t.ExpiresAt.After(now)
+}
+
+// storeTarget is #12/#13's choice for a user agent: the link's iOS or
+// Android target when it has one for the visitor's OS (else ""), and the
+// store it is a listing of (else "").
+func (t *Target) storeTarget(ua string) (target, store string) {
+	switch {
+	case t.IOS != "" && useragent.IsIOS(ua):
+		return t.IOS, appStore(t.IOS)
+	case t.Android != "" && useragent.IsAndroid(ua):
+		return t.Android, appStore(t.Android)
+	}
+	return "", ""
 }
 
 // Root reports the domain's root link.
