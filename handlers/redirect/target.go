@@ -33,6 +33,7 @@ type Target struct {
 	Proxy, Rewrite, DoIndex           bool
 	Title, Description, Image, Video  string
 	IOS, Android                      string
+	IOSStore, AndroidStore            string // appStore of IOS and Android, computed once when cached
 	Geo                               map[string]string
 	TestVariants                      []models.TestVariant
 	TestCompletedAt                   time.Time
@@ -49,9 +50,9 @@ func (t *Target) Expired(now time.Time) bool {
 func (t *Target) storeTarget(ua string) (target, store string) {
 	switch {
 	case t.IOS != "" && useragent.IsIOS(ua):
-		return t.IOS, appStore(t.IOS)
+		return t.IOS, t.IOSStore
 	case t.Android != "" && useragent.IsAndroid(ua):
-		return t.Android, appStore(t.Android)
+		return t.Android, t.AndroidStore
 	}
 	return "", ""
 }
@@ -105,6 +106,7 @@ func targetOf(l *models.Link) *Target {
 		Title: deref(l.Title), Description: deref(l.Description), Image: deref(l.Image), Video: deref(l.Video),
 		IOS: deref(l.IOS), Android: deref(l.Android), Geo: l.Geo, TestVariants: l.TestVariants,
 	}
+	t.IOSStore, t.AndroidStore = appStore(t.IOS), appStore(t.Android)
 	if l.ExpiresAt != nil {
 		t.ExpiresAt = *l.ExpiresAt
 	}
