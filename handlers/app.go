@@ -28,6 +28,7 @@ import (
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/referrals"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/models"
 	"github.com/relinkhq/relink/static"
 	embedviews "github.com/relinkhq/relink/views/embed"
@@ -53,7 +54,7 @@ type Deps struct {
 	// invalidation, GeoIP database) and registers Clicks.Drain for shutdown;
 	// nil gets an in-process default (the pipeline's drainer is then
 	// registered here).
-	Links  *redirect.Cache
+	Links  *shortlink.Cache
 	Clicks *ingest.Pipeline
 	Geo    *geo.Locator
 	// FX converts non-USD sales (RELINK_FX_RATES). Nil: the built-in table.

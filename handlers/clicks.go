@@ -12,6 +12,7 @@ import (
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/linkcache"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -20,7 +21,7 @@ import (
 func (s *Server) clickPath() {
 	cfg := s.deps.Config
 	if s.deps.Links == nil {
-		c, err := redirect.NewCache(s.deps.DB, linkcache.Options{Size: cfg.LinkCacheSize, TTL: cfg.LinkCacheTTL, Now: s.deps.Now, Logger: s.log})
+		c, err := shortlink.NewCache(s.deps.DB, linkcache.Options{Size: cfg.LinkCacheSize, TTL: cfg.LinkCacheTTL, Now: s.deps.Now, Logger: s.log})
 		if err != nil {
 			panic(err) // only Redis subscription fails, and no Redis is given here
 		}

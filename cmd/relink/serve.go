@@ -9,13 +9,13 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relinkhq/relink/handlers"
-	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/linkcache"
 	"github.com/relinkhq/relink/internal/ratelimit"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -53,7 +53,7 @@ func serve(ctx context.Context, cfg *config.Config) error {
 		return err
 	}
 	defer loc.Close()
-	links, err := redirect.NewCache(db, linkcache.Options{Size: cfg.LinkCacheSize, TTL: cfg.LinkCacheTTL, Redis: rdb})
+	links, err := shortlink.NewCache(db, linkcache.Options{Size: cfg.LinkCacheSize, TTL: cfg.LinkCacheTTL, Redis: rdb})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/internal/ttlmap"
 	"github.com/relinkhq/relink/models"
 )
@@ -47,7 +48,7 @@ func (h *Handlers) TrackClick(c *fiber.Ctx) error {
 		return err
 	}
 	ctx := c.UserContext()
-	res, found, err := h.d.Cache.Get(ctx, in.Domain, lookupKey(in.Key))
+	res, found, err := h.d.Cache.Get(ctx, in.Domain, shortlink.LookupKey(in.Key))
 	if err != nil {
 		return err
 	}
@@ -88,7 +89,7 @@ func (h *Handlers) TrackClick(c *fiber.Ctx) error {
 
 // trackPartner is the partner object of a partner link's click (§1.4); nil
 // when the partner or its enrollment is gone.
-func (h *Handlers) trackPartner(c *fiber.Ctx, t *Target) (*trackClickPartner, error) {
+func (h *Handlers) trackPartner(c *fiber.Ctx, t *shortlink.Target) (*trackClickPartner, error) {
 	if h.d.DB == nil {
 		return nil, nil
 	}

@@ -64,35 +64,6 @@ func FuzzParseInput(f *testing.F) {
 	})
 }
 
-// FuzzNormalizeKey: an accepted key is non-empty, has no leading/trailing
-// slash, is ASCII after punycode, and normalising it again changes nothing.
-func FuzzNormalizeKey(f *testing.F) {
-	for _, s := range []string{"abc", "/a/b/", "한국어", "😀/x", "_root", "a b", ".well-known", "x.php", "A.B.ü", "a\xd2b", "xn--abc", "Ü" + strings.Repeat("S", 300)} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, key string) {
-		got, err := NormalizeKey(key)
-		if err != nil {
-			if apierr.As(err).Message != "Invalid key." {
-				t.Fatalf("message %q", apierr.As(err).Message)
-			}
-			return
-		}
-		if got == "" || strings.HasPrefix(got, "/") || strings.HasSuffix(got, "/") {
-			t.Fatalf("NormalizeKey(%q) = %q", key, got)
-		}
-		for _, r := range got {
-			if r >= utf8.RuneSelf {
-				t.Fatalf("non-ASCII key %q from %q", got, key)
-			}
-		}
-		again, err := NormalizeKey(got)
-		if err != nil || again != got {
-			t.Fatalf("not idempotent: %q -> %q -> %q (%v)", key, got, again, err)
-		}
-	})
-}
-
 // FuzzApplyUTM: setting a UTM value on a valid URL yields a valid URL whose
 // query carries exactly that value; deleting it removes it.
 func FuzzApplyUTM(f *testing.F) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -187,10 +188,10 @@ func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []mod
 			return nil, err
 		}
 	} else if unchanged := old != nil && old.Domain == domain && strings.EqualFold(old.Key, key); !unchanged && !m.skipUnique {
-		if key, err = NormalizeKey(key); err != nil {
+		if key, err = shortlink.NormalizeKey(key); err != nil {
 			return nil, err
 		}
-		if err := CheckReservedKey(key, shared); err != nil {
+		if err := shortlink.CheckReservedKey(key, shared); err != nil {
 			return nil, err
 		}
 		if old == nil || old.Domain != domain || !strings.EqualFold(old.Key, key) {
