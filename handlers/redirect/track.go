@@ -7,8 +7,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/relinkhq/relink/handlers/api"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/shortlink"
@@ -43,7 +43,7 @@ type trackClickPartner struct {
 // as a redirect's. The same visitor on the same link within the dedup
 // window gets the same id back and no new click.
 func (h *Handlers) TrackClick(c *fiber.Ctx) error {
-	in, err := api.ParseTrackClick(c.Body())
+	in, err := conversions.ParseTrackClick(c.Body())
 	if err != nil {
 		return err
 	}

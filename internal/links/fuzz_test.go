@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/input"
 )
 
 var zodMessage = regexp.MustCompile(`^[a-z_]+: [^ ]*: .+$`)
@@ -43,7 +44,7 @@ func FuzzParseInput(f *testing.F) {
 		if Schema(schema%3) == SchemaCreate && !in.URL.Set {
 			t.Fatal("create without url accepted")
 		}
-		if jsLen(in.URL.Value) > maxURL || jsLen(in.ExternalID.Value) > 255 || strings.HasPrefix(in.ExternalID.Value, "ext_") && in.ExternalID.Value == "ext_" {
+		if input.JSLen(in.URL.Value) > maxURL || input.JSLen(in.ExternalID.Value) > 255 || strings.HasPrefix(in.ExternalID.Value, "ext_") && in.ExternalID.Value == "ext_" {
 			t.Fatalf("limits not applied: %+v", in)
 		}
 		for _, f := range []Field[string]{in.ExpiredURL, in.IOS, in.Android} {
