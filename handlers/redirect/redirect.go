@@ -133,10 +133,7 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	}
 	cookieName := "dub_id_" + hostOnly(domain) + "_" + v.Key
 	if res != nil && res.Link != nil {
-		v.ClickID = clickID(c, cookieName)
-		if res.Link.Password != "" {
-			v.Password, v.PasswordVia = passwordCandidate(c, res.Link)
-		}
+		h.linkVisit(c, &v, res.Link, cookieName)
 	}
 	now := h.d.Now()
 	d := shortlink.Decide(res, v, now)
@@ -163,13 +160,27 @@ func (h *Handlers) visit(c *fiber.Ctx, key string, inspect bool) shortlink.Visit
 		Bot:                 c.Method() == fiber.MethodHead || len(args.Peek("bot")) > 0,
 		NoTrack:             len(c.Request().Header.Peek("dub-no-track")) > 0 || args.Has("dub-no-track"),
 		SkipDeeplinkPreview: args.Has("skip_deeplink_preview"),
-		PinnedVariant:       c.Cookies("dub_test_url"),
-		Country:             func() string { return h.d.Geo.Country(h.ip(c), h.geoHint(c)) },
 	}
 	if q := c.Request().URI().QueryString(); len(q) > 0 {
 		v.Query = string(q)
 	}
 	return v
+}
+
+// linkVisit adds what only a found link needs: the click id, and (only
+// for links that use them, to keep the common redirect cheap) the password
+// candidate, the pinned A/B variant and the visitor's country.
+func (h *Handlers) linkVisit(c *fiber.Ctx, v *shortlink.Visit, t *shortlink.Target, cookieName string) {
+	v.ClickID = clickID(c, cookieName)
+	if t.Password != "" {
+		v.Password, v.PasswordVia = passwordCandidate(c, t)
+	}
+	if len(t.TestVariants) > 0 {
+		v.PinnedVariant = c.Cookies("dub_test_url")
+	}
+	if len(t.Geo) > 0 {
+		v.Country = func() string { return h.d.Geo.Country(h.ip(c), h.geoHint(c)) }
+	}
 }
 
 // clickID is the dub_id cookie's id when it looks like one, else a new id
