@@ -112,6 +112,51 @@ type eventRow struct {
 	Amount    int64
 }
 
+// partnerEvents loads the partner's clicks, leads, sales and sale
+// earnings in [start, end), in that order (the kinds partnerAnalytics adds).
+func (s *Service) partnerEvents(ctx context.Context, wsID, progID, partnerID string, linkIDs []string, start, end time.Time) ([][]eventRow, error) {
+	load := func(table, amountCol string, extra string, args ...any) ([]eventRow, error) {
+		var rows []eventRow
+		if len(linkIDs) == 0 {
+			return rows, nil
+		}
+		sel := "link_id, timestamp, 0 AS amount"
+		if amountCol != "" {
+			sel = "link_id, timestamp, " + amountCol + " AS amount"
+		}
+		tx := s.DB.WithContext(ctx).Table(table).Select(sel).
+			Where("workspace_id = ? AND link_id IN ? AND timestamp >= ? AND timestamp < ?", wsID, linkIDs, start.UTC(), end.UTC())
+		if extra != "" {
+			tx = tx.Where(extra, args...)
+		}
+		if err := tx.Scan(&rows).Error; err != nil {
+			return nil, fmt.Errorf("partner analytics %s: %w", table, err)
+		}
+		return rows, nil
+	}
+	clicks, err := load("clicks", "", "")
+	if err != nil {
+		return nil, err
+	}
+	leads, err := load("lead_events", "", "")
+	if err != nil {
+		return nil, err
+	}
+	sales, err := load("sale_events", "amount", "")
+	if err != nil {
+		return nil, err
+	}
+	earned, err := s.DB.PartnerSaleEarnings(ctx, wsID, progID, partnerID, start, end, "")
+	if err != nil {
+		return nil, err
+	}
+	commissions := make([]eventRow, len(earned))
+	for i, p := range earned {
+		commissions[i] = eventRow{LinkID: p.LinkID, Timestamp: p.CreatedAt, Amount: p.Earnings}
+	}
+	return [][]eventRow{clicks, leads, sales, commissions}, nil
+}
+
 // PartnerAnalytics computes clicks, leads, sales, sale amount and sale
 // commission earnings over the partner's links in the window.
 func (s *Service) PartnerAnalytics(ctx context.Context, ws *models.Workspace, q AnalyticsQuery) (*PartnerAnalytics, error) {
@@ -143,44 +188,9 @@ func (s *Service) PartnerAnalytics(ctx context.Context, ws *models.Workspace, q 
 	if !start.Before(end) {
 		return nil, apierr.Validation("custom", "", "The start date must be before the end date.")
 	}
-	load := func(table, amountCol string, extra string, args ...any) ([]eventRow, error) {
-		var rows []eventRow
-		if len(linkIDs) == 0 {
-			return rows, nil
-		}
-		sel := "link_id, timestamp, 0 AS amount"
-		if amountCol != "" {
-			sel = "link_id, timestamp, " + amountCol + " AS amount"
-		}
-		tx := s.DB.WithContext(ctx).Table(table).Select(sel).
-			Where("workspace_id = ? AND link_id IN ? AND timestamp >= ? AND timestamp < ?", ws.ID, linkIDs, start.UTC(), end.UTC())
-		if extra != "" {
-			tx = tx.Where(extra, args...)
-		}
-		if err := tx.Scan(&rows).Error; err != nil {
-			return nil, fmt.Errorf("partner analytics %s: %w", table, err)
-		}
-		return rows, nil
-	}
-	clicks, err := load("clicks", "", "")
+	all, err := s.partnerEvents(ctx, ws.ID, prog.ID, e.PartnerID, linkIDs, start, end)
 	if err != nil {
 		return nil, err
-	}
-	leads, err := load("lead_events", "", "")
-	if err != nil {
-		return nil, err
-	}
-	sales, err := load("sale_events", "amount", "")
-	if err != nil {
-		return nil, err
-	}
-	earned, err := s.DB.PartnerSaleEarnings(ctx, ws.ID, prog.ID, e.PartnerID, start, end, "")
-	if err != nil {
-		return nil, err
-	}
-	commissions := make([]eventRow, len(earned))
-	for i, p := range earned {
-		commissions[i] = eventRow{LinkID: p.LinkID, Timestamp: p.CreatedAt, Amount: p.Earnings}
 	}
 	out := &PartnerAnalytics{}
 	add := func(r *AnalyticsRow, kind int, ev eventRow) {
@@ -196,7 +206,6 @@ func (s *Service) PartnerAnalytics(ctx context.Context, ws *models.Workspace, q 
 			r.Earnings += ev.Amount
 		}
 	}
-	all := [][]eventRow{clicks, leads, sales, commissions}
 	switch q.GroupBy {
 	case "timeseries":
 		idx := map[time.Time]int{}
