@@ -85,8 +85,9 @@ type Server struct {
 	// (under Fiber's app mutex) on every request.
 	seal               sync.Once
 	apiH, appH, shortH fasthttp.RequestHandler
-	acme               *autocert.Manager // nil unless RELINK_ACME_EMAIL is set
-	acmeHTTP           fiber.Handler     // serves /.well-known/acme-challenge/
+	acme               *autocert.Manager  // nil unless RELINK_ACME_EMAIL is set
+	acmeHTTP           fiber.Handler      // serves /.well-known/acme-challenge/
+	track              *redirect.Handlers // the client-side tracking counters (/metrics)
 }
 
 // New builds the server and its route table.
@@ -208,6 +209,11 @@ func (s *Server) routes() {
 	rd := s.redirects()
 	a.Options("/track/click", redirect.TrackCORS)
 	a.Post("/track/click", redirect.TrackCORS, s.limitIP("track-click", 600, time.Minute, "Too many requests."), rd.TrackClick)
+	// Site visits (Dub's /track/visit, docs/browser-script.md): the pageview
+	// click of a page on a site whose short domain is configured.
+	s.track = rd
+	a.Options("/track/visit", redirect.TrackCORS)
+	a.Post("/track/visit", redirect.TrackCORS, s.limitIP("track-visit", 600, time.Minute, "Too many requests."), rd.TrackVisit)
 	// Client-side conversions (§1.5): the workspace's publishable key.
 	for _, p := range []string{"/track/lead/client", "/track/sale/client"} {
 		a.Options(p, redirect.TrackCORS)
