@@ -87,7 +87,7 @@ func (h *Handlers) scriptSnippet(c *fiber.Ctx, w *models.Workspace, publishableK
 	}
 	domains, _ := json.Marshal(map[string]string{"refer": refer})
 	var b strings.Builder
-	b.WriteString(`<script defer src="` + strings.TrimRight(h.cfg.AppURL.String(), "/")+scriptPath + `"`)
+	b.WriteString(`<script defer src="` + strings.TrimRight(h.cfg.AppURL.String(), "/") + scriptPath + `"`)
 	if publishableKey != "" {
 		b.WriteString("\n  data-publishable-key=\"" + publishableKey + `"`)
 	}
