@@ -179,7 +179,6 @@ func TestCreateCommissionEffects(t *testing.T) {
 	})
 }
 
-
 func mustProgram(t *testing.T, db *models.DB, ws *models.Workspace) *models.Program {
 	t.Helper()
 	p, err := db.DefaultProgram(context.Background(), ws.ID)
