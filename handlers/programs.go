@@ -15,4 +15,6 @@ func (s *Server) programRoutes(h *api.Handlers) {
 	a.Post("/commissions", s.key(""), biz, h.CreateCommission)
 	a.Patch("/commissions/bulk", s.key(""), h.BulkUpdateCommissions)
 	a.Get("/payouts", s.key(""), h.ListPayouts)
+	a.Post("/partners/ban", s.key(""), biz, h.BanPartner)
+	a.Post("/partners/deactivate", s.key(""), biz, h.DeactivatePartner)
 }

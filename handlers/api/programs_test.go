@@ -268,3 +268,129 @@ func manyIDs(n int) []string {
 	}
 	return out
 }
+
+func TestBanAndDeactivatePartner(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		e := newProgramEnv(t, db)
+		pn := e.partner
+		reasons := `invalid_value: reason: Invalid option: expected one of "tos_violation"|"inappropriate_content"|"fake_traffic"|"fraud"|"spam"|"brand_abuse"`
+		for _, tc := range []struct {
+			name, path, body string
+			status           int
+			code, msg        string
+		}{
+			{"ban: no reason", "/partners/ban", `{"partnerId":"pn_x"}`, 422, "unprocessable_entity", reasons},
+			{"ban: bad reason", "/partners/ban", `{"partnerId":"pn_x","reason":"rude"}`, 422, "unprocessable_entity", reasons},
+			{"ban: no selector", "/partners/ban", `{"reason":"fraud"}`, 400, "bad_request", "Either `partnerId` or `tenantId` must be provided."},
+			{"ban: unknown tenant", "/partners/ban", `{"tenantId":"t_x","reason":"fraud"}`, 404, "not_found", "Partner with tenantId t_x not found in program."},
+			{"ban: not enrolled", "/partners/ban", `{"partnerId":"pn_x","reason":"fraud"}`, 404, "not_found", "Partner pn_x is not enrolled in program " + e.prog.ID + "."},
+			{"deactivate: no selector", "/partners/deactivate", `{}`, 400, "bad_request", "Either `partnerId` or `tenantId` must be provided."},
+			{"deactivate: unknown tenant", "/partners/deactivate", `{"tenantId":"t_x"}`, 404, "not_found", "Partner with tenantId t_x not found in program."},
+			{"deactivate: not JSON", "/partners/deactivate", `{`, 400, "bad_request", "Invalid JSON format in request body. Please ensure the request body is a valid JSON object."},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				e.sub(t).expectErr(e.do("acme", "POST", tc.path, tc.body), tc.status, tc.code, tc.msg)
+			})
+		}
+		e.expectErr(e.do("pro", "POST", "/partners/ban", `{"partnerId":"x","reason":"fraud"}`), 403, "forbidden", "Unauthorized: Need higher plan.")
+		e.expectErr(e.do("other", "POST", "/partners/ban", `{"partnerId":"`+pn+`","reason":"fraud"}`), 404, "not_found",
+			"Partner "+pn+" is not enrolled in program "+mustProgram(t, db, e.linkEnv.ws["other"]).ID+".")
+
+		// Pat has a processed commission in a pending payout, a pending one
+		// (held back by a holding period) and an open bounty submission.
+		e.ok(202, "acme", "POST", "/commissions", `{"type":"custom","partnerId":"`+pn+`","amount":700}`)
+		grp, _ := db.GroupByIDOrSlug(ctx, e.ws.ID, e.prog.ID, models.DefaultGroupSlug)
+		grp.HoldingPeriodDays = 30
+		if err := db.SaveGroup(ctx, grp); err != nil {
+			t.Fatal(err)
+		}
+		e.ok(202, "acme", "POST", "/commissions", `{"type":"lead","partnerId":"`+pn+`","customer":{"externalId":"c","country":"US"}}`)
+		b := &models.Bounty{WorkspaceID: e.ws.ID, ProgramID: e.prog.ID, Name: "Post", RewardAmount: 100, GoalEarnings: 1, StartsAt: time.Now()}
+		if err := db.CreateBounty(ctx, b, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		sub := &models.BountySubmission{ID: "bnty_sub_1", WorkspaceID: e.ws.ID, ProgramID: e.prog.ID, BountyID: b.ID, PartnerID: pn,
+			Status: models.SubmissionSubmitted, PeriodNumber: 1, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+		if err := db.CreateSubmission(ctx, sub); err != nil {
+			t.Fatal(err)
+		}
+		if cms := e.commissions(t, ""); len(cms) != 2 {
+			t.Fatalf("setup commissions %v", cms)
+		}
+		e.linkEnv.changed = nil
+		got := e.ok(200, "acme", "POST", "/partners/ban", `{"tenantId":"t_pat","reason":"fraud"}`).json(t)
+		if got["partnerId"] != pn {
+			t.Fatalf("ban answer %v", got)
+		}
+		ep, _ := db.EnrolledPartnerByID(ctx, e.ws.ID, e.prog.ID, pn)
+		en := ep.Enrollment
+		if en.Status != "banned" || en.BannedAt == nil || en.BannedReason == nil || *en.BannedReason != "fraud" || en.LeadRewardID != nil || en.SaleRewardID != nil {
+			t.Errorf("banned enrollment %+v", en)
+		}
+		if l, _ := db.LinkByID(ctx, e.ws.ID, e.link); l.DisabledAt == nil || l.ExpiresAt == nil {
+			t.Errorf("banned partner's link %+v is not disabled and expired", l)
+		}
+		if len(e.linkEnv.changed) == 0 {
+			t.Error("the link cache was not told about the disabled link")
+		}
+		for _, c := range e.commissions(t, "?partnerId="+pn) {
+			if c["status"] != "canceled" {
+				t.Errorf("commission %s is %s after the ban", c["id"], c["status"])
+			}
+		}
+		if p := e.ok(200, "acme", "GET", "/payouts", "").list(t); len(p) != 1 || p[0]["status"] != "canceled" {
+			t.Errorf("payouts after ban %v", p)
+		}
+		if s, _ := db.SubmissionByID(ctx, e.ws.ID, "bnty_sub_1"); s.Status != "rejected" || s.RejectionNote == nil || *s.RejectionNote != "Rejected automatically because the partner was banned." {
+			t.Errorf("submission after ban %+v", s)
+		}
+		if ep.Stats.Commissions != 0 {
+			t.Errorf("totalCommissions %d after ban", ep.Stats.Commissions)
+		}
+		e.expectErr(e.do("acme", "POST", "/partners/ban", `{"partnerId":"`+pn+`","reason":"spam"}`), 400, "bad_request", "This partner is already banned from your program.")
+		e.expectErr(e.do("acme", "POST", "/partners/deactivate", `{"partnerId":"`+pn+`"}`), 400, "bad_request",
+			`Only partners with an "approved" or "archived" status can be deactivated. The partner's status in this program is "banned".`)
+		// A banned partner earns nothing more from tracked conversions.
+		e.ok(202, "acme", "POST", "/commissions", `{"type":"lead","partnerId":"`+pn+`","customer":{"externalId":"c2","country":"US"}}`)
+		if cms := e.commissions(t, "?partnerId="+pn); len(cms) != 2 {
+			t.Errorf("banned partner earned: %v", cms)
+		}
+
+		// Deactivate: links without an expiry expire, commissions stay.
+		sam := e.ok(201, "acme", "POST", "/partners", `{"email":"sam@example.com","tenantId":"t_sam"}`).json(t)["id"].(string)
+		l1 := e.ok(201, "acme", "POST", "/partners/links", `{"partnerId":"`+sam+`","key":"sam1"}`).json(t)["id"].(string)
+		l2 := e.ok(201, "acme", "POST", "/partners/links", `{"partnerId":"`+sam+`","key":"sam2","linkProps":{"expiresAt":"2099-01-01T00:00:00Z"}}`).json(t)["id"].(string)
+		e.ok(202, "acme", "POST", "/commissions", `{"type":"custom","partnerId":"`+sam+`","amount":300}`)
+		if got := e.ok(200, "acme", "POST", "/partners/deactivate", `{"partnerId":"`+sam+`"}`).json(t); got["partnerId"] != sam {
+			t.Fatalf("deactivate answer %v", got)
+		}
+		if en, _ := db.EnrollmentByPartner(ctx, e.ws.ID, e.prog.ID, sam); en.Status != "deactivated" || en.SaleRewardID != nil {
+			t.Errorf("deactivated enrollment %+v", en)
+		}
+		a, _ := db.LinkByID(ctx, e.ws.ID, l1)
+		z, _ := db.LinkByID(ctx, e.ws.ID, l2)
+		if a.ExpiresAt == nil || a.DisabledAt != nil || z.ExpiresAt == nil || z.ExpiresAt.Year() != 2099 {
+			t.Errorf("deactivated links %+v / %+v", a, z)
+		}
+		if cms := e.commissions(t, "?partnerId="+sam); len(cms) != 1 || cms[0]["status"] != "processed" {
+			t.Errorf("deactivation touched commissions: %v", cms)
+		}
+		e.expectErr(e.do("acme", "POST", "/partners/deactivate", `{"partnerId":"`+sam+`"}`), 400, "bad_request",
+			`Only partners with an "approved" or "archived" status can be deactivated. The partner's status in this program is "deactivated".`)
+		// A pending enrollment cannot be banned.
+		if err := db.SetEnrollmentStatus(ctx, &models.Enrollment{ID: mustEnrollment(t, db, e, sam).ID, WorkspaceID: e.ws.ID}, models.EnrollmentPending); err != nil {
+			t.Fatal(err)
+		}
+		e.expectErr(e.do("acme", "POST", "/partners/ban", `{"partnerId":"`+sam+`","reason":"spam"}`), 400, "bad_request", "This partner is not approved yet to be banned.")
+	})
+}
+
+func mustEnrollment(t *testing.T, db *models.DB, e *programEnv, partnerID string) *models.Enrollment {
+	t.Helper()
+	en, err := db.EnrollmentByPartner(context.Background(), e.ws.ID, e.prog.ID, partnerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return en
+}
