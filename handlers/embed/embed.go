@@ -29,7 +29,7 @@ import (
 type Deps struct {
 	DB        *models.DB
 	Referrals *referrals.Service
-	Analytics *analytics.Engine // GET /api/embed/referrals/events
+	Analytics *analytics.Engine  // GET /api/embed/referrals/events
 	RateLimit *request.RateLimit // the server's one rate-limit gate
 	Now       func() time.Time
 	Log       *slog.Logger
