@@ -169,7 +169,11 @@ func (w *Worker) Run(ctx context.Context) error {
 				<-sem
 				continue
 			}
-			batch, err := w.claim(ctx, free)
+			// The claim is not cancelled half-way by a stop: rows it claims
+			// are always attempted (else they would wait for the lease).
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.opt.Timeout)
+			batch, err := w.claim(cctx, free)
+			cancel()
 			if err != nil {
 				if ctx.Err() == nil {
 					w.opt.Logger.Error("webhooks: claim deliveries", "err", err)
@@ -383,6 +387,5 @@ func (w *Worker) cleanup(ctx context.Context, now time.Time) {
 			"olderThan", cut)
 	}
 }
-
 
 func gormExpr(s string) any { return gorm.Expr(s) }
