@@ -114,7 +114,7 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 func fastOpts() Options {
 	return Options{Targets: TargetsAny, Timeout: 2 * time.Second, PollInterval: 5 * time.Millisecond,
 		Schedule: []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond, time.Millisecond, time.Millisecond},
-		Logger: quiet()}
+		Logger:   quiet()}
 }
 
 // start runs a worker until the test ends (or stop is called).
