@@ -28,6 +28,7 @@ import (
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/referrals"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 	"github.com/relinkhq/relink/static"
 	embedviews "github.com/relinkhq/relink/views/embed"
@@ -63,6 +64,14 @@ type Deps struct {
 	ConversionAggregator conversions.Aggregator
 	// Analytics answers /analytics and /events; nil builds one over DB.
 	Analytics *analytics.Engine
+
+	// Webhooks delivers the webhook outbox; cmd/relink runs it. Nil: no
+	// deliveries from this server (tests), the outbox still fills.
+	Webhooks *webhooks.Worker
+	// ClickWebhooks feeds link.clicked from the click batches. cmd/relink
+	// builds it before Clicks (its Hook is one of the pipeline's hooks);
+	// nil gets one here (with Clicks, when that is nil too).
+	ClickWebhooks *webhooks.Clicks
 }
 
 // Server is the assembled HTTP server.
@@ -79,6 +88,8 @@ type Server struct {
 	// Conversions is the conversion and partner-program service the API
 	// uses; cmd/relink runs its commission schedule.
 	Conversions *conversions.Service
+	// Webhooks runs the webhook management rules (API and console).
+	Webhooks *webhooks.Service
 
 	// seal runs once, on the first request: it appends the API's catch-all
 	// and builds each face's handler, so the route trees are not rebuilt
@@ -150,11 +161,19 @@ func (s *Server) routes() {
 		ReservedHosts:    []string{d.Config.AppURL.Host, d.Config.APIURL.Host},
 		PlainHTTPDefault: d.Config.DevMode && d.Config.AppURL.Scheme == "http",
 	}
+	wl := webhooks.Links{ShortLink: linkSvc.ShortLink, QRBase: qrBase(d.Config)}
+	linkSvc.Events = &webhooks.LinkEvents{Links: wl}
+	d.ClickWebhooks.Links = wl
+	s.Webhooks = &webhooks.Service{DB: d.DB, Changed: d.ClickWebhooks.Invalidate}
+	if d.Webhooks != nil {
+		s.Webhooks.Wake = d.Webhooks.Wake
+	}
 	s.Conversions = conversions.New(conversions.Deps{
 		DB: d.DB, FX: d.FX, Aggregator: d.ConversionAggregator, Links: linkSvc, Now: d.Now, Log: d.Logger,
 		Pending: d.Clicks,
 	})
-	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: linkSvc, Conversions: s.Conversions, Analytics: d.Analytics})
+	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: linkSvc, Conversions: s.Conversions, Analytics: d.Analytics,
+		Webhooks: s.Webhooks})
 
 	// Every face.
 	for _, f := range []*fiber.App{s.api, s.app, s.short} {
@@ -248,6 +267,17 @@ func (s *Server) routes() {
 	a.Get("/embed/referrals/analytics", emb.Auth, emb.Analytics)
 	a.Get("/embed/referrals/events", emb.Auth, emb.Events)
 	// --- end embed data API ---
+
+	// Webhooks (webhooks.md §2): Business plan and up; reads need
+	// webhooks.read, changes webhooks.write (owner keys only).
+	a.Get("/webhooks", s.key(""), s.webhookPerm("webhooks.read"), s.plan(models.PlanBusiness), h.ListWebhooks)
+	a.Post("/webhooks", s.key(""), s.webhookPerm("webhooks.write"), s.plan(models.PlanBusiness), h.CreateWebhook)
+	a.Get("/webhooks/:webhookId", s.key(""), s.webhookPerm("webhooks.read"), s.plan(models.PlanBusiness), h.GetWebhook)
+	a.Patch("/webhooks/:webhookId", s.key(""), s.webhookPerm("webhooks.write"), s.plan(models.PlanBusiness), h.UpdateWebhook)
+	a.Delete("/webhooks/:webhookId", s.key(""), s.webhookPerm("webhooks.write"), s.plan(models.PlanBusiness), h.DeleteWebhook)
+	a.Get("/webhooks/:webhookId/links", s.key(""), s.webhookPerm("webhooks.read"), s.plan(models.PlanBusiness), h.WebhookLinks)
+	a.Get("/webhooks/:webhookId/folders", s.key(""), s.webhookPerm("webhooks.read"), s.plan(models.PlanBusiness), h.WebhookFolders)
+	a.Get("/webhooks/:webhookId/events", s.key(""), s.webhookPerm("webhooks.read"), s.plan(models.PlanBusiness), h.WebhookEvents)
 
 	// Analytics and events (analytics.md; internal/analytics).
 	a.Get("/analytics", s.key("analytics.read"), s.paidAnalytics, s.eventUsage, h.GetAnalytics)

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/linkcache"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -26,14 +28,23 @@ func (s *Server) clickPath() {
 		}
 		s.deps.Links = c
 	}
+	if s.deps.ClickWebhooks == nil {
+		wc, err := webhooks.NewClicks(context.Background(), s.deps.DB, webhooks.Links{})
+		if err != nil {
+			panic(fmt.Sprintf("webhooks: %v", err)) // the database was just opened and migrated
+		}
+		s.deps.ClickWebhooks = wc
+	}
 	if s.deps.Clicks == nil {
-		s.deps.Clicks = ingest.New(s.deps.DB, ClickOptions(cfg, s.deps.Geo, s.log))
+		s.deps.Clicks = ingest.New(s.deps.DB, ClickOptions(cfg, s.deps.Geo, s.log, s.deps.ClickWebhooks.Hook))
 		s.OnShutdown("clicks", s.deps.Clicks.Drain)
 	}
 }
 
 // ClickOptions are the pipeline options the configuration gives.
-func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger) ingest.Options {
+// extra hooks run after the aggregates, in the same transaction (the
+// link.clicked webhook feed).
+func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger, extra ...models.ClickHook) ingest.Options {
 	dedup := cfg.ClickDedupWindow
 	if dedup == 0 {
 		dedup = -1 // disabled
@@ -42,7 +53,7 @@ func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger) ingest
 		DedupWindow: dedup, Geo: loc, Logger: log,
 		// The analytics engine reads hourly aggregates; keep them in the
 		// same transaction as the clicks.
-		Hooks: []models.ClickHook{models.AggregateClicks}}
+		Hooks: append([]models.ClickHook{models.AggregateClicks}, extra...)}
 }
 
 // LinkCache is the redirect's cache; link and domain writes invalidate it.
@@ -91,4 +102,13 @@ func (s *Server) metrics(c *fiber.Ctx) error {
 	metric("relink_link_cache_misses_total", "counter", "Link cache misses.", ls.Misses)
 	c.Set(fiber.HeaderContentType, "text/plain; version=0.0.4; charset=utf-8")
 	return c.SendString(b.String())
+}
+
+// qrBase is the API origin that qrCode URLs in webhook payloads point at,
+// as handlers/api renders them.
+func qrBase(cfg *config.Config) string {
+	if cfg == nil || cfg.APIURL == nil {
+		return "https://api.dub.co"
+	}
+	return strings.TrimSuffix(cfg.APIURL.Scheme+"://"+cfg.APIURL.Host, "/")
 }

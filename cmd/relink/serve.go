@@ -16,6 +16,7 @@ import (
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/linkcache"
 	"github.com/relinkhq/relink/internal/ratelimit"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -58,14 +59,23 @@ func serve(ctx context.Context, cfg *config.Config) error {
 		return err
 	}
 	defer links.Close()
-	clicks := ingest.New(db, handlers.ClickOptions(cfg, loc, slog.Default()))
+	// Webhooks: link.clicked comes from the click batches (the feed's hook
+	// runs in each batch's transaction); the worker delivers the outbox.
+	clickHooks, err := webhooks.NewClicks(ctx, db, webhooks.Links{})
+	if err != nil {
+		return err
+	}
+	clicks := ingest.New(db, handlers.ClickOptions(cfg, loc, slog.Default(), clickHooks.Hook))
+	deliverer := webhooks.NewWorker(db, webhooks.Options{Targets: webhooks.Targets(cfg.WebhookTargets),
+		Timeout: cfg.WebhookTimeout, Concurrency: cfg.WebhookConcurrency, Schedule: cfg.WebhookRetries,
+		Retention: cfg.WebhookLogRetention, Logger: slog.Default()})
 
 	fx, err := conversions.NewFX(cfg.FXRatesFile, nil)
 	if err != nil {
 		return err
 	}
 	srv := handlers.New(handlers.Deps{Config: cfg, DB: db, Limiter: limiter, Logger: slog.Default(),
-		Links: links, Clicks: clicks, Geo: loc, FX: fx})
+		Links: links, Clicks: clicks, Geo: loc, FX: fx, Webhooks: deliverer, ClickWebhooks: clickHooks})
 	srv.OnShutdown("clicks", clicks.Drain)
 	plan, err := srv.Listeners()
 	if err != nil {
@@ -80,6 +90,13 @@ func serve(ctx context.Context, cfg *config.Config) error {
 	schedCtx, stopSched := context.WithCancel(ctx)
 	defer stopSched()
 	go srv.Conversions.RunSchedule(schedCtx, time.Hour)
+	// Webhook deliveries and the click-webhook set's refresh. (Until the
+	// composition root's jobs table lands, started here; the worker stops
+	// when schedCtx ends, after its attempts in flight.)
+	webhooksDone := make(chan struct{})
+	go func() { _ = deliverer.Run(schedCtx); close(webhooksDone) }()
+	go func() { _ = clickHooks.Run(schedCtx) }()
+	defer func() { stopSched(); <-webhooksDone }()
 	slog.Info("relink started", "version", version, "app", cfg.AppURL.String(), "api", cfg.APIURL.String(),
 		"database", cfg.Dialect(), "dev", cfg.DevMode)
 	return srv.Serve(ctx, lns)

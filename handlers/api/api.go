@@ -11,6 +11,7 @@ import (
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/qr"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -27,6 +28,8 @@ type Deps struct {
 	// Analytics answers /analytics and /events; New builds one over DB
 	// when nil.
 	Analytics *analytics.Engine
+	// Webhooks runs the /webhooks management rules.
+	Webhooks *webhooks.Service
 	// Logos loads the logos drawn on QR codes; New builds one from Config
 	// (RELINK_QR_LOGO_FETCH) when nil.
 	Logos *qr.Logos
