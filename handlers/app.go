@@ -170,7 +170,7 @@ func (s *Server) routes() {
 	}
 	s.Conversions = conversions.New(conversions.Deps{
 		DB: d.DB, FX: d.FX, Aggregator: d.ConversionAggregator, Links: linkSvc, Now: d.Now, Log: d.Logger,
-		Pending: d.Clicks,
+		Pending: d.Clicks, Webhooks: wl,
 	})
 	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: linkSvc, Conversions: s.Conversions, Analytics: d.Analytics,
 		Webhooks: s.Webhooks})

@@ -1,10 +1,13 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
@@ -137,6 +140,98 @@ func TestLinkEvents(t *testing.T) {
 		}
 		if strings.Join(got, ",") != "link.created,link.updated,link.deleted" {
 			t.Fatalf("events %v", got)
+		}
+	})
+}
+
+// TestConversionEvents: partner.enrolled, lead.created, commission.created
+// and sale.created from the operations of webhooks.md §3.4-3.9, shaped as
+// Dub's.
+func TestConversionEvents(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		e := newLinkEnv(t, db)
+		acme := e.workspace("acme", models.PlanAdvanced)
+		prog, _ := db.DefaultProgram(ctx, acme.ID)
+		grp, _ := db.GroupByIDOrSlug(ctx, acme.ID, prog.ID, models.DefaultGroupSlug)
+		pct := int64(2000)
+		if err := db.SetGroupReward(ctx, grp, &models.Reward{Event: models.EventSale, Type: models.RewardPercentage, AmountInPercentageBP: &pct}); err != nil {
+			t.Fatal(err)
+		}
+		domain, dest := "localhost:8080", "https://shop.example/"
+		prog.Domain, prog.URL = &domain, &dest
+		if err := db.SaveProgram(ctx, prog); err != nil {
+			t.Fatal(err)
+		}
+		e.ok(201, "acme", "POST", "/webhooks", `{"name":"Conv","url":"https://example.com/c","triggers":["lead.created","sale.created","partner.enrolled","commission.created"]}`)
+
+		pn := e.ok(201, "acme", "POST", "/partners", `{"email":"pat@example.com","name":"Pat"}`).json(t)
+		e.ok(201, "acme", "POST", "/partners", `{"email":"pat@example.com"}`) // existing: no event
+		link := e.ok(201, "acme", "POST", "/partners/links", `{"partnerId":"`+pn["id"].(string)+`","key":"pat"}`).json(t)
+		l, _ := db.LinkByID(ctx, acme.ID, link["id"].(string))
+		click := models.Click{ClickID: ids.Nano(16), Timestamp: time.Now().Add(-time.Minute), WorkspaceID: acme.ID, LinkID: l.ID,
+			Domain: l.Domain, Key: l.Key, URL: l.URL, Country: "US"}
+		if _, err := db.RecordClicks(ctx, []models.Click{click}); err != nil {
+			t.Fatal(err)
+		}
+		lead := `{"clickId":"` + click.ClickID + `","eventName":"Sign up","customerExternalId":"buyer","customerEmail":"b@example.com"}`
+		e.ok(200, "acme", "POST", "/track/lead", lead)
+		e.ok(200, "acme", "POST", "/track/lead", lead) // duplicate: nothing
+		e.ok(200, "acme", "POST", "/track/sale", `{"customerExternalId":"buyer","amount":10000,"metadata":{"plan":"pro"}}`)
+
+		var events []string
+		byEvent := map[string]map[string]json.RawMessage{}
+		for _, r := range outbox(t, db) {
+			events = append(events, r.Event)
+			var env struct{ Data map[string]json.RawMessage }
+			json.Unmarshal([]byte(r.Body), &env)
+			byEvent[r.Event] = env.Data
+		}
+		if strings.Join(events, ",") != "partner.enrolled,lead.created,commission.created,sale.created" {
+			t.Fatalf("events %v", events)
+		}
+		pe := byEvent["partner.enrolled"]
+		if string(pe["id"]) != `"`+pn["id"].(string)+`"` || string(pe["status"]) != `"approved"` || pe["links"] == nil {
+			t.Fatalf("partner.enrolled %v", pe)
+		}
+		ld := byEvent["lead.created"]
+		if _, ok := ld["partner"]; ok {
+			t.Fatal("lead.created has a partner without a lead commission")
+		}
+		if string(ld["eventName"]) != `"Sign up"` || string(ld["metadata"]) != "null" {
+			t.Fatalf("lead.created %v", ld)
+		}
+		var cust map[string]any
+		json.Unmarshal(ld["customer"], &cust)
+		if _, ok := cust["country"]; ok || cust["name"] != "b@example.com" || cust["externalId"] != "buyer" {
+			t.Fatalf("lead customer %v", cust)
+		}
+		var clk map[string]any
+		json.Unmarshal(ld["click"], &clk)
+		if clk["id"] != click.ClickID || clk["country"] != "US" || clk["referer"] != "(direct)" {
+			t.Fatalf("lead click %v", clk)
+		}
+		sd := byEvent["sale.created"]
+		var sale, partner map[string]any
+		json.Unmarshal(sd["sale"], &sale)
+		json.Unmarshal(sd["partner"], &partner)
+		if sale["amount"].(float64) != 10000 || sale["currency"] != "usd" || sale["invoiceId"] != "" || sale["paymentProcessor"] != "custom" {
+			t.Fatalf("sale %v", sale)
+		}
+		if partner["id"] != pn["id"] || partner["totalCommissions"].(float64) != 2000 {
+			t.Fatalf("sale partner %v", partner)
+		}
+		if string(sd["metadata"]) != `{"plan":"pro"}` {
+			t.Fatalf("sale metadata %s", sd["metadata"])
+		}
+		var slink map[string]any
+		json.Unmarshal(sd["link"], &slink)
+		if slink["sales"].(float64) != 1 || slink["saleAmount"].(float64) != 10000 || slink["leads"].(float64) != 1 {
+			t.Fatalf("sale link counters %v", slink)
+		}
+		cd := byEvent["commission.created"]
+		if string(cd["earnings"]) != "2000" || string(cd["type"]) != `"sale"` || cd["metadata"] == nil || cd["customer"] == nil {
+			t.Fatalf("commission.created %v", cd)
 		}
 	})
 }

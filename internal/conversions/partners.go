@@ -10,6 +10,7 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -169,6 +170,20 @@ func (s *Service) enroll(ctx context.Context, tx *models.DB, ws *models.Workspac
 			return nil, err
 		}
 		return &enrolled{e: other}, nil
+	}
+	// partner.enrolled (webhooks.md §3.7) in the enrollment's transaction,
+	// so it exists exactly when the enrollment does; the default links are
+	// created after commit, so its links are those the partner has now.
+	ep, err := tx.EnrolledPartnerByID(ctx, ws.ID, prog.ID, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	r := s.Webhooks
+	if r.ShortLink == nil && s.Links != nil {
+		r.ShortLink = s.Links.ShortLink
+	}
+	if err := webhooks.Emit(ctx, tx, ws.ID, webhooks.PartnerEnrolled, r.EnrolledPartnerOf(ep)); err != nil {
+		return nil, err
 	}
 	return &enrolled{e: e, group: g}, nil
 }
