@@ -14,6 +14,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/relinkhq/relink/handlers"
+	"github.com/relinkhq/relink/internal/app"
+	"github.com/relinkhq/relink/internal/apptest"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/testdb"
@@ -46,11 +48,9 @@ func newRedirectEnv(t *testing.T, db *models.DB, env map[string]string) *redirec
 		t.Fatal(err)
 	}
 	e := &redirectEnv{t: t, db: db, now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
-	e.clicks = ingest.New(db, ingest.Options{Now: func() time.Time { return e.now }})
-	e.srv = handlers.New(handlers.Deps{Config: cfg, DB: db, Now: func() time.Time { return e.now }, Clicks: e.clicks,
+	e.srv = apptest.New(t, cfg, app.Options{DB: db, Now: func() time.Time { return e.now },
 		IsShortDomain: func(h string) bool { return h == "acme.link" || h == "www.acme.link" }})
-	e.srv.OnShutdown("clicks", e.clicks.Drain)
-	t.Cleanup(func() { e.clicks.Drain(context.Background()) }) //nolint:errcheck // before the DB closes
+	e.clicks = e.srv.Services().Clicks
 	e.ws, err = db.CreateWorkspace(context.Background(), "Acme", "acme-"+strings.ToLower(t.Name()[len(t.Name())-6:]), models.PlanPro)
 	if err != nil {
 		t.Fatal(err)
@@ -466,6 +466,24 @@ func TestRedirectGeo(t *testing.T) {
 		if len(clicks) != 3 || clicks[0].Country != "DE" || clicks[0].Continent != "EU" || clicks[0].IP != "" || clicks[2].IP != "203.0.113.3" {
 			t.Errorf("clicks %+v", clicks)
 		}
+	})
+	// With no geo configuration at all, the embedded country database
+	// locates the visitor by address: geo targeting and the stored click.
+	t.Run("by address, no configuration", func(t *testing.T) {
+		testdb.Each(t, func(t *testing.T, db *models.DB) {
+			e := newRedirectEnv(t, db, map[string]string{"RELINK_TRUSTED_PROXIES": "0.0.0.0/32"})
+			l := e.link(models.Link{Key: "geo", URL: "https://example.com/", Geo: models.Geo{"DE": "https://example.de/"}})
+			for _, tt := range []struct{ ip, want string }{{"80.128.0.1", "https://example.de/"}, {"8.8.8.8", "https://example.com/"}} {
+				resp := e.do(rreq{path: "/geo", header: map[string]string{"X-Forwarded-For": tt.ip}})
+				if loc := resp.Header.Get("Location"); loc != tt.want {
+					t.Errorf("%s: Location %q, want %q", tt.ip, loc, tt.want)
+				}
+			}
+			clicks := e.clicksOf(l)
+			if len(clicks) != 2 || clicks[0].Country != "DE" || clicks[0].Continent != "EU" || clicks[1].Country != "US" || clicks[1].Continent != "NA" {
+				t.Errorf("clicks %+v, want DE/EU then US/NA", clicks)
+			}
+		})
 	})
 	t.Run("untrusted peer's geo header is ignored", func(t *testing.T) {
 		db := testdb.Open(t, "sqlite")

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/relinkhq/relink/handlers"
+	"github.com/relinkhq/relink/internal/app"
+	"github.com/relinkhq/relink/internal/apptest"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ratelimit"
@@ -52,7 +55,7 @@ func newEnv(t *testing.T, db *models.DB, slug string) *env {
 		t.Fatal(err)
 	}
 	e := &env{t: t, db: db}
-	e.srv = handlers.New(handlers.Deps{Config: cfg, DB: db, Limiter: ratelimit.NewMemory(time.Now), Now: time.Now})
+	e.srv = apptest.New(t, cfg, app.Options{DB: db, Limiter: ratelimit.NewMemory(time.Now), Now: time.Now})
 	c, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "Acme " + slug, Slug: slug, Plan: models.PlanAdvanced, OwnerEmail: slug + "@example.com", OwnerPasswordHash: "x"})
 	if err != nil {
 		t.Fatal(err)
@@ -476,5 +479,28 @@ func TestEmbedPageAndFragments(t *testing.T) {
 			}
 		})
 
+	})
+}
+
+// TestEmbedRateLimitResetUnit: the embed's X-RateLimit-Reset is the Unix
+// epoch in milliseconds, as the API's (one unit, links.md §1.6; upstream
+// sends Upstash's millisecond reset on the embed routes too), within the
+// coming minute.
+func TestEmbedRateLimitResetUnit(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		e := newEnv(t, db, "rlunit")
+		tok, _ := e.partner("rl-unit", "rl-unit")
+		before := time.Now()
+		r := e.do(appHost, "GET", "/api/embed/referrals/token", "", bearer(tok))
+		if r.status != 200 {
+			t.Fatalf("token probe: %d %s", r.status, r.body)
+		}
+		reset, err := strconv.ParseInt(r.header.Get("X-RateLimit-Reset"), 10, 64)
+		if err != nil {
+			t.Fatalf("X-RateLimit-Reset %q: %v", r.header.Get("X-RateLimit-Reset"), err)
+		}
+		if at := time.UnixMilli(reset); at.Before(before) || at.After(before.Add(61*time.Second)) {
+			t.Fatalf("X-RateLimit-Reset %d is %v, not a millisecond epoch within the minute after %v", reset, at, before)
+		}
 	})
 }

@@ -23,42 +23,53 @@ type commissionEvent struct {
 	Metadata  map[string]any
 	At        time.Time
 	SignupAt  time.Time // the customer's creation (sales)
+	UserID    *string   // who created a manual commission (POST /commissions)
 }
 
 // eventCommission creates the commission a lead or sale on a partner link
 // earns, inside the tracking transaction (§4.3). Most events earn nothing:
 // no partner link, an ineligible enrollment, no reward, a repeated lead, a
 // sale past maxDuration, zero earnings, or a spent limit.
-func (s *Service) eventCommission(ctx context.Context, tx *models.DB, ev commissionEvent) error {
+func (s *Service) eventCommission(ctx context.Context, tx *models.DB, ev commissionEvent) (*models.Commission, error) {
+	cm, err := s.eventCommissionRow(ctx, tx, ev)
+	if err != nil || cm == nil {
+		return nil, err
+	}
+	return cm, s.emitCommission(ctx, tx, cm, ev.Customer, ev.Link)
+}
+
+// eventCommissionRow writes the commission of a lead or sale event, if
+// any, and returns it.
+func (s *Service) eventCommissionRow(ctx context.Context, tx *models.DB, ev commissionEvent) (*models.Commission, error) {
 	l := ev.Link
 	if l.ProgramID == nil || l.PartnerID == nil {
-		return nil
+		return nil, nil
 	}
 	ws := ev.Workspace
 	e, err := tx.EnrollmentByPartner(ctx, ws.ID, *l.ProgramID, *l.PartnerID)
 	if models.IsNotFound(err) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !e.CommissionEligible() {
-		return nil
+		return nil, nil
 	}
 	rewardID := e.RewardIDFor(ev.Type)
 	if rewardID == nil {
-		return nil
+		return nil, nil
 	}
 	stored, err := tx.RewardByID(ctx, ws.ID, *rewardID)
 	if models.IsNotFound(err) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	first, err := tx.FirstCommission(ctx, ws.ID, e.ProgramID, e.PartnerID, ev.Customer.ID, ev.Type)
 	if err != nil && !models.IsNotFound(err) {
-		return err
+		return nil, err
 	}
 	if err != nil {
 		first = nil
@@ -94,20 +105,20 @@ func (s *Service) eventCommission(ctx context.Context, tx *models.DB, ev commiss
 	if needsPartner(stored) {
 		pc, err := partnerContext(ctx, tx, ws.ID, e)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rctx["partner"] = pc
 	}
 	r := Resolve(stored, rctx)
 	if r.IsZero() {
-		return nil
+		return nil, nil
 	}
 	if first != nil {
 		if first.Status == models.CommissionFraud || first.Status == models.CommissionCanceled {
-			return nil
+			return nil, nil
 		}
 		if ev.Type == models.CommissionLead {
-			return nil // one lead commission per (partner, customer), ever
+			return nil, nil // one lead commission per (partner, customer), ever
 		}
 		different := first.RewardID == nil || *first.RewardID != r.ID
 		var firstMax *int
@@ -115,11 +126,11 @@ func (s *Service) eventCommission(ctx context.Context, tx *models.DB, ev commiss
 			if fr, err := tx.RewardByID(ctx, ws.ID, *first.RewardID); err == nil {
 				firstMax = fr.MaxDuration
 			} else if !models.IsNotFound(err) {
-				return err
+				return nil, err
 			}
 		}
 		if !SaleAllowed(r, different, firstMax, first.CreatedAt, ev.At) {
-			return nil
+			return nil, nil
 		}
 	}
 	earnings := Earnings(r, ev.Quantity, ev.Amount)
@@ -134,12 +145,12 @@ func (s *Service) eventCommission(ctx context.Context, tx *models.DB, ev commiss
 		}
 		spent, err := tx.EarnedSince(ctx, ws.ID, e.ProgramID, e.PartnerID, customerID, ev.Type, SpendWindowStart(interval, ev.At))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		earnings = max(0, min(earnings, *stored.SpendLimitAmount-spent))
 	}
 	if earnings <= 0 {
-		return nil
+		return nil, nil
 	}
 	amount := int64(0)
 	if ev.Type == models.CommissionSale {
@@ -150,13 +161,13 @@ func (s *Service) eventCommission(ctx context.Context, tx *models.DB, ev commiss
 		ID: ids.New(ids.Commission), WorkspaceID: ws.ID, ProgramID: e.ProgramID, PartnerID: e.PartnerID,
 		CustomerID: &cust, LinkID: &link, EventID: &evID, RewardID: &rid, Type: ev.Type,
 		Amount: amount, Earnings: earnings, Currency: "usd", Status: models.CommissionPending, Quantity: ev.Quantity,
-		InvoiceID: ev.InvoiceID, Metadata: ev.Metadata, CreatedAt: ev.At, UpdatedAt: ev.At,
+		InvoiceID: ev.InvoiceID, Metadata: ev.Metadata, UserID: ev.UserID, CreatedAt: ev.At, UpdatedAt: ev.At,
 	}
 	created, err := tx.InsertCommission(ctx, cm)
 	if err != nil || !created {
-		return err
+		return nil, err
 	}
-	return tx.AddTotalCommissions(ctx, ws.ID, e.ProgramID, e.PartnerID, earnings)
+	return cm, tx.AddTotalCommissions(ctx, ws.ID, e.ProgramID, e.PartnerID, earnings)
 }
 
 // needsPartner reports whether any modifier looks at the partner.
@@ -358,9 +369,10 @@ func (s *Service) UpdateCommission(ctx context.Context, ws *models.Workspace, id
 		if p.Earnings != nil {
 			c.Earnings = *p.Earnings
 		}
+		var oldPayout *string
 		if p.Status != nil {
 			c.Status = *p.Status
-			c.PayoutID = nil // any status change detaches the payout
+			oldPayout, c.PayoutID = c.PayoutID, nil // any status change detaches the payout
 		}
 		if (changedAmount || p.Earnings != nil) && (c.Earnings == 0 || (c.Type == models.CommissionSale && c.Amount == 0)) {
 			c.Status = models.CommissionRefunded
@@ -370,28 +382,24 @@ func (s *Service) UpdateCommission(ctx context.Context, ws *models.Workspace, id
 			return err
 		}
 		out = c
+		if oldPayout != nil {
+			if err := tx.ReconcilePayouts(ctx, ws.ID, []string{*oldPayout}, c.UpdatedAt); err != nil {
+				return err
+			}
+		} else if c.PayoutID != nil {
+			if err := tx.ReconcilePayouts(ctx, ws.ID, []string{*c.PayoutID}, c.UpdatedAt); err != nil {
+				return err
+			}
+		}
 		return tx.RecomputeTotalCommissions(ctx, ws.ID, prog.ID, c.PartnerID)
 	})
 	return out, err
 }
 
-// RunSchedule does the periodic commission work until ctx ends: every tick
-// it moves commissions past their holding period to processed and creates
-// the previous UTC day's click commissions (idempotent).
-func (s *Service) RunSchedule(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		s.Tick(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// Tick is one round of RunSchedule.
+// Tick is one round of the commission schedule (internal/app runs it every
+// hour as the "commissions" job): commissions past their holding period
+// become processed, and the previous UTC day's click commissions are created
+// (idempotent). Failures are logged; the next round retries.
 func (s *Service) Tick(ctx context.Context) {
 	now := s.now()
 	if n, err := s.DB.ProcessDueCommissions(ctx, now); err != nil {

@@ -507,3 +507,10 @@ var (
 	Email = &Check{OK: ValidEmail, Issue: "invalid_format", Message: "Invalid email address"}
 	URL   = &Check{OK: ValidAbsURL, Issue: "invalid_format", Message: "Invalid URL"}
 )
+
+// Replace sets a field's raw JSON (a coercion step, like zod's
+// z.coerce, before the typed read).
+func (o *Object) Replace(name string, raw json.RawMessage) { o.m[name] = raw }
+
+// Field is the field's raw JSON as sent (nil when absent, null included).
+func (o *Object) Field(name string) json.RawMessage { return o.m[name] }
