@@ -392,7 +392,8 @@ func TestEmbedPageAndFragments(t *testing.T) {
 			}
 			var series []map[string]any
 			r = e.do(appHost, "GET", "/api/embed/referrals/analytics?event=composite&groupBy=timeseries&interval=7d", "", bearer(tokA))
-			if err := json.Unmarshal([]byte(r.body), &series); err != nil || len(series) != 7 {
+			// 7d = now − 7 days (internal/interval): 8 daily buckets.
+			if err := json.Unmarshal([]byte(r.body), &series); err != nil || len(series) != 8 {
 				t.Fatalf("timeseries: %d %s", r.status, r.body)
 			}
 			var clicks float64
