@@ -20,7 +20,6 @@ var longAllowed = map[string]string{
 	"handlers/embed/tabs_test.go TestTabs":                                 "to split (issue 12 item 8)",
 	"handlers/console/links_test.go TestLinks":                             "to split (issue 12 item 8)",
 	"handlers/redirect_test.go TestRedirectDecisions":                      "to split (issue 12 item 8)",
-	"internal/demo/demo.go (*gen).makeClicks":                              "to split (issue 12 item 8)",
 	"internal/links/process.go (*Service).process":                         "to split (issue 12 item 8)",
 	"handlers/embed/timeseries_test.go TestEarningsTimeseries":             "to split (issue 12 item 8)",
 	"handlers/api/links_create_test.go TestCreateLink":                     "to split (issue 12 item 8)",
