@@ -143,3 +143,30 @@ func TestTrackVisit(t *testing.T) {
 		})
 	})
 }
+
+// TestBrowserScriptServed: the app origin serves the browser script at its
+// stable path, compressed, and loadable by other sites (CORS for
+// crossorigin/integrity, CORP for sites under COEP).
+func TestBrowserScriptServed(t *testing.T) {
+	srv := newPagesServer(t)
+	for _, enc := range []string{"", "gzip"} {
+		req := httptest.NewRequest(http.MethodGet, "http://"+appHost+"/static/js/analytics.js", nil)
+		req.Host = appHost
+		if enc != "" {
+			req.Header.Set("Accept-Encoding", enc)
+		}
+		res, err := srv.Root.Test(req, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/javascript; charset=utf-8" ||
+			res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("Cross-Origin-Resource-Policy") != "cross-origin" ||
+			res.Header.Get("Content-Encoding") != enc {
+			t.Fatalf("Accept-Encoding %q: %d %v", enc, res.StatusCode, res.Header)
+		}
+		if enc == "" && !strings.Contains(string(body), "window.dubAnalytics") {
+			t.Errorf("the body is not the browser script: %.200s", body)
+		}
+	}
+}
