@@ -97,6 +97,18 @@ func TestTrackVisit(t *testing.T) {
 			}
 		})
 
+		t.Run("dub-no-track: an id, no click", func(t *testing.T) {
+			before := len(e.clicksOf(pricing))
+			body := `{"domain":"site.example","url":"https://site.example/pricing"}`
+			status, _, m := e.trackVisit(body, chromeUA+" no-track", map[string]string{"dub-no-track": "1"})
+			if status != 200 || len(m["clickId"].(string)) != 16 {
+				t.Fatalf("%d %v", status, m)
+			}
+			if n := len(e.clicksOf(pricing)); n != before {
+				t.Errorf("%d clicks recorded for a dub-no-track visit", n-before)
+			}
+		})
+
 		t.Run("the root page is the _root link", func(t *testing.T) {
 			for i, page := range []string{"https://site.example", "https://site.example/", "https://site.example/?via=x#top"} {
 				status, _, m := e.trackVisit(`{"domain":"SITE.example","url":"`+page+`"}`, chromeUA+" root-"+string(rune('a'+i)), nil)
