@@ -146,6 +146,7 @@ func (s *Server) linkRoutes(h *api.Handlers) {
 	// Fixed paths before /links/:linkId.
 	a.Get("/links/info", s.key("links.read"), h.LinkInfo)
 	a.Get("/links/count", s.key("links.read"), h.CountLinks)
+	a.Get("/links/export", s.key("links.read"), h.ExportLinks)
 	a.Put("/links/upsert", s.key("links.write"), h.UpsertLink)
 	a.Post("/links/bulk", s.key("links.write"), s.linksUsage, h.BulkCreateLinks)
 	a.Patch("/links/bulk", s.key("links.write"), h.BulkUpdateLinks)
