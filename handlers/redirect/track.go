@@ -82,7 +82,8 @@ func (h *Handlers) clientTarget(c *fiber.Ctx, domain, key string) (*shortlink.Ta
 // /track/click and /track/visit) and answers its id. The same visitor on
 // the same link within the dedup window gets the id it got before and no
 // new click; a new click from a page off the workspace's allowed hostnames
-// is refused with CheckPageHost's 403. dest ("" for the link's destination)
+// is refused with CheckPageHost's 403; a request marked dub-no-track gets a
+// fresh id and records nothing (Dub's recordClick). dest ("" for the link's destination)
 // is the URL recorded; trigger ("" for link) the click's trigger.
 func (h *Handlers) clientClick(c *fiber.Ctx, t *shortlink.Target, dest, referrer, trigger string) (string, error) {
 	ip, ua := h.ip(c), string(c.Request().Header.UserAgent())
@@ -96,6 +97,10 @@ func (h *Handlers) clientClick(c *fiber.Ctx, t *shortlink.Target, dest, referrer
 	clickID := ids.Click()
 	if dest == "" {
 		dest = t.URL
+	}
+	// dub-no-track (header or query, as on a redirect): an id, no click.
+	if len(c.Request().Header.Peek("dub-no-track")) > 0 || c.Request().URI().QueryArgs().Has("dub-no-track") {
+		return clickID, nil
 	}
 	if h.d.Clicks != nil {
 		h.d.Clicks.Enqueue(ingest.Hit{
