@@ -28,7 +28,6 @@ var longAllowed = map[string]string{
 	"handlers/redirect/redirect.go (*Handlers).serve":                      "to split (issue 12 item 8)",
 	"internal/ingest/ingest.go (*Pipeline).run":                            "to split (issue 12 item 8)",
 	"handlers/console/session_test.go TestSignIn":                          "to split (issue 12 item 8)",
-	"internal/config/config.go Load":                                       "to split (issue 12 item 8)",
 	"handlers/api/domains_tags_folders_test.go TestDomains":                "to split (issue 12 item 8)",
 	"internal/analytics/params_test.go TestParseAccepts":                   "to split (issue 12 item 8)",
 	"internal/demo/demo_test.go TestBackfillMatchesHooks":                  "to split (issue 12 item 8)",
