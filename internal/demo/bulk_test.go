@@ -143,4 +143,3 @@ func TestBulkLoaderMatchesRecordClicks(t *testing.T) {
 		})
 	}
 }
-
