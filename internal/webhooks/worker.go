@@ -147,7 +147,13 @@ func (w *Worker) Wake() {
 func (w *Worker) Run(ctx context.Context) error {
 	sem := make(chan struct{}, w.opt.Concurrency)
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	results, recorded := make(chan outcome, recordBatch), make(chan struct{})
+	go w.recorder(results, recorded)
+	defer func() {
+		wg.Wait() // attempts in flight finish
+		close(results)
+		<-recorded // and are recorded
+	}()
 	nextCleanup := time.Time{}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -185,7 +191,7 @@ func (w *Worker) Run(ctx context.Context) error {
 				wg.Add(1)
 				go func(d claimed) {
 					defer func() { <-sem; wg.Done() }()
-					w.attempt(context.WithoutCancel(ctx), d)
+					w.attempt(context.WithoutCancel(ctx), d, results)
 				}(batch[i])
 			}
 			if len(batch) < free {
@@ -249,16 +255,12 @@ type result struct {
 
 func (r result) ok() bool { return r.status >= 200 && r.status < 300 }
 
-// attempt makes one HTTP attempt and records it.
-func (w *Worker) attempt(ctx context.Context, d claimed) {
+// attempt makes one HTTP attempt and hands it to the recorder.
+func (w *Worker) attempt(ctx context.Context, d claimed, out chan<- outcome) {
 	if d.hook == nil { // deleted meanwhile; the cascade removes the row
 		return
 	}
-	res := w.post(ctx, d.hook, []byte(d.Body))
-	if err := w.record(ctx, d, res); err != nil {
-		// The claim expires and the row is attempted again.
-		w.opt.Logger.Error("webhooks: record attempt", "delivery", d.ID, "webhook", d.WebhookID, "err", err)
-	}
+	out <- outcome{d: d, res: w.post(ctx, d.hook, []byte(d.Body))}
 }
 
 const maxLoggedResponse = 64 << 10
@@ -293,51 +295,142 @@ func (w *Worker) post(ctx context.Context, h *Webhook, envelope []byte) result {
 // errorStatus is the status logged for an attempt without a response (§2.7).
 const errorStatus = 503
 
-// record writes the attempt's log row, the delivery's next state and the
-// webhook's failure bookkeeping (§6.4, §6.5) in one transaction.
-func (w *Worker) record(ctx context.Context, d claimed, res result) error {
+// outcome is an attempt waiting to be recorded.
+type outcome struct {
+	d   claimed
+	res result
+}
+
+// recordBatch is the most attempts recorded in one transaction.
+const recordBatch = 500
+
+// recorder writes outcomes in batches, one transaction each, so the
+// database's cost per delivery stays small at click volume (SQLite has one
+// writer). A batch that fails to commit is logged; its rows keep their
+// claims until the lease expires and are attempted again (at least once).
+func (w *Worker) recorder(in <-chan outcome, done chan<- struct{}) {
+	defer close(done)
+	for first := range in {
+		batch := []outcome{first}
+	fill:
+		for len(batch) < recordBatch {
+			select {
+			case o, ok := <-in:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, o)
+			default:
+				break fill
+			}
+		}
+		if err := w.record(context.Background(), batch); err != nil {
+			w.opt.Logger.Error("webhooks: record attempts", "attempts", len(batch), "err", err)
+		}
+	}
+}
+
+func (o *outcome) status() (int, string) {
+	if o.res.err == nil {
+		return o.res.status, ""
+	}
+	text := o.res.err.Error()
+	if errors.Is(o.res.err, netguard.ErrNotPublic) {
+		text += " (RELINK_WEBHOOK_TARGETS=public)"
+	}
+	return errorStatus, text
+}
+
+// record writes a batch's log rows, the deliveries' next states and the
+// webhooks' failure bookkeeping (§6.4, §6.5) in one transaction. Successes
+// of webhooks with no failure in the batch are written with one UPDATE per
+// status code; everything else row by row, in order, so the failure count
+// sees attempts in the order they ended.
+func (w *Worker) record(ctx context.Context, batch []outcome) error {
 	now := Now()
-	if res.status == http.StatusGone && d.hook.Receiver == ReceiverZapier {
-		w.unsubscribed.Add(1)
-		w.opt.Logger.Info("webhooks: zapier answered 410, webhook deleted", "webhook", d.WebhookID)
-		return w.db.WithContext(ctx).Delete(&Webhook{}, "id = ?", d.WebhookID).Error
+	failing := map[string]bool{}
+	for _, o := range batch {
+		if !o.res.ok() {
+			failing[o.d.WebhookID] = true
+		}
 	}
 	return w.db.Tx(ctx, func(tx *models.DB) error {
-		status := res.status
-		errText := ""
-		if res.err != nil {
-			status, errText = errorStatus, res.err.Error()
-			if errors.Is(res.err, netguard.ErrNotPublic) {
-				errText += " (RELINK_WEBHOOK_TARGETS=public)"
+		logs := make([]Attempt, 0, len(batch))
+		okByStatus := map[int][]int64{}
+		var okHooks []string
+		var counters Stats
+		for i := range batch {
+			o := &batch[i]
+			d := o.d
+			if o.res.status == http.StatusGone && d.hook.Receiver == ReceiverZapier {
+				counters.Unsubscribed++
+				w.opt.Logger.Info("webhooks: zapier answered 410, webhook deleted", "webhook", d.WebhookID)
+				if err := tx.WithContext(ctx).Delete(&Webhook{}, "id = ?", d.WebhookID).Error; err != nil {
+					return fmt.Errorf("delete unsubscribed webhook: %w", err)
+				}
+				continue
+			}
+			status, errText := o.status()
+			logs = append(logs, Attempt{DeliveryID: d.ID, WebhookID: d.WebhookID, EventID: d.EventID, Event: d.Event,
+				MessageID: fmt.Sprintf("msg_%d_%d", d.ID, d.Attempts+1), URL: d.hook.URL, HTTPStatus: status,
+				RequestBody: string(o.res.reqBody), ResponseBody: o.res.respBody, Error: errText,
+				DurationMS: o.res.took.Milliseconds(), CreatedAt: now})
+			if o.res.ok() && !failing[d.WebhookID] {
+				counters.Delivered++
+				okByStatus[status] = append(okByStatus[status], d.ID)
+				okHooks = append(okHooks, d.WebhookID)
+				continue
+			}
+			if err := w.recordOne(ctx, tx, o, status, now, &counters); err != nil {
+				return err
 			}
 		}
-		a := Attempt{DeliveryID: d.ID, WebhookID: d.WebhookID, EventID: d.EventID, Event: d.Event,
-			MessageID: fmt.Sprintf("msg_%d_%d", d.ID, d.Attempts+1), URL: d.hook.URL, HTTPStatus: status,
-			RequestBody: string(res.reqBody), ResponseBody: res.respBody, Error: errText,
-			DurationMS: res.took.Milliseconds(), CreatedAt: now}
-		if err := tx.WithContext(ctx).Create(&a).Error; err != nil {
-			return fmt.Errorf("log attempt: %w", err)
+		if err := tx.WithContext(ctx).Omit("id").CreateInBatches(logs, 100).Error; err != nil {
+			return fmt.Errorf("log attempts: %w", err)
 		}
-		up := map[string]any{"attempts": d.Attempts + 1, "last_status": status, "claimed_until": nil}
-		if res.ok() {
-			w.delivered.Add(1)
-			up["status"], up["finished_at"] = StatusDelivered, now
-		} else {
-			w.failed.Add(1)
-			if d.Attempts+1 > len(w.opt.Schedule) {
-				w.exhausted.Add(1)
-				up["status"], up["finished_at"] = StatusFailed, now
-				w.opt.Logger.Warn("webhooks: delivery failed after every retry", "webhook", d.WebhookID,
-					"event", d.Event, "eventId", d.EventID, "attempts", d.Attempts+1, "status", status)
-			} else {
-				up["next_attempt_at"] = now.Add(w.opt.Schedule[d.Attempts])
+		for status, idList := range okByStatus {
+			if err := tx.WithContext(ctx).Model(&Delivery{}).Where("id IN ?", idList).Updates(map[string]any{
+				"status": StatusDelivered, "attempts": gorm.Expr("attempts + 1"), "last_status": status,
+				"claimed_until": nil, "finished_at": now}).Error; err != nil {
+				return fmt.Errorf("mark delivered: %w", err)
 			}
 		}
-		if err := tx.WithContext(ctx).Model(&Delivery{}).Where("id = ?", d.ID).Updates(up).Error; err != nil {
-			return fmt.Errorf("update delivery: %w", err)
+		if len(okHooks) > 0 {
+			if err := tx.WithContext(ctx).Model(&Webhook{}).Where("id IN ? AND consecutive_failures > 0", okHooks).
+				Updates(map[string]any{"consecutive_failures": 0, "last_failed_at": nil}).Error; err != nil {
+				return fmt.Errorf("reset failures: %w", err)
+			}
 		}
-		return w.bookkeep(ctx, tx, d.WebhookID, res.ok(), now)
+		w.delivered.Add(counters.Delivered)
+		w.failed.Add(counters.FailedAttempts)
+		w.exhausted.Add(counters.Exhausted)
+		w.unsubscribed.Add(counters.Unsubscribed)
+		return nil
 	})
+}
+
+// recordOne writes one attempt's delivery state and bookkeeping.
+func (w *Worker) recordOne(ctx context.Context, tx *models.DB, o *outcome, status int, now time.Time, c *Stats) error {
+	d := o.d
+	up := map[string]any{"attempts": d.Attempts + 1, "last_status": status, "claimed_until": nil}
+	if o.res.ok() {
+		c.Delivered++
+		up["status"], up["finished_at"] = StatusDelivered, now
+	} else {
+		c.FailedAttempts++
+		if d.Attempts+1 > len(w.opt.Schedule) {
+			c.Exhausted++
+			up["status"], up["finished_at"] = StatusFailed, now
+			w.opt.Logger.Warn("webhooks: delivery failed after every retry", "webhook", d.WebhookID,
+				"event", d.Event, "eventId", d.EventID, "attempts", d.Attempts+1, "status", status)
+		} else {
+			up["next_attempt_at"] = now.Add(w.opt.Schedule[d.Attempts])
+		}
+	}
+	if err := tx.WithContext(ctx).Model(&Delivery{}).Where("id = ?", d.ID).Updates(up).Error; err != nil {
+		return fmt.Errorf("update delivery: %w", err)
+	}
+	return w.bookkeep(ctx, tx, d.WebhookID, o.res.ok(), now)
 }
 
 // bookkeep counts consecutive failed attempts: a success resets the count,
