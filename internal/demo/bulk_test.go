@@ -16,6 +16,45 @@ import (
 // leaves the same clicks, aggregates and link counters as RecordClicks with
 // the aggregates hook, on a workspace that already has clicks, with click
 // ids already stored and repeated within the batch.
+// bulkLoad writes batch with the bulk loader, folds the inserted clicks in
+// two parts (taking the finished days in between), adds the aggregates and
+// the link counters, and returns how many clicks went in.
+func bulkLoad(t *testing.T, db *models.DB, batch []models.Click) int {
+	t.Helper()
+	ctx := context.Background()
+	l, err := demo.NewBulkLoader(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	inserted, err := l.Clicks(ctx, batch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := models.NewAggregateFolder()
+	counts := map[string]*demo.LinkClicks{}
+	// Fold in two parts, taking finished days in between.
+	f.AddClicks(inserted[:100])
+	first := f.TakeBefore(inserted[99].Timestamp)
+	if len(first) == 0 {
+		t.Fatal("no finished day after the first part")
+	}
+	f.AddClicks(inserted[100:])
+	if err := l.Aggregates(ctx, append(first, f.TakeAll()...)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range inserted {
+		if counts[c.LinkID] == nil {
+			counts[c.LinkID] = &demo.LinkClicks{}
+		}
+		counts[c.LinkID].AddLink(c.Timestamp)
+	}
+	if err := l.AddLinkClicks(ctx, counts); err != nil {
+		t.Fatal(err)
+	}
+	return len(inserted)
+}
+
 func TestBulkLoaderMatchesRecordClicks(t *testing.T) {
 	for _, dialect := range testdb.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
@@ -60,37 +99,7 @@ func TestBulkLoaderMatchesRecordClicks(t *testing.T) {
 				batch[7].Country = "JP"
 				var n int
 				if bulk {
-					l, err := demo.NewBulkLoader(ctx, db)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer l.Close()
-					inserted, err := l.Clicks(ctx, batch, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					n = len(inserted)
-					f := models.NewAggregateFolder()
-					counts := map[string]*demo.LinkClicks{}
-					// Fold in two parts, taking finished days in between.
-					f.AddClicks(inserted[:100])
-					first := f.TakeBefore(inserted[99].Timestamp)
-					if len(first) == 0 {
-						t.Fatal("no finished day after the first part")
-					}
-					f.AddClicks(inserted[100:])
-					if err := l.Aggregates(ctx, append(first, f.TakeAll()...)); err != nil {
-						t.Fatal(err)
-					}
-					for _, c := range inserted {
-						if counts[c.LinkID] == nil {
-							counts[c.LinkID] = &demo.LinkClicks{}
-						}
-						counts[c.LinkID].AddLink(c.Timestamp)
-					}
-					if err := l.AddLinkClicks(ctx, counts); err != nil {
-						t.Fatal(err)
-					}
+					n = bulkLoad(t, db, batch)
 				} else {
 					var err error
 					if n, err = db.RecordClicks(ctx, batch, models.AggregateClicks); err != nil {

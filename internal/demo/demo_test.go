@@ -139,48 +139,7 @@ func TestBackfillMatchesHooks(t *testing.T) {
 				}
 			}
 		}
-		fsys, err := migrations.FS(db.Dialect)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, err := fs.ReadFile(fsys, "00300_event_aggregates.sql")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, body, ok := strings.Cut(string(src), "keep the aggregates from here on.\n")
-		body, _, _ = strings.Cut(body, "-- +goose Down")
-		if !ok || strings.Count(body, "INSERT INTO") != 75 {
-			t.Fatalf("backfill section not found")
-		}
-		if err := db.Exec("DELETE FROM event_aggregates").Error; err != nil {
-			t.Fatal(err)
-		}
-		for _, stmt := range strings.Split(body, ";\n") {
-			if strings.TrimSpace(stmt) == "" {
-				continue
-			}
-			if err := db.Exec(stmt).Error; err != nil {
-				t.Fatalf("%s: %v", stmt, err)
-			}
-		}
-		// 00310 adds the url_query dimension and derives the weekly rollups
-		// from the daily rows (last, with models.WeeklyRollupSQL).
-		src, err = fs.ReadFile(fsys, "00310_event_aggregates_weeks_url_query.sql")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, body, ok = strings.Cut(string(src), "(a no-op on a fresh database).\n")
-		body, _, _ = strings.Cut(body, "-- +goose Down")
-		stmts := strings.Split(strings.TrimSpace(body), ";\n")
-		last := stmts[len(stmts)-1]
-		if !ok || len(stmts) != 7 || last[strings.Index(last, "INSERT"):] != models.WeeklyRollupSQL(db.Dialect, "")+";" {
-			t.Fatalf("00310 backfill: %d statements, last %q", len(stmts), last)
-		}
-		for _, stmt := range stmts {
-			if err := db.Exec(stmt).Error; err != nil {
-				t.Fatalf("%s: %v", stmt, err)
-			}
-		}
+		replayBackfill(t, db)
 		got := snapshot()
 		if len(got) != len(want) || len(want) < 1000 {
 			t.Fatalf("backfill made %d rows, hooks %d", len(got), len(want))
@@ -191,6 +150,55 @@ func TestBackfillMatchesHooks(t *testing.T) {
 			}
 		}
 	})
+}
+
+// replayBackfill empties event_aggregates and runs the backfill sections of
+// migrations 00300 and 00310 (the latter derives the weekly rollups with
+// models.WeeklyRollupSQL), as an upgrade from before the aggregates does.
+func replayBackfill(t *testing.T, db *models.DB) {
+	t.Helper()
+	fsys, err := migrations.FS(db.Dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := fs.ReadFile(fsys, "00300_event_aggregates.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, ok := strings.Cut(string(src), "keep the aggregates from here on.\n")
+	body, _, _ = strings.Cut(body, "-- +goose Down")
+	if !ok || strings.Count(body, "INSERT INTO") != 75 {
+		t.Fatalf("backfill section not found")
+	}
+	if err := db.Exec("DELETE FROM event_aggregates").Error; err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range strings.Split(body, ";\n") {
+		if strings.TrimSpace(stmt) == "" {
+			continue
+		}
+		if err := db.Exec(stmt).Error; err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	// 00310 adds the url_query dimension and derives the weekly rollups
+	// from the daily rows (last, with models.WeeklyRollupSQL).
+	src, err = fs.ReadFile(fsys, "00310_event_aggregates_weeks_url_query.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, ok = strings.Cut(string(src), "(a no-op on a fresh database).\n")
+	body, _, _ = strings.Cut(body, "-- +goose Down")
+	stmts := strings.Split(strings.TrimSpace(body), ";\n")
+	last := stmts[len(stmts)-1]
+	if !ok || len(stmts) != 7 || last[strings.Index(last, "INSERT"):] != models.WeeklyRollupSQL(db.Dialect, "")+";" {
+		t.Fatalf("00310 backfill: %d statements, last %q", len(stmts), last)
+	}
+	for _, stmt := range stmts {
+		if err := db.Exec(stmt).Error; err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
 }
 
 // TestBulkMatchesPerBatch: the bulk path (BulkLoader, aggregates folded
