@@ -29,6 +29,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -94,7 +95,18 @@ func main() {
 	conc := flag.Int("concurrency", 16, "deliveries in flight (RELINK_WEBHOOK_CONCURRENCY)")
 	rate := flag.Int("rate", 5000, "clicks per second for the lag phase")
 	dur := flag.Duration("duration", 20*time.Second, "length of the lag phase")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx := context.Background()
 	if *dbURL == "" {
