@@ -4,15 +4,16 @@
 //  1. sustained deliveries per second: N events already in the outbox,
 //     delivered by one worker (its configured concurrency) to a receiver
 //     that answers 200 at once;
+//
 //  2. the lag from click to link.clicked delivery at a steady click rate:
 //     clicks go through the real ingest pipeline (batches, the click
 //     feed's hook in each batch's transaction), the worker polls the
 //     outbox, and the receiver notes when each click's event arrives
 //     (lag = arrival - the click's timestamp in the payload).
 //
-//	go run ./bench/webhooks                               SQLite (temp file)
-//	go run ./bench/webhooks -db postgres://…/db?search_path=bench_x   PostgreSQL
-//	flags: -events 20000 -concurrency 16 -rate 5000 -duration 20s
+//     go run ./bench/webhooks                               SQLite (temp file)
+//     go run ./bench/webhooks -db postgres://…/db?search_path=bench_x   PostgreSQL
+//     flags: -events 20000 -concurrency 16 -rate 5000 -duration 20s
 //
 // Results go to bench/README.md by hand, with the load average printed.
 package main
@@ -107,7 +108,7 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
 	ctx := context.Background()
 	if *dbURL == "" {
 		dir, err := os.MkdirTemp("", "bench-webhooks")
