@@ -28,12 +28,14 @@ import (
 
 // Server is the assembled HTTP server.
 type Server struct {
-	svc   *app.Services
-	log   *slog.Logger
-	Root  *fiber.App // the dispatcher every listener serves
-	api   *fiber.App
-	app   *fiber.App
-	short *fiber.App
+	svc *app.Services
+	log *slog.Logger
+	// limiter is the one rate-limit gate, shared with the embed face.
+	limiter *request.RateLimit
+	Root    *fiber.App // the dispatcher every listener serves
+	api     *fiber.App
+	app     *fiber.App
+	short   *fiber.App
 
 	// seal runs once, on the first request: it appends the API's catch-all
 	// and builds each face's handler, so the route trees are not rebuilt
@@ -48,7 +50,7 @@ type Server struct {
 // New mounts every face's routes over the services internal/app built.
 func New(svc *app.Services) *Server {
 	static.Load() // fingerprint and compress the assets before the first request
-	s := &Server{svc: svc, log: svc.Log}
+	s := &Server{svc: svc, log: svc.Log, limiter: &request.RateLimit{Limiter: svc.Limiter, Now: svc.Now, Log: svc.Log}}
 	s.api = s.newFace(request.FaceAPI)
 	s.app = s.newFace(request.FaceApp)
 	s.short = s.newFace(request.FaceShort)
@@ -93,7 +95,7 @@ func (s *Server) routes() {
 	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: d.Links, Conversions: d.Conversions,
 		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks})
 	rd := s.redirects()
-	emb := embed.New(embed.Deps{DB: d.DB, Limiter: d.Limiter, Now: d.Now, Log: d.Log, Analytics: d.Analytics, Referrals: d.Referrals})
+	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Analytics: d.Analytics, Referrals: d.Referrals})
 
 	// Every face.
 	for _, f := range []*fiber.App{s.api, s.app, s.short} {
@@ -144,6 +146,7 @@ func (s *Server) linkRoutes(h *api.Handlers) {
 	// Fixed paths before /links/:linkId.
 	a.Get("/links/info", s.key("links.read"), h.LinkInfo)
 	a.Get("/links/count", s.key("links.read"), h.CountLinks)
+	a.Get("/links/export", s.key("links.read"), h.ExportLinks)
 	a.Put("/links/upsert", s.key("links.write"), h.UpsertLink)
 	a.Post("/links/bulk", s.key("links.write"), s.linksUsage, h.BulkCreateLinks)
 	a.Patch("/links/bulk", s.key("links.write"), h.BulkUpdateLinks)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/config"
@@ -185,7 +184,7 @@ func (s *Server) publishableKey(c *fiber.Ctx) error {
 	if err := ws.RequirePlan(models.PlanBusiness); err != nil {
 		return err
 	}
-	if err := redirect.CheckPageHost(c, ws); err != nil {
+	if err := request.CheckPageHost(c, ws); err != nil {
 		return err
 	}
 	request.SetPrincipal(c, &request.Principal{Workspace: ws})

@@ -19,7 +19,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/auth"
 	"github.com/relinkhq/relink/internal/config"
@@ -32,6 +31,7 @@ import (
 	"github.com/relinkhq/relink/internal/qr"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/referrals"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
@@ -62,7 +62,7 @@ type Services struct {
 	// The click path: GeoIP, the redirect's link cache (invalidated across
 	// instances through Redis), and the click pipeline.
 	Geo       *geo.Locator
-	LinkCache *redirect.Cache
+	LinkCache *shortlink.Cache
 	Clicks    *ingest.Pipeline
 
 	// FX converts non-USD sales (RELINK_FX_RATES).
@@ -234,7 +234,7 @@ func (s *Services) clickPath(ctx context.Context) error {
 	}
 	s.onClose("geoip", loc.Close)
 	s.Geo = loc
-	cache, err := redirect.NewCache(s.DB, linkcache.Options{Size: cfg.LinkCacheSize, TTL: cfg.LinkCacheTTL,
+	cache, err := shortlink.NewCache(s.DB, linkcache.Options{Size: cfg.LinkCacheSize, TTL: cfg.LinkCacheTTL,
 		Redis: s.Redis, Now: s.Now, Logger: s.Log})
 	if err != nil {
 		return err

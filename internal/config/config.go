@@ -48,7 +48,7 @@ type Config struct {
 	SessionBlockKeys [][]byte      // securecookie block keys, same order
 
 	// Click path (internal/ingest, internal/linkcache, internal/geo).
-	GeoIPDB            string        // MaxMind-format .mmdb; empty: trusted headers only
+	GeoIPDB            string        // MaxMind-format .mmdb; empty: the embedded country database; "off": trusted headers only
 	GeoCountryHeaders  []string      // trusted proxy headers with the ISO-2 country, first non-empty wins
 	GeoRegionHeaders   []string      // … with the subdivision code
 	GeoCityHeaders     []string      // … with the city (percent-decoded)
@@ -96,7 +96,7 @@ var Vars = []Var{
 	{"RELINK_BODY_LIMIT", "1048576", "Largest accepted request body in bytes; larger bodies get 400 `bad_request` naming the limit."},
 	{"RELINK_SHUTDOWN_TIMEOUT", "20s", "On SIGTERM: how long in-flight requests may take to finish, and then, separately, how long the queues (the click pipeline) may take to drain."},
 	{"RELINK_INVITE_TTL", "168h", "How long a console invite link stays valid; an expired one answers 410 `invite_expired`."},
-	{"RELINK_GEOIP_DB", "(empty)", "MaxMind-format `.mmdb` (GeoLite2/GeoIP2 City or Country) used to locate clicks by IP when no trusted geo header says where they come from."},
+	{"RELINK_GEOIP_DB", "(empty)", "MaxMind-format `.mmdb` (GeoLite2/GeoIP2 City or Country) used to locate clicks by IP when no trusted geo header says where they come from. Empty: the free country database embedded in the binary (countries and continents, no regions or cities); `off`: trusted headers only. `relink geoip status` says which is in use and how old it is."},
 	{"RELINK_GEO_COUNTRY_HEADERS", "CF-IPCountry,X-Vercel-IP-Country", "Headers a trusted proxy (RELINK_TRUSTED_PROXIES) sets with the visitor's ISO country code; the first non-empty one wins."},
 	{"RELINK_GEO_REGION_HEADERS", "X-Vercel-IP-Country-Region", "Headers a trusted proxy sets with the visitor's region (subdivision code)."},
 	{"RELINK_GEO_CITY_HEADERS", "X-Vercel-IP-City", "Headers a trusted proxy sets with the visitor's city (percent-encoded names are decoded)."},

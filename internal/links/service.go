@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -68,12 +69,7 @@ func (s *Service) Info(ctx context.Context, ws *models.Workspace, q InfoQuery) (
 	if !ValidDomainName(q.Domain) && !s.IsDefaultDomain(q.Domain) {
 		return nil, apierr.Validation("invalid_format", "domain", "Invalid domain")
 	}
-	key := q.Key
-	if key == "" {
-		key = models.RootKey
-	} else {
-		key = LookupKey(key)
-	}
+	key := shortlink.LookupKey(q.Key)
 	l, err := s.DB.LinkByDomainKey(ctx, q.Domain, key)
 	if err != nil {
 		return nil, err
