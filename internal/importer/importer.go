@@ -16,9 +16,11 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/shortlink"
+	"github.com/relinkhq/relink/internal/useragent"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -38,6 +40,9 @@ type Link struct {
 	// Invalid is a problem the source found with the row (a missing or
 	// malformed field): the runner reports it as the row's error.
 	Invalid string
+	// Skip is a reason the source does not import the link (a domain only
+	// the source can serve): the runner reports it as skipped.
+	Skip string
 }
 
 // Click is one click with its original time and what the source knows of it.
@@ -45,6 +50,8 @@ type Click struct {
 	Timestamp                                time.Time
 	Country, Region, City, Continent         string
 	Device, Browser, OS, Referer, RefererURL string
+	// UserAgent, when the source has it, fills Device, Browser and OS.
+	UserAgent string
 }
 
 // Source yields links. Each calls fn once per link, in order; an error from
@@ -112,8 +119,9 @@ func (e errSkip) Error() string { return e.msg }
 func (r *Runner) Run(ctx context.Context, src Source) (*Report, error) {
 	r.rep = Report{}
 	r.domains, r.tags, r.folders = map[string]bool{}, map[string]string{}, map[string]string{}
-	if s, ok := src.(Sized); ok {
-		r.rep.Total = s.Total()
+	sized, _ := src.(Sized)
+	if sized != nil {
+		r.rep.Total = sized.Total()
 	}
 	if err := r.loadDomains(ctx); err != nil {
 		return &r.rep, err
@@ -121,6 +129,9 @@ func (r *Runner) Run(ctx context.Context, src Source) (*Report, error) {
 	err := src.Each(ctx, func(l Link) error {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if sized != nil {
+			r.rep.Total = sized.Total() // API sources learn it while paging
 		}
 		r.one(ctx, l)
 		if len(r.clicks) >= r.clickBatch() {
@@ -196,6 +207,9 @@ func message(err error) string {
 func (r *Runner) create(ctx context.Context, l Link) (*models.Link, error) {
 	if l.Invalid != "" {
 		return nil, errors.New(l.Invalid)
+	}
+	if l.Skip != "" {
+		return nil, errSkip{l.Skip}
 	}
 	if l.Key == "" || l.Key == models.RootKey {
 		return nil, errSkip{"root links are not imported (the domain's root link is created with the domain)"}
@@ -370,11 +384,20 @@ func (r *Runner) queueClicks(l *models.Link, clicks []Click) {
 			continue
 		}
 		c.Referer, c.RefererURL = referer(c.Referer, c.RefererURL)
+		bot := false
+		if c.UserAgent != "" {
+			ua := useragent.Parse(c.UserAgent)
+			bot = ua.Bot
+			c.Device, c.Browser, c.OS = orDefault(c.Device, ua.Device), orDefault(c.Browser, ua.Browser), orDefault(c.OS, ua.OS)
+		}
+		if c.Continent == "" && c.Country != "" {
+			c.Continent = geo.Continent(c.Country)
+		}
 		r.clicks = append(r.clicks, models.Click{
 			ClickID: ids.Click(), Timestamp: c.Timestamp.UTC(), WorkspaceID: r.Workspace.ID, LinkID: l.ID,
 			Domain: l.Domain, Key: l.Key, URL: l.URL, Continent: c.Continent, Country: c.Country,
 			Region: c.Region, City: c.City, Device: c.Device, Browser: c.Browser, OS: c.OS,
-			Trigger: "link", Referer: c.Referer, RefererURL: c.RefererURL,
+			Trigger: "link", Referer: c.Referer, RefererURL: c.RefererURL, UA: c.UserAgent, Bot: bot,
 		})
 	}
 }
@@ -393,6 +416,13 @@ func (r *Runner) flushClicks(ctx context.Context) error {
 	r.rep.Clicks += n
 	r.clicks = r.clicks[:0]
 	return nil
+}
+
+func orDefault(v, def string) string {
+	if v != "" {
+		return v
+	}
+	return def
 }
 
 // referer normalises a source's referrer to the click table's pair: the
