@@ -69,8 +69,12 @@ type Sized interface {
 
 // Progress is the state of a run, reported after every link.
 type Progress struct {
-	Done, Total                      int // Total 0: not known yet
-	Created, Skipped, Failed, Clicks int
+	Done    int `json:"done"`
+	Total   int `json:"total"` // 0: not known yet
+	Created int `json:"created"`
+	Skipped int `json:"skipped"`
+	Failed  int `json:"failed"`
+	Clicks  int `json:"clicks"`
 }
 
 // RowError is a link that was skipped or failed, and why.
