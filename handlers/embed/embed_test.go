@@ -392,7 +392,8 @@ func TestEmbedPageAndFragments(t *testing.T) {
 			}
 			var series []map[string]any
 			r = e.do(appHost, "GET", "/api/embed/referrals/analytics?event=composite&groupBy=timeseries&interval=7d", "", bearer(tokA))
-			// 7d = now − 7 days (internal/interval): 8 daily buckets.
+			// analytics.md §4: 7d starts now − 7 days, so 8 day buckets (the
+			// first partial), as /analytics answers.
 			if err := json.Unmarshal([]byte(r.body), &series); err != nil || len(series) != 8 {
 				t.Fatalf("timeseries: %d %s", r.status, r.body)
 			}
