@@ -198,6 +198,7 @@ func (s *Server) routes() {
 	a.Get("/folders/:id", s.key("folders.read"), h.GetFolder)
 	a.Patch("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.UpdateFolder)
 	a.Delete("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.DeleteFolder)
+	a.Get(api.AvatarPath+":seed", api.Avatar) // partners without an image (parity.md §8.7)
 	a.Options("/qr", api.QRCORS)
 	a.Get("/qr", api.QRCORS, s.limitIP("qr", 10, 10*time.Second, "Don't DDoS me pls 🥺"), h.QRCode)
 	// --- end links ---

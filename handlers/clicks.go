@@ -58,6 +58,7 @@ func (s *Server) redirects() *redirect.Handlers {
 		Now:           s.deps.Now,
 		DefaultDomain: CanonicalHost(cfg.ShortDomain),
 		AppURL:        cfg.AppURL.String(),
+		APIURL:        strings.TrimSuffix(cfg.APIURL.String(), "/"),
 		DB:            s.deps.DB,
 		TrackDedup:    cfg.ClickDedupWindow,
 		ClientIP:      s.ClientIP,

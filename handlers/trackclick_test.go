@@ -140,6 +140,35 @@ func TestTrackClick(t *testing.T) {
 			if n := len(e.clicksOf(partnerLink)); n != 1 {
 				t.Errorf("%d partner clicks", n)
 			}
+			// No image of its own: our avatar, which is served (parity.md §8.7).
+			if p["image"] != "http://localhost:8081/og/avatar/pn_track" {
+				t.Fatalf("image %v", p["image"])
+			}
+			req := httptest.NewRequest(http.MethodGet, "http://localhost:8081/og/avatar/pn_track", nil)
+			req.Host = "localhost:8081"
+			res, err := e.srv.Root.Test(req, -1)
+			if err != nil || res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/svg+xml" {
+				t.Fatalf("avatar: %v %v", res, err)
+			}
+		})
+
+		t.Run("a partner's own image; null groupId and tenantId are left out", func(t *testing.T) {
+			img := "https://cdn.example/pat2.png"
+			if err := db.CreatePartner(ctx, &models.Partner{ID: "pn_img", WorkspaceID: e.ws.ID, Email: "p2@example.com", Name: "Pat Two", Image: &img, NetworkStatus: "approved"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.CreateEnrollment(ctx, &models.Enrollment{ID: "pge_img", WorkspaceID: e.ws.ID, ProgramID: prog.ID, PartnerID: "pn_img",
+				Status: "approved", CreatedAt: e.now, UpdatedAt: e.now}); err != nil {
+				t.Fatal(err)
+			}
+			e.link(models.Link{Key: "pat2", URL: "https://acme.example/", ProgramID: &prog.ID, PartnerID: ptr("pn_img")})
+			_, _, m := e.trackClick(`{"domain":"acme.link","key":"pat2"}`, chromeUA+" track-p2", nil)
+			p, _ := m["partner"].(map[string]any)
+			_, hasGroup := p["groupId"]
+			_, hasTenant := p["tenantId"]
+			if p["image"] != img || hasGroup || hasTenant {
+				t.Fatalf("partner %v", p)
+			}
 		})
 
 		t.Run("allowed hostnames", func(t *testing.T) {

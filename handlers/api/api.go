@@ -45,6 +45,9 @@ func New(d Deps) *Handlers {
 			d.Analytics.QRBase = d.Config.APIURL.String() + "/qr"
 		}
 	}
+	if d.Analytics != nil && d.Analytics.ShortLink == nil && d.Links != nil {
+		d.Analytics.ShortLink = d.Links.ShortLinkFor
+	}
 	if d.Logos == nil {
 		f := qr.FetchPublic
 		if d.Config != nil && d.Config.QRLogoFetch != "" {

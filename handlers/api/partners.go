@@ -202,6 +202,7 @@ func (h *Handlers) CreatePartner(c *fiber.Ctx) error {
 	if o.err != nil {
 		return o.err
 	}
+	in.UserID = actor(c).UserID
 	ep, err := h.Conversions.EnrollPartner(c.UserContext(), request.Workspace(c), in)
 	if err != nil {
 		return err
@@ -296,6 +297,7 @@ func (h *Handlers) CreatePartnerLink(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	in.UserID = actor(c).UserID
 	l, err := h.Conversions.CreatePartnerLink(c.UserContext(), request.Workspace(c), in)
 	if err != nil {
 		return err
@@ -309,6 +311,7 @@ func (h *Handlers) UpsertPartnerLink(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	in.UserID = actor(c).UserID
 	l, err := h.Conversions.UpsertPartnerLink(c.UserContext(), request.Workspace(c), in)
 	if err != nil {
 		return err

@@ -42,6 +42,8 @@ type Deps struct {
 	// AppURL is the app origin serving the app-store interstitial
 	// (/deeplink/…).
 	AppURL string
+	// APIURL is the API origin (partner avatars of POST /track/click).
+	APIURL string
 	// DB serves what is read per request and not cached: the domains'
 	// app-association files and POST /track/click's workspace and partner.
 	// The redirect itself never reads it.

@@ -27,12 +27,15 @@ func TrackCORS(c *fiber.Ctx) error {
 	return c.Next()
 }
 
+// trackClickPartner is the partner of a partner link's click (§1.4,
+// parity.md §8.7): image always set (the partner's, else the avatar of
+// api.Avatar), groupId and tenantId left out when null.
 type trackClickPartner struct {
 	ID       string  `json:"id"`
 	Name     string  `json:"name"`
-	Image    *string `json:"image"`
-	GroupID  *string `json:"groupId"`
-	TenantID *string `json:"tenantId"`
+	Image    string  `json:"image"`
+	GroupID  *string `json:"groupId,omitempty"`
+	TenantID *string `json:"tenantId,omitempty"`
 }
 
 // TrackClick is POST /track/click (§1.4), the click a client-side script
@@ -99,7 +102,10 @@ func (h *Handlers) trackPartner(c *fiber.Ctx, t *Target) (*trackClickPartner, er
 	} else if err != nil {
 		return nil, err
 	}
-	out := &trackClickPartner{ID: p.ID, Name: p.Name, Image: p.Image}
+	out := &trackClickPartner{ID: p.ID, Name: p.Name, Image: h.d.APIURL + api.AvatarPath + p.ID}
+	if p.Image != nil && *p.Image != "" {
+		out.Image = *p.Image
+	}
 	e, err := h.d.DB.EnrollmentByPartner(ctx, t.WorkspaceID, t.ProgramID, t.PartnerID)
 	switch {
 	case err == nil:

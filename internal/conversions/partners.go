@@ -77,6 +77,9 @@ type EnrollInput struct {
 	Country     *string
 	Description *string
 	LinkProps   *LinkProps
+	// UserID is the user the request acts as (the API key's user): the
+	// creator (userId) of the partner's default links.
+	UserID *string
 }
 
 func msgTenantTaken(t string) string {
@@ -246,7 +249,7 @@ func (s *Service) createDefaultLinks(ctx context.Context, ws *models.Workspace, 
 			if prefix != "" {
 				full = prefix + "/" + key
 			}
-			_, err := s.createFromDefaultLink(ctx, ws, prog, res.e, g, dl, in.LinkProps, full)
+			_, err := s.createFromDefaultLink(ctx, links.Actor{Workspace: ws, UserID: in.UserID}, prog, res.e, g, dl, in.LinkProps, full)
 			if err == nil {
 				break
 			}
@@ -262,8 +265,9 @@ func (s *Service) createDefaultLinks(ctx context.Context, ws *models.Workspace, 
 // createFromDefaultLink creates a partner's link from one of its group's
 // default links (§3.3 step 5): the default link's domain, its URL with the
 // group's UTM template, and partnerGroupDefaultLinkId recorded.
-func (s *Service) createFromDefaultLink(ctx context.Context, ws *models.Workspace, prog *models.Program, e *models.Enrollment, g *models.Group, dl models.DefaultLink, props *LinkProps, key string) (*models.Link, error) {
-	l, err := s.Links.Create(ctx, links.Actor{Workspace: ws}, partnerLinkInput(props, prog, e, dl.Domain, withUTM(dl.URL, g), key))
+func (s *Service) createFromDefaultLink(ctx context.Context, by links.Actor, prog *models.Program, e *models.Enrollment, g *models.Group, dl models.DefaultLink, props *LinkProps, key string) (*models.Link, error) {
+	ws := by.Workspace
+	l, err := s.Links.Create(ctx, by, partnerLinkInput(props, prog, e, dl.Domain, withUTM(dl.URL, g), key))
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +309,7 @@ func (s *Service) CreateDefaultPartnerLink(ctx context.Context, ws *models.Works
 	if err != nil {
 		return nil, err
 	}
-	return s.createFromDefaultLink(ctx, ws, prog, e, g, dl, nil, key)
+	return s.createFromDefaultLink(ctx, links.Actor{Workspace: ws}, prog, e, g, dl, nil, key)
 }
 
 // withUTM adds the group's UTM template to a destination, keeping
@@ -349,6 +353,8 @@ type PartnerLinkInput struct {
 	URL       string // "" = the group's first default link (POST only)
 	Key       string // "" = random
 	LinkProps *LinkProps
+	// UserID is the user the request acts as: the link's creator (userId).
+	UserID *string
 }
 
 // checkDestination applies the group's additional-link rules (§3.5 check 3).
@@ -432,7 +438,7 @@ func (s *Service) CreatePartnerLink(ctx context.Context, ws *models.Workspace, i
 			dest = g.DefaultLinks.V[0].URL
 		}
 	}
-	return s.Links.Create(ctx, links.Actor{Workspace: ws}, partnerLinkInput(in.LinkProps, prog, e, *prog.Domain, withUTM(dest, g), in.Key))
+	return s.Links.Create(ctx, links.Actor{Workspace: ws, UserID: in.UserID}, partnerLinkInput(in.LinkProps, prog, e, *prog.Domain, withUTM(dest, g), in.Key))
 }
 
 // UpsertPartnerLink finds the partner's link with exactly in.URL and updates
@@ -445,7 +451,7 @@ func (s *Service) UpsertPartnerLink(ctx context.Context, ws *models.Workspace, i
 	}
 	existing, err := s.DB.PartnerLinkByURL(ctx, ws.ID, prog.ID, e.PartnerID, in.URL)
 	if models.IsNotFound(err) {
-		return s.CreatePartnerLink(ctx, ws, PartnerLinkInput{PartnerSelector: PartnerSelector{PartnerID: e.PartnerID}, URL: in.URL, Key: in.Key, LinkProps: in.LinkProps})
+		return s.CreatePartnerLink(ctx, ws, PartnerLinkInput{PartnerSelector: PartnerSelector{PartnerID: e.PartnerID}, URL: in.URL, Key: in.Key, LinkProps: in.LinkProps, UserID: in.UserID})
 	}
 	if err != nil {
 		return nil, err
@@ -454,7 +460,7 @@ func (s *Service) UpsertPartnerLink(ctx context.Context, ws *models.Workspace, i
 	if in.Key == "" {
 		body.Key = field(existing.Key)
 	}
-	return s.Links.Update(ctx, links.Actor{Workspace: ws}, existing.ID, body)
+	return s.Links.Update(ctx, links.Actor{Workspace: ws, UserID: in.UserID}, existing.ID, body)
 }
 
 // EmbedInput is a validated POST /tokens/embed/referrals body.

@@ -108,9 +108,12 @@ func (s *Service) List(ctx context.Context, ws *models.Workspace, q ListQuery) (
 	})
 }
 
-// Count answers GET /links/count without groupBy.
+// Count answers GET /links/count without groupBy. It counts what the
+// grouped counts count (countFilter), so the groups of groupBy=domain add up
+// to the plain count; upstream leaves links in folders out of the plain count
+// (issue 13, docs/parity.md).
 func (s *Service) Count(ctx context.Context, ws *models.Workspace, q ListQuery) (int64, error) {
-	f, err := s.filter(ctx, ws, q)
+	f, err := s.countFilter(ctx, ws, q)
 	if err != nil {
 		return 0, err
 	}
@@ -127,13 +130,22 @@ func (s *Service) CountBy(ctx context.Context, ws *models.Workspace, q ListQuery
 	case models.GroupByTagID:
 		q.TagIDs, q.TagNames = nil, nil
 	}
-	f, err := s.filter(ctx, ws, q)
+	f, err := s.countFilter(ctx, ws, q)
 	if err != nil {
 		return nil, err
 	}
+	return s.DB.CountLinksBy(ctx, ws.ID, f, g)
+}
+
+// countFilter is the one folder rule of every count: with no folderId,
+// links in no folder plus links in every folder the caller can read.
+func (s *Service) countFilter(ctx context.Context, ws *models.Workspace, q ListQuery) (models.LinkFilter, error) {
+	f, err := s.filter(ctx, ws, q)
+	if err != nil {
+		return f, err
+	}
 	if q.FolderID == "" {
-		// Grouped counts see every folder the caller can read.
 		f.AllFolders = true
 	}
-	return s.DB.CountLinksBy(ctx, ws.ID, f, g)
+	return f, nil
 }
