@@ -168,6 +168,7 @@ func (s *Server) routes() {
 	a.Patch("/workspaces/:idOrSlug", s.key("workspaces.write"), h.UpdateWorkspace)
 	a.Get("/invites/:token", h.GetInvite) // console invite links (issue 7); the token is the credential
 
+	s.parityRoutes(h) // before /links/:linkId and /domains/:slug
 	// --- Links, domains, tags, folders, QR (links.md §5-9) ---
 	// Fixed paths before /links/:linkId.
 	a.Get("/links/info", s.key("links.read"), h.LinkInfo)
@@ -209,6 +210,7 @@ func (s *Server) routes() {
 	rd := s.redirects()
 	a.Options("/track/click", redirect.TrackCORS)
 	a.Post("/track/click", redirect.TrackCORS, s.limitIP("track-click", 600, time.Minute, "Too many requests."), rd.TrackClick)
+	s.trackOpenRoutes(rd)
 	// Client-side conversions (§1.5): the workspace's publishable key.
 	for _, p := range []string{"/track/lead/client", "/track/sale/client"} {
 		a.Options(p, redirect.TrackCORS)

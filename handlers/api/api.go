@@ -10,6 +10,7 @@ import (
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/metatags"
 	"github.com/relinkhq/relink/internal/qr"
 	"github.com/relinkhq/relink/models"
 )
@@ -30,6 +31,9 @@ type Deps struct {
 	// Logos loads the logos drawn on QR codes; New builds one from Config
 	// (RELINK_QR_LOGO_FETCH) when nil.
 	Logos *qr.Logos
+	// Pages fetches GET /links/metatags' pages; New builds one from Config
+	// (RELINK_METATAGS_FETCH) when nil.
+	Pages *metatags.Fetcher
 }
 
 // Handlers is the API's handler set.
@@ -54,6 +58,13 @@ func New(d Deps) *Handlers {
 			f = d.Config.QRLogoFetch
 		}
 		d.Logos = qr.NewLogos(f)
+	}
+	if d.Pages == nil {
+		f := qr.FetchPublic
+		if d.Config != nil && d.Config.MetatagsFetch != "" {
+			f = d.Config.MetatagsFetch
+		}
+		d.Pages = metatags.New(f != qr.FetchAny, f == qr.FetchOff)
 	}
 	return &Handlers{Deps: d}
 }

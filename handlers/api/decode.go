@@ -104,6 +104,7 @@ func (o *object) has(name string) bool {
 type strOpts struct {
 	required bool
 	reqMsg   string // message for a missing required field
+	typeMsg  string // message for a value of another type (zod's z.string("…") uses one for both)
 	trim     bool
 	min, max int // in characters; 0 = no limit
 	minMsg   string
@@ -127,7 +128,11 @@ func (o *object) str(name string, opt strOpts) *string {
 	}
 	var s string
 	if err := json.Unmarshal(r, &s); err != nil {
-		o.fail("invalid_type", name, "Invalid input: expected string, received "+kindOf(r))
+		msg := opt.typeMsg
+		if msg == "" {
+			msg = "Invalid input: expected string, received " + kindOf(r)
+		}
+		o.fail("invalid_type", name, msg)
 		return nil
 	}
 	if opt.trim {

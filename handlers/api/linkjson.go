@@ -174,6 +174,7 @@ type domainJSON struct {
 	CreatedAt               string    `json:"createdAt"`
 	UpdatedAt               string    `json:"updatedAt"`
 	RegisteredDomain        *struct{} `json:"registeredDomain"`
+	DeepviewData            *string   `json:"deepviewData"` // not in the SDKs, which ignore it (parity.md §11.4)
 }
 
 func toDomainJSON(d *models.Domain) domainJSON {
@@ -181,7 +182,7 @@ func toDomainJSON(d *models.Domain) domainJSON {
 		ID: d.ID, Slug: d.Slug, Verified: d.Verified, Primary: d.Primary, Archived: d.Archived,
 		Placeholder: d.Placeholder, ExpiredURL: d.ExpiredURL, NotFoundURL: d.NotFoundURL, Logo: d.Logo,
 		AssetLinks: d.AssetLinks, AppleAppSiteAssociation: d.AppleAppSiteAssociation,
-		CreatedAt: Timestamp(d.CreatedAt), UpdatedAt: Timestamp(d.UpdatedAt),
+		CreatedAt: Timestamp(d.CreatedAt), UpdatedAt: Timestamp(d.UpdatedAt), DeepviewData: links.DeepviewEcho(d.DeepviewData),
 	}
 }
 

@@ -1,12 +1,15 @@
 package api
 
 import (
-	"github.com/gofiber/fiber/v2"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/links"
 )
 
 // msgExternalIDRequired answers a track call without a customer id.
@@ -201,6 +204,40 @@ func ParseTrackClick(body []byte) (TrackClickInput, error) {
 	}
 	if v := o.str("referrer", strOpts{trim: true, max: 32000}); v != nil {
 		in.Referrer = *v
+	}
+	return in, o.err
+}
+
+// TrackOpenInput is a POST /track/open body (parity.md §9).
+type TrackOpenInput struct {
+	DeepLink  string // normalised URL ("" when absent)
+	DubDomain string
+}
+
+// ParseTrackOpen validates a POST /track/open body: deepLink is a URL
+// (https:// added when the scheme is missing), and one of deepLink and
+// dubDomain is required (a root-level refinement: empty path).
+func ParseTrackOpen(body []byte) (TrackOpenInput, error) {
+	var in TrackOpenInput
+	o, err := decodeObject(body)
+	if err != nil {
+		return in, err
+	}
+	if v := o.str("deepLink", strOpts{}); v != nil {
+		u := links.URLify(*v)
+		switch {
+		case utf8.RuneCountInString(*v) > 32000:
+			o.fail("too_big", "deepLink", "Must be 32000 or fewer characters long.")
+		case !links.ValidURL(u):
+			o.fail("custom", "deepLink", "Invalid URL")
+		}
+		in.DeepLink = u
+	}
+	if v := o.str("dubDomain", strOpts{}); v != nil {
+		in.DubDomain = *v
+	}
+	if o.err == nil && in.DeepLink == "" && in.DubDomain == "" {
+		o.fail("custom", "", "You need to provide either `deepLink` or `dubDomain` for deferred deep linking.")
 	}
 	return in, o.err
 }

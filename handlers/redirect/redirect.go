@@ -21,6 +21,7 @@ import (
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/ratelimit"
+	"github.com/relinkhq/relink/internal/ttlmap"
 	"github.com/relinkhq/relink/internal/useragent"
 	"github.com/relinkhq/relink/models"
 	"github.com/relinkhq/relink/views/layout"
@@ -60,8 +61,9 @@ type Deps struct {
 
 // Handlers serves redirects.
 type Handlers struct {
-	d      Deps
-	recent *recentClicks // POST /track/click's same-visitor answers
+	d         Deps
+	recent    *recentClicks  // POST /track/click's same-visitor answers
+	deeplinks deeplinkClicks // app-store redirects, for POST /track/open
 }
 
 // New builds the handlers.
@@ -72,7 +74,8 @@ func New(d Deps) *Handlers {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Handlers{d: d, recent: newRecentClicks(d.TrackDedup, recentClicksMax)}
+	return &Handlers{d: d, recent: newRecentClicks(d.TrackDedup, recentClicksMax),
+		deeplinks: deeplinkClicks{m: ttlmap.New[openAnswer](recentClicksMax)}}
 }
 
 // reserved are the app's top-level paths; they never resolve as keys
@@ -240,6 +243,9 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	// #12, #13: a store destination goes through the interstitial first,
 	// unless the visitor comes from it (skip_deeplink_preview).
 	if store != "" && !c.Request().URI().QueryArgs().Has("skip_deeplink_preview") {
+		if !noTrack {
+			h.rememberStoreClick(c, t, clickID)
+		}
 		u := h.d.AppURL + "/deeplink/" + domain + "/" + origKey
 		if q := c.Request().URI().QueryString(); len(q) > 0 {
 			u += "?" + string(q)

@@ -62,6 +62,9 @@ type Config struct {
 	UsageLimits bool // enforce each plan's monthly event and link limits (RELINK_USAGE_LIMITS=plan)
 
 	QRLogoFetch qr.Fetch // which logo URLs /qr may download (RELINK_QR_LOGO_FETCH)
+	// MetatagsFetch is which pages GET /links/metatags may download
+	// (RELINK_METATAGS_FETCH; same values as RELINK_QR_LOGO_FETCH).
+	MetatagsFetch qr.Fetch
 }
 
 // Var documents one environment variable; the README table is generated from
@@ -102,6 +105,7 @@ var Vars = []Var{
 	{"RELINK_FX_RATES", "(built-in table)", "JSON file of FX rates, units of each currency per 1 USD (`{\"eur\": 0.92}` or `{\"base\":\"USD\",\"rates\":{…}}`), used to convert non-USD sales to USD cents. Overrides the approximate built-in table; re-read when it changes, so a daily cron can refresh it."},
 	{"RELINK_USAGE_LIMITS", "off", "`off`: no usage limits (self-hosted default). `plan`: each workspace's plan caps its events (clicks, leads and sales) and new links per calendar month (UTC), as upstream's plans do — free 1,000 events and 25 links, pro 50,000 and 1,000, business 250,000 and 10,000, advanced 1,000,000 and 50,000, enterprise unlimited. Over the limit, `/analytics` and `/events` and link creation answer 403 `forbidden`; clicks are still recorded."},
 	{"RELINK_QR_LOGO_FETCH", "public", "Which logo URLs `GET /qr` may download for the codes of paid workspaces' links (the `logo` parameter, else the domain's logo; `data:image/…;base64` logos need no download): `public` (public addresses only: `/qr` is unauthenticated, so it may not make the server reach loopback, private or link-local addresses), `any` (logos on an intranet) or `off`. Logos are at most 2 MiB and 4096×4096 pixels, cached for an hour."},
+	{"RELINK_METATAGS_FETCH", "public", "Which pages `GET /links/metatags` (link previews: title, description, image) may download: `public` (public addresses only, checked on every connection and redirect: the route is unauthenticated), `any` (pages on an intranet) or `off` (every answer is built from the URL alone). Pages are read for at most 5 seconds, 5 redirects and 2 MiB of HTML; answers are cached for 5 minutes."},
 	{"RELINK_SESSION_KEYS", "(random per start in dev)", "Console session keys: comma-separated `hashkey:blockkey` pairs (hex or base64, 32 bytes each), newest first; older pairs still decode (rotation). Also accepts RELINK_SESSION_KEYS_FILE. Required outside dev."},
 }
 
@@ -238,6 +242,9 @@ func Load(getenv Getenv) (*Config, error) {
 	}
 	if c.QRLogoFetch, err = qr.ParseFetch(get("RELINK_QR_LOGO_FETCH", string(qr.FetchPublic))); err != nil {
 		errs = append(errs, fmt.Errorf("RELINK_QR_LOGO_FETCH: %w", err))
+	}
+	if c.MetatagsFetch, err = qr.ParseFetch(get("RELINK_METATAGS_FETCH", string(qr.FetchPublic))); err != nil {
+		errs = append(errs, fmt.Errorf("RELINK_METATAGS_FETCH: %w", err))
 	}
 	c.FXRatesFile = get("RELINK_FX_RATES", "")
 	if c.FXRatesFile != "" {

@@ -59,7 +59,13 @@ type Hit struct {
 	QR          bool     // trigger qr (?qr=1)
 	Geo         geo.Hint // from trusted proxy headers only
 	Bot         bool     // request-level bot signals (HEAD, ?bot=)
+	// Trigger overrides link/qr: "deeplink" for POST /track/open, whose
+	// clicks skip bot detection (parity.md §9; apps' user agents).
+	Trigger string
 }
+
+// TriggerDeeplink marks the clicks of POST /track/open.
+const TriggerDeeplink = "deeplink"
 
 // Store writes batches; *models.DB is the real one.
 type Store interface {
@@ -476,7 +482,7 @@ func (p *Pipeline) add(batch []models.Click, h Hit) []models.Click {
 		}
 		p.uaCache[h.UA] = ua
 	}
-	if h.Bot || ua.Bot {
+	if (h.Bot || ua.Bot) && h.Trigger != TriggerDeeplink {
 		p.bots.Add(1)
 		return batch
 	}
@@ -505,6 +511,9 @@ func (p *Pipeline) add(batch []models.Click, h Hit) []models.Click {
 	}
 	if h.QR {
 		c.Trigger = "qr"
+	}
+	if h.Trigger != "" {
+		c.Trigger = h.Trigger
 	}
 	if h.Referer != "" {
 		c.RefererURL = h.Referer
