@@ -21,7 +21,7 @@ func (s *Server) roles(allowed ...models.Role) fiber.Handler {
 	}
 	msg := "You don't have the required role to access this endpoint. Required role(s): " + strings.Join(names, ", ") + "."
 	return func(c *fiber.Ctx) error {
-		role, err := keyRole(c, s.deps.DB)
+		role, err := keyRole(c, s.svc.DB)
 		if err != nil {
 			return err
 		}

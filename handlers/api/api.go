@@ -25,14 +25,11 @@ type Deps struct {
 	// Conversions runs tracking, customers, partners, commissions and embed
 	// tokens.
 	Conversions *conversions.Service
-	// Analytics answers /analytics and /events; New builds one over DB
-	// when nil.
+	// Analytics answers /analytics and /events.
 	Analytics *analytics.Engine
-	// Logos loads the logos drawn on QR codes; New builds one from Config
-	// (RELINK_QR_LOGO_FETCH) when nil.
+	// Logos loads the logos drawn on QR codes (RELINK_QR_LOGO_FETCH).
 	Logos *qr.Logos
-	// Pages fetches GET /links/metatags' pages; New builds one from Config
-	// (RELINK_METATAGS_FETCH) when nil.
+	// Pages fetches GET /links/metatags' pages (RELINK_METATAGS_FETCH).
 	Pages *metatags.Fetcher
 }
 
@@ -43,28 +40,5 @@ type Handlers struct {
 
 // New returns the API handlers.
 func New(d Deps) *Handlers {
-	if d.Analytics == nil && d.DB != nil {
-		d.Analytics = analytics.NewEngine(d.DB, d.Now)
-		if d.Config != nil && d.Config.APIURL != nil {
-			d.Analytics.QRBase = d.Config.APIURL.String() + "/qr"
-		}
-	}
-	if d.Analytics != nil && d.Analytics.ShortLink == nil && d.Links != nil {
-		d.Analytics.ShortLink = d.Links.ShortLinkFor
-	}
-	if d.Logos == nil {
-		f := qr.FetchPublic
-		if d.Config != nil && d.Config.QRLogoFetch != "" {
-			f = d.Config.QRLogoFetch
-		}
-		d.Logos = qr.NewLogos(f)
-	}
-	if d.Pages == nil {
-		f := qr.FetchPublic
-		if d.Config != nil && d.Config.MetatagsFetch != "" {
-			f = d.Config.MetatagsFetch
-		}
-		d.Pages = metatags.New(f != qr.FetchAny, f == qr.FetchOff)
-	}
 	return &Handlers{Deps: d}
 }

@@ -56,12 +56,13 @@ type Hit struct {
 	IP          string
 	UA          string
 	Referer     string
-	QR          bool     // trigger qr (?qr=1)
-	Geo         geo.Hint // from trusted proxy headers only
-	Bot         bool     // request-level bot signals (HEAD, ?bot=)
-	// Trigger overrides link/qr: "deeplink" for POST /track/open, whose
-	// clicks skip bot detection (parity.md §9; apps' user agents).
+	QR          bool // trigger qr (?qr=1)
+	// Trigger overrides link/qr: "pageview" for POST /track/visit,
+	// "deeplink" for POST /track/open (whose clicks skip bot detection,
+	// parity.md §9: apps' user agents).
 	Trigger string
+	Geo     geo.Hint // from trusted proxy headers only
+	Bot     bool     // request-level bot signals (HEAD, ?bot=)
 }
 
 // TriggerDeeplink marks the clicks of POST /track/open.
