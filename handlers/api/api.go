@@ -12,6 +12,7 @@ import (
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/metatags"
 	"github.com/relinkhq/relink/internal/qr"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -27,6 +28,8 @@ type Deps struct {
 	Conversions *conversions.Service
 	// Analytics answers /analytics and /events.
 	Analytics *analytics.Engine
+	// Webhooks runs the /webhooks management rules.
+	Webhooks *webhooks.Service
 	// Logos loads the logos drawn on QR codes (RELINK_QR_LOGO_FETCH).
 	Logos *qr.Logos
 	// Pages fetches GET /links/metatags' pages (RELINK_METATAGS_FETCH).

@@ -68,7 +68,7 @@ func (h *Handlers) commissionsJSON(ctx context.Context, ws *models.Workspace, pr
 		j := commissionJSON{
 			ID: c.ID, Type: c.Type, Amount: c.Amount, Earnings: c.Earnings, Currency: c.Currency, Status: c.Status,
 			InvoiceID: c.InvoiceID, Description: c.Description, Quantity: c.Quantity, UserID: c.UserID,
-			Metadata: c.Metadata, CreatedAt: Timestamp(c.CreatedAt), UpdatedAt: Timestamp(c.UpdatedAt), PaidAt: optTime(c.PaidAt),
+			Metadata: c.Metadata, CreatedAt: request.Timestamp(c.CreatedAt), UpdatedAt: request.Timestamp(c.UpdatedAt), PaidAt: optTime(c.PaidAt),
 			Partner: commissionPartnerJSON{ID: c.PartnerID, Name: "Deleted Partner"},
 		}
 		if p := partners[c.PartnerID]; p != nil {
@@ -122,7 +122,7 @@ func (h *Handlers) ListCommissions(c *fiber.Ctx) error {
 	}
 	if s := c.Query("status"); s != "" {
 		if !contains(models.CommissionStatuses, s) {
-			return apierr.Validation("invalid_value", "status", "Invalid option: expected one of "+options(models.CommissionStatuses))
+			return apierr.Validation("invalid_value", "status", "Invalid option: expected one of "+request.Options(models.CommissionStatuses))
 		}
 		q.Status = s
 	}
@@ -253,5 +253,5 @@ func (h *Handlers) CreateReferralsEmbedToken(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(embedTokenJSON{PublicToken: token, Expires: Timestamp(expires)})
+	return c.Status(fiber.StatusCreated).JSON(embedTokenJSON{PublicToken: token, Expires: request.Timestamp(expires)})
 }

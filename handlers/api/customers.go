@@ -52,7 +52,7 @@ func toCustomerJSON(c *models.Customer) customerJSON {
 	return customerJSON{
 		ID: c.ID, Name: conversions.DisplayName(c), Email: c.Email, Avatar: c.Avatar, ExternalID: c.ExternalID,
 		StripeCustomerID: c.StripeCustomerID, Country: c.Country, Sales: c.Sales, SaleAmount: c.SaleAmount,
-		CreatedAt: Timestamp(c.CreatedAt), FirstSaleAt: optTime(c.FirstSaleAt), SubscriptionCanceledAt: optTime(c.SubscriptionCanceledAt),
+		CreatedAt: request.Timestamp(c.CreatedAt), FirstSaleAt: optTime(c.FirstSaleAt), SubscriptionCanceledAt: optTime(c.SubscriptionCanceledAt),
 	}
 }
 

@@ -112,7 +112,7 @@ func (h *Handlers) toEnrolledPartnerJSON(ep *models.EnrolledPartner) enrolledPar
 		Country: p.Country, CompanyName: p.CompanyName, NetworkStatus: p.NetworkStatus, DefaultPayoutMethod: p.DefaultPayoutMethod,
 		PaypalEmail: p.PaypalEmail, StripeConnectID: p.StripeConnectID, PayoutsEnabledAt: optTime(p.PayoutsEnabledAt),
 		IdentityVerifiedAt: optTime(p.IdentityVerifiedAt),
-		ProgramID:          e.ProgramID, GroupID: e.GroupID, PartnerID: p.ID, TenantID: e.TenantID, CreatedAt: Timestamp(e.CreatedAt),
+		ProgramID:          e.ProgramID, GroupID: e.GroupID, PartnerID: p.ID, TenantID: e.TenantID, CreatedAt: request.Timestamp(e.CreatedAt),
 		Status: e.Status, Links: h.partnerLinksJSON(ep.Links), TotalCommissions: st.Commissions,
 		ClickRewardID: e.ClickRewardID, LeadRewardID: e.LeadRewardID, SaleRewardID: e.SaleRewardID,
 		ReferralRewardID: e.ReferralRewardID, DiscountID: e.DiscountID, ApplicationID: e.ApplicationID,
@@ -235,7 +235,7 @@ func (h *Handlers) ListPartners(c *fiber.Ctx) error {
 	}
 	if s := c.Query("status"); s != "" {
 		if !contains(models.EnrollmentStatuses, s) {
-			return apierr.Validation("invalid_value", "status", "Invalid option: expected one of "+options(models.EnrollmentStatuses))
+			return apierr.Validation("invalid_value", "status", "Invalid option: expected one of "+request.Options(models.EnrollmentStatuses))
 		}
 		q.Status = s
 	}
@@ -370,45 +370,9 @@ func countJSON(r conversions.AnalyticsRow) analyticsCountJSON {
 	return analyticsCountJSON{Clicks: r.Clicks, Leads: r.Leads, Sales: r.Sales, SaleAmount: r.SaleAmount, Earnings: r.Earnings}
 }
 
-// parseTime reads an ISO date or date-time query value.
-func parseTime(name, v string, loc *time.Location) (*time.Time, error) {
-	if v == "" {
-		return nil, nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
-			return &t, nil
-		}
-	}
-	return nil, apierr.Validation("invalid_format", name, "Invalid ISO datetime")
-}
-
 // parseWindow reads interval (default all), start, end and timezone.
 func parseWindow(c *fiber.Ctx) (interval string, start, end *time.Time, loc *time.Location, err error) {
-	return ParseWindow(c, "all")
-}
-
-// ParseWindow reads the time window of an analytics-style query: interval
-// (def when absent), start and end (ISO dates or date-times, in the time
-// zone), timezone (IANA, default UTC). Bad values are 422 errors.
-func ParseWindow(c *fiber.Ctx, def string) (interval string, start, end *time.Time, loc *time.Location, err error) {
-	loc = time.UTC
-	if tz := c.Query("timezone"); tz != "" {
-		if loc, err = time.LoadLocation(tz); err != nil {
-			return "", nil, nil, nil, apierr.Validation("invalid_value", "timezone", "Invalid timezone: "+tz)
-		}
-	}
-	interval = c.Query("interval", def)
-	if !contains(conversions.Intervals, interval) {
-		return "", nil, nil, nil, apierr.Validation("invalid_value", "interval", "Invalid option: expected one of "+options(conversions.Intervals))
-	}
-	if start, err = parseTime("start", c.Query("start"), loc); err != nil {
-		return
-	}
-	if end, err = parseTime("end", c.Query("end"), loc); err != nil {
-		return
-	}
-	return interval, start, end, loc, nil
+	return request.ParseWindow(c, "all")
 }
 
 var analyticsGroupBys = []string{"count", "timeseries", "top_links"}
@@ -420,7 +384,7 @@ func (h *Handlers) PartnerAnalytics(c *fiber.Ctx) error {
 		GroupBy:         c.Query("groupBy", "count"),
 	}
 	if !contains(analyticsGroupBys, q.GroupBy) {
-		return apierr.Validation("invalid_value", "groupBy", "Invalid option: expected one of "+options(analyticsGroupBys))
+		return apierr.Validation("invalid_value", "groupBy", "Invalid option: expected one of "+request.Options(analyticsGroupBys))
 	}
 	var err error
 	if q.Interval, q.Start, q.End, q.Location, err = parseWindow(c); err != nil {
@@ -434,7 +398,7 @@ func (h *Handlers) PartnerAnalytics(c *fiber.Ctx) error {
 	case "timeseries":
 		out := make([]analyticsTimeseriesJSON, len(r.Timeseries))
 		for i, row := range r.Timeseries {
-			out[i] = analyticsTimeseriesJSON{Start: Timestamp(row.Start), analyticsCountJSON: countJSON(row)}
+			out[i] = analyticsTimeseriesJSON{Start: request.Timestamp(row.Start), analyticsCountJSON: countJSON(row)}
 		}
 		return c.JSON(out)
 	case "top_links":
@@ -443,7 +407,7 @@ func (h *Handlers) PartnerAnalytics(c *fiber.Ctx) error {
 			l := &t.Link
 			out[i] = analyticsTopLinkJSON{Link: l.ID, ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: h.Links.ShortLink(l),
 				URL: l.URL, Title: l.Title, Comments: l.Comments, FolderID: l.FolderID, PartnerID: l.PartnerID,
-				CreatedAt: Timestamp(l.CreatedAt), analyticsCountJSON: countJSON(t.AnalyticsRow)}
+				CreatedAt: request.Timestamp(l.CreatedAt), analyticsCountJSON: countJSON(t.AnalyticsRow)}
 		}
 		return c.JSON(out)
 	}

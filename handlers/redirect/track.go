@@ -1,18 +1,17 @@
 package redirect
 
 import (
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/api"
+	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/ttlmap"
-	"github.com/relinkhq/relink/models"
 )
 
 // TrackCORS sets the CORS headers POST /track/click carries on every answer
@@ -148,25 +147,7 @@ func (h *Handlers) checkAllowedHostname(c *fiber.Ctx, workspaceID string) error 
 	if err != nil {
 		return err
 	}
-	return CheckPageHost(c, ws)
-}
-
-// CheckPageHost is the allowed-hostnames gate of the public tracking
-// endpoints (§1.4, §1.5): 403 when the request's page (Referer, else
-// Origin) is not on the workspace's list.
-func CheckPageHost(c *fiber.Ctx, ws *models.Workspace) error {
-	page := string(c.Request().Header.Referer())
-	if page == "" {
-		page = string(c.Request().Header.Peek(fiber.HeaderOrigin))
-	}
-	host := ""
-	if u, err := url.Parse(page); err == nil {
-		host = strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
-	}
-	if ws.AllowsHost(host) {
-		return nil
-	}
-	return apierr.Newf(apierr.Forbidden, "Request origin '%s' is not included in the allowed hostnames for this workspace. Update your allowed hostnames in the workspace settings.", host)
+	return request.CheckPageHost(c, ws)
 }
 
 // visitorKey identifies a visitor on a link: the identity hash of links.md

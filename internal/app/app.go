@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -32,6 +33,7 @@ import (
 	"github.com/relinkhq/relink/internal/qr"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/referrals"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -82,6 +84,13 @@ type Services struct {
 	Pages *metatags.Fetcher
 	// Sessions signs the console's session cookies (RELINK_SESSION_KEYS).
 	Sessions *auth.SessionCodec
+
+	// Webhooks runs the webhook management rules (API and console);
+	// WebhookWorker delivers the outbox; ClickWebhooks feeds link.clicked
+	// from the click batches (its Hook is one of the pipeline's hooks).
+	Webhooks      *webhooks.Service
+	WebhookWorker *webhooks.Worker
+	ClickWebhooks *webhooks.Clicks
 
 	// Jobs is the background work; the server starts it with the listeners
 	// and stops and drains it at shutdown.
@@ -151,6 +160,11 @@ func (s *Services) jobs() {
 	s.Jobs = jobs.New(s.Log)
 	s.Jobs.Add(jobs.Job{Name: "clicks", Drain: s.Clicks.Drain})
 	s.Jobs.Add(jobs.Job{Name: "commissions", Every: CommissionPeriod, Run: s.commissions})
+	// Webhook delivery (it finishes its attempts in flight when stopped;
+	// undelivered rows stay in the outbox for the next start) and the
+	// refresh of the click-webhook set (changes made by other instances).
+	s.Jobs.Add(jobs.Job{Name: "webhooks", Loop: func(ctx context.Context) { _ = s.WebhookWorker.Run(ctx) }})
+	s.Jobs.Add(jobs.Job{Name: "webhook click set", Loop: func(ctx context.Context) { _ = s.ClickWebhooks.Run(ctx) }})
 }
 
 // commissions is one round of the commission schedule (it logs its own
@@ -215,7 +229,7 @@ func newLimiter(ctx context.Context, cfg *config.Config, now func() time.Time) (
 }
 
 // clickPath is GeoIP, the link cache and the click pipeline.
-func (s *Services) clickPath(context.Context) error {
+func (s *Services) clickPath(ctx context.Context) error {
 	cfg := s.Config
 	loc, err := geo.Open(cfg.GeoIPDB)
 	if err != nil {
@@ -233,12 +247,22 @@ func (s *Services) clickPath(context.Context) error {
 	if s.LinkInvalidator == nil {
 		s.LinkInvalidator = cache
 	}
-	s.Clicks = ingest.New(s.DB, ClickOptions(cfg, loc, s.Log, s.Now))
+	// link.clicked comes from the click batches: the feed's hook runs in
+	// each batch's transaction.
+	wc, err := webhooks.NewClicks(ctx, s.DB, webhooks.Links{})
+	if err != nil {
+		return err
+	}
+	wc.Logger = s.Log
+	s.ClickWebhooks = wc
+	s.Clicks = ingest.New(s.DB, ClickOptions(cfg, loc, s.Log, s.Now, wc.Hook))
 	return nil
 }
 
 // ClickOptions are the click pipeline's options the configuration gives.
-func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger, now func() time.Time) ingest.Options {
+// extra hooks run after the aggregates, in the same transaction (the
+// link.clicked webhook feed).
+func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger, now func() time.Time, extra ...models.ClickHook) ingest.Options {
 	dedup := cfg.ClickDedupWindow
 	if dedup == 0 {
 		dedup = -1 // disabled
@@ -247,7 +271,7 @@ func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger, now fu
 		DedupWindow: dedup, Geo: loc, Logger: log, Now: now,
 		// The analytics engine reads hourly aggregates; keep them in the
 		// same transaction as the clicks.
-		Hooks: []models.ClickHook{models.AggregateClicks}}
+		Hooks: append([]models.ClickHook{models.AggregateClicks}, extra...)}
 }
 
 // domain is the business services over the database: links, FX,
@@ -264,7 +288,9 @@ func (s *Services) domain(context.Context) error {
 		ReservedHosts:    []string{cfg.AppURL.Host, cfg.APIURL.Host},
 		PlainHTTPDefault: cfg.DevMode && cfg.AppURL.Scheme == "http",
 	}
-	s.Conversions = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Links: s.Links, Now: s.Now, Log: s.Log, Pending: s.Clicks})
+	s.webhooks()
+	s.Conversions = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Links: s.Links, Now: s.Now, Log: s.Log, Pending: s.Clicks,
+		Webhooks: s.ClickWebhooks.Links})
 	s.Referrals = &referrals.Service{DB: s.DB, Conversions: s.Conversions, Now: s.Now}
 	s.Analytics = analytics.NewEngine(s.DB, s.Now)
 	s.Analytics.QRBase = cfg.APIURL.String() + "/qr"
@@ -281,6 +307,20 @@ func (s *Services) domain(context.Context) error {
 	}
 	s.Pages = metatags.New(pages != qr.FetchAny, pages == qr.FetchOff)
 	return nil
+}
+
+// webhooks wires the webhook outbox into the link service and the click
+// feed, and makes the management service and the delivery worker.
+func (s *Services) webhooks() {
+	cfg := s.Config
+	wl := webhooks.Links{ShortLink: s.Links.ShortLink,
+		QRBase: strings.TrimSuffix(cfg.APIURL.Scheme+"://"+cfg.APIURL.Host, "/")}
+	s.Links.Events = &webhooks.LinkEvents{Links: wl}
+	s.ClickWebhooks.Links = wl
+	s.WebhookWorker = webhooks.NewWorker(s.DB, webhooks.Options{Targets: webhooks.Targets(cfg.WebhookTargets),
+		Timeout: cfg.WebhookTimeout, Concurrency: cfg.WebhookConcurrency, Schedule: cfg.WebhookRetries,
+		Retention: cfg.WebhookLogRetention, Logger: s.Log})
+	s.Webhooks = &webhooks.Service{DB: s.DB, Changed: s.ClickWebhooks.Invalidate, Wake: s.WebhookWorker.Wake}
 }
 
 // console is the session cookie codec. Keys come from the configuration;

@@ -27,7 +27,25 @@ type Service struct {
 	// Cache is told the (domain, key) of every link created, changed or
 	// deleted, and every domain changed, after commit. May be nil.
 	Cache Invalidator
+	// Events is told of link.created, link.updated and link.deleted inside
+	// the transaction of the change (webhooks.md §3.2: single operations
+	// only, never bulk ones or silent actors). May be nil.
+	Events Events
 }
+
+// Events receives the link events; internal/webhooks' LinkEvents writes
+// them to the webhook outbox. old is the stored link before an update (an
+// update that changes nothing emits nothing), nil otherwise.
+type Events interface {
+	LinkEvent(ctx context.Context, tx *models.DB, event string, l, old *models.Link) error
+}
+
+// The link events.
+const (
+	EventCreated = "link.created"
+	EventUpdated = "link.updated"
+	EventDeleted = "link.deleted"
+)
 
 // Invalidator drops cached links (internal/linkcache's cache satisfies it).
 type Invalidator interface {
@@ -39,7 +57,14 @@ type Invalidator interface {
 type Actor struct {
 	Workspace *models.Workspace
 	UserID    *string
+	// Silent makes the change fire no webhook event: the operations Dub
+	// does not announce (upsert's create path, partner default links,
+	// the dashboard's archive and delete, webhooks.md §3.2).
+	Silent bool
 }
+
+// emits reports whether a single operation by a fires webhook events.
+func (s *Service) emits(a Actor) bool { return s.Events != nil && !a.Silent }
 
 func (s *Service) now() time.Time {
 	if s.Now == nil {

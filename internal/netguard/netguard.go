@@ -1,8 +1,9 @@
-// Package netguard keeps the server's outgoing requests on behalf of
-// unauthenticated callers (QR logos, link metatags) off its own network: the
-// check runs when the connection is dialled, on the resolved address, so a
-// public name resolving to a private address (DNS rebinding included) is
-// refused, and so is every hop of a redirect.
+// Package netguard refuses outgoing connections to the server's own
+// network. Its check runs as a net.Dialer Control function, on the address
+// actually dialled after DNS resolution, so a public name resolving to a
+// private address (or re-resolving to one: DNS rebinding) is refused too.
+// The QR logo fetcher, the link metatags fetcher and the webhook deliverer
+// use it.
 package netguard
 
 import (
@@ -13,21 +14,14 @@ import (
 	"syscall"
 )
 
-// ErrNotPublic is returned when a host resolves to a non-public address.
-var ErrNotPublic = errors.New("the host is not a public address")
+// ErrNotPublic is returned for a connection to a non-public address.
+var ErrNotPublic = errors.New("not a public address")
 
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 
-// Public reports whether ip is a public unicast address: not loopback,
-// private (RFC 1918, unique-local), link-local (cloud metadata included),
-// CGNAT, multicast or unspecified.
-func Public(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	return ip.IsGlobalUnicast() && !ip.IsPrivate() && !ip.IsLoopback() && !ip.IsLinkLocalUnicast() && !cgnat.Contains(ip)
-}
-
-// PublicOnly is a net.Dialer Control function refusing connections to
-// addresses that are not Public.
+// PublicOnly refuses connections to loopback, private, link-local,
+// multicast, carrier-grade NAT and unspecified addresses. Use it as
+// net.Dialer.Control.
 func PublicOnly(_, address string, _ syscall.RawConn) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
@@ -37,8 +31,16 @@ func PublicOnly(_, address string, _ syscall.RawConn) error {
 	if err != nil {
 		return err
 	}
-	if !Public(ip) {
-		return fmt.Errorf("%w: %s", ErrNotPublic, ip.Unmap())
+	ip = ip.Unmap()
+	if !IsPublic(ip) {
+		return fmt.Errorf("%w: %s", ErrNotPublic, ip)
 	}
 	return nil
+}
+
+// IsPublic reports whether ip is a public unicast address.
+func IsPublic(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return ip.IsGlobalUnicast() && !ip.IsPrivate() && !ip.IsLoopback() && !ip.IsLinkLocalUnicast() &&
+		!cgnat.Contains(ip)
 }

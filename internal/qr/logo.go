@@ -71,7 +71,7 @@ type cachedLogo struct {
 func NewLogos(f Fetch) *Logos {
 	dialer := &net.Dialer{Timeout: logoTimeout}
 	if f != FetchAny {
-		dialer.Control = publicOnly
+		dialer.Control = netguard.PublicOnly
 	}
 	tr := &http.Transport{DialContext: dialer.DialContext, Proxy: nil, TLSHandshakeTimeout: logoTimeout,
 		ResponseHeaderTimeout: logoTimeout, MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second}
@@ -87,12 +87,6 @@ func NewLogos(f Fetch) *Logos {
 
 // ErrNotPublic is returned for a logo URL resolving to a non-public address.
 var ErrNotPublic = netguard.ErrNotPublic
-
-// publicOnly refuses connections to loopback, private, link-local,
-// multicast and unspecified addresses (netguard.PublicOnly, which the link
-// metatags fetcher shares). It runs on the resolved address, so a public
-// name resolving to a private address is refused too.
-var publicOnly = netguard.PublicOnly
 
 // Load returns the logo ref names: a data:image/…;base64 URL or an http(s)
 // URL. Errors say what is wrong with the logo.
