@@ -18,6 +18,11 @@ func (s *Server) parityRoutes(h *api.Handlers) {
 	a.Get("/domains/status", s.key("domains.read"), s.plan(models.PlanEnterprise), h.DomainStatus)
 	a.Post("/domains/register", s.key("domains.write"), s.plan(models.PlanEnterprise), h.RegisterDomain)
 	a.Post("/domains/:slug/primary", s.key("domains.write"), h.SetPrimaryDomain)
+	// Discount codes (§8): any role lists, owners and members write.
+	biz := s.plan(models.PlanBusiness)
+	a.Get("/discount-codes", s.key(""), biz, h.ListDiscountCodes)
+	a.Post("/discount-codes", s.key(""), writers, biz, h.CreateDiscountCode)
+	a.Delete("/discount-codes/:idOrCode", s.key(""), writers, biz, h.DeleteDiscountCode)
 	// Link previews (§12): no key; 10 a second per IP, as upstream.
 	a.Get("/links/metatags", s.limitIP("metatags", 10, 10*time.Second, "Don't DDoS me pls 🥺"), h.Metatags)
 }
