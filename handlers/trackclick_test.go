@@ -152,6 +152,31 @@ func TestTrackClick(t *testing.T) {
 			}
 		})
 
+		t.Run("the enrollment's discount; none when its amount is 0", func(t *testing.T) {
+			months := 12
+			d := &models.Discount{ID: "disc_track", Amount: 20, Type: models.DiscountPercentage, MaxDuration: &months, CreatedAt: e.now, UpdatedAt: e.now}
+			if err := db.SetGroupDiscount(ctx, grp, d); err != nil {
+				t.Fatal(err)
+			}
+			_, _, m := e.trackClick(`{"domain":"acme.link","key":"pat"}`, chromeUA+" track-d", nil)
+			got, _ := m["discount"].(map[string]any)
+			if got["id"] != "disc_track" || got["amount"] != float64(20) || got["type"] != "percentage" || got["maxDuration"] != float64(12) {
+				t.Fatalf("discount %v", m["discount"])
+			}
+			for _, k := range []string{"couponId", "couponTestId"} {
+				if v, ok := got[k]; !ok || v != nil {
+					t.Errorf("%s: %v (present %v)", k, v, ok)
+				}
+			}
+			zero := &models.Discount{ID: "disc_zero", Amount: 0, Type: models.DiscountFlat, CreatedAt: e.now, UpdatedAt: e.now}
+			if err := db.SetGroupDiscount(ctx, grp, zero); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, m := e.trackClick(`{"domain":"acme.link","key":"pat"}`, chromeUA+" track-z", nil); m["discount"] != nil {
+				t.Errorf("a 0 discount: %v", m["discount"])
+			}
+		})
+
 		t.Run("a partner's own image; null groupId and tenantId are left out", func(t *testing.T) {
 			img := "https://cdn.example/pat2.png"
 			if err := db.CreatePartner(ctx, &models.Partner{ID: "pn_img", WorkspaceID: e.ws.ID, Email: "p2@example.com", Name: "Pat Two", Image: &img, NetworkStatus: "approved"}); err != nil {
