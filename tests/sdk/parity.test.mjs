@@ -51,3 +51,33 @@ describe("domains without a registrar (parity.md §11.1)", () => {
     assert.equal(bad.error.message, 'invalid_format: domain: Invalid string: must end with ".link"');
   });
 });
+
+describe("discount codes (parity.md §8)", () => {
+  test("discountCodes.create (200), list, delete", async () => {
+    const r = await relink.cli(["program", "discount", "set", "--workspace", "acme", "--type", "percentage", "--amount", "25", "--max-duration", "3"]);
+    assert.equal(r.code, 0, r.stderr);
+    const discount = JSON.parse(r.stdout);
+    const partner = await dub.partners.create({ email: "sam@partners.test", name: "Sam Carter" });
+    const link = await dub.links.create({ url: "https://shop.test/", key: "sam", programId: partner.programId, partnerId: partner.id });
+
+    const code = await dub.discountCodes.create({ partnerId: partner.id, linkId: link.id });
+    assert.equal(code.code, "SAM25OFF");
+    assert.equal(code.discountId, discount.ID);
+    assert.equal(code.linkId, link.id);
+    const list = await dub.discountCodes.list({ partnerId: partner.id });
+    assert.deepEqual(list.map((c) => c.id), [code.id]);
+    assert.deepEqual(await dub.discountCodes.list({ discountId: "disc_nope" }).catch((e) => e.constructor.name), "NotFound");
+
+    const taken = await rejects(() => dub.discountCodes.create({ partnerId: partner.id, linkId: link.id, code: "OTHER" }));
+    assert.ok(taken instanceof errors.BadRequest, taken.constructor.name);
+    assert.equal(taken.error.message, "This link already has a discount code (SAM25OFF) assigned.");
+    const bad = await rejects(() => dub.discountCodes.create({ partnerId: partner.id, linkId: link.id, code: "NOT VALID!" }));
+    assert.ok(bad instanceof errors.UnprocessableEntity, bad.constructor.name);
+
+    const deleted = await dub.discountCodes.delete("SAM25OFF");
+    assert.deepEqual(deleted, { id: code.id });
+    const gone = await rejects(() => dub.discountCodes.delete(code.id));
+    assert.ok(gone instanceof errors.NotFound, gone.constructor.name);
+    assert.deepEqual(await dub.discountCodes.list(), []);
+  });
+});
