@@ -147,6 +147,7 @@ func (s *Server) linkRoutes(h *api.Handlers) {
 	// Fixed paths before /links/:linkId.
 	a.Get("/links/info", s.key("links.read"), h.LinkInfo)
 	a.Get("/links/count", s.key("links.read"), h.CountLinks)
+	a.Get("/links/export", s.key("links.read"), h.ExportLinks)
 	a.Put("/links/upsert", s.key("links.write"), h.UpsertLink)
 	a.Post("/links/bulk", s.key("links.write"), s.linksUsage, h.BulkCreateLinks)
 	a.Patch("/links/bulk", s.key("links.write"), h.BulkUpdateLinks)
@@ -403,7 +404,8 @@ func (s *Server) healthz(c *fiber.Ctx) error {
 func (s *Server) consoleRoutes() {
 	d := s.svc
 	h := console.New(console.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Logger: d.Log, Sessions: d.Sessions,
-		Links: d.Links, Analytics: d.Analytics, Conversions: d.Conversions})
+		Links: d.Links, Analytics: d.Analytics, Conversions: d.Conversions, Webhooks: d.Webhooks,
+		PrivacyChanged: d.KeepIPs.Invalidate})
 	s.app.Get("/", func(c *fiber.Ctx) error { return c.Redirect("/console", fiber.StatusFound) })
 	g := s.app.Group("/console", h.Session)
 	g.Get("/login", h.LoginForm)
@@ -420,9 +422,19 @@ func (s *Server) consoleRoutes() {
 	u.Get("/settings", h.Settings)
 	u.Post("/settings", h.RequireOwner, h.SaveSettings)
 	u.Post("/settings/publishable-key", h.RequireOwner, h.RotatePublishableKey)
+	u.Post("/settings/privacy", h.RequireOwner, h.SavePrivacy)
 	u.Get("/settings/keys", h.Keys)
 	u.Post("/settings/keys", h.CreateKey)
 	u.Post("/settings/keys/:id/revoke", h.RevokeKey)
+	u.Get("/webhooks", h.Webhooks)
+	u.Post("/webhooks", h.RequireOwner, h.CreateWebhook)
+	u.Get("/webhooks/:id", h.Webhook)
+	u.Get("/webhooks/:id/log", h.WebhookLog)
+	u.Post("/webhooks/:id", h.RequireOwner, h.UpdateWebhook)
+	u.Post("/webhooks/:id/test", h.RequireOwner, h.SendTestWebhook)
+	u.Post("/webhooks/:id/rotate", h.RequireOwner, h.RotateWebhookSecret)
+	u.Post("/webhooks/:id/toggle", h.RequireOwner, h.ToggleWebhook)
+	u.Post("/webhooks/:id/delete", h.RequireOwner, h.DeleteWebhook)
 	u.Get("/links", h.Links)
 	u.Post("/links", h.CreateLink)
 	u.Get("/links/:id", h.Link)

@@ -5,12 +5,13 @@ import (
 	"fmt"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/request"
 )
 
-// AvatarPath is where GET /og/avatar/{seed} is served on the API origin: the
-// image of partners who have none (parity.md §8.7 points at Dub's own
+// AvatarPath is where Avatar is served (parity.md §8.7 points at Dub's own
 // https://api.dub.co/og/avatar/<id>; a self-hosted server links its own).
-const AvatarPath = "/og/avatar/"
+const AvatarPath = request.AvatarPath
 
 // Avatar answers GET /og/avatar/{seed} with a deterministic gradient disc
 // (SVG): the same seed always gives the same picture.

@@ -6,6 +6,7 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -13,20 +14,25 @@ import (
 // upstream's schema order: email, name, avatar, externalId,
 // stripeCustomerId, country.
 func parseCustomerCreate(body []byte) (*models.Customer, error) {
-	o, err := decodeObject(body)
+	o, err := input.DecodeNullish(body)
 	if err != nil {
 		return nil, err
 	}
 	c := &models.Customer{}
-	c.Email = o.str("email", strOpts{email: true})
-	c.Name = o.str("name", strOpts{})
-	c.Avatar = o.str("avatar", strOpts{url: true})
-	if v := o.str("externalId", strOpts{required: true, reqMsg: "External ID is required", typeMsg: "External ID is required"}); v != nil {
-		c.ExternalID = *v
+	c.Email = o.Str("email", input.Str{Check: input.Email}).Ptr()
+	c.Name = o.Str("name", input.Str{}).Ptr()
+	c.Avatar = o.Str("avatar", input.Str{Check: input.URL}).Ptr()
+	// z.string("External ID is required"): one message for missing and for
+	// a value of another type.
+	if raw, ok := o.Present("externalId"); ok && input.Kind(raw) != "string" && o.Err() == nil {
+		o.Fail("invalid_type", "externalId", "External ID is required")
 	}
-	c.StripeCustomerID = o.str("stripeCustomerId", strOpts{})
-	c.Country = o.str("country", strOpts{required: true})
-	return c, o.err
+	if v := o.Str("externalId", input.Str{Required: true, ReqMsg: "External ID is required"}); v.Has() {
+		c.ExternalID = v.Value
+	}
+	c.StripeCustomerID = o.Str("stripeCustomerId", input.Str{}).Ptr()
+	c.Country = o.Str("country", input.Str{Required: true}).Ptr()
+	return c, o.Err()
 }
 
 // CreateCustomer answers POST /customers (parity.md §10): 201 with the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -52,26 +53,22 @@ var discountCodeRe = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 // order (code, partnerId, linkId); a blank code is treated as absent.
 func parseDiscountCode(body []byte) (conversions.DiscountCodeInput, error) {
 	var in conversions.DiscountCodeInput
-	o, err := decodeObject(body)
+	o, err := input.Decode(body)
 	if err != nil {
 		return in, err
 	}
-	if v := o.str("code", strOpts{trim: true}); v != nil && *v != "" {
+	if v := o.Str("code", input.Str{Trim: true}); v.Has() && v.Value != "" {
 		switch {
-		case utf8.RuneCountInString(*v) > 100:
-			o.fail("too_big", "code", "Code must be 100 characters or fewer.")
-		case !discountCodeRe.MatchString(*v):
-			o.fail("invalid_format", "code", "Code can only contain letters, numbers, dashes, and underscores.")
+		case utf8.RuneCountInString(v.Value) > 100:
+			o.Fail("too_big", "code", "Code must be 100 characters or fewer.")
+		case !discountCodeRe.MatchString(v.Value):
+			o.Fail("invalid_format", "code", "Code can only contain letters, numbers, dashes, and underscores.")
 		}
-		in.Code = *v
+		in.Code = v.Value
 	}
-	if v := o.str("partnerId", strOpts{required: true}); v != nil {
-		in.PartnerID = *v
-	}
-	if v := o.str("linkId", strOpts{required: true}); v != nil {
-		in.LinkID = *v
-	}
-	return in, o.err
+	in.PartnerID = o.Str("partnerId", input.Str{Required: true}).Value
+	in.LinkID = o.Str("linkId", input.Str{Required: true}).Value
+	return in, o.Err()
 }
 
 // CreateDiscountCode answers POST /discount-codes with 200 (not 201: the

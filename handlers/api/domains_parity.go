@@ -7,6 +7,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/input"
 )
 
 // Messages of the registrar routes, which a server without a registrar
@@ -40,16 +41,15 @@ func (h *Handlers) DomainStatus(c *fiber.Ctx) error {
 // RegisterDomain answers POST /domains/register like DomainStatus: the body
 // is validated (".link" checked before lower-casing, as upstream), then 403.
 func (h *Handlers) RegisterDomain(c *fiber.Ctx) error {
-	o, err := decodeObject(c.Body())
+	o, err := input.Decode(c.Body())
 	if err != nil {
 		return err
 	}
-	if v := o.str("domain", strOpts{required: true, min: 1, minMsg: "Domain to register is required."}); v != nil && o.err == nil &&
-		!strings.HasSuffix(*v, ".link") {
-		o.fail("invalid_format", "domain", `Invalid string: must end with ".link"`)
+	if v := o.Str("domain", input.Str{Required: true, Min: 1, MinMsg: "Domain to register is required."}); v.Has() && !strings.HasSuffix(v.Value, ".link") {
+		o.Fail("invalid_format", "domain", `Invalid string: must end with ".link"`)
 	}
-	if o.err != nil {
-		return o.err
+	if o.Err() != nil {
+		return o.Err()
 	}
 	return apierr.New(apierr.Forbidden, msgRegisterUnavailable)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 )
@@ -133,59 +134,59 @@ var usernameRe = regexp.MustCompile(`^[\p{L}\p{N}_-]+$`)
 
 // parsePartnerBody reads a POST /partners body (§3.3), or the partner
 // object of POST /tokens/embed/referrals.
-func parsePartnerBody(o *object) conversions.EnrollInput {
+func parsePartnerBody(o *input.Object) conversions.EnrollInput {
 	var in conversions.EnrollInput
-	if v := o.str("email", strOpts{required: true, trim: true, max: 190, email: true}); v != nil {
+	if v := o.Str("email", input.Str{Required: true, Trim: true, Max: 190, Check: input.Email}).Ptr(); v != nil {
 		in.Email = models.NormalizeEmail(*v)
 	}
-	in.Name = o.str("name", strOpts{trim: true, max: 100})
+	in.Name = o.Str("name", input.Str{Trim: true, Max: 100}).Ptr()
 	if in.Name != nil && *in.Name == "" {
 		in.Name = nil
 	}
-	if in.Username = o.str("username", strOpts{trim: true, max: 100}); in.Username != nil {
+	if in.Username = o.Str("username", input.Str{Trim: true, Max: 100}).Ptr(); in.Username != nil {
 		if *in.Username == "" {
 			in.Username = nil
 		} else if !usernameRe.MatchString(*in.Username) {
-			o.fail("custom", "username", "Invalid username. Must be a URL-friendly string.")
+			o.Fail("custom", "username", "Invalid username. Must be a URL-friendly string.")
 		}
 	}
-	in.Image = o.str("image", strOpts{url: true})
-	if v := o.str("tenantId", strOpts{trim: true}); v != nil {
+	in.Image = o.Str("image", input.Str{Check: input.URL}).Ptr()
+	if v := o.Str("tenantId", input.Str{Trim: true}).Ptr(); v != nil {
 		in.TenantID = *v
 	}
-	if v := o.str("groupId", strOpts{trim: true}); v != nil {
+	if v := o.Str("groupId", input.Str{Trim: true}).Ptr(); v != nil {
 		in.GroupID = *v
 	}
-	if in.Country = o.str("country", strOpts{trim: true}); in.Country != nil {
+	if in.Country = o.Str("country", input.Str{Trim: true}).Ptr(); in.Country != nil {
 		if len(*in.Country) != 2 {
-			o.fail("invalid_format", "country", "Invalid country code: use an ISO 3166-1 alpha-2 code.")
+			o.Fail("invalid_format", "country", "Invalid country code: use an ISO 3166-1 alpha-2 code.")
 		}
 		up := strings.ToUpper(*in.Country)
 		in.Country = &up
 	}
-	in.Description = o.str("description", strOpts{max: 5000})
+	in.Description = o.Str("description", input.Str{Max: 5000}).Ptr()
 	in.LinkProps = parseLinkProps(o)
 	return in
 }
 
 // parseLinkProps reads the linkProps object with the links API's rules.
-func parseLinkProps(o *object) *conversions.LinkProps {
-	raw, ok := o.raw("linkProps")
-	if !ok || o.err != nil {
+func parseLinkProps(o *input.Object) *conversions.LinkProps {
+	raw, ok := o.Present("linkProps")
+	if !ok || o.Err() != nil {
 		return nil
 	}
-	in, err := links.ParseLinkProps(raw, o.path("linkProps"))
+	in, err := links.ParseLinkProps(raw, o.Path("linkProps"))
 	if err != nil {
-		o.err = err
+		o.SetErr(err)
 		return nil
 	}
 	props := &conversions.LinkProps{Input: in}
-	if p := o.child("linkProps"); p != nil {
-		if v := p.str("prefix", strOpts{trim: true}); v != nil {
+	if p := o.Child("linkProps"); p != nil {
+		if v := p.Str("prefix", input.Str{Trim: true}).Ptr(); v != nil {
 			props.Prefix = *v
 		}
-		if p.err != nil && o.err == nil {
-			o.err = p.err
+		if p.Err() != nil {
+			o.SetErr(p.Err())
 		}
 	}
 	return props
@@ -194,13 +195,13 @@ func parseLinkProps(o *object) *conversions.LinkProps {
 // CreatePartner answers POST /partners: 201 with the enrolled partner, also
 // when the partner was already enrolled.
 func (h *Handlers) CreatePartner(c *fiber.Ctx) error {
-	o, err := decodeObject(c.Body())
+	o, err := input.DecodeNullish(c.Body())
 	if err != nil {
 		return err
 	}
 	in := parsePartnerBody(o)
-	if o.err != nil {
-		return o.err
+	if o.Err() != nil {
+		return o.Err()
 	}
 	in.UserID = actor(c).UserID
 	ep, err := h.Conversions.EnrollPartner(c.UserContext(), request.Workspace(c), in)
@@ -257,12 +258,12 @@ func (h *Handlers) ListPartners(c *fiber.Ctx) error {
 }
 
 // partnerSelector reads partnerId / tenantId from a body.
-func partnerSelector(o *object) conversions.PartnerSelector {
+func partnerSelector(o *input.Object) conversions.PartnerSelector {
 	var s conversions.PartnerSelector
-	if v := o.str("partnerId", strOpts{trim: true}); v != nil {
+	if v := o.Str("partnerId", input.Str{Trim: true}).Ptr(); v != nil {
 		s.PartnerID = *v
 	}
-	if v := o.str("tenantId", strOpts{trim: true}); v != nil {
+	if v := o.Str("tenantId", input.Str{Trim: true}).Ptr(); v != nil {
 		s.TenantID = *v
 	}
 	return s
@@ -272,23 +273,23 @@ func partnerSelector(o *object) conversions.PartnerSelector {
 // /partners/links/upsert bodies; upsert requires url.
 func parsePartnerLink(body []byte, upsert bool) (conversions.PartnerLinkInput, error) {
 	var in conversions.PartnerLinkInput
-	o, err := decodeObject(body)
+	o, err := input.DecodeNullish(body)
 	if err != nil {
 		return in, err
 	}
 	in.PartnerSelector = partnerSelector(o)
-	if v := o.str("url", strOpts{required: upsert, trim: true, max: 32000}); v != nil && *v != "" {
+	if v := o.Str("url", input.Str{Required: upsert, Trim: true, Max: 32000}).Ptr(); v != nil && *v != "" {
 		in.URL = links.URLify(*v)
 		if !links.ValidURL(in.URL) {
-			o.fail("invalid_format", "url", "Invalid URL")
+			o.Fail("invalid_format", "url", "Invalid URL")
 		}
 	}
-	if v := o.str("key", strOpts{trim: true, max: 190}); v != nil {
+	if v := o.Str("key", input.Str{Trim: true, Max: 190}).Ptr(); v != nil {
 		in.Key = *v
 	}
-	o.str("comments", strOpts{})
+	o.Str("comments", input.Str{}).Ptr()
 	in.LinkProps = parseLinkProps(o)
-	return in, o.err
+	return in, o.Err()
 }
 
 // CreatePartnerLink answers POST /partners/links with 201 and the link.

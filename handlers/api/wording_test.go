@@ -49,6 +49,8 @@ var wordingCases = []wordingCase{
 	{"GET", "/links/info?domain=not_a_domain&key=x", "", 422, "custom: domain: Invalid domain format"},
 	{"GET", "/links/info?externalId=nope", "", 400, "Invalid externalId. Did you forget to prefix it with `ext_`?"},
 	{"DELETE", "/links/bulk", "", 400, "Please provide linkIds to delete. You may use `linkId` or `externalId` prefixed with `ext_` as comma separated values."},
+	{"GET", "/links/export?columns=nonsense", "", 422, "Select at least one column to export."},
+	{"GET", "/links/export?start=2025-02-01&end=2025-01-01", "", 422, "The end date must be after the start date."},
 	// Domains, tags, folders (links.md §6-8, parity.md §11).
 	{"POST", "/domains", `{}`, 422, "invalid_type: slug: Invalid input: expected string, received undefined"},
 	{"POST", "/domains", `{"slug":"not a domain"}`, 422, "Invalid domain"},

@@ -7,10 +7,11 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/relinkhq/relink/handlers/api"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/internal/ttlmap"
 )
 
@@ -42,7 +43,7 @@ func (d deeplinkClicks) key(ip, domain string) string { return ip + "|" + string
 
 // rememberStoreClick is called by the redirect when it sends a visitor to
 // an app store through the interstitial.
-func (h *Handlers) rememberStoreClick(c *fiber.Ctx, t *Target, clickID string) {
+func (h *Handlers) rememberStoreClick(c *fiber.Ctx, t *shortlink.Target, clickID string) {
 	id := strings.Clone(clickID)
 	h.deeplinks.m.Put(h.deeplinks.key(h.ip(c), t.Domain), openAnswer{ClickID: &id,
 		Link: &openLink{ID: t.ID, Domain: t.Domain, Key: t.Key, URL: t.URL}}, h.d.Now(), h.d.Now().Add(deeplinkTTL))
@@ -54,7 +55,7 @@ func (h *Handlers) rememberStoreClick(c *fiber.Ctx, t *Target, clickID string) {
 // with only dubDomain it answers the click that sent this IP to the app
 // store within the last hour, if any. No authentication.
 func (h *Handlers) TrackOpen(c *fiber.Ctx) error {
-	in, err := api.ParseTrackOpen(c.Body())
+	in, err := conversions.ParseTrackOpen(c.Body())
 	if err != nil {
 		return err
 	}
@@ -69,7 +70,7 @@ func (h *Handlers) TrackOpen(c *fiber.Ctx) error {
 		return apierr.Validation("custom", "deepLink", "Invalid URL")
 	}
 	domain := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
-	res, found, err := h.d.Cache.Get(c.UserContext(), domain, lookupKey(strings.TrimPrefix(u.Path, "/")))
+	res, found, err := h.d.Cache.Get(c.UserContext(), domain, shortlink.LookupKey(strings.TrimPrefix(u.Path, "/")))
 	if err != nil {
 		return err
 	}

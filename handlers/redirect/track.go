@@ -6,11 +6,12 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/relinkhq/relink/handlers/api"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/internal/ttlmap"
 )
 
@@ -28,7 +29,7 @@ func TrackCORS(c *fiber.Ctx) error {
 
 // trackClickPartner is the partner of a partner link's click (§1.4,
 // parity.md §8.7): image always set (the partner's, else the avatar of
-// api.Avatar), groupId and tenantId left out when null.
+// handlers/api.Avatar), groupId and tenantId left out when null.
 type trackClickPartner struct {
 	ID       string  `json:"id"`
 	Name     string  `json:"name"`
@@ -44,7 +45,7 @@ type trackClickPartner struct {
 // as a redirect's. The same visitor on the same link within the dedup
 // window gets the same id back and no new click.
 func (h *Handlers) TrackClick(c *fiber.Ctx) error {
-	in, err := api.ParseTrackClick(c.Body())
+	in, err := conversions.ParseTrackClick(c.Body())
 	if err != nil {
 		return err
 	}
@@ -69,8 +70,8 @@ func (h *Handlers) TrackClick(c *fiber.Ctx) error {
 
 // clientTarget is the link the client-side script names by domain and key:
 // 404 "Link not found ..." when there is none or it has no workspace.
-func (h *Handlers) clientTarget(c *fiber.Ctx, domain, key string) (*Target, error) {
-	res, found, err := h.d.Cache.Get(c.UserContext(), domain, lookupKey(key))
+func (h *Handlers) clientTarget(c *fiber.Ctx, domain, key string) (*shortlink.Target, error) {
+	res, found, err := h.d.Cache.Get(c.UserContext(), domain, shortlink.LookupKey(key))
 	if err != nil {
 		return nil, err
 	}
@@ -84,9 +85,10 @@ func (h *Handlers) clientTarget(c *fiber.Ctx, domain, key string) (*Target, erro
 // /track/click and /track/visit) and answers its id. The same visitor on
 // the same link within the dedup window gets the id it got before and no
 // new click; a new click from a page off the workspace's allowed hostnames
-// is refused with CheckPageHost's 403. dest ("" for the link's destination)
+// is refused with CheckPageHost's 403; a request marked dub-no-track gets a
+// fresh id and records nothing (Dub's recordClick). dest ("" for the link's destination)
 // is the URL recorded; trigger ("" for link) the click's trigger.
-func (h *Handlers) clientClick(c *fiber.Ctx, t *Target, dest, referrer, trigger string) (string, error) {
+func (h *Handlers) clientClick(c *fiber.Ctx, t *shortlink.Target, dest, referrer, trigger string) (string, error) {
 	ip, ua := h.ip(c), string(c.Request().Header.UserAgent())
 	visitor := visitorKey(ip, ua, t.Domain, t.Key)
 	if clickID, seen := h.recent.get(visitor, h.d.Now()); seen {
@@ -98,6 +100,10 @@ func (h *Handlers) clientClick(c *fiber.Ctx, t *Target, dest, referrer, trigger 
 	clickID := ids.Click()
 	if dest == "" {
 		dest = t.URL
+	}
+	// dub-no-track (header or query, as on a redirect): an id, no click.
+	if len(c.Request().Header.Peek("dub-no-track")) > 0 || c.Request().URI().QueryArgs().Has("dub-no-track") {
+		return clickID, nil
 	}
 	if h.d.Clicks != nil {
 		h.d.Clicks.Enqueue(ingest.Hit{
@@ -123,7 +129,7 @@ type trackClickDiscount struct {
 // trackPartner is the partner object of a partner link's click (§1.4) and
 // its enrollment's discount (§8.7: nil when none or its amount is 0); the
 // partner is nil when it or its enrollment is gone.
-func (h *Handlers) trackPartner(c *fiber.Ctx, t *Target) (*trackClickPartner, *trackClickDiscount, error) {
+func (h *Handlers) trackPartner(c *fiber.Ctx, t *shortlink.Target) (*trackClickPartner, *trackClickDiscount, error) {
 	if h.d.DB == nil {
 		return nil, nil, nil
 	}
@@ -134,7 +140,7 @@ func (h *Handlers) trackPartner(c *fiber.Ctx, t *Target) (*trackClickPartner, *t
 	} else if err != nil {
 		return nil, nil, err
 	}
-	out := &trackClickPartner{ID: p.ID, Name: p.Name, Image: h.d.APIURL + api.AvatarPath + p.ID}
+	out := &trackClickPartner{ID: p.ID, Name: p.Name, Image: h.d.APIURL + request.AvatarPath + p.ID}
 	if p.Image != nil && *p.Image != "" {
 		out.Image = *p.Image
 	}

@@ -19,7 +19,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/auth"
 	"github.com/relinkhq/relink/internal/config"
@@ -30,10 +29,13 @@ import (
 	"github.com/relinkhq/relink/internal/linkcache"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/metatags"
+	"github.com/relinkhq/relink/internal/privacy"
 	"github.com/relinkhq/relink/internal/qr"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/referrals"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/wsset"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -63,7 +65,7 @@ type Services struct {
 	// The click path: GeoIP, the redirect's link cache (invalidated across
 	// instances through Redis), and the click pipeline.
 	Geo       *geo.Locator
-	LinkCache *redirect.Cache
+	LinkCache *shortlink.Cache
 	Clicks    *ingest.Pipeline
 
 	// FX converts non-USD sales (RELINK_FX_RATES).
@@ -91,6 +93,9 @@ type Services struct {
 	Webhooks      *webhooks.Service
 	WebhookWorker *webhooks.Worker
 	ClickWebhooks *webhooks.Clicks
+	// KeepIPs is the set of workspaces whose clicks keep IP addresses
+	// (their privacy setting); the console invalidates it on a change.
+	KeepIPs *wsset.Set
 
 	// Jobs is the background work; the server starts it with the listeners
 	// and stops and drains it at shutdown.
@@ -165,6 +170,14 @@ func (s *Services) jobs() {
 	// refresh of the click-webhook set (changes made by other instances).
 	s.Jobs.Add(jobs.Job{Name: "webhooks", Loop: func(ctx context.Context) { _ = s.WebhookWorker.Run(ctx) }})
 	s.Jobs.Add(jobs.Job{Name: "webhook click set", Loop: func(ctx context.Context) { _ = s.ClickWebhooks.Run(ctx) }})
+	// Privacy: the keep-IP set's refresh (other instances' changes) and the
+	// deletion of raw clicks past their workspace's retention period.
+	s.Jobs.Add(jobs.Job{Name: "keep-IP set", Loop: s.KeepIPs.Run})
+	retention := &privacy.Retention{DB: s.DB, Now: s.Now, Logger: s.Log}
+	s.Jobs.Add(jobs.Job{Name: "retention", Every: privacy.RetentionPeriod, Run: func(ctx context.Context) error {
+		_, err := retention.Run(ctx)
+		return err
+	}})
 }
 
 // commissions is one round of the commission schedule (it logs its own
@@ -237,7 +250,7 @@ func (s *Services) clickPath(ctx context.Context) error {
 	}
 	s.onClose("geoip", loc.Close)
 	s.Geo = loc
-	cache, err := redirect.NewCache(s.DB, linkcache.Options{Size: cfg.LinkCacheSize, TTL: cfg.LinkCacheTTL,
+	cache, err := shortlink.NewCache(s.DB, linkcache.Options{Size: cfg.LinkCacheSize, TTL: cfg.LinkCacheTTL,
 		Redis: s.Redis, Now: s.Now, Logger: s.Log})
 	if err != nil {
 		return err
@@ -255,7 +268,13 @@ func (s *Services) clickPath(ctx context.Context) error {
 	}
 	wc.Logger = s.Log
 	s.ClickWebhooks = wc
-	s.Clicks = ingest.New(s.DB, ClickOptions(cfg, loc, s.Log, s.Now, wc.Hook))
+	if s.KeepIPs, err = privacy.KeepingIPs(ctx, s.DB); err != nil {
+		return err
+	}
+	s.KeepIPs.Logger = s.Log
+	opt := ClickOptions(cfg, loc, s.Log, s.Now, wc.Hook)
+	opt.KeepIP = s.KeepIPs.Has
+	s.Clicks = ingest.New(s.DB, opt)
 	return nil
 }
 

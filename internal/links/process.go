@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -211,43 +212,14 @@ func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []mod
 	}
 
 	// §4.3 key.
-	shared := s.IsDefaultDomain(domain)
-	if key == "" {
-		if key, err = s.randomKey(ctx, domain, in.KeyLength.Value, in.Prefix.Value); err != nil {
-			return nil, err
-		}
-	} else if unchanged := old != nil && old.Domain == domain && strings.EqualFold(old.Key, key); !unchanged && !m.skipUnique {
-		if key, err = NormalizeKey(key); err != nil {
-			return nil, err
-		}
-		if err := CheckReservedKey(key, shared); err != nil {
-			return nil, err
-		}
-		if old == nil || old.Domain != domain || !strings.EqualFold(old.Key, key) {
-			taken, err := s.DB.LinkExists(ctx, domain, key)
-			if err != nil {
-				return nil, err
-			}
-			if taken {
-				return nil, apierr.New(apierr.Conflict, models.MsgDuplicateKey)
-			}
-		}
+	if key, err = s.processKey(ctx, in, key, domain, old, m); err != nil {
+		return nil, err
 	}
 
 	// §4.4 externalId.
 	ext := in.ExternalID.Ptr()
-	if ext != nil && !m.bulk && !m.skipUnique && (old == nil || old.ExternalID == nil || !strings.EqualFold(*old.ExternalID, *ext)) {
-		exceptID := ""
-		if old != nil {
-			exceptID = old.ID
-		}
-		taken, err := s.DB.ExternalIDTaken(ctx, ws.ID, *ext, exceptID)
-		if err != nil {
-			return nil, err
-		}
-		if taken {
-			return nil, apierr.New(apierr.Conflict, models.MsgDuplicateExternalID)
-		}
+	if err := s.checkExternalID(ctx, ws.ID, ext, old, m); err != nil {
+		return nil, err
 	}
 
 	// §4.5 tags.
@@ -300,19 +272,72 @@ func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []mod
 	}
 
 	l.Domain, l.Key, l.URL = domain, key, dest
+	fillLink(l, in, dest)
+	l.ExternalID, l.ExpiresAt, l.Image, l.FolderID = ext, expiresAt, image, folderID
+	l.TestStartedAt, l.TestCompletedAt = testStarted, testCompleted
+	return &prepared{link: l, tagIDs: tagIDs}, nil
+}
+
+// processKey is §4.3: a random key when none is given, else the key
+// normalised, checked against the reserved paths and for uniqueness (unless
+// the link keeps its key).
+func (s *Service) processKey(ctx context.Context, in *Input, key, domain string, old *models.Link, m mode) (string, error) {
+	var err error
+	shared := s.IsDefaultDomain(domain)
+	if key == "" {
+		if key, err = s.randomKey(ctx, domain, in.KeyLength.Value, in.Prefix.Value); err != nil {
+			return "", err
+		}
+	} else if unchanged := old != nil && old.Domain == domain && strings.EqualFold(old.Key, key); !unchanged && !m.skipUnique {
+		if key, err = shortlink.NormalizeKey(key); err != nil {
+			return "", err
+		}
+		if err := shortlink.CheckReservedKey(key, shared); err != nil {
+			return "", err
+		}
+		if old == nil || old.Domain != domain || !strings.EqualFold(old.Key, key) {
+			taken, err := s.DB.LinkExists(ctx, domain, key)
+			if err != nil {
+				return "", err
+			}
+			if taken {
+				return "", apierr.New(apierr.Conflict, models.MsgDuplicateKey)
+			}
+		}
+	}
+	return key, nil
+}
+
+// checkExternalID is §4.4: an externalId is unique in the workspace.
+func (s *Service) checkExternalID(ctx context.Context, workspaceID string, ext *string, old *models.Link, m mode) error {
+	if ext != nil && !m.bulk && !m.skipUnique && (old == nil || old.ExternalID == nil || !strings.EqualFold(*old.ExternalID, *ext)) {
+		exceptID := ""
+		if old != nil {
+			exceptID = old.ID
+		}
+		taken, err := s.DB.ExternalIDTaken(ctx, workspaceID, *ext, exceptID)
+		if err != nil {
+			return err
+		}
+		if taken {
+			return apierr.New(apierr.Conflict, models.MsgDuplicateExternalID)
+		}
+	}
+	return nil
+}
+
+// fillLink copies the validated input's plain fields onto l.
+func fillLink(l *models.Link, in *Input, dest string) {
 	l.TrackConversion = in.TrackConversion.Value
-	l.ExternalID = ext
 	l.TenantID = in.TenantID.Ptr()
 	l.ProgramID = in.ProgramID.Ptr()
 	l.PartnerID = in.PartnerID.Ptr()
 	l.Archived = in.Archived.Value
-	l.ExpiresAt = expiresAt
 	l.ExpiredURL = in.ExpiredURL.Ptr()
 	l.Password = in.Password.Ptr()
 	l.Proxy = in.Proxy.Value
 	l.Title = truncate(in.Title.Ptr(), 120)
 	l.Description = truncate(in.Description.Ptr(), 240)
-	l.Image = image
 	l.Video = in.Video.Ptr()
 	l.Rewrite = in.Rewrite.Value
 	l.DoIndex = in.DoIndex.Value
@@ -323,7 +348,6 @@ func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []mod
 		l.Geo = models.Geo(in.Geo.Value)
 	}
 	l.PublicStats = in.PublicStats.Value
-	l.FolderID = folderID
 	l.Comments = in.Comments.Ptr()
 	utm := UTMFromURL(dest)
 	l.UTMSource, l.UTMMedium, l.UTMCampaign, l.UTMTerm, l.UTMContent =
@@ -332,8 +356,6 @@ func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []mod
 	if in.TestVariants.Has() {
 		l.TestVariants = in.TestVariants.Value
 	}
-	l.TestStartedAt, l.TestCompletedAt = testStarted, testCompleted
-	return &prepared{link: l, tagIDs: tagIDs}, nil
 }
 
 // applyUTM writes the utm_* and ref fields into the destination (§4.8). On

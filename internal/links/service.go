@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -69,12 +70,7 @@ func (s *Service) Info(ctx context.Context, ws *models.Workspace, q InfoQuery) (
 	case q.Domain == "":
 		return nil, apierr.New(apierr.NotFound, "Link not found.")
 	}
-	key := q.Key
-	if key == "" {
-		key = models.RootKey
-	} else {
-		key = LookupKey(key)
-	}
+	key := shortlink.LookupKey(q.Key)
 	l, err := s.DB.LinkByDomainKey(ctx, q.Domain, key)
 	if err != nil {
 		return nil, err

@@ -123,8 +123,10 @@ func NewWorker(db *models.DB, opt Options) *Worker {
 		// A redirect is the receiver's answer, not followed (a 3xx is not a
 		// success: the attempt is retried).
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// A claimed row waits at most claimSize/Concurrency rounds of attempts
+	// before its own; the lease covers that and then some.
 	return &Worker{db: db, opt: opt, client: client, wake: make(chan struct{}, 1),
-		lease: opt.Timeout + 30*time.Second}
+		lease: 5*opt.Timeout + 30*time.Second}
 }
 
 // Stats returns the counters.
@@ -142,19 +144,62 @@ func (w *Worker) Wake() {
 }
 
 // Run delivers until ctx is cancelled, then waits for the attempts in
-// flight (each bounded by the timeout) and releases the rows it claimed but
-// did not start, so another instance or the next start delivers them.
+// flight (each bounded by the timeout), records them, and releases the
+// rows it claimed but did not start, so another instance or the next start
+// delivers them.
 func (w *Worker) Run(ctx context.Context) error {
-	sem := make(chan struct{}, w.opt.Concurrency)
+	queue := make(chan claimed, w.claimSize())
+	results, recorded := make(chan outcome, recordBatch), make(chan struct{})
+	go w.recorder(results, recorded)
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	for range w.opt.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for d := range queue {
+				w.attempt(context.WithoutCancel(ctx), d, results)
+			}
+		}()
+	}
+	w.feed(ctx, queue)
+	// Stopping: rows still queued are released, the rest finish.
+	var unstarted []int64
+drain:
+	for {
+		select {
+		case d := <-queue:
+			unstarted = append(unstarted, d.ID)
+		default:
+			break drain
+		}
+	}
+	close(queue)
+	wg.Wait()
+	close(results)
+	<-recorded
+	if len(unstarted) > 0 {
+		err := w.db.WithContext(context.WithoutCancel(ctx)).Model(&Delivery{}).Where("id IN ?", unstarted).
+			Update("claimed_until", nil).Error
+		if err != nil {
+			w.opt.Logger.Warn("webhooks: release claims at stop (they expire with the lease)", "rows", len(unstarted), "err", err)
+		}
+	}
+	return nil
+}
+
+// claimSize is how many rows one claim takes: a few rounds of the
+// concurrency, so the claim query is amortised over many deliveries.
+func (w *Worker) claimSize() int { return 4 * w.opt.Concurrency }
+
+// feed claims due rows into queue whenever it runs low, until ctx ends.
+func (w *Worker) feed(ctx context.Context, queue chan claimed) {
 	nextCleanup := time.Time{}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-timer.C:
 		case <-w.wake:
 		}
@@ -163,16 +208,15 @@ func (w *Worker) Run(ctx context.Context) error {
 			nextCleanup = now.Add(time.Hour)
 		}
 		for ctx.Err() == nil {
-			free := w.opt.Concurrency - len(sem)
-			if free == 0 {
-				sem <- struct{}{} // wait for a slot
-				<-sem
+			room := cap(queue) - len(queue)
+			if room < cap(queue)/2 {
+				time.Sleep(5 * time.Millisecond) // the queue is still busy
 				continue
 			}
 			// The claim is not cancelled half-way by a stop: rows it claims
-			// are always attempted (else they would wait for the lease).
+			// are queued (and released at stop if not started).
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.opt.Timeout)
-			batch, err := w.claim(cctx, free)
+			batch, err := w.claim(cctx, room)
 			cancel()
 			if err != nil {
 				if ctx.Err() == nil {
@@ -180,15 +224,10 @@ func (w *Worker) Run(ctx context.Context) error {
 				}
 				break
 			}
-			for i := range batch {
-				sem <- struct{}{}
-				wg.Add(1)
-				go func(d claimed) {
-					defer func() { <-sem; wg.Done() }()
-					w.attempt(context.WithoutCancel(ctx), d)
-				}(batch[i])
+			for _, d := range batch {
+				queue <- d
 			}
-			if len(batch) < free {
+			if len(batch) < room {
 				break
 			}
 		}
@@ -249,16 +288,12 @@ type result struct {
 
 func (r result) ok() bool { return r.status >= 200 && r.status < 300 }
 
-// attempt makes one HTTP attempt and records it.
-func (w *Worker) attempt(ctx context.Context, d claimed) {
+// attempt makes one HTTP attempt and hands it to the recorder.
+func (w *Worker) attempt(ctx context.Context, d claimed, out chan<- outcome) {
 	if d.hook == nil { // deleted meanwhile; the cascade removes the row
 		return
 	}
-	res := w.post(ctx, d.hook, []byte(d.Body))
-	if err := w.record(ctx, d, res); err != nil {
-		// The claim expires and the row is attempted again.
-		w.opt.Logger.Error("webhooks: record attempt", "delivery", d.ID, "webhook", d.WebhookID, "err", err)
-	}
+	out <- outcome{d: d, res: w.post(ctx, d.hook, []byte(d.Body))}
 }
 
 const maxLoggedResponse = 64 << 10
@@ -293,51 +328,142 @@ func (w *Worker) post(ctx context.Context, h *Webhook, envelope []byte) result {
 // errorStatus is the status logged for an attempt without a response (§2.7).
 const errorStatus = 503
 
-// record writes the attempt's log row, the delivery's next state and the
-// webhook's failure bookkeeping (§6.4, §6.5) in one transaction.
-func (w *Worker) record(ctx context.Context, d claimed, res result) error {
+// outcome is an attempt waiting to be recorded.
+type outcome struct {
+	d   claimed
+	res result
+}
+
+// recordBatch is the most attempts recorded in one transaction.
+const recordBatch = 500
+
+// recorder writes outcomes in batches, one transaction each, so the
+// database's cost per delivery stays small at click volume (SQLite has one
+// writer). A batch that fails to commit is logged; its rows keep their
+// claims until the lease expires and are attempted again (at least once).
+func (w *Worker) recorder(in <-chan outcome, done chan<- struct{}) {
+	defer close(done)
+	for first := range in {
+		batch := []outcome{first}
+	fill:
+		for len(batch) < recordBatch {
+			select {
+			case o, ok := <-in:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, o)
+			default:
+				break fill
+			}
+		}
+		if err := w.record(context.Background(), batch); err != nil {
+			w.opt.Logger.Error("webhooks: record attempts", "attempts", len(batch), "err", err)
+		}
+	}
+}
+
+func (o *outcome) status() (int, string) {
+	if o.res.err == nil {
+		return o.res.status, ""
+	}
+	text := o.res.err.Error()
+	if errors.Is(o.res.err, netguard.ErrNotPublic) {
+		text += " (RELINK_WEBHOOK_TARGETS=public)"
+	}
+	return errorStatus, text
+}
+
+// record writes a batch's log rows, the deliveries' next states and the
+// webhooks' failure bookkeeping (§6.4, §6.5) in one transaction. Successes
+// of webhooks with no failure in the batch are written with one UPDATE per
+// status code; everything else row by row, in order, so the failure count
+// sees attempts in the order they ended.
+func (w *Worker) record(ctx context.Context, batch []outcome) error {
 	now := Now()
-	if res.status == http.StatusGone && d.hook.Receiver == ReceiverZapier {
-		w.unsubscribed.Add(1)
-		w.opt.Logger.Info("webhooks: zapier answered 410, webhook deleted", "webhook", d.WebhookID)
-		return w.db.WithContext(ctx).Delete(&Webhook{}, "id = ?", d.WebhookID).Error
+	failing := map[string]bool{}
+	for _, o := range batch {
+		if !o.res.ok() {
+			failing[o.d.WebhookID] = true
+		}
 	}
 	return w.db.Tx(ctx, func(tx *models.DB) error {
-		status := res.status
-		errText := ""
-		if res.err != nil {
-			status, errText = errorStatus, res.err.Error()
-			if errors.Is(res.err, netguard.ErrNotPublic) {
-				errText += " (RELINK_WEBHOOK_TARGETS=public)"
+		logs := make([]Attempt, 0, len(batch))
+		okByStatus := map[int][]int64{}
+		var okHooks []string
+		var counters Stats
+		for i := range batch {
+			o := &batch[i]
+			d := o.d
+			if o.res.status == http.StatusGone && d.hook.Receiver == ReceiverZapier {
+				counters.Unsubscribed++
+				w.opt.Logger.Info("webhooks: zapier answered 410, webhook deleted", "webhook", d.WebhookID)
+				if err := tx.WithContext(ctx).Delete(&Webhook{}, "id = ?", d.WebhookID).Error; err != nil {
+					return fmt.Errorf("delete unsubscribed webhook: %w", err)
+				}
+				continue
+			}
+			status, errText := o.status()
+			logs = append(logs, Attempt{DeliveryID: d.ID, WebhookID: d.WebhookID, EventID: d.EventID, Event: d.Event,
+				MessageID: fmt.Sprintf("msg_%d_%d", d.ID, d.Attempts+1), URL: d.hook.URL, HTTPStatus: status,
+				RequestBody: string(o.res.reqBody), ResponseBody: o.res.respBody, Error: errText,
+				DurationMS: o.res.took.Milliseconds(), CreatedAt: now})
+			if o.res.ok() && !failing[d.WebhookID] {
+				counters.Delivered++
+				okByStatus[status] = append(okByStatus[status], d.ID)
+				okHooks = append(okHooks, d.WebhookID)
+				continue
+			}
+			if err := w.recordOne(ctx, tx, o, status, now, &counters); err != nil {
+				return err
 			}
 		}
-		a := Attempt{DeliveryID: d.ID, WebhookID: d.WebhookID, EventID: d.EventID, Event: d.Event,
-			MessageID: fmt.Sprintf("msg_%d_%d", d.ID, d.Attempts+1), URL: d.hook.URL, HTTPStatus: status,
-			RequestBody: string(res.reqBody), ResponseBody: res.respBody, Error: errText,
-			DurationMS: res.took.Milliseconds(), CreatedAt: now}
-		if err := tx.WithContext(ctx).Create(&a).Error; err != nil {
-			return fmt.Errorf("log attempt: %w", err)
+		if err := tx.WithContext(ctx).Omit("id").CreateInBatches(logs, 100).Error; err != nil {
+			return fmt.Errorf("log attempts: %w", err)
 		}
-		up := map[string]any{"attempts": d.Attempts + 1, "last_status": status, "claimed_until": nil}
-		if res.ok() {
-			w.delivered.Add(1)
-			up["status"], up["finished_at"] = StatusDelivered, now
-		} else {
-			w.failed.Add(1)
-			if d.Attempts+1 > len(w.opt.Schedule) {
-				w.exhausted.Add(1)
-				up["status"], up["finished_at"] = StatusFailed, now
-				w.opt.Logger.Warn("webhooks: delivery failed after every retry", "webhook", d.WebhookID,
-					"event", d.Event, "eventId", d.EventID, "attempts", d.Attempts+1, "status", status)
-			} else {
-				up["next_attempt_at"] = now.Add(w.opt.Schedule[d.Attempts])
+		for status, idList := range okByStatus {
+			if err := tx.WithContext(ctx).Model(&Delivery{}).Where("id IN ?", idList).Updates(map[string]any{
+				"status": StatusDelivered, "attempts": gorm.Expr("attempts + 1"), "last_status": status,
+				"claimed_until": nil, "finished_at": now}).Error; err != nil {
+				return fmt.Errorf("mark delivered: %w", err)
 			}
 		}
-		if err := tx.WithContext(ctx).Model(&Delivery{}).Where("id = ?", d.ID).Updates(up).Error; err != nil {
-			return fmt.Errorf("update delivery: %w", err)
+		if len(okHooks) > 0 {
+			if err := tx.WithContext(ctx).Model(&Webhook{}).Where("id IN ? AND consecutive_failures > 0", okHooks).
+				Updates(map[string]any{"consecutive_failures": 0, "last_failed_at": nil}).Error; err != nil {
+				return fmt.Errorf("reset failures: %w", err)
+			}
 		}
-		return w.bookkeep(ctx, tx, d.WebhookID, res.ok(), now)
+		w.delivered.Add(counters.Delivered)
+		w.failed.Add(counters.FailedAttempts)
+		w.exhausted.Add(counters.Exhausted)
+		w.unsubscribed.Add(counters.Unsubscribed)
+		return nil
 	})
+}
+
+// recordOne writes one attempt's delivery state and bookkeeping.
+func (w *Worker) recordOne(ctx context.Context, tx *models.DB, o *outcome, status int, now time.Time, c *Stats) error {
+	d := o.d
+	up := map[string]any{"attempts": d.Attempts + 1, "last_status": status, "claimed_until": nil}
+	if o.res.ok() {
+		c.Delivered++
+		up["status"], up["finished_at"] = StatusDelivered, now
+	} else {
+		c.FailedAttempts++
+		if d.Attempts+1 > len(w.opt.Schedule) {
+			c.Exhausted++
+			up["status"], up["finished_at"] = StatusFailed, now
+			w.opt.Logger.Warn("webhooks: delivery failed after every retry", "webhook", d.WebhookID,
+				"event", d.Event, "eventId", d.EventID, "attempts", d.Attempts+1, "status", status)
+		} else {
+			up["next_attempt_at"] = now.Add(w.opt.Schedule[d.Attempts])
+		}
+	}
+	if err := tx.WithContext(ctx).Model(&Delivery{}).Where("id = ?", d.ID).Updates(up).Error; err != nil {
+		return fmt.Errorf("update delivery: %w", err)
+	}
+	return w.bookkeep(ctx, tx, d.WebhookID, o.res.ok(), now)
 }
 
 // bookkeep counts consecutive failed attempts: a success resets the count,
