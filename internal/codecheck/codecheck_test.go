@@ -20,7 +20,6 @@ var longAllowed = map[string]string{
 	"handlers/embed/embed_test.go TestEmbedPageAndFragments":           "to split (issue 12 item 8)",
 	"handlers/console/analytics.go (*Handlers).analyticsView":          "to split (issue 12 item 8)",
 	"handlers/embed/tabs_test.go TestTabs":                             "to split (issue 12 item 8)",
-	"handlers/console/links_test.go TestLinks":                         "to split (issue 12 item 8)",
 	"internal/conversions/track.go (*Service).TrackSale":               "to split (issue 12 item 8)",
 	"internal/ingest/ingest.go (*Pipeline).run":                        "to split (issue 12 item 8)",
 	"internal/analytics/params_test.go TestParseAccepts":               "to split (issue 12 item 8)",
