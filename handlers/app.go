@@ -281,8 +281,8 @@ func (s *Server) embedPageRoutes(emb *embed.Handlers) {
 
 // redirectRoutes: redirects (links.md §10): every path of a short-link
 // domain is a key. Mounted LAST: the catch-all must come after every other
-// app route; reserved paths (/api, /embed, /static, /console, /healthz)
-// never resolve.
+// app route; the reserved paths (shortlink's one list, checked against
+// these routes by TestReservedPathsCoverRoutes) never resolve.
 func (s *Server) redirectRoutes(rd *redirect.Handlers) {
 	s.app.Get("/deeplink/*", rd.Deeplink) // the app-store interstitial (#12, #13)
 	s.short.Get("/", rd.Short)
