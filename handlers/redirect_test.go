@@ -156,6 +156,82 @@ func doc(t *testing.T, resp *http.Response) *goquery.Document {
 
 func ptr[T any](v T) *T { return &v }
 
+// checkStoreInterstitial: an iPhone visit to an App Store link goes through the interstitial and is one click, the click cookie's.
+func checkStoreInterstitial(t *testing.T, e *redirectEnv, targeted *models.Link) {
+	e.now = e.now.Add(2 * time.Hour) // outside the dedup window of earlier requests
+	before := len(e.clicksOf(targeted))
+	ua := iphoneUA + " interstitial"
+	first := e.do(rreq{path: "/App?ref=tw", ua: ua, sameVisitor: true})
+	ck := cookieOf(first, "dub_id_acme.link_app")
+	if first.StatusCode != 307 || ck == nil {
+		t.Fatalf("first hop %d, cookie %v", first.StatusCode, ck)
+	}
+	loc, _ := url.Parse(first.Header.Get("Location"))
+	page := e.do(rreq{host: loc.Host, path: loc.RequestURI(), ua: ua, sameVisitor: true})
+	if page.StatusCode != 200 {
+		t.Fatalf("interstitial %d", page.StatusCode)
+	}
+	if cc := page.Header.Get("Cache-Control"); cc != "private, no-store" {
+		t.Errorf("interstitial Cache-Control %q", cc)
+	}
+	d := doc(t, page)
+	btn := d.Find(`[data-testid="deeplink-continue"]`)
+	href, _ := btn.Attr("href")
+	copied, _ := btn.Attr("data-copy")
+	if href != "http://acme.link/App?ref=tw&skip_deeplink_preview=1" || copied != "http://acme.link/App" || !strings.Contains(btn.Text(), "App Store") {
+		t.Fatalf("button %q href %q copies %q", btn.Text(), href, copied)
+	}
+	next, _ := url.Parse(href)
+	final := e.do(rreq{path: next.RequestURI(), ua: ua, sameVisitor: true, cookies: map[string]string{ck.Name: ck.Value}})
+	if final.StatusCode != 302 || final.Header.Get("Location") != "https://apps.apple.com/app/x?ref=tw" {
+		t.Fatalf("store hop %d %q", final.StatusCode, final.Header.Get("Location"))
+	}
+	clicks := e.clicksOf(targeted)
+	if len(clicks)-before != 1 || clicks[len(clicks)-1].ClickID != ck.Value {
+		t.Fatalf("%d clicks stored for the visit (want 1, id %s)", len(clicks)-before, ck.Value)
+	}
+}
+
+// checkRedirectHeaders: a redirect sets the click cookie, no-store and the robots tag, and stores the cookie's click.
+func checkRedirectHeaders(t *testing.T, e *redirectEnv, plain *models.Link) {
+	resp := e.do(rreq{path: "/Promo"})
+	ck := cookieOf(resp, "dub_id_acme.link_promo")
+	if ck == nil || len(ck.Value) != 16 || ck.Path != "/Promo" || ck.MaxAge != 3600 {
+		t.Fatalf("click cookie %+v", ck)
+	}
+	if cc := resp.Header.Get("Cache-Control"); cc != "private, no-store" {
+		t.Errorf("Cache-Control %q", cc)
+	}
+	if rt := resp.Header.Get("X-Robots-Tag"); rt != "googlebot: noindex" {
+		t.Errorf("X-Robots-Tag %q", rt)
+	}
+	clicks := e.clicksOf(plain)
+	if last := clicks[len(clicks)-1]; last.ClickID != ck.Value || last.URL != "https://example.com/landing" || last.Trigger != "link" {
+		t.Errorf("stored click %+v does not match the cookie %q", last, ck.Value)
+	}
+}
+
+// checkCloakedPage: a cloaked link's page frames exactly its destination.
+func checkCloakedPage(t *testing.T, e *redirectEnv) {
+	resp := e.do(rreq{path: "/cloak"})
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-src https://example.com;") {
+		t.Errorf("CSP %q", csp)
+	}
+	if src, _ := doc(t, resp).Find("iframe").Attr("src"); src != "https://example.com/framed" {
+		t.Errorf("iframe src %q", src)
+	}
+}
+
+// checkOGCard: a link preview crawler gets the link's OG tags.
+func checkOGCard(t *testing.T, e *redirectEnv) {
+	d := doc(t, e.do(rreq{path: "/card", ua: slackUA}))
+	for prop, want := range map[string]string{"og:title": "Card title", "og:description": "Card description", "og:image": "https://example.com/og.png"} {
+		if got, _ := d.Find(`meta[property="` + prop + `"]`).Attr("content"); got != want {
+			t.Errorf("%s = %q, want %q", prop, got, want)
+		}
+	}
+}
+
 func TestRedirectDecisions(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newRedirectEnv(t, db, map[string]string{})
@@ -255,57 +331,8 @@ func TestRedirectDecisions(t *testing.T) {
 			})
 		}
 
-		t.Run("redirect headers and click cookie", func(t *testing.T) {
-			resp := e.do(rreq{path: "/Promo"})
-			ck := cookieOf(resp, "dub_id_acme.link_promo")
-			if ck == nil || len(ck.Value) != 16 || ck.Path != "/Promo" || ck.MaxAge != 3600 {
-				t.Fatalf("click cookie %+v", ck)
-			}
-			if cc := resp.Header.Get("Cache-Control"); cc != "private, no-store" {
-				t.Errorf("Cache-Control %q", cc)
-			}
-			if rt := resp.Header.Get("X-Robots-Tag"); rt != "googlebot: noindex" {
-				t.Errorf("X-Robots-Tag %q", rt)
-			}
-			clicks := e.clicksOf(plain)
-			if last := clicks[len(clicks)-1]; last.ClickID != ck.Value || last.URL != "https://example.com/landing" || last.Trigger != "link" {
-				t.Errorf("stored click %+v does not match the cookie %q", last, ck.Value)
-			}
-		})
-		t.Run("app-store interstitial: one click, the cookie's", func(t *testing.T) {
-			e.now = e.now.Add(2 * time.Hour) // outside the dedup window of earlier requests
-			before := len(e.clicksOf(targeted))
-			ua := iphoneUA + " interstitial"
-			first := e.do(rreq{path: "/App?ref=tw", ua: ua, sameVisitor: true})
-			ck := cookieOf(first, "dub_id_acme.link_app")
-			if first.StatusCode != 307 || ck == nil {
-				t.Fatalf("first hop %d, cookie %v", first.StatusCode, ck)
-			}
-			loc, _ := url.Parse(first.Header.Get("Location"))
-			page := e.do(rreq{host: loc.Host, path: loc.RequestURI(), ua: ua, sameVisitor: true})
-			if page.StatusCode != 200 {
-				t.Fatalf("interstitial %d", page.StatusCode)
-			}
-			if cc := page.Header.Get("Cache-Control"); cc != "private, no-store" {
-				t.Errorf("interstitial Cache-Control %q", cc)
-			}
-			d := doc(t, page)
-			btn := d.Find(`[data-testid="deeplink-continue"]`)
-			href, _ := btn.Attr("href")
-			copied, _ := btn.Attr("data-copy")
-			if href != "http://acme.link/App?ref=tw&skip_deeplink_preview=1" || copied != "http://acme.link/App" || !strings.Contains(btn.Text(), "App Store") {
-				t.Fatalf("button %q href %q copies %q", btn.Text(), href, copied)
-			}
-			next, _ := url.Parse(href)
-			final := e.do(rreq{path: next.RequestURI(), ua: ua, sameVisitor: true, cookies: map[string]string{ck.Name: ck.Value}})
-			if final.StatusCode != 302 || final.Header.Get("Location") != "https://apps.apple.com/app/x?ref=tw" {
-				t.Fatalf("store hop %d %q", final.StatusCode, final.Header.Get("Location"))
-			}
-			clicks := e.clicksOf(targeted)
-			if len(clicks)-before != 1 || clicks[len(clicks)-1].ClickID != ck.Value {
-				t.Fatalf("%d clicks stored for the visit (want 1, id %s)", len(clicks)-before, ck.Value)
-			}
-		})
+		t.Run("redirect headers and click cookie", func(t *testing.T) { checkRedirectHeaders(t, e, plain) })
+		t.Run("app-store interstitial: one click, the cookie's", func(t *testing.T) { checkStoreInterstitial(t, e, targeted) })
 		t.Run("qr trigger is recorded", func(t *testing.T) {
 			e.now = e.now.Add(2 * time.Hour) // outside the dedup window of earlier requests
 			e.do(rreq{path: "/promo?qr=1", ua: chromeUA + " qr"})
@@ -314,23 +341,8 @@ func TestRedirectDecisions(t *testing.T) {
 				t.Errorf("last click %+v, want trigger qr", last)
 			}
 		})
-		t.Run("cloaked page allows exactly the destination frame", func(t *testing.T) {
-			resp := e.do(rreq{path: "/cloak"})
-			if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-src https://example.com;") {
-				t.Errorf("CSP %q", csp)
-			}
-			if src, _ := doc(t, resp).Find("iframe").Attr("src"); src != "https://example.com/framed" {
-				t.Errorf("iframe src %q", src)
-			}
-		})
-		t.Run("OG card carries the link's tags", func(t *testing.T) {
-			d := doc(t, e.do(rreq{path: "/card", ua: slackUA}))
-			for prop, want := range map[string]string{"og:title": "Card title", "og:description": "Card description", "og:image": "https://example.com/og.png"} {
-				if got, _ := d.Find(`meta[property="` + prop + `"]`).Attr("content"); got != want {
-					t.Errorf("%s = %q, want %q", prop, got, want)
-				}
-			}
-		})
+		t.Run("cloaked page allows exactly the destination frame", func(t *testing.T) { checkCloakedPage(t, e) })
+		t.Run("OG card carries the link's tags", func(t *testing.T) { checkOGCard(t, e) })
 		t.Run("mailto meta refresh", func(t *testing.T) {
 			d := doc(t, e.do(rreq{path: "/mail"}))
 			if got, _ := d.Find(`meta[http-equiv="refresh"]`).Attr("content"); got != "0;url=mailto:hi@example.com" {

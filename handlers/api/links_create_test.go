@@ -37,6 +37,63 @@ func newFixture(t *testing.T, db *models.DB) *fixture {
 	return f
 }
 
+// check is one assertion on a created link's JSON.
+type check func(t *testing.T, l map[string]any)
+
+// field checks that the link's name field encodes as want does.
+func field(name string, want any) check {
+	return func(t *testing.T, l map[string]any) {
+		t.Helper()
+		got, _ := json.Marshal(l[name])
+		w, _ := json.Marshal(want)
+		if string(got) != string(w) {
+			t.Errorf("%s = %s, want %s", name, got, w)
+		}
+	}
+}
+
+// tags checks the link's tag names, in order.
+func tags(names ...string) check {
+	return func(t *testing.T, l map[string]any) {
+		var got []string
+		for _, tg := range l["tags"].([]any) {
+			got = append(got, tg.(map[string]any)["name"].(string))
+		}
+		if strings.Join(got, ",") != strings.Join(names, ",") {
+			t.Errorf("tags %v, want %v", got, names)
+		}
+	}
+}
+
+// keyLike checks the link's key against the regular expression re.
+func keyLike(re string) check {
+	return func(t *testing.T, l map[string]any) {
+		if !regexp.MustCompile(re).MatchString(l["key"].(string)) {
+			t.Errorf("key %q !~ %s", l["key"], re)
+		}
+	}
+}
+
+// createAndCheck posts body to /links as workspace key and checks the
+// error (code and msg), or the status, the checks and the link's ids.
+func createAndCheck(t *testing.T, e *linkEnv, key, body string, status int, code, msg string, checks []check) {
+	r := e.do(key, "POST", "/links", body)
+	if code != "" {
+		e.expectErr(r, status, code, msg)
+		return
+	}
+	if r.status != status {
+		t.Fatalf("status %d: %s", r.status, r.body)
+	}
+	l := r.json(t)
+	for _, c := range checks {
+		c(t, l)
+	}
+	if l["workspaceId"] != "ws_"+e.ws[key].ID || l["projectId"] != e.ws[key].ID || !strings.HasPrefix(l["id"].(string), "link_") {
+		t.Errorf("ids: %v %v %v", l["id"], l["workspaceId"], l["projectId"])
+	}
+}
+
 func TestCreateLink(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		f := newFixture(t, db)
@@ -45,35 +102,6 @@ func TestCreateLink(t *testing.T) {
 		e.ok(200, "other", "POST", "/links", `{"url":"https://x.com","key":"shared-taken","domain":"localhost:8080"}`)
 		e.ok(200, "acme", "POST", "/links", `{"url":"https://x.com","key":"mine","externalId":"order-1"}`)
 
-		type check func(t *testing.T, l map[string]any)
-		field := func(name string, want any) check {
-			return func(t *testing.T, l map[string]any) {
-				t.Helper()
-				got, _ := json.Marshal(l[name])
-				w, _ := json.Marshal(want)
-				if string(got) != string(w) {
-					t.Errorf("%s = %s, want %s", name, got, w)
-				}
-			}
-		}
-		tags := func(names ...string) check {
-			return func(t *testing.T, l map[string]any) {
-				var got []string
-				for _, tg := range l["tags"].([]any) {
-					got = append(got, tg.(map[string]any)["name"].(string))
-				}
-				if strings.Join(got, ",") != strings.Join(names, ",") {
-					t.Errorf("tags %v, want %v", got, names)
-				}
-			}
-		}
-		keyLike := func(re string) check {
-			return func(t *testing.T, l map[string]any) {
-				if !regexp.MustCompile(re).MatchString(l["key"].(string)) {
-					t.Errorf("key %q !~ %s", l["key"], re)
-				}
-			}
-		}
 		tests := []struct {
 			name   string
 			key    string
@@ -167,22 +195,7 @@ func TestCreateLink(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				e := e.sub(t)
-				r := e.do(tc.key, "POST", "/links", tc.body)
-				if tc.code != "" {
-					e.expectErr(r, tc.status, tc.code, tc.msg)
-					return
-				}
-				if r.status != tc.status {
-					t.Fatalf("status %d: %s", r.status, r.body)
-				}
-				l := r.json(t)
-				for _, c := range tc.checks {
-					c(t, l)
-				}
-				if l["workspaceId"] != "ws_"+e.ws[tc.key].ID || l["projectId"] != e.ws[tc.key].ID || !strings.HasPrefix(l["id"].(string), "link_") {
-					t.Errorf("ids: %v %v %v", l["id"], l["workspaceId"], l["projectId"])
-				}
+				createAndCheck(t, e.sub(t), tc.key, tc.body, tc.status, tc.code, tc.msg, tc.checks)
 			})
 		}
 		// A created link invalidated its (domain, key) in the link cache.

@@ -34,6 +34,100 @@ func (e *env) follow(t *testing.T, key string, header map[string]string) {
 	}
 }
 
+// checkClickOnCharts: a followed link's click shows on the link's page, the overview, the list and the analytics dashboard with its filters.
+func checkClickOnCharts(t *testing.T, e *env, c *client, loc string) {
+	e.follow(t, "launch", map[string]string{"User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36"})
+	r := c.get(loc)
+	d := r.doc(t)
+	if got := strings.TrimSpace(d.Find(`[data-testid="total-clicks"] [data-testid="total-value"]`).Text()); got != "1" {
+		t.Errorf("link clicks total %q", got)
+	}
+	if got, _ := d.Find(`[data-testid="series-Clicks"]`).Attr("data-total"); got != "1" {
+		t.Errorf("chart series total %q", got)
+	}
+	if got := c.get("/console").text(t, `[data-testid="overview-clicks"] [data-testid="stat-value"]`); got != "1" {
+		t.Errorf("overview clicks %q", got)
+	}
+	if got := c.get("/console/links?search=launch").text(t, `[data-testid="link-clicks"]`); got != "1 click" {
+		t.Errorf("list clicks %q", got)
+	}
+	r = c.get("/console/analytics?interval=24h")
+	d = r.doc(t)
+	if got := strings.TrimSpace(d.Find(`[data-testid="total-clicks"] [data-testid="total-value"]`).Text()); got != "1" {
+		t.Errorf("dashboard clicks %q", got)
+	}
+	if got := strings.TrimSpace(d.Find(`[data-testid="bars-browsers"] [data-testid="bar-label"]`).First().Text()); got != "Chrome" {
+		t.Errorf("top browser %q", got)
+	}
+	if d.Find(`[data-testid="event-row"]`).Length() != 1 {
+		t.Errorf("events rows %d", d.Find(`[data-testid="event-row"]`).Length())
+	}
+	if d.Find(`[data-testid="chart"] svg path`).Length() < 3 {
+		t.Error("chart has no series paths")
+	}
+	for _, q := range []string{"interval=30d", "interval=24h&linkId=" + strings.TrimPrefix(loc, "/console/links/"), "interval=30d&linkId=" + strings.TrimPrefix(loc, "/console/links/")} {
+		r = c.get("/console/analytics?" + q)
+		if got := r.text(t, `[data-testid="total-clicks"] [data-testid="total-value"]`); got != "1" {
+			t.Errorf("%s: clicks %q", q, got)
+		}
+	}
+	for q, want := range map[string]string{"interval=24h&domain=localhost%3A8080": "1", "interval=24h&country=US": "0", "interval=24h&browser=Chrome&country=": "1"} {
+		r = c.get("/console/analytics?" + q)
+		if got := r.text(t, `[data-testid="total-clicks"] [data-testid="total-value"]`); got != want {
+			t.Errorf("%s: clicks %q, want %s", q, got, want)
+		}
+	}
+	r = c.get("/console/analytics?interval=24h&country=US")
+	if chip := r.text(t, `[data-testid="active-filters"]`); !strings.Contains(chip, "US") {
+		t.Errorf("filter chip %q", chip)
+	}
+	if v, _ := r.doc(t).Find(`#af-country`).Attr("value"); v != "US" {
+		t.Errorf("country input %q", v)
+	}
+	r = c.get("/console/analytics?interval=nope")
+	wantStatus(t, r, http.StatusOK)
+	if r.text(t, `[data-testid="alert-error"]`) == "" {
+		t.Error("bad interval: no error shown")
+	}
+}
+
+// checkExpiryPasswordUTM: expiry, password and UTM fields round-trip, and a bad expiry keeps the advanced section open.
+func checkExpiryPasswordUTM(t *testing.T, c *client) {
+	r := c.post("/console/links", url.Values{"url": {"https://example.com/promo"}, "domain": {"localhost:8080"}, "key": {"promo-2026"},
+		"expiresAt": {"2030-01-02T03:04"}, "password": {"s3cret"}, "utm_source": {"newsletter"}})
+	wantStatus(t, r, http.StatusSeeOther)
+	d := c.get(r.Header.Get("Location")).doc(t)
+	for name, want := range map[string]string{"expiresAt": "2030-01-02T03:04", "password": "s3cret", "utm_source": "newsletter"} {
+		if got, _ := d.Find(`[data-testid="link-edit"] input[name="` + name + `"]`).Attr("value"); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	if got := strings.TrimSpace(d.Find(`[data-testid="link-url"]`).Text()); !strings.Contains(got, "utm_source=newsletter") {
+		t.Errorf("destination %q lacks the UTM parameter", got)
+	}
+	r = c.post("/console/links", url.Values{"url": {"https://example.com/x"}, "domain": {"localhost:8080"}, "expiresAt": {"not a date"}})
+	if r.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("bad expiry: status %d", r.StatusCode)
+	}
+	if d := r.doc(t); d.Find(`[data-testid="link-advanced"][open]`).Length() != 1 {
+		t.Error("advanced section closed despite its error")
+	}
+}
+
+// checkLinkSearch: search filters the list, and an htmx request gets only the list.
+func checkLinkSearch(t *testing.T, c *client) {
+	r := c.get("/console/links?search=guide-20")
+	rows := r.doc(t).Find(`[data-testid="link-row"]`)
+	if rows.Length() != 1 || !strings.Contains(rows.Text(), "localhost:8080/guide-2026") {
+		t.Errorf("search rows %d: %q", rows.Length(), rows.Text())
+	}
+	r = c.do(http.MethodGet, "/console/links?search=news-2026", nil, map[string]string{"HX-Request": "true", "HX-Target": "links-list"})
+	d := r.doc(t)
+	if d.Find(`[data-testid="link-filters"]`).Length() != 0 || d.Find(`[data-testid="link-row"]`).Length() != 1 {
+		t.Errorf("htmx list: %.300s", r.body)
+	}
+}
+
 func TestLinks(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newEnv(t, db)
@@ -88,96 +182,11 @@ func TestLinks(t *testing.T) {
 			t.Errorf("QR: status %d type %q", r.StatusCode, r.Header.Get("Content-Type"))
 		}
 
-		t.Run("expiry, password and UTM", func(t *testing.T) {
-			r := c.post("/console/links", url.Values{"url": {"https://example.com/promo"}, "domain": {"localhost:8080"}, "key": {"promo-2026"},
-				"expiresAt": {"2030-01-02T03:04"}, "password": {"s3cret"}, "utm_source": {"newsletter"}})
-			wantStatus(t, r, http.StatusSeeOther)
-			d := c.get(r.Header.Get("Location")).doc(t)
-			for name, want := range map[string]string{"expiresAt": "2030-01-02T03:04", "password": "s3cret", "utm_source": "newsletter"} {
-				if got, _ := d.Find(`[data-testid="link-edit"] input[name="` + name + `"]`).Attr("value"); got != want {
-					t.Errorf("%s = %q, want %q", name, got, want)
-				}
-			}
-			if got := strings.TrimSpace(d.Find(`[data-testid="link-url"]`).Text()); !strings.Contains(got, "utm_source=newsletter") {
-				t.Errorf("destination %q lacks the UTM parameter", got)
-			}
-			r = c.post("/console/links", url.Values{"url": {"https://example.com/x"}, "domain": {"localhost:8080"}, "expiresAt": {"not a date"}})
-			if r.StatusCode != http.StatusUnprocessableEntity {
-				t.Errorf("bad expiry: status %d", r.StatusCode)
-			}
-			if d := r.doc(t); d.Find(`[data-testid="link-advanced"][open]`).Length() != 1 {
-				t.Error("advanced section closed despite its error")
-			}
-		})
+		t.Run("expiry, password and UTM", func(t *testing.T) { checkExpiryPasswordUTM(t, c) })
 
-		t.Run("search filters the list; htmx gets only the list", func(t *testing.T) {
-			r := c.get("/console/links?search=guide-20")
-			rows := r.doc(t).Find(`[data-testid="link-row"]`)
-			if rows.Length() != 1 || !strings.Contains(rows.Text(), "localhost:8080/guide-2026") {
-				t.Errorf("search rows %d: %q", rows.Length(), rows.Text())
-			}
-			r = c.do(http.MethodGet, "/console/links?search=news-2026", nil, map[string]string{"HX-Request": "true", "HX-Target": "links-list"})
-			d := r.doc(t)
-			if d.Find(`[data-testid="link-filters"]`).Length() != 0 || d.Find(`[data-testid="link-row"]`).Length() != 1 {
-				t.Errorf("htmx list: %.300s", r.body)
-			}
-		})
+		t.Run("search filters the list; htmx gets only the list", func(t *testing.T) { checkLinkSearch(t, c) })
 
-		t.Run("follow, then the click shows on the link's chart", func(t *testing.T) {
-			e.follow(t, "launch", map[string]string{"User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36"})
-			r := c.get(loc)
-			d := r.doc(t)
-			if got := strings.TrimSpace(d.Find(`[data-testid="total-clicks"] [data-testid="total-value"]`).Text()); got != "1" {
-				t.Errorf("link clicks total %q", got)
-			}
-			if got, _ := d.Find(`[data-testid="series-Clicks"]`).Attr("data-total"); got != "1" {
-				t.Errorf("chart series total %q", got)
-			}
-			if got := c.get("/console").text(t, `[data-testid="overview-clicks"] [data-testid="stat-value"]`); got != "1" {
-				t.Errorf("overview clicks %q", got)
-			}
-			if got := c.get("/console/links?search=launch").text(t, `[data-testid="link-clicks"]`); got != "1 click" {
-				t.Errorf("list clicks %q", got)
-			}
-			r = c.get("/console/analytics?interval=24h")
-			d = r.doc(t)
-			if got := strings.TrimSpace(d.Find(`[data-testid="total-clicks"] [data-testid="total-value"]`).Text()); got != "1" {
-				t.Errorf("dashboard clicks %q", got)
-			}
-			if got := strings.TrimSpace(d.Find(`[data-testid="bars-browsers"] [data-testid="bar-label"]`).First().Text()); got != "Chrome" {
-				t.Errorf("top browser %q", got)
-			}
-			if d.Find(`[data-testid="event-row"]`).Length() != 1 {
-				t.Errorf("events rows %d", d.Find(`[data-testid="event-row"]`).Length())
-			}
-			if d.Find(`[data-testid="chart"] svg path`).Length() < 3 {
-				t.Error("chart has no series paths")
-			}
-			for _, q := range []string{"interval=30d", "interval=24h&linkId=" + strings.TrimPrefix(loc, "/console/links/"), "interval=30d&linkId=" + strings.TrimPrefix(loc, "/console/links/")} {
-				r = c.get("/console/analytics?" + q)
-				if got := r.text(t, `[data-testid="total-clicks"] [data-testid="total-value"]`); got != "1" {
-					t.Errorf("%s: clicks %q", q, got)
-				}
-			}
-			for q, want := range map[string]string{"interval=24h&domain=localhost%3A8080": "1", "interval=24h&country=US": "0", "interval=24h&browser=Chrome&country=": "1"} {
-				r = c.get("/console/analytics?" + q)
-				if got := r.text(t, `[data-testid="total-clicks"] [data-testid="total-value"]`); got != want {
-					t.Errorf("%s: clicks %q, want %s", q, got, want)
-				}
-			}
-			r = c.get("/console/analytics?interval=24h&country=US")
-			if chip := r.text(t, `[data-testid="active-filters"]`); !strings.Contains(chip, "US") {
-				t.Errorf("filter chip %q", chip)
-			}
-			if v, _ := r.doc(t).Find(`#af-country`).Attr("value"); v != "US" {
-				t.Errorf("country input %q", v)
-			}
-			r = c.get("/console/analytics?interval=nope")
-			wantStatus(t, r, http.StatusOK)
-			if r.text(t, `[data-testid="alert-error"]`) == "" {
-				t.Error("bad interval: no error shown")
-			}
-		})
+		t.Run("follow, then the click shows on the link's chart", func(t *testing.T) { checkClickOnCharts(t, e, c, loc) })
 
 		t.Run("edit, archive, delete", func(t *testing.T) {
 			r := c.post(loc, url.Values{"url": {"https://example.com/pricing-2"}, "domain": {"localhost:8080"}, "key": {"launch"}})

@@ -15,6 +15,52 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
+// acceptAsNewUser opens the invite at invitePath as a new visitor, sets a
+// password and checks the member's console: the role, a single-use link,
+// and no right to invite.
+func acceptAsNewUser(t *testing.T, e *env, invitePath string) {
+	guest := e.client()
+	r := guest.get(invitePath)
+	wantStatus(t, r, http.StatusOK)
+	if got := r.text(t, `h1`); got != "Join Acme" {
+		t.Errorf("title %q", got)
+	}
+	r = guest.post(invitePath, url.Values{"password": {"short"}})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
+	r = guest.post(invitePath, url.Values{"password": {"a long enough password"}})
+	wantStatus(t, r, http.StatusSeeOther)
+	r = guest.get("/console")
+	wantStatus(t, r, http.StatusOK)
+	if got := r.text(t, `[data-testid="overview-role"] [data-testid="stat-value"]`); got != "member" {
+		t.Errorf("role %q", got)
+	}
+	// The link is single-use.
+	if r := e.client().get(invitePath); r.StatusCode != http.StatusNotFound {
+		t.Errorf("reused link: status %d", r.StatusCode)
+	}
+	// A member cannot invite.
+	r = guest.post("/console/settings/members/invite", url.Values{"email": {"x@acme.test"}, "role": {"member"}})
+	wantStatus(t, r, http.StatusForbidden)
+}
+
+// checkInviteGoneOnAPI: GET /invites/{token} on the API answers 410
+// invite_expired.
+func checkInviteGoneOnAPI(t *testing.T, e *env, token string) {
+	req := httptest.NewRequest(http.MethodGet, "/invites/"+token, nil)
+	req.Host = "localhost:8081"
+	res, err := e.srv.Root.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	var got struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	if res.StatusCode != http.StatusGone || json.Unmarshal(body, &got) != nil || got.Error.Code != "invite_expired" {
+		t.Errorf("API: status %d body %s", res.StatusCode, body)
+	}
+}
+
 func TestInvites(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newEnv(t, db)
@@ -67,28 +113,7 @@ func TestInvites(t *testing.T) {
 				t.Error("the invite link is shown again on the list")
 			}
 
-			guest := e.client()
-			r = guest.get(path(link))
-			wantStatus(t, r, http.StatusOK)
-			if got := r.text(t, `h1`); got != "Join Acme" {
-				t.Errorf("title %q", got)
-			}
-			r = guest.post(path(link), url.Values{"password": {"short"}})
-			wantStatus(t, r, http.StatusUnprocessableEntity)
-			r = guest.post(path(link), url.Values{"password": {"a long enough password"}})
-			wantStatus(t, r, http.StatusSeeOther)
-			r = guest.get("/console")
-			wantStatus(t, r, http.StatusOK)
-			if got := r.text(t, `[data-testid="overview-role"] [data-testid="stat-value"]`); got != "member" {
-				t.Errorf("role %q", got)
-			}
-			// The link is single-use.
-			if r := e.client().get(path(link)); r.StatusCode != http.StatusNotFound {
-				t.Errorf("reused link: status %d", r.StatusCode)
-			}
-			// A member cannot invite.
-			r = guest.post("/console/settings/members/invite", url.Values{"email": {"x@acme.test"}, "role": {"member"}})
-			wantStatus(t, r, http.StatusForbidden)
+			acceptAsNewUser(t, e, path(link))
 		})
 
 		t.Run("existing account needs its password", func(t *testing.T) {
@@ -130,20 +155,7 @@ func TestInvites(t *testing.T) {
 				t.Error("expired invite made an account")
 			}
 
-			token := path(link)[len("/console/invites/"):]
-			req := httptest.NewRequest(http.MethodGet, "/invites/"+token, nil)
-			req.Host = "localhost:8081"
-			res, err := e.srv.Root.Test(req, -1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(res.Body)
-			var got struct {
-				Error struct{ Code string } `json:"error"`
-			}
-			if res.StatusCode != http.StatusGone || json.Unmarshal(body, &got) != nil || got.Error.Code != "invite_expired" {
-				t.Errorf("API: status %d body %s", res.StatusCode, body)
-			}
+			checkInviteGoneOnAPI(t, e, path(link)[len("/console/invites/"):])
 		})
 
 		t.Run("last owner cannot be demoted; other workspace untouched", func(t *testing.T) {

@@ -40,6 +40,63 @@ type bucket struct {
 	Data     map[string]int64 `json:"data"`
 }
 
+// getTimeseries reads /api/embed/referrals/earnings/timeseries with tok:
+// the status, the decoded buckets (on a 200) and the body.
+func getTimeseries(t *testing.T, e *env, tok, query string) (int, []bucket, string) {
+	t.Helper()
+	r := e.do(appHost, "GET", "/api/embed/referrals/earnings/timeseries"+query, "", bearer(tok))
+	var out []bucket
+	if r.status == 200 {
+		if err := json.Unmarshal([]byte(r.body), &out); err != nil {
+			t.Fatalf("decode %s: %v", r.body, err)
+		}
+	}
+	return r.status, out, r.body
+}
+
+// sumEarnings adds the buckets' earnings.
+func sumEarnings(bs []bucket) (n int64) {
+	for _, b := range bs {
+		n += b.Earnings
+	}
+	return n
+}
+
+// checkTimeseriesErrors: every refused request answers the error envelope.
+func checkTimeseriesErrors(t *testing.T, e *env, tokA string) {
+	for _, tc := range []struct {
+		name, tok, query string
+		status           int
+		code, msg        string
+	}{
+		{"no token", "", "", 401, "unauthorized", "Embed public token not found in the request."},
+		{"bad token", "dub_embed_nope", "", 401, "unauthorized", "Invalid embed public token."},
+		{"interval", tokA, "?interval=2w", 422, "unprocessable_entity", "invalid_value: interval: Invalid option"},
+		{"groupBy", tokA, "?groupBy=customerId", 422, "unprocessable_entity", `invalid_value: groupBy: Invalid option: expected one of "linkId"`},
+		{"timezone", tokA, "?timezone=Mars/Base", 422, "unprocessable_entity", "invalid_value: timezone: Invalid timezone: Mars/Base"},
+		{"start", tokA, "?start=yesterday", 422, "unprocessable_entity", "invalid_format: start: Invalid ISO datetime"},
+		{"reversed", tokA, "?start=2026-02-01&end=2026-01-01", 422, "unprocessable_entity", "custom: : The start date must be before the end date."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hdr := bearer(tc.tok)
+			if tc.tok == "" {
+				hdr = nil
+			}
+			r := e.do(appHost, "GET", "/api/embed/referrals/earnings/timeseries"+tc.query, "", hdr)
+			var env struct {
+				Error struct {
+					Code, Message string
+					DocURL        string `json:"doc_url"`
+				}
+			}
+			if err := json.Unmarshal([]byte(r.body), &env); err != nil || r.status != tc.status || env.Error.Code != tc.code ||
+				!strings.HasPrefix(env.Error.Message, tc.msg) || env.Error.DocURL == "" {
+				t.Errorf("%d %s, want %d %s %q", r.status, r.body, tc.status, tc.code, tc.msg)
+			}
+		})
+	}
+}
+
 func TestEarningsTimeseries(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newEnv(t, db, "acme")
@@ -57,23 +114,8 @@ func TestEarningsTimeseries(t *testing.T) {
 		e.commission("alice", linkA, models.CommissionSale, models.CommissionPaid, 100000, day.AddDate(0, 0, -40))  // outside 30d
 		e.commission("bob", linkB, models.CommissionSale, models.CommissionPaid, 1234, day.AddDate(0, 0, -5))
 
-		get := func(t *testing.T, tok, query string) (int, []bucket, string) {
-			t.Helper()
-			r := e.do(appHost, "GET", "/api/embed/referrals/earnings/timeseries"+query, "", bearer(tok))
-			var out []bucket
-			if r.status == 200 {
-				if err := json.Unmarshal([]byte(r.body), &out); err != nil {
-					t.Fatalf("decode %s: %v", r.body, err)
-				}
-			}
-			return r.status, out, r.body
-		}
-		sum := func(bs []bucket) (n int64) {
-			for _, b := range bs {
-				n += b.Earnings
-			}
-			return n
-		}
+		get := func(t *testing.T, tok, query string) (int, []bucket, string) { return getTimeseries(t, e, tok, query) }
+		sum := sumEarnings
 
 		// The one interval table (internal/interval, analytics.md §3.3): 30d
 		// starts at now − 30 days (31 daily buckets, the first partial), 7d
@@ -159,39 +201,7 @@ func TestEarningsTimeseries(t *testing.T) {
 			}
 		})
 
-		t.Run("errors use the envelope", func(t *testing.T) {
-			for _, tc := range []struct {
-				name, tok, query string
-				status           int
-				code, msg        string
-			}{
-				{"no token", "", "", 401, "unauthorized", "Embed public token not found in the request."},
-				{"bad token", "dub_embed_nope", "", 401, "unauthorized", "Invalid embed public token."},
-				{"interval", tokA, "?interval=2w", 422, "unprocessable_entity", "invalid_value: interval: Invalid option"},
-				{"groupBy", tokA, "?groupBy=customerId", 422, "unprocessable_entity", `invalid_value: groupBy: Invalid option: expected one of "linkId"`},
-				{"timezone", tokA, "?timezone=Mars/Base", 422, "unprocessable_entity", "invalid_value: timezone: Invalid timezone: Mars/Base"},
-				{"start", tokA, "?start=yesterday", 422, "unprocessable_entity", "invalid_format: start: Invalid ISO datetime"},
-				{"reversed", tokA, "?start=2026-02-01&end=2026-01-01", 422, "unprocessable_entity", "custom: : The start date must be before the end date."},
-			} {
-				t.Run(tc.name, func(t *testing.T) {
-					hdr := bearer(tc.tok)
-					if tc.tok == "" {
-						hdr = nil
-					}
-					r := e.do(appHost, "GET", "/api/embed/referrals/earnings/timeseries"+tc.query, "", hdr)
-					var env struct {
-						Error struct {
-							Code, Message string
-							DocURL        string `json:"doc_url"`
-						}
-					}
-					if err := json.Unmarshal([]byte(r.body), &env); err != nil || r.status != tc.status || env.Error.Code != tc.code ||
-						!strings.HasPrefix(env.Error.Message, tc.msg) || env.Error.DocURL == "" {
-						t.Errorf("%d %s, want %d %s %q", r.status, r.body, tc.status, tc.code, tc.msg)
-					}
-				})
-			}
-		})
+		t.Run("errors use the envelope", func(t *testing.T) { checkTimeseriesErrors(t, e, tokA) })
 
 		t.Run("the chart counts what the endpoint counts", func(t *testing.T) {
 			r := e.do(appHost, "GET", "/embed/referrals/fragments/overview", "", bearer(tokA))
