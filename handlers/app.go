@@ -62,7 +62,7 @@ type Deps struct {
 	// models.EventAggregator, the analytics event aggregates.
 	ConversionAggregator conversions.Aggregator
 	// Analytics answers /analytics and /events; nil builds one over DB.
-	Analytics *analytics.Engine
+	Analytics analytics.Engine
 }
 
 // Server is the assembled HTTP server.
@@ -235,8 +235,8 @@ func (s *Server) routes() {
 	// dispatcher hands /api/* to this face). Auth is the public token in the
 	// Authorization header, 60 requests per minute per token.
 	emb := embed.New(embed.Deps{
-		DB: d.DB, Limiter: d.Limiter, Now: d.Now, Log: d.Logger, Analytics: h.Analytics,
-		Referrals: &referrals.Service{DB: d.DB, Conversions: s.Conversions, Now: d.Now},
+		DB: d.DB, Limiter: d.Limiter, Now: d.Now, Log: d.Logger,
+		Referrals: &referrals.Service{DB: d.DB, Conversions: s.Conversions, Analytics: h.Analytics, Now: d.Now},
 	})
 	a.Get("/embed/referrals/token", emb.Auth, emb.Token)
 	a.Get("/embed/referrals/links", emb.Auth, emb.ListLinks)

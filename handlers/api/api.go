@@ -26,7 +26,7 @@ type Deps struct {
 	Conversions *conversions.Service
 	// Analytics answers /analytics and /events; New builds one over DB
 	// when nil.
-	Analytics *analytics.Engine
+	Analytics analytics.Engine
 	// Logos loads the logos drawn on QR codes; New builds one from Config
 	// (RELINK_QR_LOGO_FETCH) when nil.
 	Logos *qr.Logos
@@ -40,10 +40,11 @@ type Handlers struct {
 // New returns the API handlers.
 func New(d Deps) *Handlers {
 	if d.Analytics == nil && d.DB != nil {
-		d.Analytics = analytics.NewEngine(d.DB, d.Now)
+		e := analytics.NewEngine(d.DB, d.Now)
 		if d.Config != nil && d.Config.APIURL != nil {
-			d.Analytics.QRBase = d.Config.APIURL.String() + "/qr"
+			e.QRBase = d.Config.APIURL.String() + "/qr"
 		}
+		d.Analytics = e
 	}
 	if d.Logos == nil {
 		f := qr.FetchPublic

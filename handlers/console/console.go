@@ -32,7 +32,7 @@ type Deps struct {
 	// The same services the API handlers call: link rules and the
 	// analytics engine.
 	Links     *links.Service
-	Analytics *analytics.Engine
+	Analytics analytics.Engine
 	// Conversions runs partner enrollment and commission changes; nil: one
 	// over DB.
 	Conversions *conversions.Service
@@ -46,7 +46,7 @@ type Handlers struct {
 	log    *slog.Logger
 	codec  *auth.SessionCodec
 	links  *links.Service
-	stats  *analytics.Engine
+	stats  analytics.Engine
 	conv   *conversions.Service
 	secure bool // Secure cookies (outside dev)
 }

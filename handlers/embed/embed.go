@@ -19,7 +19,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/referrals"
@@ -30,7 +29,6 @@ import (
 type Deps struct {
 	DB        *models.DB
 	Referrals *referrals.Service
-	Analytics *analytics.Engine // GET /api/embed/referrals/events
 	Limiter   ratelimit.Limiter
 	Now       func() time.Time
 	Log       *slog.Logger

@@ -47,7 +47,7 @@ func TestGenerate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := res.(analytics.Counters)
+		got := res.Total
 		if got.Clicks != 20000 || got.Leads != int64(st.Leads) || got.Sales != 300 || got.SaleAmount != st.SaleAmount {
 			t.Fatalf("analytics %+v, stats %+v", got, st)
 		}
