@@ -26,7 +26,7 @@ type errorDetail struct {
 // logs 5xx with the request id, and renders JSON on the API face or an HTML
 // page elsewhere.
 func (s *Server) handleError(c *fiber.Ctx, err error) error {
-	e := toAPIError(err, s.deps.Config.BodyLimit)
+	e := toAPIError(err, s.svc.Config.BodyLimit)
 	if e.Status() >= 500 {
 		s.log.Error("request failed",
 			"request_id", request.RequestID(c), "method", c.Method(), "path", request.OriginalPath(c), "err", err)

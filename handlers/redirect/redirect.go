@@ -64,12 +64,6 @@ type Handlers struct {
 
 // New builds the handlers.
 func New(d Deps) *Handlers {
-	if d.Now == nil {
-		d.Now = time.Now
-	}
-	if d.Logger == nil {
-		d.Logger = slog.Default()
-	}
 	return &Handlers{d: d, recent: newRecentClicks(d.TrackDedup, recentClicksMax)}
 }
 

@@ -375,23 +375,10 @@ func (s *Service) UpdateCommission(ctx context.Context, ws *models.Workspace, id
 	return out, err
 }
 
-// RunSchedule does the periodic commission work until ctx ends: every tick
-// it moves commissions past their holding period to processed and creates
-// the previous UTC day's click commissions (idempotent).
-func (s *Service) RunSchedule(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		s.Tick(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// Tick is one round of RunSchedule.
+// Tick is one round of the commission schedule (internal/app runs it every
+// hour as the "commissions" job): commissions past their holding period
+// become processed, and the previous UTC day's click commissions are created
+// (idempotent). Failures are logged; the next round retries.
 func (s *Service) Tick(ctx context.Context) {
 	now := s.now()
 	if n, err := s.DB.ProcessDueCommissions(ctx, now); err != nil {
