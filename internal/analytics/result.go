@@ -11,7 +11,7 @@ import (
 // Engine answers validated analytics queries for one workspace. SQLEngine
 // is the implementation over the SQL store (hourly aggregates where the
 // planner allows, raw event tables otherwise); a second store (ClickHouse)
-// plugs in by implementing the same two methods. Everything shaped for the
+// plugs in by implementing the same three methods. Everything shaped for the
 // wire (Dub's JSON keys, bucket formatting, IP redaction) happens outside:
 // an Engine returns typed values only. docs/analytics.md describes what
 // each method must return.
@@ -22,6 +22,10 @@ type Engine interface {
 	// first (oldest first when q.SortOrder is "asc"), events of deleted
 	// links dropped.
 	Events(ctx context.Context, ws *models.Workspace, q *Query) ([]EventRecord, error)
+	// Tally counts the events of a set of links in [q.From, q.To): in
+	// total, per link or per local bucket (partner analytics and the
+	// embedded dashboard's charts).
+	Tally(ctx context.Context, ws *models.Workspace, q TallyQuery) ([]Tally, error)
 }
 
 // BucketLayout is how Dub writes a timeseries bucket start: in the query's

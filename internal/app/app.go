@@ -261,10 +261,10 @@ func (s *Services) domain(context.Context) error {
 		ReservedHosts:    []string{cfg.AppURL.Host, cfg.APIURL.Host},
 		PlainHTTPDefault: cfg.DevMode && cfg.AppURL.Scheme == "http",
 	}
-	s.Conversions = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Links: s.Links, Now: s.Now, Log: s.Log, Pending: s.Clicks})
 	engine := analytics.NewEngine(s.DB, s.Now)
 	engine.QRBase = cfg.APIURL.String() + "/qr"
 	s.Analytics = engine
+	s.Conversions = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Links: s.Links, Now: s.Now, Log: s.Log, Pending: s.Clicks, Analytics: s.Analytics})
 	s.Referrals = &referrals.Service{DB: s.DB, Conversions: s.Conversions, Analytics: s.Analytics, Now: s.Now}
 	fetch := qr.FetchPublic
 	if cfg.QRLogoFetch != "" {

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 )
@@ -36,6 +37,8 @@ type Service struct {
 	// sale naming a click that was accepted a moment ago but not yet written
 	// flushes it and looks again. Nil: no pipeline in this process.
 	Pending Flusher
+	// Analytics counts the events of partner analytics (PartnerAnalytics).
+	Analytics analytics.Engine
 }
 
 // Flusher writes everything accepted so far (the click pipeline).
@@ -52,11 +55,12 @@ type Deps struct {
 	Now        func() time.Time
 	Log        *slog.Logger
 	Pending    Flusher
+	Analytics  analytics.Engine
 }
 
 // New returns a Service. Without FX it uses the built-in rates table.
 func New(d Deps) *Service {
-	s := &Service{DB: d.DB, FX: d.FX, Aggregator: d.Aggregator, Links: d.Links, Now: d.Now, Log: d.Log, Pending: d.Pending}
+	s := &Service{DB: d.DB, FX: d.FX, Aggregator: d.Aggregator, Links: d.Links, Now: d.Now, Log: d.Log, Pending: d.Pending, Analytics: d.Analytics}
 	if s.Now == nil {
 		s.Now = time.Now
 	}
