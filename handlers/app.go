@@ -40,8 +40,9 @@ type Server struct {
 	// (under Fiber's app mutex) on every request.
 	seal               sync.Once
 	apiH, appH, shortH fasthttp.RequestHandler
-	acme               *autocert.Manager // nil unless RELINK_ACME_EMAIL is set
-	acmeHTTP           fiber.Handler     // serves /.well-known/acme-challenge/
+	acme               *autocert.Manager  // nil unless RELINK_ACME_EMAIL is set
+	acmeHTTP           fiber.Handler      // serves /.well-known/acme-challenge/
+	track              *redirect.Handlers // the client-side tracking counters (/metrics)
 }
 
 // New mounts every face's routes over the services internal/app built.
@@ -181,6 +182,11 @@ func (s *Server) conversionRoutes(h *api.Handlers, rd *redirect.Handlers) {
 	// Client-side click tracking (§1.4): public, CORS, limited per IP.
 	a.Options("/track/click", redirect.TrackCORS)
 	a.Post("/track/click", redirect.TrackCORS, s.limitIP("track-click", 600, time.Minute, "Too many requests."), rd.TrackClick)
+	// Site visits (Dub's /track/visit, docs/browser-script.md): the pageview
+	// click of a page on a site whose short domain is configured.
+	s.track = rd
+	a.Options("/track/visit", redirect.TrackCORS)
+	a.Post("/track/visit", redirect.TrackCORS, s.limitIP("track-visit", 600, time.Minute, "Too many requests."), rd.TrackVisit)
 	// Client-side conversions (§1.5): the workspace's publishable key.
 	for _, p := range []string{"/track/lead/client", "/track/sale/client"} {
 		a.Options(p, redirect.TrackCORS)
@@ -200,6 +206,7 @@ func (s *Server) conversionRoutes(h *api.Handlers, rd *redirect.Handlers) {
 	a.Put("/partners/links/upsert", s.key("links.write"), s.plan(models.PlanBusiness), h.UpsertPartnerLink)
 	a.Get("/partners/analytics", s.key("programs.read"), s.plan(models.PlanBusiness), h.PartnerAnalytics)
 	a.Get("/commissions", s.key("programs.read"), h.ListCommissions)
+	s.programRoutes(h) // before /commissions/:id: "bulk" is never an id
 	a.Patch("/commissions/:id", s.key("programs.write"), h.UpdateCommission)
 	a.Post("/tokens/embed/referrals", s.key("links.write"), s.plan(models.PlanAdvanced), h.CreateReferralsEmbedToken)
 }
