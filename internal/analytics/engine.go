@@ -71,7 +71,11 @@ type scope struct {
 	links    []string // link ids allowed by the link-level filters …
 	linksSet bool     // … when any is set
 	d        dialect
+	endExcl  bool // win.End itself is outside the window (Tally's half-open windows)
 }
+
+// whole is the scope's whole window as a time range.
+func (s *scope) whole() timeRange { return timeRange{s.win.Start, s.win.End, !s.endExcl} }
 
 func (s *scope) linkConstrained() bool { return s.linksSet || s.q.LinkID.Set() }
 
@@ -96,7 +100,7 @@ func (e *SQLEngine) measure(ctx context.Context, s *scope, k kind, key keySpec) 
 	if ok, df := e.aggregatable(s, k, key); ok && !e.ForceRaw {
 		return e.fromAggregates(ctx, s, k, key, df)
 	}
-	return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
+	return e.fromRaw(ctx, s, k, key, []timeRange{s.whole()})
 }
 
 // measureAll runs measure for every event kind of the query, in kindsOf
@@ -172,8 +176,11 @@ func (e *SQLEngine) fromAggregates(ctx context.Context, s *scope, k kind, key ke
 		h0 = h0.Add(time.Hour)
 	}
 	h1 := s.win.End.Add(time.Nanosecond).Truncate(time.Hour) // exclusive
+	if s.endExcl {
+		h1 = s.win.End.Truncate(time.Hour)
+	}
 	if !h0.Before(h1) {
-		return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
+		return e.fromRaw(ctx, s, k, key, []timeRange{s.whole()})
 	}
 	e.aggReads.Add(1)
 	dim := s.aggDim(key, df)
@@ -186,7 +193,7 @@ func (e *SQLEngine) fromAggregates(ctx context.Context, s *scope, k kind, key ke
 	if err != nil {
 		return nil, err
 	}
-	edges, err := e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, h0, false}, {h1, s.win.End, true}})
+	edges, err := e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, h0, false}, {h1, s.win.End, !s.endExcl}})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/relinkhq/relink/models"
@@ -53,66 +54,62 @@ func FloorLocal(t time.Time, g Granularity, tz *time.Location) time.Time {
 	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, tz)
 }
 
-// Tally answers a TallyQuery from the raw event tables: grouped in SQL by
-// link or by UTC minute (every zone's offset is whole minutes), folded
-// into local buckets in Go. Rows come back in no particular order.
+// Tally answers a TallyQuery with the same planner as Analytics: the
+// per-link hourly aggregates (with daily and weekly rollups when buckets do
+// not matter) for the whole hours, the raw rows for the partial hours at
+// either end and for zones whose buckets do not start on a UTC hour. Rows
+// with no events are left out; the order is unspecified.
 func (e *SQLEngine) Tally(ctx context.Context, ws *models.Workspace, q TallyQuery) ([]Tally, error) {
 	out := []Tally{}
 	if len(q.LinkIDs) == 0 || !q.From.Before(q.To) {
 		return out, nil
 	}
-	d := dialect(e.DB.Dialect)
-	sel, group := "''", ""
+	tz := q.TZ
+	if tz == nil {
+		tz = time.UTC
+	}
+	s := &scope{
+		wsID: ws.ID, q: &Query{Event: Composite, LinkID: Filter{Values: q.LinkIDs}},
+		win: Window{Start: q.From.UTC(), End: q.To.UTC(), Granularity: q.Granularity, TZ: tz},
+		d:   dialect(e.DB.Dialect), endExcl: true,
+	}
+	key := keySpec{kind: keyTotal}
 	switch q.By {
 	case TallyLink:
-		sel, group = "link_id", " GROUP BY link_id"
+		key.kind = keyLink
 	case TallyBucket:
-		sel, group = d.truncTime("timestamp", true), " GROUP BY 1"
+		key.kind = keyTime
+	}
+	ms, err := e.measureAll(ctx, s, key)
+	if err != nil {
+		return nil, err
 	}
 	idx := map[string]int{}
-	for _, k := range []kind{kClick, kLead, kSale} {
-		amount := "0"
-		if k == kSale {
-			amount = "COALESCE(SUM(amount), 0)"
-		}
-		sql := "SELECT " + sel + ", COUNT(*), " + amount + " FROM " + k.table +
-			" WHERE workspace_id = ? AND link_id IN ? AND timestamp >= ? AND timestamp < ?" + group
-		rows, err := e.DB.WithContext(ctx).Raw(sql, ws.ID, q.LinkIDs, q.From.UTC(), q.To.UTC()).Rows()
-		if err != nil {
-			return nil, fmt.Errorf("tally %s: %w", k.table, err)
-		}
-		err = func() error {
-			defer rows.Close()
-			for rows.Next() {
-				var key string
-				var c counts
-				if err := rows.Scan(&key, &c.n, &c.amount); err != nil {
-					return fmt.Errorf("tally %s: %w", k.table, err)
-				}
-				t := Tally{}
-				switch q.By {
-				case TallyLink:
-					t.LinkID = key
-				case TallyBucket:
-					m, ok := parseTrunc(key)
-					if !ok {
-						return fmt.Errorf("tally %s: unexpected time %q", k.table, key)
-					}
-					t.Start = FloorLocal(m, q.Granularity, q.TZ)
-					key = t.Start.Format(time.RFC3339)
-				}
-				i, ok := idx[key]
-				if !ok {
-					i = len(out)
-					idx[key] = i
-					out = append(out, t)
-				}
-				out[i].add(k, c)
+	for i, k := range kindsOf(Composite) {
+		for raw, v := range ms[i] {
+			if v.n == 0 && v.amount == 0 {
+				continue
 			}
-			return rows.Err()
-		}()
-		if err != nil {
-			return nil, err
+			t := Tally{}
+			switch q.By {
+			case TallyLink:
+				t.LinkID = raw
+			case TallyBucket:
+				sec, err := strconv.ParseInt(raw, 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("tally: bucket %q: %w", raw, err)
+				}
+				// Two hours of a DST fall-back fold into one local hour.
+				t.Start = FloorLocal(time.Unix(sec, 0), q.Granularity, tz)
+				raw = strconv.FormatInt(t.Start.Unix(), 10)
+			}
+			j, ok := idx[raw]
+			if !ok {
+				j = len(out)
+				idx[raw] = j
+				out = append(out, t)
+			}
+			out[j].add(k, v)
 		}
 	}
 	return out, nil
