@@ -97,6 +97,18 @@ func TestTrackVisit(t *testing.T) {
 			}
 		})
 
+		t.Run("dub-no-track: an id, no click", func(t *testing.T) {
+			before := len(e.clicksOf(pricing))
+			body := `{"domain":"site.example","url":"https://site.example/pricing"}`
+			status, _, m := e.trackVisit(body, chromeUA+" no-track", map[string]string{"dub-no-track": "1"})
+			if status != 200 || len(m["clickId"].(string)) != 16 {
+				t.Fatalf("%d %v", status, m)
+			}
+			if n := len(e.clicksOf(pricing)); n != before {
+				t.Errorf("%d clicks recorded for a dub-no-track visit", n-before)
+			}
+		})
+
 		t.Run("the root page is the _root link", func(t *testing.T) {
 			for i, page := range []string{"https://site.example", "https://site.example/", "https://site.example/?via=x#top"} {
 				status, _, m := e.trackVisit(`{"domain":"SITE.example","url":"`+page+`"}`, chromeUA+" root-"+string(rune('a'+i)), nil)
@@ -142,4 +154,31 @@ func TestTrackVisit(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestBrowserScriptServed: the app origin serves the browser script at its
+// stable path, compressed, and loadable by other sites (CORS for
+// crossorigin/integrity, CORP for sites under COEP).
+func TestBrowserScriptServed(t *testing.T) {
+	srv := newPagesServer(t)
+	for _, enc := range []string{"", "gzip"} {
+		req := httptest.NewRequest(http.MethodGet, "http://"+appHost+"/static/js/analytics.js", nil)
+		req.Host = appHost
+		if enc != "" {
+			req.Header.Set("Accept-Encoding", enc)
+		}
+		res, err := srv.Root.Test(req, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/javascript; charset=utf-8" ||
+			res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("Cross-Origin-Resource-Policy") != "cross-origin" ||
+			res.Header.Get("Content-Encoding") != enc {
+			t.Fatalf("Accept-Encoding %q: %d %v", enc, res.StatusCode, res.Header)
+		}
+		if enc == "" && !strings.Contains(string(body), "window.dubAnalytics") {
+			t.Errorf("the body is not the browser script: %.200s", body)
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -37,6 +38,10 @@ type Service struct {
 	// sale naming a click that was accepted a moment ago but not yet written
 	// flushes it and looks again. Nil: no pipeline in this process.
 	Pending Flusher
+	// Webhooks renders links in webhook payloads (lead.created,
+	// sale.created, commission.created); its zero value uses the links'
+	// own short links and Dub's QR origin.
+	Webhooks webhooks.Links
 	// Analytics counts the events of partner analytics (PartnerAnalytics).
 	Analytics analytics.Engine
 }
@@ -55,12 +60,13 @@ type Deps struct {
 	Now        func() time.Time
 	Log        *slog.Logger
 	Pending    Flusher
+	Webhooks   webhooks.Links
 	Analytics  analytics.Engine
 }
 
 // New returns a Service. Without FX it uses the built-in rates table.
 func New(d Deps) *Service {
-	s := &Service{DB: d.DB, FX: d.FX, Aggregator: d.Aggregator, Links: d.Links, Now: d.Now, Log: d.Log, Pending: d.Pending, Analytics: d.Analytics}
+	s := &Service{DB: d.DB, FX: d.FX, Aggregator: d.Aggregator, Links: d.Links, Now: d.Now, Log: d.Log, Pending: d.Pending, Webhooks: d.Webhooks, Analytics: d.Analytics}
 	if s.Now == nil {
 		s.Now = time.Now
 	}

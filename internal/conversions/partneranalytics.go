@@ -8,6 +8,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/interval"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -39,42 +40,15 @@ type PartnerAnalytics struct {
 	TopLinks   []TopLink
 }
 
-// Intervals accepted by GET /partners/analytics.
-var Intervals = []string{"24h", "7d", "30d", "90d", "1y", "mtd", "qtd", "ytd", "all"}
+// Intervals accepted by GET /partners/analytics (the one interval table).
+var Intervals = interval.Names
 
-// IntervalStart is where a named interval starts at now in loc; "all" (or
-// an unknown name) has no start.
-func IntervalStart(interval string, now time.Time, loc *time.Location) (time.Time, bool) {
-	if loc == nil {
-		loc = time.UTC
-	}
-	now = now.In(loc)
-	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
-	switch interval {
-	case "24h":
-		return now.Add(-24 * time.Hour), true
-	case "7d":
-		return day.AddDate(0, 0, -6), true
-	case "30d":
-		return day.AddDate(0, 0, -29), true
-	case "90d":
-		return day.AddDate(0, 0, -89), true
-	case "1y":
-		return time.Date(now.Year()-1, now.Month(), 1, 0, 0, 0, 0, loc).AddDate(0, 1, 0), true
-	case "mtd":
-		return time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc), true
-	case "qtd":
-		m := time.Month((int(now.Month())-1)/3*3 + 1)
-		return time.Date(now.Year(), m, 1, 0, 0, 0, 0, loc), true
-	case "ytd":
-		return time.Date(now.Year(), 1, 1, 0, 0, 0, 0, loc), true
-	}
-	return time.Time{}, false
+// IntervalStart is where a named interval starts at now in loc
+// (internal/interval); "all" (or an unknown name) has no start.
+func IntervalStart(name string, now time.Time, loc *time.Location) (time.Time, bool) {
+	start, _, ok := interval.Start(name, now, loc)
+	return start, ok
 }
-
-// intervalStep is the bucket size of a named interval's timeseries.
-var intervalStep = map[string]string{"24h": "hour", "7d": "day", "30d": "day", "90d": "day", "mtd": "day", "qtd": "day",
-	"1y": "month", "ytd": "month", "all": "month"}
 
 // window resolves the time range and bucket size in loc; "all" starts at
 // the month of earliest.
@@ -84,14 +58,15 @@ func window(q AnalyticsQuery, now time.Time, earliest time.Time) (start, end tim
 		loc = time.UTC
 	}
 	end = now.In(loc)
-	step = intervalStep[q.Interval]
-	if step == "" {
-		step = "month"
-	}
 	var ok bool
-	if start, ok = IntervalStart(q.Interval, now, loc); !ok {
+	var g interval.Granularity
+	if start, g, ok = interval.Start(q.Interval, now, loc); !ok {
 		e := earliest.In(loc)
 		start = time.Date(e.Year(), e.Month(), 1, 0, 0, 0, 0, loc)
+	}
+	step = string(g)
+	if step == "" {
+		step = "month"
 	}
 	if q.Start != nil {
 		start = q.Start.In(loc)

@@ -57,6 +57,7 @@ var Nav = []NavGroup{
 		{"settings", "Settings", "/console/settings"},
 		{"members", "Members", "/console/settings/members"},
 		{"keys", "API keys", "/console/settings/keys"},
+		{"webhooks", "Webhooks", "/console/webhooks"},
 	}},
 }
 

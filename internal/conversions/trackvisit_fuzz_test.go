@@ -1,8 +1,10 @@
-package api
+package conversions
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/relinkhq/relink/internal/input"
 )
 
 // FuzzParseTrackVisit: a /track/visit body is either a 400/422 in the spec's
@@ -22,7 +24,7 @@ func FuzzParseTrackVisit(f *testing.F) {
 			switch {
 			case in.Domain == "" || in.Domain != strings.ToLower(in.Domain):
 				t.Fatalf("parse %q: domain %q", body, in.Domain)
-			case !validURL(in.URL):
+			case !input.ValidAbsURL(in.URL):
 				t.Fatalf("parse %q: url %q", body, in.URL)
 			case in.Key == "":
 				t.Fatalf("parse %q: key %q", body, in.Key)
