@@ -95,7 +95,7 @@ func (s *Server) routes() {
 	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: d.Links, Conversions: d.Conversions,
 		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks, Pages: d.Pages})
 	rd := s.redirects()
-	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Analytics: d.Analytics, Referrals: d.Referrals})
+	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Referrals: d.Referrals})
 
 	// Every face.
 	for _, f := range []*fiber.App{s.api, s.app, s.short} {

@@ -77,7 +77,9 @@ func run() error {
 		return err
 	}
 	defer svc.Close() //nolint:errcheck
-	svc.Analytics.ForceRaw = *raw
+	if sql, ok := svc.Analytics.(*analytics.SQLEngine); ok {
+		sql.ForceRaw = *raw
+	}
 	srv := handlers.New(svc)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/analytics"
+	"github.com/relinkhq/relink/internal/analytics/dubjson"
 	"github.com/relinkhq/relink/internal/apierr"
 )
 
@@ -29,7 +30,7 @@ func (h *Handlers) GetAnalytics(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(res)
+	return c.JSON(dubjson.Analytics(res))
 }
 
 // ListEvents serves GET /events (analytics.md §6).
@@ -38,11 +39,12 @@ func (h *Handlers) ListEvents(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res, err := h.Analytics.Events(c.UserContext(), request.Workspace(c), q)
+	ws := request.Workspace(c)
+	res, err := h.Analytics.Events(c.UserContext(), ws, q)
 	if err != nil {
 		return err
 	}
-	return c.JSON(res)
+	return c.JSON(dubjson.Events(ws, res))
 }
 
 // legacyGroupBy maps the old endpoint names of /analytics/{a}/{b}
@@ -93,7 +95,7 @@ func (h *Handlers) GetAnalyticsLegacy(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if cnt, ok := res.(analytics.Counters); ok && bare {
+	if cnt := res.Total; res.GroupBy == analytics.Count && bare {
 		switch q.Event {
 		case analytics.Leads:
 			return c.JSON(cnt.Leads)
@@ -102,5 +104,5 @@ func (h *Handlers) GetAnalyticsLegacy(c *fiber.Ctx) error {
 		}
 		return c.JSON(cnt.Clicks)
 	}
-	return c.JSON(res)
+	return c.JSON(dubjson.Analytics(res))
 }

@@ -27,7 +27,7 @@ type Deps struct {
 	// tokens.
 	Conversions *conversions.Service
 	// Analytics answers /analytics and /events.
-	Analytics *analytics.Engine
+	Analytics analytics.Engine
 	// Webhooks runs the /webhooks management rules.
 	Webhooks *webhooks.Service
 	// Logos loads the logos drawn on QR codes (RELINK_QR_LOGO_FETCH).

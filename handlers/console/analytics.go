@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -52,11 +53,50 @@ var dashboardBars = []struct {
 	{analytics.TopLinks, "Top links", "bars-links", "shortLink", "linkId"},
 }
 
-// analyticsView runs the dashboard's queries. linkID pins the panel to one
-// link (the link page). Invalid parameters are shown, not thrown.
+// analyticsView builds the dashboard: the controls from the query string,
+// then the query step (queryDashboard: what the engine answers) and the
+// view-model step (fill: typed answers → what the template shows). linkID
+// pins the panel to one link (the link page). Invalid parameters are
+// shown, not thrown.
 func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, linkID string, showFilters bool) (vc.AnalyticsView, error) {
 	ws := viewer(c).Workspace
-	ctx := c.UserContext()
+	d := newDashboard(base, vals, linkID, showFilters)
+	v := d.controls()
+	if showFilters {
+		sels, err := h.filterSelects(c, d.vals)
+		if err != nil {
+			return v, err
+		}
+		v.FilterSelects = sels
+	}
+	if err := ws.RequirePlan(models.PlanPro); err != nil {
+		v.Error = "Analytics need the Pro plan or higher. Change the plan in Settings."
+		return v, nil
+	}
+	data, err := h.queryDashboard(c.UserContext(), ws, d)
+	if err != nil {
+		// A bad parameter is shown above the charts; anything else is a 500.
+		if e := apierr.As(err); e.Status() < 500 {
+			v.Error = e.Message
+			return v, nil
+		}
+		return v, err
+	}
+	d.fill(&v, data)
+	return v, nil
+}
+
+// dashboard is the dashboard's request: the query string with empty
+// fields dropped and the defaults in, the chosen event and the pinned link.
+type dashboard struct {
+	base        string
+	vals        url.Values
+	linkID      string
+	event       string // clicks | leads | sales: what the bar lists count
+	showFilters bool
+}
+
+func newDashboard(base string, vals url.Values, linkID string, showFilters bool) *dashboard {
 	for k, vs := range vals { // empty form fields are no filter
 		if len(vs) == 0 || vs[len(vs)-1] == "" {
 			delete(vals, k)
@@ -74,192 +114,213 @@ func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, lin
 	default:
 		ev = "clicks"
 	}
-	own := func(mod func(url.Values)) string {
-		nv := url.Values{}
-		for k, vs := range vals {
-			if k == "linkId" && linkID != "" {
-				continue
-			}
-			nv[k] = append([]string(nil), vs...)
+	return &dashboard{base: base, vals: vals, linkID: linkID, event: ev, showFilters: showFilters}
+}
+
+// own is the page's URL with the query string changed by mod (the pinned
+// link stays out: it is in the path).
+func (d *dashboard) own(mod func(url.Values)) string {
+	nv := url.Values{}
+	for k, vs := range d.vals {
+		if k == "linkId" && d.linkID != "" {
+			continue
 		}
-		mod(nv)
-		if e := nv.Encode(); e != "" {
-			return base + "?" + e
-		}
-		return base
+		nv[k] = append([]string(nil), vs...)
 	}
-	v := vc.AnalyticsView{Base: base, Event: ev, ShowFilters: showFilters}
+	mod(nv)
+	if e := nv.Encode(); e != "" {
+		return d.base + "?" + e
+	}
+	return d.base
+}
+
+// controls is the interval and event pickers and, on the dashboard, the
+// filter form and chips.
+func (d *dashboard) controls() vc.AnalyticsView {
+	vals := d.vals
+	v := vc.AnalyticsView{Base: d.base, Event: d.event, ShowFilters: d.showFilters}
 	for _, i := range analytics.Intervals {
 		iv := string(i)
 		v.Intervals = append(v.Intervals, vc.Option{
-			Value:    own(func(q url.Values) { q.Set("interval", iv); q.Del("start"); q.Del("end") }),
+			Value:    d.own(func(q url.Values) { q.Set("interval", iv); q.Del("start"); q.Del("end") }),
 			Label:    intervalLabel(i),
 			Selected: vals.Get("interval") == iv,
 		})
 	}
 	for _, e := range []string{"clicks", "leads", "sales"} {
-		e := e
-		v.Events = append(v.Events, vc.Option{Value: own(func(q url.Values) { q.Set("event", e) }), Label: strings.ToUpper(e[:1]) + e[1:], Selected: e == ev})
+		v.Events = append(v.Events, vc.Option{Value: d.own(func(q url.Values) { q.Set("event", e) }), Label: strings.ToUpper(e[:1]) + e[1:], Selected: e == d.event})
 	}
-	if showFilters {
-		for _, k := range []string{"interval", "start", "end", "timezone", "event", "linkId", "folderId"} {
-			if val := vals.Get(k); val != "" {
-				v.Hidden = append(v.Hidden, vc.Option{Value: k, Label: val})
-			}
+	if !d.showFilters {
+		return v
+	}
+	for _, k := range []string{"interval", "start", "end", "timezone", "event", "linkId", "folderId"} {
+		if val := vals.Get(k); val != "" {
+			v.Hidden = append(v.Hidden, vc.Option{Value: k, Label: val})
 		}
-		sels, err := h.filterSelects(c, vals)
+	}
+	for _, f := range []struct{ name, label, ph string }{{"country", "Country", "US"}, {"device", "Device", "Desktop"}, {"browser", "Browser", "Chrome"}, {"os", "OS", "Mac OS"}, {"referer", "Referrer", "google.com"}} {
+		v.FilterInputs = append(v.FilterInputs, vc.FilterInput{Name: f.name, Label: f.label, Value: vals.Get(f.name), Placeholder: f.ph})
+	}
+	for _, f := range filterParams {
+		if val := vals.Get(f.key); val != "" {
+			k := f.key
+			v.Filters = append(v.Filters, vc.ActiveFilter{Label: f.label, Value: val, RemoveURL: d.own(func(q url.Values) { q.Del(k) })})
+		}
+	}
+	return v
+}
+
+// parse turns the dashboard's parameters into one engine query.
+func (d *dashboard) parse(group analytics.GroupBy, event string, ep analytics.Endpoint, now time.Time) (*analytics.Query, error) {
+	q := url.Values{}
+	for k, vs := range d.vals {
+		q[k] = vs
+	}
+	q.Set("event", event)
+	if ep == analytics.EndpointAnalytics {
+		q.Set("groupBy", string(group))
+	} else {
+		q.Del("groupBy")
+		q.Set("limit", "20")
+	}
+	return analytics.Parse(q, ep, now)
+}
+
+// dashboardData is what the engine answered for the dashboard.
+type dashboardData struct {
+	totals analytics.Counters
+	series []analytics.Bucket
+	bars   [][]analytics.Group // one per dashboardBars entry; nil when not shown
+	events []analytics.EventRecord
+}
+
+// queryDashboard is the query step: totals and timeseries of all three
+// events, the top lists of the chosen event, and the latest events
+// (Business plan and up).
+func (h *Handlers) queryDashboard(ctx context.Context, ws *models.Workspace, d *dashboard) (*dashboardData, error) {
+	now := h.now()
+	run := func(g analytics.GroupBy, event string) (*analytics.Result, error) {
+		q, err := d.parse(g, event, analytics.EndpointAnalytics, now)
 		if err != nil {
-			return v, err
+			return nil, err
 		}
-		v.FilterSelects = sels
-		for _, f := range []struct{ name, label, ph string }{{"country", "Country", "US"}, {"device", "Device", "Desktop"}, {"browser", "Browser", "Chrome"}, {"os", "OS", "Mac OS"}, {"referer", "Referrer", "google.com"}} {
-			v.FilterInputs = append(v.FilterInputs, vc.FilterInput{Name: f.name, Label: f.label, Value: vals.Get(f.name), Placeholder: f.ph})
-		}
-		for _, f := range filterParams {
-			if val := vals.Get(f.key); val != "" {
-				k := f.key
-				v.Filters = append(v.Filters, vc.ActiveFilter{Label: f.label, Value: val, RemoveURL: own(func(q url.Values) { q.Del(k) })})
-			}
-		}
+		return h.stats.Analytics(ctx, ws, q)
 	}
-
-	if err := ws.RequirePlan(models.PlanPro); err != nil {
-		v.Error = "Analytics need the Pro plan or higher. Change the plan in Settings."
-		return v, nil
-	}
-	parse := func(group analytics.GroupBy, event string, ep analytics.Endpoint) (*analytics.Query, error) {
-		q := url.Values{}
-		for k, vs := range vals {
-			q[k] = vs
-		}
-		q.Set("event", event)
-		if ep == analytics.EndpointAnalytics {
-			q.Set("groupBy", string(group))
-		} else {
-			q.Del("groupBy")
-			q.Set("limit", "20")
-		}
-		return analytics.Parse(q, ep, h.now())
-	}
-	// A bad parameter is shown above the charts; anything else is a 500.
-	showErr := func(err error) (vc.AnalyticsView, error) {
-		if e := apierr.As(err); e.Status() < 500 {
-			v.Error = e.Message
-			return v, nil
-		}
-		return v, err
-	}
-
-	// Totals and the timeseries, all three events.
-	q, err := parse(analytics.Count, "composite", analytics.EndpointAnalytics)
+	var out dashboardData
+	res, err := run(analytics.Count, "composite")
 	if err != nil {
-		return showErr(err)
+		return nil, err
 	}
-	res, err := h.stats.Analytics(ctx, ws, q)
-	if err != nil {
-		return showErr(err)
+	out.totals = res.Total
+	if res, err = run(analytics.Timeseries, "composite"); err != nil {
+		return nil, err
 	}
-	t, _ := res.(analytics.Counters)
-	v.Totals = vc.Totals{Clicks: thousands(t.Clicks), Leads: thousands(t.Leads), Sales: thousands(t.Sales), SaleAmount: money(t.SaleAmount)}
-	q, err = parse(analytics.Timeseries, "composite", analytics.EndpointAnalytics)
-	if err != nil {
-		return showErr(err)
-	}
-	res, err = h.stats.Analytics(ctx, ws, q)
-	if err != nil {
-		return showErr(err)
-	}
-	rows, _ := res.([]analytics.Row)
-	series := []vc.Series{{Name: "Clicks", Color: 0, Total: v.Totals.Clicks}, {Name: "Leads", Color: 1, Total: v.Totals.Leads}, {Name: "Sales", Color: 2, Total: v.Totals.Sales}}
-	span := timeSpan(rows)
-	for _, r := range rows {
-		v.Chart.Labels = append(v.Chart.Labels, bucketLabel(fmt.Sprint(r["start"]), span))
-		series[0].Points = append(series[0].Points, num(r["clicks"]))
-		series[1].Points = append(series[1].Points, num(r["leads"]))
-		series[2].Points = append(series[2].Points, num(r["sales"]))
-	}
-	v.Chart.Series = series
-
-	// Top lists for the chosen event.
-	for _, b := range dashboardBars {
-		if b.group == analytics.TopLinks && linkID != "" {
+	out.series = res.Buckets
+	out.bars = make([][]analytics.Group, len(dashboardBars))
+	for i, b := range dashboardBars {
+		if b.group == analytics.TopLinks && d.linkID != "" {
 			continue
 		}
-		q, err := parse(b.group, ev, analytics.EndpointAnalytics)
-		if err != nil {
-			return showErr(err)
+		if res, err = run(b.group, d.event); err != nil {
+			return nil, err
 		}
-		res, err := h.stats.Analytics(ctx, ws, q)
-		if err != nil {
-			return showErr(err)
-		}
-		rows, _ := res.([]analytics.Row)
-		list := vc.BarList{Title: b.title, TestID: b.testID}
-		if len(rows) > 8 {
-			rows = rows[:8]
-		}
-		metric := func(r analytics.Row) int64 {
-			if ev == "sales" {
-				return num(r["saleAmount"])
-			}
-			return num(r[ev])
-		}
-		var top int64
-		for _, r := range rows {
-			top = max(top, metric(r))
-		}
-		for _, r := range rows {
-			n := metric(r)
-			label := fmt.Sprint(r[b.field])
-			filterVal := label
-			if b.group == analytics.TopLinks {
-				filterVal = fmt.Sprint(r["id"])
-				label = strings.TrimPrefix(strings.TrimPrefix(label, "https://"), "http://")
-			}
-			fk := b.filterK
-			href := own(func(q url.Values) { q.Set(fk, filterVal) })
-			if linkID != "" || !showFilters {
-				href = "/console/analytics?" + url.Values{fk: {filterVal}, "linkId": {linkID}}.Encode()
-			}
-			val := thousands(n)
-			if ev == "sales" {
-				val = money(n)
-			}
-			pct := 0
-			if top > 0 {
-				pct = int(n * 100 / top)
-			}
-			list.Rows = append(list.Rows, vc.BarRow{Label: label, Value: val, Href: href, Pct: pct})
-		}
-		v.Bars = append(v.Bars, list)
+		out.bars[i] = res.Groups
 	}
-
-	// The latest events (the API's /events; Business plan and up).
 	if ws.Plan.AtLeast(models.PlanBusiness) {
-		q, err = parse("", ev, analytics.EndpointEvents)
+		q, err := d.parse("", d.event, analytics.EndpointEvents, now)
 		if err != nil {
-			return showErr(err)
+			return nil, err
 		}
-		evs, err := h.stats.Events(ctx, ws, q)
-		if err != nil {
-			return showErr(err)
-		}
-		for _, e := range evs {
-			row := vc.EventRow{
-				Time: eventTime(fmt.Sprint(e["timestamp"])), Event: fmt.Sprint(e["event"]),
-				Link:    fmt.Sprint(e["domain"]) + "/" + fmt.Sprint(e["key"]),
-				Country: str(e["country"]), Device: str(e["device"]), Browser: str(e["browser"]),
-			}
-			if cl, ok := e["click"].(map[string]any); ok {
-				row.Referer = str(cl["referer"])
-			}
-			if amt, ok := e["saleAmount"]; ok {
-				row.Amount = money(num(amt))
-			}
-			v.EventRows = append(v.EventRows, row)
+		if out.events, err = h.stats.Events(ctx, ws, q); err != nil {
+			return nil, err
 		}
 	}
-	return v, nil
+	return &out, nil
+}
+
+// fill is the view-model step: the engine's typed answers as the
+// dashboard's totals, chart, bar lists and event table.
+func (d *dashboard) fill(v *vc.AnalyticsView, data *dashboardData) {
+	t := data.totals
+	v.Totals = vc.Totals{Clicks: thousands(t.Clicks), Leads: thousands(t.Leads), Sales: thousands(t.Sales), SaleAmount: money(t.SaleAmount)}
+	series := []vc.Series{{Name: "Clicks", Color: 0, Total: v.Totals.Clicks}, {Name: "Leads", Color: 1, Total: v.Totals.Leads}, {Name: "Sales", Color: 2, Total: v.Totals.Sales}}
+	span := timeSpan(data.series)
+	for _, b := range data.series {
+		v.Chart.Labels = append(v.Chart.Labels, bucketLabel(b.Start, span))
+		series[0].Points = append(series[0].Points, b.Clicks)
+		series[1].Points = append(series[1].Points, b.Leads)
+		series[2].Points = append(series[2].Points, b.Sales)
+	}
+	v.Chart.Series = series
+	for i, b := range dashboardBars {
+		if b.group == analytics.TopLinks && d.linkID != "" {
+			continue
+		}
+		v.Bars = append(v.Bars, d.barList(i, data.bars[i]))
+	}
+	for i := range data.events {
+		v.EventRows = append(v.EventRows, eventRow(&data.events[i]))
+	}
+}
+
+// metric is the number a bar shows for the chosen event.
+func (d *dashboard) metric(c analytics.Counters) int64 {
+	switch d.event {
+	case "sales":
+		return c.SaleAmount
+	case "leads":
+		return c.Leads
+	}
+	return c.Clicks
+}
+
+// barList is the top list of dashboardBars[i], at most 8 rows.
+func (d *dashboard) barList(i int, rows []analytics.Group) vc.BarList {
+	b := dashboardBars[i]
+	list := vc.BarList{Title: b.title, TestID: b.testID}
+	if len(rows) > 8 {
+		rows = rows[:8]
+	}
+	var top int64
+	for _, r := range rows {
+		top = max(top, d.metric(r.Counters))
+	}
+	for _, r := range rows {
+		n := d.metric(r.Counters)
+		label, filterVal := r.Key, r.Key
+		if b.group == analytics.TopLinks {
+			filterVal = r.Link.ID
+			label = strings.TrimPrefix(strings.TrimPrefix(r.Link.ShortLink(), "https://"), "http://")
+		}
+		fk := b.filterK
+		href := d.own(func(q url.Values) { q.Set(fk, filterVal) })
+		if d.linkID != "" || !d.showFilters {
+			href = "/console/analytics?" + url.Values{fk: {filterVal}, "linkId": {d.linkID}}.Encode()
+		}
+		val := thousands(n)
+		if d.event == "sales" {
+			val = money(n)
+		}
+		pct := 0
+		if top > 0 {
+			pct = int(n * 100 / top)
+		}
+		list.Rows = append(list.Rows, vc.BarRow{Label: label, Value: val, Href: href, Pct: pct})
+	}
+	return list
+}
+
+// eventRow is one line of the latest-events table.
+func eventRow(e *analytics.EventRecord) vc.EventRow {
+	row := vc.EventRow{
+		Time: e.Timestamp.UTC().Format("Jan 2 15:04:05"), Event: strings.TrimSuffix(string(e.Kind), "s"),
+		Link:    e.Link.Domain + "/" + e.Link.Key,
+		Country: e.Click.Country, Device: e.Click.Device, Browser: e.Click.Browser, Referer: e.Click.Referer,
+	}
+	if e.Kind == analytics.Sales {
+		row.Amount = money(e.Sale.Amount)
+	}
+	return row
 }
 
 func intervalLabel(i analytics.Interval) string {
@@ -284,23 +345,6 @@ func intervalLabel(i analytics.Interval) string {
 	return "All time"
 }
 
-func num(v any) int64 {
-	switch n := v.(type) {
-	case int64:
-		return n
-	case int:
-		return int64(n)
-	case float64:
-		return int64(n)
-	}
-	return 0
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
 // thousands formats 1234567 as 1,234,567.
 func thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
@@ -318,27 +362,17 @@ func money(cents int64) string {
 	return "$" + thousands(cents/100) + fmt.Sprintf(".%02d", cents%100)
 }
 
-const bucketLayout = "2006-01-02T15:04:05.000-0700"
-
 // timeSpan is the distance between the first two buckets.
-func timeSpan(rows []analytics.Row) time.Duration {
-	if len(rows) < 2 {
+func timeSpan(bs []analytics.Bucket) time.Duration {
+	if len(bs) < 2 {
 		return 24 * time.Hour
 	}
-	a, err1 := time.Parse(bucketLayout, fmt.Sprint(rows[0]["start"]))
-	b, err2 := time.Parse(bucketLayout, fmt.Sprint(rows[1]["start"]))
-	if err1 != nil || err2 != nil {
-		return 24 * time.Hour
-	}
-	return b.Sub(a)
+	return bs[1].Start.Sub(bs[0].Start)
 }
 
-// bucketLabel formats a bucket start for the x axis by bucket size.
-func bucketLabel(s string, span time.Duration) string {
-	t, err := time.Parse(bucketLayout, s)
-	if err != nil {
-		return s
-	}
+// bucketLabel formats a bucket start (in the query's zone) for the x axis
+// by bucket size.
+func bucketLabel(t time.Time, span time.Duration) string {
 	switch {
 	case span < 24*time.Hour:
 		return t.Format("15:04")
@@ -346,14 +380,6 @@ func bucketLabel(s string, span time.Duration) string {
 		return t.Format("Jan 2")
 	}
 	return t.Format("Jan 2006")
-}
-
-func eventTime(s string) string {
-	t, err := time.Parse("2006-01-02T15:04:05.000Z", s)
-	if err != nil {
-		return s
-	}
-	return t.Format("Jan 2 15:04:05")
 }
 
 // filterSelects are the dashboard's domain and tag filters.

@@ -36,7 +36,7 @@ type Deps struct {
 	// The same services the API handlers call: link rules, the analytics
 	// engine, and partner enrollment and commission changes.
 	Links       *links.Service
-	Analytics   *analytics.Engine
+	Analytics   analytics.Engine
 	Conversions *conversions.Service
 	// Webhooks runs the webhook management rules.
 	Webhooks *webhooks.Service
@@ -53,7 +53,7 @@ type Handlers struct {
 	log   *slog.Logger
 	codec *auth.SessionCodec
 	links *links.Service
-	stats *analytics.Engine
+	stats analytics.Engine
 	conv  *conversions.Service
 	hooks *webhooks.Service
 	// privacyChanged: see Deps.PrivacyChanged.

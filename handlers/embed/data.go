@@ -8,7 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/request"
-	"github.com/relinkhq/relink/internal/analytics"
+	"github.com/relinkhq/relink/internal/analytics/dubjson"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/referrals"
@@ -155,57 +155,21 @@ func (h *Handlers) Analytics(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-// eventParams are the query parameters GET /api/embed/referrals/events
-// passes on to the events engine (§6.7); every other filter is dropped and
-// the partner filter is forced to the token's partner.
-var eventParams = []string{"event", "start", "end", "interval", "timezone", "saleType", "limit", "page", "sortBy", "sortOrder"}
-
 // Events answers GET /api/embed/referrals/events: the events of the
 // partner's links, without IP addresses, customers reduced to {id, email
-// (masked), name}; [] when the partner has no links.
+// (masked), name}; [] when the partner has no links. The referrals service
+// redacts (referrals.PartnerEvent has no IP field); this writes Dub's JSON.
 func (h *Handlers) Events(c *fiber.Ctx) error {
 	sess := session(c)
 	if err := sess.RequireGroup(); err != nil {
 		return err
 	}
-	links, err := h.d.Referrals.Links(c.UserContext(), sess)
-	if err != nil {
-		return err
-	}
-	if len(links) == 0 || h.d.Analytics == nil {
-		return c.JSON([]any{})
-	}
 	raw, _ := url.ParseQuery(string(c.Request().URI().QueryString()))
-	vals := url.Values{}
-	for _, k := range eventParams {
-		if v, ok := raw[k]; ok {
-			vals[k] = v
-		}
-	}
-	vals.Set("partnerId", sess.Partner.ID)
-	q, err := analytics.Parse(vals, analytics.EndpointEvents, h.d.Now())
+	evs, err := h.d.Referrals.Events(c.UserContext(), sess, raw)
 	if err != nil {
 		return err
 	}
-	evs, err := h.d.Analytics.Events(c.UserContext(), sess.Workspace, q)
-	if err != nil {
-		return err
-	}
-	for _, ev := range evs {
-		delete(ev, "ip")
-		if click, ok := ev["click"].(map[string]any); ok {
-			delete(click, "ip")
-		}
-		if cu, ok := ev["customer"].(map[string]any); ok {
-			email, _ := cu["email"].(string)
-			name, _ := cu["name"].(string)
-			if email == "" {
-				email = name
-			}
-			ev["customer"] = map[string]any{"id": cu["id"], "email": referrals.MaskEmail(email), "name": referrals.MaskEmail(name)}
-		}
-	}
-	return c.JSON(evs)
+	return c.JSON(dubjson.PartnerEvents(sess.Workspace, evs))
 }
 
 // earningsBucketJSON is one bucket of GET /api/embed/referrals/earnings/timeseries.

@@ -19,7 +19,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/request"
-	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/models"
@@ -29,7 +28,6 @@ import (
 type Deps struct {
 	DB        *models.DB
 	Referrals *referrals.Service
-	Analytics *analytics.Engine  // GET /api/embed/referrals/events
 	RateLimit *request.RateLimit // the server's one rate-limit gate
 	Now       func() time.Time
 	Log       *slog.Logger

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/relinkhq/relink/models"
 )
@@ -20,14 +19,6 @@ type Counters struct {
 	Leads      int64 `json:"leads"`
 	Sales      int64 `json:"sales"`
 	SaleAmount int64 `json:"saleAmount"`
-}
-
-// Row is one grouped /analytics row: its own keys plus the counters.
-type Row map[string]any
-
-func (r Row) set(c Counters) Row {
-	r["clicks"], r["leads"], r["sales"], r["saleAmount"] = c.Clicks, c.Leads, c.Sales, c.SaleAmount
-	return r
 }
 
 func kindsOf(ev Event) []kind {
@@ -54,41 +45,45 @@ func (c *Counters) add(k kind, v counts) {
 	}
 }
 
-// Analytics answers GET /analytics: a Counters value for groupBy=count, a
-// []Row otherwise.
-func (e *Engine) Analytics(ctx context.Context, ws *models.Workspace, q *Query) (any, error) {
+// Analytics answers GET /analytics: Total for groupBy=count, Buckets for
+// timeseries, Groups otherwise.
+func (e *SQLEngine) Analytics(ctx context.Context, ws *models.Workspace, q *Query) (*Result, error) {
 	s, err := e.prepare(ctx, ws, q)
 	if err != nil {
 		return nil, err
 	}
+	res := &Result{GroupBy: q.GroupBy}
 	switch {
 	case q.GroupBy == Count:
-		var c Counters
 		ms, err := e.measureAll(ctx, s, keySpec{kind: keyTotal})
 		if err != nil {
 			return nil, err
 		}
 		for i, k := range kindsOf(q.Event) {
 			for _, v := range ms[i] {
-				c.add(k, v)
+				res.Total.add(k, v)
 			}
 		}
-		return c, nil
 	case q.GroupBy == Timeseries:
-		return e.timeseries(ctx, s)
+		res.Buckets, err = e.timeseries(ctx, s)
 	case q.GroupBy.LinkAttribute():
-		return e.linkAttributes(ctx, s)
+		res.Groups, err = e.linkAttributes(ctx, s)
+	default:
+		res.Groups, err = e.dimension(ctx, s)
 	}
-	return e.dimension(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
-func (e *Engine) timeseries(ctx context.Context, s *scope) ([]Row, error) {
+func (e *SQLEngine) timeseries(ctx context.Context, s *scope) ([]Bucket, error) {
 	buckets := s.win.Buckets()
 	byKey := make(map[string]*Counters, len(buckets))
-	rows := make([]Row, 0, len(buckets))
-	cs := make([]Counters, len(buckets))
+	rows := make([]Bucket, len(buckets))
 	for i, b := range buckets {
-		byKey[bucketKey(b)] = &cs[i]
+		rows[i].Start = b.In(s.win.TZ)
+		byKey[bucketKey(b)] = &rows[i].Counters
 	}
 	ms, err := e.measureAll(ctx, s, keySpec{kind: keyTime})
 	if err != nil {
@@ -101,17 +96,14 @@ func (e *Engine) timeseries(ctx context.Context, s *scope) ([]Row, error) {
 			}
 		}
 	}
-	for i, b := range buckets {
-		rows = append(rows, Row{"start": s.win.FormatBucket(b)}.set(cs[i]))
-	}
 	return rows, nil
 }
 
 // dimSpec says how a group-A groupBy reads and folds its dimension.
 type dimSpec struct {
-	dim  string                // models.AggregateDims key or DimURLQuery; "" = by link
-	fold func(v string) string // raw key → output key ("" drops the row)
-	row  func(key string) Row  // output key → row keys
+	dim  string                     // models.AggregateDims key or DimURLQuery; "" = by link
+	fold func(v string) string      // raw key → output key ("" drops the row)
+	geo  func(key string, g *Group) // output key → the geo fields; nil for other groupings
 }
 
 func dropUnknown(v string) string {
@@ -155,10 +147,6 @@ func utmParam(name string) func(string) string {
 	}
 }
 
-func single(field string) func(string) Row {
-	return func(k string) Row { return Row{field: k} }
-}
-
 var validEnum = map[string]map[string]bool{
 	"continent": {"AF": true, "AN": true, "AS": true, "EU": true, "NA": true, "OC": true, "SA": true},
 	"trigger":   {"qr": true, "link": true, "pageview": true, "deeplink": true},
@@ -191,29 +179,29 @@ func geoFold(parts int) func(string) string {
 }
 
 var dimSpecs = map[GroupBy]dimSpec{
-	Continents: {dim: "continent", fold: enumOnly("continent"), row: single("continent")},
-	Regions: {dim: "region", fold: geoFold(2), row: func(k string) Row {
+	Continents: {dim: "continent", fold: enumOnly("continent")},
+	Regions: {dim: "region", fold: geoFold(2), geo: func(k string, g *Group) {
 		p := split(k)
-		return Row{"country": p[0], "region": p[0] + "-" + p[1], "city": "*"}
+		g.Country, g.Region = p[0], p[0]+"-"+p[1]
 	}},
-	Countries: {dim: "country", fold: dropUnknown, row: func(k string) Row { return Row{"country": k, "region": "*", "city": "*"} }},
-	Cities: {dim: "city", fold: geoFold(3), row: func(k string) Row {
+	Countries: {dim: "country", fold: dropUnknown, geo: func(k string, g *Group) { g.Country = k }},
+	Cities: {dim: "city", fold: geoFold(3), geo: func(k string, g *Group) {
 		p := split(k)
-		return Row{"country": p[0], "region": p[0] + "-" + p[1], "city": p[2]}
+		g.Country, g.Region, g.City = p[0], p[0]+"-"+p[1], p[2]
 	}},
-	Devices:      {dim: "device", fold: dropUnknown, row: single("device")},
-	Browsers:     {dim: "browser", fold: dropUnknown, row: single("browser")},
-	OS:           {dim: "os", fold: dropUnknown, row: single("os")},
-	Triggers:     {dim: "trigger", fold: enumOnly("trigger"), row: single("trigger")},
-	Referers:     {dim: "referer", fold: dropUnknown, row: single("referer")},
-	RefererURLs:  {dim: "referer_url", fold: func(v string) string { return dropUnknown(cutQuery(v)) }, row: single("refererUrl")},
-	TopURLs:      {dim: "url", fold: dropUnknown, row: single("url")},
-	TopBaseURLs:  {dim: "url", fold: func(v string) string { return dropUnknown(cutQuery(v)) }, row: single("url")},
-	UTMSources:   {dim: models.DimURLQuery, fold: utmParam("utm_source"), row: single("utm_source")},
-	UTMMediums:   {dim: models.DimURLQuery, fold: utmParam("utm_medium"), row: single("utm_medium")},
-	UTMCampaigns: {dim: models.DimURLQuery, fold: utmParam("utm_campaign"), row: single("utm_campaign")},
-	UTMTerms:     {dim: models.DimURLQuery, fold: utmParam("utm_term"), row: single("utm_term")},
-	UTMContents:  {dim: models.DimURLQuery, fold: utmParam("utm_content"), row: single("utm_content")},
+	Devices:      {dim: "device", fold: dropUnknown},
+	Browsers:     {dim: "browser", fold: dropUnknown},
+	OS:           {dim: "os", fold: dropUnknown},
+	Triggers:     {dim: "trigger", fold: enumOnly("trigger")},
+	Referers:     {dim: "referer", fold: dropUnknown},
+	RefererURLs:  {dim: "referer_url", fold: func(v string) string { return dropUnknown(cutQuery(v)) }},
+	TopURLs:      {dim: "url", fold: dropUnknown},
+	TopBaseURLs:  {dim: "url", fold: func(v string) string { return dropUnknown(cutQuery(v)) }},
+	UTMSources:   {dim: models.DimURLQuery, fold: utmParam("utm_source")},
+	UTMMediums:   {dim: models.DimURLQuery, fold: utmParam("utm_medium")},
+	UTMCampaigns: {dim: models.DimURLQuery, fold: utmParam("utm_campaign")},
+	UTMTerms:     {dim: models.DimURLQuery, fold: utmParam("utm_term")},
+	UTMContents:  {dim: models.DimURLQuery, fold: utmParam("utm_content")},
 	TopLinks:     {fold: func(v string) string { return v }},
 }
 
@@ -277,7 +265,7 @@ func combine(ev Event, per map[kind]ranked, orderBySaleAmount bool) ([]string, m
 	return keys, out
 }
 
-func (e *Engine) dimension(ctx context.Context, s *scope) ([]Row, error) {
+func (e *SQLEngine) dimension(ctx context.Context, s *scope) ([]Group, error) {
 	spec := dimSpecs[s.q.GroupBy]
 	key := keySpec{kind: keyDim, dim: spec.dim}
 	if s.q.GroupBy == TopLinks {
@@ -303,7 +291,7 @@ func (e *Engine) dimension(ctx context.Context, s *scope) ([]Row, error) {
 		per[k] = rank(k, folded)
 	}
 	keys, cs := combine(s.q.Event, per, false)
-	rows := make([]Row, 0, len(keys))
+	rows := make([]Group, 0, len(keys))
 	if s.q.GroupBy == TopLinks {
 		links, err := e.topLinks(ctx, s.wsID, keys)
 		if err != nil {
@@ -314,28 +302,25 @@ func (e *Engine) dimension(ctx context.Context, s *scope) ([]Row, error) {
 			if l == nil {
 				continue // deleted links are dropped
 			}
-			rows = append(rows, topLinkRow(l, e.shortLink(l.Domain, l.Key)).set(*cs[id]))
+			l.Short = e.shortLink(l.Domain, l.Key)
+			rows = append(rows, Group{Key: id, Counters: *cs[id], Link: l})
 		}
 		return rows, nil
 	}
 	for _, k := range keys {
-		rows = append(rows, spec.row(k).set(*cs[k]))
+		g := Group{Key: k, Counters: *cs[k]}
+		if spec.geo != nil {
+			spec.geo(k, &g)
+		}
+		rows = append(rows, g)
 	}
 	return rows, nil
 }
 
-// topLink is the part of a link a top_links row shows.
-type topLink struct {
-	ID, Domain, Key, URL string
-	Title, Comments      *string
-	FolderID, PartnerID  *string
-	CreatedAt            time.Time
-}
-
 // topLinks loads the workspace's existing links among ids: by id for a
 // few, by one scan of the workspace's links for many.
-func (e *Engine) topLinks(ctx context.Context, wsID string, ids []string) (map[string]*topLink, error) {
-	out := make(map[string]*topLink, len(ids))
+func (e *SQLEngine) topLinks(ctx context.Context, wsID string, ids []string) (map[string]*TopLink, error) {
+	out := make(map[string]*TopLink, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -350,7 +335,7 @@ func (e *Engine) topLinks(ctx context.Context, wsID string, ids []string) (map[s
 	}
 	defer rows.Close()
 	for rows.Next() {
-		l := &topLink{}
+		l := &TopLink{}
 		if err := rows.Scan(&l.ID, &l.Domain, &l.Key, &l.URL, &l.Title, &l.Comments, &l.FolderID, &l.PartnerID, &l.CreatedAt); err != nil {
 			return nil, fmt.Errorf("load top links: %w", err)
 		}
@@ -360,14 +345,6 @@ func (e *Engine) topLinks(ctx context.Context, wsID string, ids []string) (map[s
 		return nil, fmt.Errorf("load top links: %w", err)
 	}
 	return out, nil
-}
-
-func topLinkRow(l *topLink, short string) Row {
-	r := make(Row, 15) // room for the counters
-	r["link"], r["id"], r["domain"], r["key"], r["shortLink"] = l.ID, l.ID, l.Domain, l.Key, short
-	r["url"], r["title"], r["comments"], r["folderId"] = l.URL, l.Title, l.Comments, l.FolderID
-	r["partnerId"], r["createdAt"] = l.PartnerID, isoMillis(l.CreatedAt)
-	return r
 }
 
 // manyLinks is where link lookups switch from an id list to one scan of

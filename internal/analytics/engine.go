@@ -14,10 +14,11 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// Engine answers validated queries. It plans each event kind separately:
-// from the hourly event aggregates when nothing in the query needs a column
-// the aggregates do not key, from the raw event tables otherwise.
-type Engine struct {
+// SQLEngine is the Engine over the SQL store (SQLite or PostgreSQL). It
+// plans each event kind separately: from the hourly event aggregates when
+// nothing in the query needs a column the aggregates do not key, from the
+// raw event tables otherwise.
+type SQLEngine struct {
 	DB  *models.DB
 	Now func() time.Time
 	// ForceRaw answers everything from the raw tables (the property test
@@ -37,18 +38,20 @@ type Engine struct {
 
 // Reads reports how many counts were answered from the aggregates and how
 // many from the raw tables (edge hours included) since the engine started.
-func (e *Engine) Reads() (aggregates, raw int64) { return e.aggReads.Load(), e.rawReads.Load() }
+func (e *SQLEngine) Reads() (aggregates, raw int64) { return e.aggReads.Load(), e.rawReads.Load() }
 
-// NewEngine returns an engine over db.
-func NewEngine(db *models.DB, now func() time.Time) *Engine {
+var _ Engine = (*SQLEngine)(nil)
+
+// NewEngine returns the SQL engine over db.
+func NewEngine(db *models.DB, now func() time.Time) *SQLEngine {
 	if now == nil {
 		now = time.Now
 	}
-	return &Engine{DB: db, Now: now}
+	return &SQLEngine{DB: db, Now: now}
 }
 
 // shortLink builds a short link the way the API's link objects do.
-func (e *Engine) shortLink(domain, key string) string {
+func (e *SQLEngine) shortLink(domain, key string) string {
 	if e.ShortLink != nil {
 		return e.ShortLink(domain, key)
 	}
@@ -80,7 +83,11 @@ type scope struct {
 	links    []string // link ids allowed by the link-level filters …
 	linksSet bool     // … when any is set
 	d        dialect
+	endExcl  bool // win.End itself is outside the window (Tally's half-open windows)
 }
+
+// whole is the scope's whole window as a time range.
+func (s *scope) whole() timeRange { return timeRange{s.win.Start, s.win.End, !s.endExcl} }
 
 func (s *scope) linkConstrained() bool { return s.linksSet || s.q.LinkID.Set() }
 
@@ -98,21 +105,21 @@ func (s *scope) hourAligned() bool {
 }
 
 // measure counts events of kind k in the scope, grouped by key.
-func (e *Engine) measure(ctx context.Context, s *scope, k kind, key keySpec) (map[string]counts, error) {
+func (e *SQLEngine) measure(ctx context.Context, s *scope, k kind, key keySpec) (map[string]counts, error) {
 	if s.linksSet && len(s.links) == 0 {
 		return map[string]counts{}, nil
 	}
 	if ok, df := e.aggregatable(s, k, key); ok && !e.ForceRaw {
 		return e.fromAggregates(ctx, s, k, key, df)
 	}
-	return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
+	return e.fromRaw(ctx, s, k, key, []timeRange{s.whole()})
 }
 
 // measureAll runs measure for every event kind of the query, in kindsOf
 // order. On PostgreSQL the three kinds of composite run in parallel (each
 // on its own server backend); the embedded SQLite does the work in this
 // process, where running them one after another measured faster.
-func (e *Engine) measureAll(ctx context.Context, s *scope, key keySpec) ([]map[string]counts, error) {
+func (e *SQLEngine) measureAll(ctx context.Context, s *scope, key keySpec) ([]map[string]counts, error) {
 	kinds := kindsOf(s.q.Event)
 	out := make([]map[string]counts, len(kinds))
 	errs := make([]error, len(kinds))
@@ -145,7 +152,7 @@ func (e *Engine) measureAll(ctx context.Context, s *scope, key keySpec) ([]map[s
 // filter, count, timeseries and the grouping by that same dimension read
 // that dimension's rows restricted to the filter's values. Everything else
 // goes to the raw tables.
-func (e *Engine) aggregatable(s *scope, k kind, key keySpec) (bool, *dimFilter) {
+func (e *SQLEngine) aggregatable(s *scope, k kind, key keySpec) (bool, *dimFilter) {
 	if key.kind == keyTime && !s.hourAligned() {
 		return false, nil
 	}
@@ -175,14 +182,17 @@ func (r timeRange) empty() bool {
 // aggregates and the partial hours at either end from the raw table. When
 // buckets do not matter the whole hours are covered by the cheapest signed
 // mix of weekly, daily and hourly rows (cover.go); timeseries read hours.
-func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySpec, df *dimFilter) (map[string]counts, error) {
+func (e *SQLEngine) fromAggregates(ctx context.Context, s *scope, k kind, key keySpec, df *dimFilter) (map[string]counts, error) {
 	h0 := s.win.Start.Truncate(time.Hour)
 	if h0.Before(s.win.Start) {
 		h0 = h0.Add(time.Hour)
 	}
 	h1 := s.win.End.Add(time.Nanosecond).Truncate(time.Hour) // exclusive
+	if s.endExcl {
+		h1 = s.win.End.Truncate(time.Hour)
+	}
 	if !h0.Before(h1) {
-		return e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, s.win.End, true}})
+		return e.fromRaw(ctx, s, k, key, []timeRange{s.whole()})
 	}
 	e.aggReads.Add(1)
 	dim := s.aggDim(key, df)
@@ -195,7 +205,7 @@ func (e *Engine) fromAggregates(ctx context.Context, s *scope, k kind, key keySp
 	if err != nil {
 		return nil, err
 	}
-	edges, err := e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, h0, false}, {h1, s.win.End, true}})
+	edges, err := e.fromRaw(ctx, s, k, key, []timeRange{{s.win.Start, h0, false}, {h1, s.win.End, !s.endExcl}})
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +233,7 @@ func (s *scope) aggDim(key keySpec, df *dimFilter) string {
 
 // readAggregates sums dim's aggregate rows over the signed spans in one
 // statement (a UNION ALL of index range reads; subtracted spans negate).
-func (e *Engine) readAggregates(ctx context.Context, s *scope, k kind, key keySpec, dim string, spans []span, df *dimFilter) (map[string]counts, error) {
+func (e *SQLEngine) readAggregates(ctx context.Context, s *scope, k kind, key keySpec, dim string, spans []span, df *dimFilter) (map[string]counts, error) {
 	isLink := dim == models.DimLink
 	var parts []string
 	var args []any
@@ -334,7 +344,7 @@ func (s *scope) rawWhere(k kind, ranges []timeRange) (*where, bool) {
 }
 
 // fromRaw counts kind k's raw rows in the ranges.
-func (e *Engine) fromRaw(ctx context.Context, s *scope, k kind, key keySpec, ranges []timeRange) (map[string]counts, error) {
+func (e *SQLEngine) fromRaw(ctx context.Context, s *scope, k kind, key keySpec, ranges []timeRange) (map[string]counts, error) {
 	e.rawReads.Add(1)
 	out := map[string]counts{}
 	w, ok := s.rawWhere(k, ranges)

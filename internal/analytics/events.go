@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/relinkhq/relink/models"
@@ -49,40 +48,20 @@ type customerRow struct {
 	CreatedAt  time.Time
 }
 
-// Events answers GET /events: one page of event objects (spec 6).
-func (e *Engine) Events(ctx context.Context, ws *models.Workspace, q *Query) ([]map[string]any, error) {
+// Events answers GET /events: one page of events (spec 6).
+func (e *SQLEngine) Events(ctx context.Context, ws *models.Workspace, q *Query) ([]EventRecord, error) {
 	s, err := e.prepare(ctx, ws, q)
 	if err != nil {
 		return nil, err
 	}
-	out := []map[string]any{}
+	out := []EventRecord{}
 	if s.linksSet && len(s.links) == 0 {
 		return out, nil
 	}
 	k := kindsOf(q.Event)[0]
-	w, ok := s.rawWhere(k, []timeRange{{s.win.Start, s.win.End, true}})
-	if !ok {
-		return out, nil
-	}
-	cols := "click_id AS id, timestamp, '' AS event_name, '' AS customer_id, NULL AS metadata, click_id, link_id, url, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, qr, ip, 0 AS amount, '' AS payment_processor, '' AS invoice_id"
-	idCol := "click_id"
-	switch k {
-	case kLead:
-		cols = "event_id AS id, timestamp, event_name, customer_id, metadata, click_id, link_id, url, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, qr, ip, 0 AS amount, '' AS payment_processor, '' AS invoice_id"
-		idCol = "event_id"
-	case kSale:
-		cols = "event_id AS id, timestamp, event_name, customer_id, metadata, click_id, link_id, url, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, qr, ip, amount, payment_processor, invoice_id"
-		idCol = "event_id"
-	}
-	dir := "DESC"
-	if q.SortOrder == "asc" {
-		dir = "ASC"
-	}
-	var rows []eventRow
-	sqlq := "SELECT " + cols + " FROM " + k.table + " WHERE " + w.sql() + " ORDER BY timestamp " + dir + ", " + idCol + " " + dir + " LIMIT ? OFFSET ?"
-	args := append(w.args, q.Limit, (q.Page-1)*q.Limit)
-	if err := e.DB.WithContext(ctx).Raw(sqlq, args...).Scan(&rows).Error; err != nil {
-		return nil, fmt.Errorf("list %s: %w", k.table, err)
+	rows, err := e.eventRows(ctx, s, k)
+	if err != nil || len(rows) == 0 {
+		return out, err
 	}
 	var linkIDs, customerIDs []string
 	for _, r := range rows {
@@ -95,26 +74,65 @@ func (e *Engine) Events(ctx context.Context, ws *models.Workspace, q *Query) ([]
 	if err != nil {
 		return nil, err
 	}
-	customers := map[string]customerRow{}
-	if len(customerIDs) > 0 {
-		var cs []customerRow
-		if err := e.DB.WithContext(ctx).Raw("SELECT id, name, email, avatar, external_id, country, created_at FROM customers WHERE workspace_id = ? AND id IN ?", ws.ID, dedupe(customerIDs)).Scan(&cs).Error; err != nil {
-			return nil, fmt.Errorf("load customers: %w", err)
-		}
-		for _, c := range cs {
-			customers[c.ID] = c
-		}
+	customers, err := e.customers(ctx, ws.ID, customerIDs)
+	if err != nil {
+		return nil, err
 	}
 	tags, err := e.linkTags(ctx, linkIDs)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range rows {
-		l := links[r.LinkID]
+	for i := range rows {
+		l := links[rows[i].LinkID]
 		if l == nil {
 			continue // events of deleted links are dropped from pages
 		}
-		out = append(out, e.eventObject(ws, k, &r, l, tags[l.ID], customers))
+		out = append(out, e.eventRecord(k, &rows[i], l, tags[l.ID], customers))
+	}
+	return out, nil
+}
+
+// eventRows reads one page of kind k's raw rows in the scope.
+func (e *SQLEngine) eventRows(ctx context.Context, s *scope, k kind) ([]eventRow, error) {
+	w, ok := s.rawWhere(k, []timeRange{{s.win.Start, s.win.End, true}})
+	if !ok {
+		return nil, nil
+	}
+	cols := "click_id AS id, timestamp, '' AS event_name, '' AS customer_id, NULL AS metadata, click_id, link_id, url, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, qr, ip, 0 AS amount, '' AS payment_processor, '' AS invoice_id"
+	idCol := "click_id"
+	switch k {
+	case kLead:
+		cols = "event_id AS id, timestamp, event_name, customer_id, metadata, click_id, link_id, url, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, qr, ip, 0 AS amount, '' AS payment_processor, '' AS invoice_id"
+		idCol = "event_id"
+	case kSale:
+		cols = "event_id AS id, timestamp, event_name, customer_id, metadata, click_id, link_id, url, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, qr, ip, amount, payment_processor, invoice_id"
+		idCol = "event_id"
+	}
+	dir := "DESC"
+	if s.q.SortOrder == "asc" {
+		dir = "ASC"
+	}
+	var rows []eventRow
+	sqlq := "SELECT " + cols + " FROM " + k.table + " WHERE " + w.sql() + " ORDER BY timestamp " + dir + ", " + idCol + " " + dir + " LIMIT ? OFFSET ?"
+	args := append(w.args, s.q.Limit, (s.q.Page-1)*s.q.Limit)
+	if err := e.DB.WithContext(ctx).Raw(sqlq, args...).Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list %s: %w", k.table, err)
+	}
+	return rows, nil
+}
+
+// customers loads the workspace's customers among ids.
+func (e *SQLEngine) customers(ctx context.Context, wsID string, ids []string) (map[string]customerRow, error) {
+	out := map[string]customerRow{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var cs []customerRow
+	if err := e.DB.WithContext(ctx).Raw("SELECT id, name, email, avatar, external_id, country, created_at FROM customers WHERE workspace_id = ? AND id IN ?", wsID, dedupe(ids)).Scan(&cs).Error; err != nil {
+		return nil, fmt.Errorf("load customers: %w", err)
+	}
+	for _, c := range cs {
+		out[c.ID] = c
 	}
 	return out, nil
 }
@@ -133,8 +151,8 @@ func dedupe(ids []string) []string {
 
 type tagRow struct{ LinkID, ID, Name, Color string }
 
-func (e *Engine) linkTags(ctx context.Context, linkIDs []string) (map[string][]map[string]any, error) {
-	out := map[string][]map[string]any{}
+func (e *SQLEngine) linkTags(ctx context.Context, linkIDs []string) (map[string][]Tag, error) {
+	out := map[string][]Tag{}
 	if len(linkIDs) == 0 {
 		return out, nil
 	}
@@ -144,48 +162,36 @@ func (e *Engine) linkTags(ctx context.Context, linkIDs []string) (map[string][]m
 		return nil, fmt.Errorf("load link tags: %w", err)
 	}
 	for _, t := range ts {
-		out[t.LinkID] = append(out[t.LinkID], map[string]any{"id": t.ID, "name": t.Name, "color": t.Color})
+		out[t.LinkID] = append(out[t.LinkID], Tag{ID: t.ID, Name: t.Name, Color: t.Color})
 	}
 	return out, nil
 }
 
-func (e *Engine) eventObject(ws *models.Workspace, k kind, r *eventRow, l *models.Link, tags []map[string]any, customers map[string]customerRow) map[string]any {
-	ts := isoMillis(r.Timestamp)
-	region := r.Country + "-" + r.Region
-	qr := 0
-	if r.QR {
-		qr = 1
+func (e *SQLEngine) eventRecord(k kind, r *eventRow, l *models.Link, tags []Tag, customers map[string]customerRow) EventRecord {
+	qrBase := e.QRBase
+	if qrBase == "" {
+		qrBase = "https://api.dub.co/qr"
 	}
-	click := map[string]any{
-		"id": r.ClickID, "timestamp": ts, "url": r.URL, "country": r.Country, "city": r.City,
-		"region": region, "continent": r.Continent, "device": r.Device, "browser": r.Browser, "os": r.OS,
-		"ua": r.UA, "trigger": r.Trigger, "referer": r.Referer, "refererUrl": cutQuery(r.RefererURL),
-		"qr": r.QR, "ip": r.IP,
-	}
-	ev := map[string]any{
-		"event": strings.TrimSuffix(string(kindsEvent(k)), "s"), "timestamp": ts,
-		"click": click, "link": e.linkObject(ws, l, tags),
-		"click_id": r.ClickID, "link_id": r.LinkID, "domain": l.Domain, "key": l.Key, "url": r.URL,
-		"continent": r.Continent, "country": r.Country, "city": r.City, "device": r.Device,
-		"browser": r.Browser, "os": r.OS, "qr": qr, "ip": r.IP,
+	short := e.shortLink(l.Domain, l.Key)
+	ev := EventRecord{
+		Kind: kindsEvent(k), Timestamp: r.Timestamp,
+		Click: Click{
+			ID: r.ClickID, URL: r.URL, Continent: r.Continent, Country: r.Country, Region: r.Region, City: r.City,
+			Device: r.Device, Browser: r.Browser, OS: r.OS, UA: r.UA, Trigger: r.Trigger, Referer: r.Referer,
+			RefererURL: cutQuery(r.RefererURL), QR: r.QR, IP: r.IP,
+		},
+		Link: EventLink{Link: l, Tags: tags, Short: short, QRCode: qrBase + "?url=" + url.QueryEscape(short+"?qr=1")},
 	}
 	if k == kClick {
 		return ev
 	}
-	ev["eventId"] = r.ID
-	ev["eventName"] = r.EventName
-	if r.Metadata != nil && *r.Metadata != "" && *r.Metadata != "null" {
-		var md any
-		if json.Unmarshal([]byte(*r.Metadata), &md) == nil {
-			ev["metadata"] = md
-		}
+	ev.ID, ev.EventName = r.ID, r.EventName
+	if r.Metadata != nil && *r.Metadata != "" && *r.Metadata != "null" && json.Valid([]byte(*r.Metadata)) {
+		ev.Metadata = json.RawMessage(*r.Metadata)
 	}
-	ev["customer"] = customerObject(r.CustomerID, customers)
+	ev.Customer = customerOf(r.CustomerID, customers)
 	if k == kSale {
-		ev["sale"] = map[string]any{"amount": r.Amount, "invoiceId": r.InvoiceID, "paymentProcessor": r.PaymentProcessor, "currency": "usd"}
-		ev["saleAmount"] = r.Amount
-		ev["invoice_id"] = r.InvoiceID
-		ev["payment_processor"] = r.PaymentProcessor
+		ev.Sale = Sale{Amount: r.Amount, InvoiceID: r.InvoiceID, PaymentProcessor: r.PaymentProcessor}
 	}
 	return ev
 }
@@ -200,11 +206,11 @@ func kindsEvent(k kind) Event {
 	return Clicks
 }
 
-func customerObject(id string, customers map[string]customerRow) map[string]any {
+func customerOf(id string, customers map[string]customerRow) Customer {
 	c, ok := customers[id]
 	if !ok {
-		return map[string]any{"id": id, "name": "Deleted Customer", "email": "deleted@customer.com",
-			"avatar": nil, "externalId": id, "country": "", "createdAt": "1970-01-01T00:00:00.000Z"}
+		return Customer{ID: id, Deleted: true, Name: "Deleted Customer", Email: "deleted@customer.com",
+			ExternalID: id, CreatedAt: time.Unix(0, 0).UTC()}
 	}
 	str := func(p *string) string {
 		if p == nil {
@@ -219,54 +225,6 @@ func customerObject(id string, customers map[string]customerRow) map[string]any 
 	if name == "" {
 		name = "Customer " + c.ExternalID
 	}
-	return map[string]any{"id": c.ID, "name": name, "email": str(c.Email), "avatar": c.Avatar,
-		"externalId": c.ExternalID, "country": str(c.Country), "createdAt": isoMillis(c.CreatedAt)}
-}
-
-func optTime(t *time.Time) any {
-	if t == nil {
-		return nil
-	}
-	return isoMillis(*t)
-}
-
-// linkObject is the Link API's object as events embed it (spec 6.2).
-func (e *Engine) linkObject(ws *models.Workspace, l *models.Link, tags []map[string]any) map[string]any {
-	if tags == nil {
-		tags = []map[string]any{}
-	}
-	var geo any
-	if len(l.Geo) > 0 {
-		geo = l.Geo
-	}
-	var variants any
-	if len(l.TestVariants) > 0 {
-		variants = l.TestVariants
-	}
-	var tagID any
-	if len(tags) > 0 {
-		tagID = tags[0]["id"]
-	}
-	qrBase := e.QRBase
-	if qrBase == "" {
-		qrBase = "https://api.dub.co/qr"
-	}
-	short := e.shortLink(l.Domain, l.Key)
-	return map[string]any{
-		"id": l.ID, "domain": l.Domain, "key": l.Key, "url": l.URL, "trackConversion": l.TrackConversion,
-		"externalId": l.ExternalID, "tenantId": l.TenantID, "programId": l.ProgramID, "partnerId": l.PartnerID,
-		"archived": l.Archived, "expiresAt": optTime(l.ExpiresAt), "expiredUrl": l.ExpiredURL,
-		"disabledAt": optTime(l.DisabledAt), "password": l.Password, "proxy": l.Proxy, "title": l.Title,
-		"description": l.Description, "image": l.Image, "video": l.Video, "rewrite": l.Rewrite,
-		"doIndex": l.DoIndex, "ios": l.IOS, "android": l.Android, "geo": geo, "publicStats": l.PublicStats,
-		"tags": tags, "folderId": l.FolderID, "comments": l.Comments, "shortLink": short,
-		"qrCode":     qrBase + "?url=" + url.QueryEscape(short+"?qr=1"),
-		"utm_source": l.UTMSource, "utm_medium": l.UTMMedium, "utm_campaign": l.UTMCampaign,
-		"utm_term": l.UTMTerm, "utm_content": l.UTMContent, "testVariants": variants,
-		"testStartedAt": optTime(l.TestStartedAt), "testCompletedAt": optTime(l.TestCompletedAt),
-		"userId": l.UserID, "workspaceId": ws.PublicID(), "clicks": l.Clicks, "leads": l.Leads,
-		"conversions": l.Conversions, "sales": l.Sales, "saleAmount": l.SaleAmount,
-		"lastClicked": optTime(l.LastClicked), "createdAt": isoMillis(l.CreatedAt),
-		"updatedAt": isoMillis(l.UpdatedAt), "tagId": tagID, "projectId": ws.ID, "webhookIds": []string{},
-	}
+	return Customer{ID: c.ID, Name: name, Email: str(c.Email), Avatar: c.Avatar, ExternalID: c.ExternalID,
+		Country: str(c.Country), CreatedAt: c.CreatedAt}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/analytics"
+	"github.com/relinkhq/relink/internal/analytics/dubjson"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/models"
 )
@@ -33,7 +34,7 @@ func TestEventsPaging(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return out
+			return dubjson.Events(w.ws, out)
 		}
 		ids := func(evs []map[string]any, key string) []string {
 			var out []string

@@ -10,6 +10,6 @@ func SetManyLinks(n int) int {
 
 // SpanReads reports the aggregate range reads per grain (hourly, daily,
 // weekly) and how many of them were subtracted.
-func (e *Engine) SpanReads() (hours, days, weeks, subtracted int64) {
+func (e *SQLEngine) SpanReads() (hours, days, weeks, subtracted int64) {
 	return e.spanReads[hourly].Load(), e.spanReads[daily].Load(), e.spanReads[weekly].Load(), e.subtracted.Load()
 }

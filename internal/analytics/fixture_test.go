@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/analytics"
+	"github.com/relinkhq/relink/internal/analytics/dubjson"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ids"
@@ -180,8 +181,9 @@ func (w *world) randomEvents(rng *rand.Rand, n int, from, to time.Time) {
 	}
 }
 
-// engines returns the planner and the raw-only engine over the world.
-func (w *world) engines() (*analytics.Engine, *analytics.Engine) {
+// engines returns the SQL engine with its planner (aggregates where it
+// can) and the SQL engine reading the raw tables only.
+func (w *world) engines() (*analytics.SQLEngine, *analytics.SQLEngine) {
 	now := func() time.Time { return w.now }
 	agg := analytics.NewEngine(w.db, now)
 	raw := analytics.NewEngine(w.db, now)
@@ -189,7 +191,16 @@ func (w *world) engines() (*analytics.Engine, *analytics.Engine) {
 	return agg, raw
 }
 
-func (w *world) query(t testing.TB, e *analytics.Engine, qs string) (any, error) {
+// implementations are the Engines the property tests hold to the raw path
+// (the reference): every way of answering must give the same JSON. A
+// second store (ClickHouse, loaded with the world's events) adds itself
+// here.
+func (w *world) implementations(agg analytics.Engine) map[string]analytics.Engine {
+	return map[string]analytics.Engine{"aggregates": agg}
+}
+
+// query answers an /analytics query string with e, as the API writes it.
+func (w *world) query(t testing.TB, e analytics.Engine, qs string) (any, error) {
 	t.Helper()
 	v, err := url.ParseQuery(qs)
 	if err != nil {
@@ -199,5 +210,46 @@ func (w *world) query(t testing.TB, e *analytics.Engine, qs string) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return e.Analytics(w.ctx, w.ws, q)
+	res, err := e.Analytics(w.ctx, w.ws, q)
+	if err != nil {
+		return nil, err
+	}
+	return dubjson.Analytics(res), nil
+}
+
+// events answers an /events query string with e, as the API writes it.
+func (w *world) events(t testing.TB, e analytics.Engine, qs string) (any, error) {
+	t.Helper()
+	v, err := url.ParseQuery(qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := analytics.Parse(v, analytics.EndpointEvents, w.now)
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.Events(w.ctx, w.ws, q)
+	if err != nil {
+		return nil, err
+	}
+	return dubjson.Events(w.ws, res), nil
+}
+
+// sameAnswer requires every implementation to answer qs (ask: query or
+// events) exactly as ref does: the same error or the same JSON.
+func (w *world) sameAnswer(t *testing.T, ask func(testing.TB, analytics.Engine, string) (any, error), qs string, ref analytics.Engine, impls map[string]analytics.Engine) {
+	t.Helper()
+	r, errR := ask(t, ref, qs)
+	for name, e := range impls {
+		a, errA := ask(t, e, qs)
+		if fmt.Sprint(errA) != fmt.Sprint(errR) {
+			t.Fatalf("%s: errors differ: %s %v / raw %v", qs, name, errA, errR)
+		}
+		if errA != nil {
+			t.Fatalf("%s: %v", qs, errA)
+		}
+		if ja, jr := jsonOf(t, a), jsonOf(t, r); ja != jr {
+			t.Fatalf("%s\n%s %s\nraw %s", qs, name, ja, jr)
+		}
+	}
 }

@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 )
 
 // linkAttributes answers the group-B groupings: per-link counts mapped to
 // the current attributes of existing links (spec 4.5).
-func (e *Engine) linkAttributes(ctx context.Context, s *scope) ([]Row, error) {
+func (e *SQLEngine) linkAttributes(ctx context.Context, s *scope) ([]Group, error) {
 	if s.q.GroupBy == TopPartnerTags {
-		return []Row{}, nil // partner tags are not modelled: no link has any
+		return []Group{}, nil // partner tags are not modelled: no link has any
 	}
 	perLink := map[kind]map[string]counts{}
 	var ids []string
@@ -48,22 +47,23 @@ func (e *Engine) linkAttributes(ctx context.Context, s *scope) ([]Row, error) {
 		per[k] = rank(k, folded)
 	}
 	keys, cs := combine(s.q.Event, per, true)
-	rows := make([]Row, 0, len(keys))
+	rows := make([]Group, 0, len(keys))
 	for _, key := range keys {
-		r, ok := entities[key]
+		g, ok := entities[key]
 		if !ok {
 			continue // the folder, tag, partner or group is gone
 		}
-		rows = append(rows, r().set(*cs[key]))
+		g.Key, g.Counters = key, *cs[key]
+		rows = append(rows, g)
 	}
 	return rows, nil
 }
 
 // linkAttrKeys maps each existing link among ids to its attribute keys for
-// the grouping, and each key to its row builder.
-func (e *Engine) linkAttrKeys(ctx context.Context, s *scope, ids []string) (map[string][]string, map[string]func() Row, error) {
+// the grouping, and each key to its row's entity.
+func (e *SQLEngine) linkAttrKeys(ctx context.Context, s *scope, ids []string) (map[string][]string, map[string]Group, error) {
 	attrs := map[string][]string{}
-	entities := map[string]func() Row{}
+	entities := map[string]Group{}
 	if len(ids) == 0 {
 		return attrs, entities, nil
 	}
@@ -117,63 +117,53 @@ func (e *Engine) linkAttrKeys(ctx context.Context, s *scope, ids []string) (map[
 	if len(keys) == 0 {
 		return attrs, entities, nil
 	}
+	if err := e.loadEntities(ctx, s, keys, entities); err != nil {
+		return nil, nil, err
+	}
+	return attrs, entities, nil
+}
+
+// loadEntities fills entities with the grouping's existing entities among
+// keys (domains are their own entity).
+func (e *SQLEngine) loadEntities(ctx context.Context, s *scope, keys []string, entities map[string]Group) error {
+	db := e.DB.WithContext(ctx)
 	switch s.q.GroupBy {
 	case TopDomains:
 		for _, k := range keys {
-			entities[k] = func() Row { return Row{"domain": k} }
+			entities[k] = Group{}
 		}
 	case TopFolders:
-		var fs []struct {
-			ID, Name    string
-			AccessLevel *string
-		}
+		var fs []Folder
 		if err := db.Raw("SELECT id, name, access_level FROM folders WHERE workspace_id = ? AND id IN ?", s.wsID, keys).Scan(&fs).Error; err != nil {
-			return nil, nil, fmt.Errorf("load folders: %w", err)
+			return fmt.Errorf("load folders: %w", err)
 		}
-		for _, f := range fs {
-			entities[f.ID] = func() Row {
-				return Row{"folderId": f.ID, "folder": map[string]any{"id": f.ID, "name": f.Name, "accessLevel": f.AccessLevel}}
-			}
+		for i := range fs {
+			entities[fs[i].ID] = Group{Folder: &fs[i]}
 		}
 	case TopLinkTags:
-		var ts []struct{ ID, Name, Color string }
+		var ts []Tag
 		if err := db.Raw("SELECT id, name, color FROM tags WHERE workspace_id = ? AND id IN ?", s.wsID, keys).Scan(&ts).Error; err != nil {
-			return nil, nil, fmt.Errorf("load tags: %w", err)
+			return fmt.Errorf("load tags: %w", err)
 		}
-		for _, t := range ts {
-			entities[t.ID] = func() Row {
-				return Row{"tagId": t.ID, "tag": map[string]any{"id": t.ID, "name": t.Name, "color": t.Color}}
-			}
+		for i := range ts {
+			entities[ts[i].ID] = Group{Tag: &ts[i]}
 		}
 	case TopPartners:
-		var ps []struct {
-			ID, Name              string
-			Email, Image, Country *string
-			PayoutsEnabledAt      *time.Time
-		}
+		var ps []Partner
 		if err := db.Raw("SELECT id, name, email, image, country, payouts_enabled_at FROM partners WHERE workspace_id = ? AND id IN ?", s.wsID, keys).Scan(&ps).Error; err != nil {
-			return nil, nil, fmt.Errorf("load partners: %w", err)
+			return fmt.Errorf("load partners: %w", err)
 		}
-		for _, p := range ps {
-			var enabled any
-			if p.PayoutsEnabledAt != nil {
-				enabled = isoMillis(*p.PayoutsEnabledAt)
-			}
-			entities[p.ID] = func() Row {
-				return Row{"partnerId": p.ID, "partner": map[string]any{"id": p.ID, "name": p.Name, "email": p.Email,
-					"image": p.Image, "payoutsEnabledAt": enabled, "country": p.Country}}
-			}
+		for i := range ps {
+			entities[ps[i].ID] = Group{Partner: &ps[i]}
 		}
 	case TopGroups:
-		var gs []struct{ ID, Name, Slug string }
+		var gs []PartnerGroup
 		if err := db.Raw("SELECT id, name, slug FROM partner_groups WHERE workspace_id = ? AND id IN ?", s.wsID, keys).Scan(&gs).Error; err != nil {
-			return nil, nil, fmt.Errorf("load partner groups: %w", err)
+			return fmt.Errorf("load partner groups: %w", err)
 		}
-		for _, g := range gs {
-			entities[g.ID] = func() Row {
-				return Row{"groupId": g.ID, "group": map[string]any{"id": g.ID, "name": g.Name, "slug": g.Slug, "color": nil}}
-			}
+		for i := range gs {
+			entities[gs[i].ID] = Group{PartnerGroup: &gs[i]}
 		}
 	}
-	return attrs, entities, nil
+	return nil
 }

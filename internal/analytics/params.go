@@ -17,33 +17,8 @@ func Parse(vals url.Values, ep Endpoint, now time.Time) (*Query, error) {
 	p := params{input.Query{Vals: vals}}
 	q := &Query{Endpoint: ep, Event: Clicks, GroupBy: Count, TZ: time.UTC, Page: 1, Limit: 100, SortOrder: "desc"}
 
-	// event
-	if v, ok := p.get("event"); ok {
-		switch e := Event(v); e {
-		case Clicks, Leads, Sales:
-			q.Event = e
-		case Composite:
-			if ep == EndpointEvents {
-				return nil, invalidEventsEvent()
-			}
-			q.Event = e
-		default:
-			if ep == EndpointEvents {
-				return nil, invalidEventsEvent()
-			}
-			return nil, apierr.Validation("invalid_value", "event", "Invalid event type. Valid event types are: clicks, leads, sales")
-		}
-	}
-	// groupBy (ignored by /events)
-	if v, ok := p.get("groupBy"); ok && ep == EndpointAnalytics {
-		g := GroupBy(v)
-		if !validGroupBy(g) {
-			return nil, apierr.Validation("invalid_value", "groupBy", "Invalid type value. Valid values are: count, timeseries, continents, regions, countries, cities, devices, browsers, os, triggers, referers, referer_urls, top_folders, top_link_tags, top_domains, top_links, top_urls, top_base_urls, top_partners, top_groups, top_partner_tags, utm_sources, utm_mediums, utm_campaigns, utm_terms, utm_contents.")
-		}
-		if g == Trigger {
-			g = Triggers
-		}
-		q.GroupBy = g
+	if err := p.kind(q, ep); err != nil {
+		return nil, err
 	}
 	q.Domain = p.multi("domain")
 	q.Key = p.str("key")
@@ -57,32 +32,9 @@ func Parse(vals url.Values, ep Endpoint, now time.Time) (*Query, error) {
 	q.PartnerID = p.multi("partnerId")
 	q.CustomerID = p.str("customerId")
 
-	// interval, start, end, timezone
-	if v, ok := p.get("interval"); ok {
-		i := Interval(v)
-		if !validInterval(i) {
-			return nil, apierr.Validation("invalid_value", "interval", `Invalid option: expected one of "24h"|"7d"|"30d"|"90d"|"1y"|"mtd"|"qtd"|"ytd"|"all"`)
-		}
-		q.Interval = i
+	if err := p.window(q, now); err != nil {
+		return nil, err
 	}
-	if v, ok := p.get("start"); ok {
-		t, ok := ParseDate(v, now)
-		if !ok {
-			return nil, apierr.Validation("custom", "start", "Invalid date")
-		}
-		if t.Before(FoundingDate) {
-			return nil, apierr.Validation("custom", "start", "The start date cannot be earlier than September 22, 2022.")
-		}
-		q.Start = &t
-	}
-	if v, ok := p.get("end"); ok {
-		t, ok := ParseDate(v, now)
-		if !ok {
-			return nil, apierr.Validation("custom", "end", "Invalid date")
-		}
-		q.End = &t
-	}
-	q.TZ = loadZone(p.str("timezone"))
 
 	p.eventFilters(q)
 
@@ -123,6 +75,70 @@ func Parse(vals url.Values, ep Endpoint, now time.Time) (*Query, error) {
 		}
 	}
 	return q, nil
+}
+
+// kind reads event and groupBy (groupBy is ignored by /events).
+func (p params) kind(q *Query, ep Endpoint) error {
+	// event
+	if v, ok := p.get("event"); ok {
+		switch e := Event(v); e {
+		case Clicks, Leads, Sales:
+			q.Event = e
+		case Composite:
+			if ep == EndpointEvents {
+				return invalidEventsEvent()
+			}
+			q.Event = e
+		default:
+			if ep == EndpointEvents {
+				return invalidEventsEvent()
+			}
+			return apierr.Validation("invalid_value", "event", "Invalid event type. Valid event types are: clicks, leads, sales")
+		}
+	}
+	// groupBy (ignored by /events)
+	if v, ok := p.get("groupBy"); ok && ep == EndpointAnalytics {
+		g := GroupBy(v)
+		if !validGroupBy(g) {
+			return apierr.Validation("invalid_value", "groupBy", "Invalid type value. Valid values are: count, timeseries, continents, regions, countries, cities, devices, browsers, os, triggers, referers, referer_urls, top_folders, top_link_tags, top_domains, top_links, top_urls, top_base_urls, top_partners, top_groups, top_partner_tags, utm_sources, utm_mediums, utm_campaigns, utm_terms, utm_contents.")
+		}
+		if g == Trigger {
+			g = Triggers
+		}
+		q.GroupBy = g
+	}
+	return nil
+}
+
+// window reads interval, start, end and timezone.
+func (p params) window(q *Query, now time.Time) error {
+	// interval, start, end, timezone
+	if v, ok := p.get("interval"); ok {
+		i := Interval(v)
+		if !validInterval(i) {
+			return apierr.Validation("invalid_value", "interval", `Invalid option: expected one of "24h"|"7d"|"30d"|"90d"|"1y"|"mtd"|"qtd"|"ytd"|"all"`)
+		}
+		q.Interval = i
+	}
+	if v, ok := p.get("start"); ok {
+		t, ok := ParseDate(v, now)
+		if !ok {
+			return apierr.Validation("custom", "start", "Invalid date")
+		}
+		if t.Before(FoundingDate) {
+			return apierr.Validation("custom", "start", "The start date cannot be earlier than September 22, 2022.")
+		}
+		q.Start = &t
+	}
+	if v, ok := p.get("end"); ok {
+		t, ok := ParseDate(v, now)
+		if !ok {
+			return apierr.Validation("custom", "end", "Invalid date")
+		}
+		q.End = &t
+	}
+	q.TZ = loadZone(p.str("timezone"))
+	return nil
 }
 
 func invalidEventsEvent() error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/models"
@@ -13,7 +12,7 @@ import (
 // prepare runs the steps between parsing and counting (spec 4.0 steps 3-7):
 // programId validation, link resolution, folder access, the plan's window
 // cap, window resolution and the link-level filters → link ids.
-func (e *Engine) prepare(ctx context.Context, ws *models.Workspace, q *Query) (*scope, error) {
+func (e *SQLEngine) prepare(ctx context.Context, ws *models.Workspace, q *Query) (*scope, error) {
 	now := e.Now()
 	if q.Endpoint == EndpointAnalytics && q.ProgramID != "" {
 		if err := e.checkProgram(ctx, ws, q.ProgramID); err != nil {
@@ -54,7 +53,7 @@ func (e *Engine) prepare(ctx context.Context, ws *models.Workspace, q *Query) (*
 	return s, nil
 }
 
-func (e *Engine) checkProgram(ctx context.Context, ws *models.Workspace, programID string) error {
+func (e *SQLEngine) checkProgram(ctx context.Context, ws *models.Workspace, programID string) error {
 	var ids []string
 	err := e.DB.WithContext(ctx).Raw("SELECT id FROM programs WHERE workspace_id = ? ORDER BY created_at LIMIT 1", ws.ID).Scan(&ids).Error
 	if err != nil {
@@ -76,7 +75,7 @@ type linkRef struct {
 }
 
 // resolveLink finds the link named by externalId or domain+key (spec 4.3).
-func (e *Engine) resolveLink(ctx context.Context, ws *models.Workspace, q *Query) (string, string, error) {
+func (e *SQLEngine) resolveLink(ctx context.Context, ws *models.Workspace, q *Query) (string, string, error) {
 	var refs []linkRef
 	db := e.DB.WithContext(ctx).Table("links").Select("id, workspace_id, folder_id")
 	var err error
@@ -107,7 +106,7 @@ func (e *Engine) resolveLink(ctx context.Context, ws *models.Workspace, q *Query
 	return refs[0].ID, folder, nil
 }
 
-func (e *Engine) checkFolder(ctx context.Context, ws *models.Workspace, id string) error {
+func (e *SQLEngine) checkFolder(ctx context.Context, ws *models.Workspace, id string) error {
 	var owners []string
 	if err := e.DB.WithContext(ctx).Raw("SELECT workspace_id FROM folders WHERE id = ?", id).Scan(&owners).Error; err != nil {
 		return fmt.Errorf("check folder: %w", err)
@@ -123,7 +122,7 @@ func (e *Engine) checkFolder(ctx context.Context, ws *models.Workspace, id strin
 
 // linkIDs resolves the link-level filters to the ids of the workspace's
 // existing links matching all of them.
-func (e *Engine) linkIDs(ctx context.Context, wsID string, q *Query) ([]string, error) {
+func (e *SQLEngine) linkIDs(ctx context.Context, wsID string, q *Query) ([]string, error) {
 	var w where
 	w.add("workspace_id = ?", wsID)
 	w.in("domain", q.Domain)
@@ -164,7 +163,7 @@ func (e *Engine) linkIDs(ctx context.Context, wsID string, q *Query) ([]string, 
 }
 
 // linksByID loads the workspace's existing links among ids.
-func (e *Engine) linksByID(ctx context.Context, wsID string, ids []string) (map[string]*models.Link, error) {
+func (e *SQLEngine) linksByID(ctx context.Context, wsID string, ids []string) (map[string]*models.Link, error) {
 	out := make(map[string]*models.Link, len(ids))
 	for start := 0; start < len(ids); start += 5000 {
 		var ls []models.Link
@@ -178,5 +177,3 @@ func (e *Engine) linksByID(ctx context.Context, wsID string, ids []string) (map[
 	}
 	return out, nil
 }
-
-func isoMillis(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

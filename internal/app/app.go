@@ -79,7 +79,7 @@ type Services struct {
 	Conversions *conversions.Service
 	Referrals   *referrals.Service
 	// Analytics answers /analytics, /events, the console and the embed.
-	Analytics *analytics.Engine
+	Analytics analytics.Engine
 	// Logos loads the logos drawn on QR codes (RELINK_QR_LOGO_FETCH).
 	Logos *qr.Logos
 	// Pages fetches the pages of GET /links/metatags (RELINK_METATAGS_FETCH).
@@ -308,13 +308,14 @@ func (s *Services) domain(context.Context) error {
 		PlainHTTPDefault: cfg.DevMode && cfg.AppURL.Scheme == "http",
 	}
 	s.webhooks()
-	s.Conversions = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Links: s.Links, Now: s.Now, Log: s.Log, Pending: s.Clicks,
-		Webhooks: s.ClickWebhooks.Links})
-	s.Referrals = &referrals.Service{DB: s.DB, Conversions: s.Conversions, Now: s.Now}
-	s.Analytics = analytics.NewEngine(s.DB, s.Now)
-	s.Analytics.QRBase = cfg.APIURL.String() + "/qr"
+	engine := analytics.NewEngine(s.DB, s.Now)
+	engine.QRBase = cfg.APIURL.String() + "/qr"
 	// top_links rows and event link objects build shortLink as link objects do.
-	s.Analytics.ShortLink = s.Links.ShortLinkFor
+	engine.ShortLink = s.Links.ShortLinkFor
+	s.Analytics = engine
+	s.Conversions = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Links: s.Links, Now: s.Now, Log: s.Log, Pending: s.Clicks,
+		Webhooks: s.ClickWebhooks.Links, Analytics: s.Analytics})
+	s.Referrals = &referrals.Service{DB: s.DB, Conversions: s.Conversions, Analytics: s.Analytics, Now: s.Now}
 	fetch := qr.FetchPublic
 	if cfg.QRLogoFetch != "" {
 		fetch = cfg.QRLogoFetch

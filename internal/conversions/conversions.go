@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
@@ -41,6 +42,8 @@ type Service struct {
 	// sale.created, commission.created); its zero value uses the links'
 	// own short links and Dub's QR origin.
 	Webhooks webhooks.Links
+	// Analytics counts the events of partner analytics (PartnerAnalytics).
+	Analytics analytics.Engine
 }
 
 // Flusher writes everything accepted so far (the click pipeline).
@@ -58,11 +61,12 @@ type Deps struct {
 	Log        *slog.Logger
 	Pending    Flusher
 	Webhooks   webhooks.Links
+	Analytics  analytics.Engine
 }
 
 // New returns a Service. Without FX it uses the built-in rates table.
 func New(d Deps) *Service {
-	s := &Service{DB: d.DB, FX: d.FX, Aggregator: d.Aggregator, Links: d.Links, Now: d.Now, Log: d.Log, Pending: d.Pending, Webhooks: d.Webhooks}
+	s := &Service{DB: d.DB, FX: d.FX, Aggregator: d.Aggregator, Links: d.Links, Now: d.Now, Log: d.Log, Pending: d.Pending, Webhooks: d.Webhooks, Analytics: d.Analytics}
 	if s.Now == nil {
 		s.Now = time.Now
 	}

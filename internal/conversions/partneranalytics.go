@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/interval"
 	"github.com/relinkhq/relink/models"
@@ -105,58 +106,6 @@ func next(t time.Time, step string) time.Time {
 	return t.AddDate(0, 1, 0)
 }
 
-// eventRow is one event of any kind, reduced to what analytics sums.
-type eventRow struct {
-	LinkID    string
-	Timestamp time.Time
-	Amount    int64
-}
-
-// partnerEvents loads the partner's clicks, leads, sales and sale
-// earnings in [start, end), in that order (the kinds partnerAnalytics adds).
-func (s *Service) partnerEvents(ctx context.Context, wsID, progID, partnerID string, linkIDs []string, start, end time.Time) ([][]eventRow, error) {
-	load := func(table, amountCol string, extra string, args ...any) ([]eventRow, error) {
-		var rows []eventRow
-		if len(linkIDs) == 0 {
-			return rows, nil
-		}
-		sel := "link_id, timestamp, 0 AS amount"
-		if amountCol != "" {
-			sel = "link_id, timestamp, " + amountCol + " AS amount"
-		}
-		tx := s.DB.WithContext(ctx).Table(table).Select(sel).
-			Where("workspace_id = ? AND link_id IN ? AND timestamp >= ? AND timestamp < ?", wsID, linkIDs, start.UTC(), end.UTC())
-		if extra != "" {
-			tx = tx.Where(extra, args...)
-		}
-		if err := tx.Scan(&rows).Error; err != nil {
-			return nil, fmt.Errorf("partner analytics %s: %w", table, err)
-		}
-		return rows, nil
-	}
-	clicks, err := load("clicks", "", "")
-	if err != nil {
-		return nil, err
-	}
-	leads, err := load("lead_events", "", "")
-	if err != nil {
-		return nil, err
-	}
-	sales, err := load("sale_events", "amount", "")
-	if err != nil {
-		return nil, err
-	}
-	earned, err := s.DB.PartnerSaleEarnings(ctx, wsID, progID, partnerID, start, end, "")
-	if err != nil {
-		return nil, err
-	}
-	commissions := make([]eventRow, len(earned))
-	for i, p := range earned {
-		commissions[i] = eventRow{LinkID: p.LinkID, Timestamp: p.CreatedAt, Amount: p.Earnings}
-	}
-	return [][]eventRow{clicks, leads, sales, commissions}, nil
-}
-
 // PartnerAnalytics computes clicks, leads, sales, sale amount and sale
 // commission earnings over the partner's links in the window.
 func (s *Service) PartnerAnalytics(ctx context.Context, ws *models.Workspace, q AnalyticsQuery) (*PartnerAnalytics, error) {
@@ -188,36 +137,52 @@ func (s *Service) PartnerAnalytics(ctx context.Context, ws *models.Workspace, q 
 	if !start.Before(end) {
 		return nil, apierr.Validation("custom", "", "The start date must be before the end date.")
 	}
-	all, err := s.partnerEvents(ctx, ws.ID, prog.ID, e.PartnerID, linkIDs, start, end)
+	earned, err := s.DB.PartnerSaleEarnings(ctx, ws.ID, prog.ID, e.PartnerID, start, end, "")
 	if err != nil {
 		return nil, err
 	}
-	out := &PartnerAnalytics{}
-	add := func(r *AnalyticsRow, kind int, ev eventRow) {
-		switch kind {
-		case 0:
-			r.Clicks++
-		case 1:
-			r.Leads++
-		case 2:
-			r.Sales++
-			r.SaleAmount += ev.Amount
-		case 3:
-			r.Earnings += ev.Amount
-		}
-	}
+	tq := analytics.TallyQuery{LinkIDs: linkIDs, From: start, To: end, TZ: loc}
 	switch q.GroupBy {
+	case "timeseries":
+		tq.By, tq.Granularity = analytics.TallyBucket, analytics.Granularity(step)
+	case "top_links":
+		tq.By = analytics.TallyLink
+	}
+	if s.Analytics == nil {
+		return nil, fmt.Errorf("partner analytics: no analytics engine")
+	}
+	tallies, err := s.Analytics.Tally(ctx, ws, tq)
+	if err != nil {
+		return nil, err
+	}
+	return foldPartnerAnalytics(q.GroupBy, links, tallies, earned, start, end, step, loc), nil
+}
+
+// foldPartnerAnalytics lays the engine's tallies and the commission
+// earnings out as the answer for groupBy.
+func foldPartnerAnalytics(groupBy string, links []models.Link, tallies []analytics.Tally, earned []models.EarningsPoint, start, end time.Time, step string, loc *time.Location) *PartnerAnalytics {
+	out := &PartnerAnalytics{}
+	add := func(r *AnalyticsRow, t analytics.Tally) {
+		r.Clicks += t.Clicks
+		r.Leads += t.Leads
+		r.Sales += t.Sales
+		r.SaleAmount += t.SaleAmount
+	}
+	switch groupBy {
 	case "timeseries":
 		idx := map[time.Time]int{}
 		for t := truncate(start, step, loc); t.Before(end); t = next(t, step) {
 			idx[t] = len(out.Timeseries)
 			out.Timeseries = append(out.Timeseries, AnalyticsRow{Start: t})
 		}
-		for kind, rows := range all {
-			for _, ev := range rows {
-				if i, ok := idx[truncate(ev.Timestamp, step, loc)]; ok {
-					add(&out.Timeseries[i], kind, ev)
-				}
+		for _, t := range tallies {
+			if i, ok := idx[t.Start]; ok {
+				add(&out.Timeseries[i], t)
+			}
+		}
+		for _, p := range earned {
+			if i, ok := idx[truncate(p.CreatedAt, step, loc)]; ok {
+				out.Timeseries[i].Earnings += p.Earnings
 			}
 		}
 	case "top_links":
@@ -225,11 +190,14 @@ func (s *Service) PartnerAnalytics(ctx context.Context, ws *models.Workspace, q 
 		for _, l := range links {
 			byLink[l.ID] = &TopLink{Link: l}
 		}
-		for kind, rows := range all {
-			for _, ev := range rows {
-				if t := byLink[ev.LinkID]; t != nil {
-					add(&t.AnalyticsRow, kind, ev)
-				}
+		for _, t := range tallies {
+			if tl := byLink[t.LinkID]; tl != nil {
+				add(&tl.AnalyticsRow, t)
+			}
+		}
+		for _, p := range earned {
+			if tl := byLink[p.LinkID]; tl != nil {
+				tl.Earnings += p.Earnings
 			}
 		}
 		for _, l := range links {
@@ -243,11 +211,12 @@ func (s *Service) PartnerAnalytics(ctx context.Context, ws *models.Workspace, q 
 			return a.Clicks > b.Clicks
 		})
 	default:
-		for kind, rows := range all {
-			for _, ev := range rows {
-				add(&out.Count, kind, ev)
-			}
+		for _, t := range tallies {
+			add(&out.Count, t)
+		}
+		for _, p := range earned {
+			out.Count.Earnings += p.Earnings
 		}
 	}
-	return out, nil
+	return out
 }

@@ -48,7 +48,7 @@ func TestGenerate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := res.(analytics.Counters)
+		got := res.Total
 		if got.Clicks != 500 || got.Leads != int64(st.Leads) || got.Sales != 10 || got.SaleAmount != st.SaleAmount {
 			t.Fatalf("analytics %+v, stats %+v", got, st)
 		}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/models"
@@ -32,7 +33,9 @@ const (
 type Service struct {
 	DB          *models.DB
 	Conversions *conversions.Service // link writes and analytics
-	Now         func() time.Time
+	// Analytics answers the partner's events (Events); nil: no events.
+	Analytics analytics.Engine
+	Now       func() time.Time
 }
 
 func (s *Service) now() time.Time {
