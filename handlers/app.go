@@ -428,4 +428,5 @@ func (s *Server) consoleRoutes() {
 	u.Post("/settings/members/:user/role", h.RequireOwner, h.SetRole)
 	u.Post("/settings/members/:user/remove", h.RequireOwner, h.RemoveMember)
 	u.Post("/settings/invites/:id/delete", h.RequireOwner, h.DeleteInvite)
+	s.programConsoleRoutes(h, u)
 }

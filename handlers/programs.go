@@ -1,7 +1,12 @@
 package handlers
 
 import (
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
 	"github.com/relinkhq/relink/handlers/api"
+	"github.com/relinkhq/relink/handlers/console"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -17,4 +22,17 @@ func (s *Server) programRoutes(h *api.Handlers) {
 	a.Get("/payouts", s.key(""), h.ListPayouts)
 	a.Post("/partners/ban", s.key(""), biz, h.BanPartner)
 	a.Post("/partners/deactivate", s.key(""), biz, h.DeactivatePartner)
+	a.Get("/partners/applications", s.key(""), biz, h.ListApplications)
+	a.Post("/partners/applications/approve", s.key(""), biz, h.ApproveApplication)
+	a.Post("/partners/applications/reject", s.key(""), biz, h.RejectApplication)
+}
+
+// programConsoleRoutes are the console pages of the same operations, and the
+// public application page (/apply/<program slug>) on the app origin.
+func (s *Server) programConsoleRoutes(h *console.Handlers, u fiber.Router) {
+	s.app.Get("/apply/:slug", h.Session, h.ApplyForm)
+	s.app.Post("/apply/:slug", h.Session, s.limitIP("apply", 3, time.Minute, "Too many requests. Please try again later."), h.Apply)
+	u.Get("/applications", h.Applications)
+	u.Post("/applications/open", h.RequireOwner, h.SetApplicationsOpen)
+	u.Post("/applications/:id", h.RequireOwner, h.ReviewApplication)
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/models"
 )
@@ -393,4 +395,125 @@ func mustEnrollment(t *testing.T, db *models.DB, e *programEnv, partnerID string
 		t.Fatal(err)
 	}
 	return en
+}
+
+func (e *programEnv) apply(t *testing.T, name, email, country string) *models.ProgramApplication {
+	t.Helper()
+	ctx := context.Background()
+	prog, _ := e.db.DefaultProgram(ctx, e.ws.ID)
+	site, promo := "https://"+name+".example", "A newsletter"
+	a, err := e.srv.Services().Conversions.SubmitApplication(ctx, e.ws, prog, conversions.ApplicationInput{Name: name, Email: email, Country: &country,
+		Website: &site, Socials: map[string]string{"youtube": "@" + name}, Answers: []models.ApplicationAnswer{{Label: "How?", Value: &promo}, {Label: "Empty", Value: new(string)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestPartnerApplications(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		e := newProgramEnv(t, db)
+		svc := e.srv.Services().Conversions
+		// Closed until opened.
+		if _, err := svc.SubmitApplication(ctx, e.ws, e.prog, conversions.ApplicationInput{Name: "x", Email: "x@example.com"}); !apierr.Is(err, apierr.Forbidden) {
+			t.Fatalf("closed page accepted an application: %v", err)
+		}
+		if err := svc.OpenApplications(ctx, e.prog, true); err != nil {
+			t.Fatal(err)
+		}
+		grp, _ := db.GroupByIDOrSlug(ctx, e.ws.ID, e.prog.ID, models.DefaultGroupSlug)
+		grp.DefaultLinks = models.Some([]models.DefaultLink{{Domain: "localhost:8080", URL: "https://shop.example/"}})
+		if err := db.SaveGroup(ctx, grp); err != nil {
+			t.Fatal(err)
+		}
+		ann := e.apply(t, "ann", "ann@example.com", "DE")
+		time.Sleep(5 * time.Millisecond)
+		e.apply(t, "bob", "bob@example.com", "US")
+		time.Sleep(5 * time.Millisecond)
+		e.apply(t, "cat", "cat@example.com", "US")
+		if _, err := svc.SubmitApplication(ctx, e.ws, e.prog, conversions.ApplicationInput{Name: "Ann", Email: "ann@example.com"}); !apierr.Is(err, apierr.Conflict) {
+			t.Fatalf("second application: %v", err)
+		}
+		// Applicants are not in GET /partners?status=approved, and have no links.
+		list := e.ok(200, "acme", "GET", "/partners/applications", "").list(t)
+		if len(list) != 3 || list[0]["partner"].(map[string]any)["email"] != "cat@example.com" {
+			t.Fatalf("applications %v", list)
+		}
+		last := list[2]
+		p := last["partner"].(map[string]any)
+		form := last["applicationFormData"].([]any)
+		if last["id"] != ann.ID || p["status"] != "pending" || p["country"] != "DE" || p["website"] != "https://ann.example" || p["youtube"] != "@ann" ||
+			p["groupId"] != grp.ID || len(form) != 2 || form[0].(map[string]any)["value"] != "A newsletter" || form[1].(map[string]any)["value"] != nil {
+			t.Errorf("ann's application %v", last)
+		}
+		if got := e.ok(200, "acme", "GET", "/partners/applications?country=US&pageSize=1", "").list(t); len(got) != 1 || got[0]["partner"].(map[string]any)["name"] != "cat" {
+			t.Errorf("country filter and paging %v", got)
+		}
+		if got := e.ok(200, "acme", "GET", "/partners/applications?groupId=grp_none", "").list(t); len(got) != 0 {
+			t.Errorf("group filter %v", got)
+		}
+		if got := e.ok(200, "other", "GET", "/partners/applications", "").list(t); len(got) != 0 {
+			t.Errorf("other workspace sees %v", got)
+		}
+		e.expectErr(e.do("pro", "GET", "/partners/applications", ""), 403, "forbidden", "Unauthorized: Need higher plan.")
+		annID := p["id"].(string)
+		bobID := list[1]["partner"].(map[string]any)["id"].(string)
+		catID := list[0]["partner"].(map[string]any)["id"].(string)
+
+		for _, tc := range []struct {
+			name, path, body string
+			status           int
+			code, msg        string
+		}{
+			{"approve: no partner", "/partners/applications/approve", `{}`, 422, "unprocessable_entity", "invalid_type: partnerId: Invalid input: expected string, received undefined"},
+			{"approve: unknown", "/partners/applications/approve", `{"partnerId":"pn_x"}`, 404, "not_found", "Program enrollment not found."},
+			{"approve: already approved", "/partners/applications/approve", `{"partnerId":"` + e.partner + `"}`, 400, "bad_request", "This enrollment cannot be approved because it is already approved."},
+			{"approve: unknown group", "/partners/applications/approve", `{"partnerId":"` + annID + `","groupId":"vip"}`, 404, "not_found", `Group "vip" not found.`},
+			{"reject: no partner", "/partners/applications/reject", `{}`, 422, "unprocessable_entity", "invalid_type: partnerId: Invalid input: expected string, received undefined"},
+			{"reject: bad reason", "/partners/applications/reject", `{"partnerId":"x","rejectionReason":"meh"}`, 422, "unprocessable_entity", `invalid_value: rejectionReason: Invalid option: expected one of "needsMoreDetail"|"doesNotMeetRequirements"|"notTheRightFit"|"other"`},
+			{"reject: note too long", "/partners/applications/reject", `{"partnerId":"x","rejectionNote":"` + strings.Repeat("n", 501) + `"}`, 422, "unprocessable_entity", "too_big: rejectionNote: Too big: expected string to have <=500 characters"},
+			{"reject: fraud instant", "/partners/applications/reject", `{"partnerId":"x","reapplicationTimeframe":"instant","flagForFraud":true,"flagForFraudReason":"x"}`, 400, "bad_request", "Cannot flag for fraud when allowing the partner to reapply immediately."},
+			{"reject: fraud without reason", "/partners/applications/reject", `{"partnerId":"x","flagForFraud":true}`, 400, "bad_request", "Fraud reason is required when flagging for fraud."},
+			{"reject: unknown", "/partners/applications/reject", `{"partnerId":"pn_x"}`, 404, "not_found", "Program enrollment not found."},
+			{"reject: approved", "/partners/applications/reject", `{"partnerId":"` + e.partner + `"}`, 400, "bad_request", "This enrollment cannot be rejected because it is no longer pending."},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				e.sub(t).expectErr(e.do("acme", "POST", tc.path, tc.body), tc.status, tc.code, tc.msg)
+			})
+		}
+		e.expectErr(e.do("other", "POST", "/partners/applications/approve", `{"partnerId":"`+annID+`"}`), 404, "not_found", "Program enrollment not found.")
+
+		// Approve: enrolled from now, with the group's rewards and default links.
+		before := time.Now().Add(-time.Second)
+		if got := e.ok(200, "acme", "POST", "/partners/applications/approve", `{"partnerId":"`+annID+`","groupId":"default"}`).json(t); got["partnerId"] != annID {
+			t.Fatalf("approve answer %v", got)
+		}
+		ep, _ := db.EnrolledPartnerByID(ctx, e.ws.ID, e.prog.ID, annID)
+		if ep.Enrollment.Status != "approved" || ep.Enrollment.CreatedAt.Before(before) || ep.Enrollment.SaleRewardID == nil || len(ep.Links) != 1 {
+			t.Errorf("approved enrollment %+v, %d links", ep.Enrollment, len(ep.Links))
+		}
+		if a, _ := db.ApplicationByID(ctx, e.ws.ID, ann.ID); a.ReviewedAt == nil {
+			t.Error("application not marked reviewed")
+		}
+		// Reject (standard): rejected, rewards cleared; a second reject is refused; approve from rejected works.
+		e.ok(200, "acme", "POST", "/partners/applications/reject", `{"partnerId":"`+bobID+`","rejectionReason":"notTheRightFit","rejectionNote":" Sorry "}`)
+		if en := mustEnrollment(t, db, e, bobID); en.Status != "rejected" || en.SaleRewardID != nil {
+			t.Errorf("rejected enrollment %+v", en)
+		}
+		e.expectErr(e.do("acme", "POST", "/partners/applications/reject", `{"partnerId":"`+bobID+`"}`), 400, "bad_request", "This enrollment cannot be rejected because it is no longer pending.")
+		// Instant: the enrollment is deleted and the partner may apply again.
+		e.ok(200, "acme", "POST", "/partners/applications/reject", `{"partnerId":"`+catID+`","reapplicationTimeframe":"instant"}`)
+		if _, err := db.EnrollmentByPartner(ctx, e.ws.ID, e.prog.ID, catID); !models.IsNotFound(err) {
+			t.Errorf("instant rejection kept the enrollment: %v", err)
+		}
+		e.apply(t, "cat", "cat@example.com", "US")
+		if got := e.ok(200, "acme", "GET", "/partners/applications", "").list(t); len(got) != 1 || got[0]["partner"].(map[string]any)["id"] != catID {
+			t.Errorf("after reviews %v", got)
+		}
+		e.ok(200, "acme", "POST", "/partners/applications/approve", `{"partnerId":"`+bobID+`"}`)
+		if en := mustEnrollment(t, db, e, bobID); en.Status != "approved" {
+			t.Errorf("approve from rejected: %s", en.Status)
+		}
+	})
 }

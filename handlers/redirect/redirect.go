@@ -69,7 +69,7 @@ func New(d Deps) *Handlers {
 
 // reserved are the app's top-level paths; they never resolve as keys
 // (DESIGN.md, redirects row).
-var reserved = []string{"api", "embed", "static", "console", "healthz"}
+var reserved = []string{"api", "embed", "static", "console", "healthz", "apply"}
 
 // isReserved reports whether the first path segment of key is reserved.
 func isReserved(key string) bool {

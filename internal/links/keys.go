@@ -104,7 +104,7 @@ var reservedPaths = map[string]bool{
 
 // AppPaths are Relink's own top-level paths on the app host; on the default
 // short domain (served by the app host in dev) a key cannot start with them.
-var AppPaths = []string{"api", "embed", "static", "console", "healthz", "qr", "login", "logout", "deeplink", "stats", ".well-known"}
+var AppPaths = []string{"api", "embed", "static", "console", "apply", "healthz", "qr", "login", "logout", "deeplink", "stats", ".well-known"}
 
 // reservedSlugs are upstream's reserved keys on its shared domains
 // (links.md §4.3 built-in redirects and §4.9), answered as taken (409).

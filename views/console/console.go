@@ -45,7 +45,10 @@ var Nav = []NavGroup{
 	{"Partner program", []NavItem{
 		{"program", "Program & rewards", "/console/program"},
 		{"partners", "Partners", "/console/partners"},
+		{"applications", "Applications", "/console/applications"},
 		{"commissions", "Commissions", "/console/commissions"},
+		{"payouts", "Payouts", "/console/payouts"},
+		{"bounties", "Bounties", "/console/bounties"},
 		{"customers", "Customers", "/console/customers"},
 	}},
 	{"Library", []NavItem{
