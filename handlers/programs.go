@@ -35,4 +35,8 @@ func (s *Server) programConsoleRoutes(h *console.Handlers, u fiber.Router) {
 	u.Get("/applications", h.Applications)
 	u.Post("/applications/open", h.RequireOwner, h.SetApplicationsOpen)
 	u.Post("/applications/:id", h.RequireOwner, h.ReviewApplication)
+	u.Get("/payouts", h.Payouts)
+	u.Get("/payouts.csv", h.PayoutsCSV)
+	u.Post("/payouts/confirm", h.RequireOwner, h.ConfirmPayouts)
+	u.Post("/payouts/:id", h.RequireOwner, h.SetPayoutStatus)
 }

@@ -40,6 +40,11 @@ const programUsage = `relink program — configure a workspace's partner program
   relink program commissions process            move commissions past their holding period to processed
   relink program commissions pay --workspace W [--partner pn_…]   mark processed commissions paid
   relink program commissions clicks [--day YYYY-MM-DD]            create a day's click commissions (default yesterday)
+  relink program payouts list --workspace W [--status pending|processing|completed|failed|canceled]
+  relink program payouts confirm --workspace W [--payout po_…]...   confirm eligible pending payouts (all by default)
+  relink program payouts pay --workspace W --payout po_…...         mark confirmed payouts paid (their commissions too)
+  relink program payouts fail --workspace W --payout po_… --reason TEXT   mark confirmed payouts failed
+        (Relink moves no money: pay confirmed payouts yourself, then mark them paid.)
 
 W is a workspace slug or ws_ id. Every command prints the result as JSON.
 `
@@ -56,7 +61,7 @@ func program(ctx context.Context, cfg *config.Config, args []string, stdout io.W
 	}
 	cmd := args[0]
 	rest := args[1:]
-	if (cmd == "group" || cmd == "reward" || cmd == "commissions" || cmd == "resources" || cmd == "bounty") && len(rest) > 0 {
+	if (cmd == "group" || cmd == "reward" || cmd == "commissions" || cmd == "resources" || cmd == "bounty" || cmd == "payouts") && len(rest) > 0 {
 		cmd, rest = cmd+" "+rest[0], rest[1:]
 	}
 	fs := newFlags("program " + cmd)
@@ -88,6 +93,8 @@ func program(ctx context.Context, cfg *config.Config, args []string, stdout io.W
 		return p.commissionsPay(rest)
 	case "commissions clicks":
 		return p.commissionsClicks(rest)
+	case "payouts list", "payouts confirm", "payouts pay", "payouts fail":
+		return p.payouts(strings.TrimPrefix(cmd, "payouts "), rest)
 	}
 	return usageError{fmt.Sprintf("unknown program command %q\n\n%s", cmd, programUsage)}
 }
@@ -583,4 +590,61 @@ func (p *programCmd) bountyAdd(args []string) error {
 	}
 	return p.print(map[string]any{"id": b.ID, "name": b.Name, "groupId": b.GroupID, "rewardAmount": b.RewardAmount,
 		"goalEarnings": b.GoalEarnings, "startsAt": b.StartsAt, "endsAt": b.EndsAt})
+}
+
+type payoutOut struct {
+	ID            string     `json:"id"`
+	PartnerID     string     `json:"partnerId"`
+	Amount        int64      `json:"amount"`
+	Currency      string     `json:"currency"`
+	Status        string     `json:"status"`
+	Batch         *string    `json:"invoiceId"`
+	PeriodStart   *time.Time `json:"periodStart"`
+	PeriodEnd     *time.Time `json:"periodEnd"`
+	PaidAt        *time.Time `json:"paidAt"`
+	FailureReason *string    `json:"failureReason"`
+}
+
+// payouts lists, confirms, pays or fails payouts (parity.md §4.4, Relink's
+// operator flow). Commissions due are aggregated first.
+func (p *programCmd) payouts(verb string, args []string) error {
+	status := p.fs.String("status", "", "only payouts with this status (list)")
+	reason := p.fs.String("reason", "", "why the payment failed (fail)")
+	var ids multiFlag
+	p.fs.Var(&ids, "payout", "payout id (repeatable)")
+	if err := p.parse(args, true); err != nil {
+		return err
+	}
+	now := time.Now()
+	if _, err := p.db.AggregateProgram(p.ctx, p.w.ID, p.prog.ID, now); err != nil {
+		return err
+	}
+	var ps []models.Payout
+	var err error
+	switch verb {
+	case "list":
+		ps, err = p.db.ListPayouts(p.ctx, p.w.ID, p.prog.ID, models.PayoutQuery{Status: *status, SortBy: "createdAt", Desc: true})
+	case "confirm":
+		_, ps, err = p.db.ConfirmPayouts(p.ctx, p.prog, ids, nil, now)
+	case "pay", "fail":
+		if len(ids) == 0 {
+			return usageError{"--payout is required\n\n" + programUsage}
+		}
+		if verb == "pay" {
+			ps, err = p.db.CompletePayouts(p.ctx, p.w.ID, p.prog.ID, ids, now)
+		} else if *reason == "" {
+			return usageError{"--reason is required\n\n" + programUsage}
+		} else {
+			ps, err = p.db.FailPayouts(p.ctx, p.w.ID, p.prog.ID, ids, *reason, now)
+		}
+	}
+	if err != nil {
+		return cliErr(err)
+	}
+	out := make([]payoutOut, len(ps))
+	for i, po := range ps {
+		out[i] = payoutOut{ID: po.ID, PartnerID: po.PartnerID, Amount: po.Amount, Currency: po.Currency, Status: po.Status, Batch: po.InvoiceID,
+			PeriodStart: po.PeriodStart, PeriodEnd: po.PeriodEnd, PaidAt: po.PaidAt, FailureReason: po.FailureReason}
+	}
+	return p.print(out)
 }

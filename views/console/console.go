@@ -290,6 +290,7 @@ type TablePage struct {
 	Note, Error  string
 	Forms        []FormView
 	Filters      []FilterLink // e.g. status tabs
+	Downloads    []FilterLink // e.g. a CSV export of the table
 	Title        string       // the table card's title
 	Headers      []string
 	Rows         []TableRow
