@@ -217,6 +217,7 @@ func (s *Server) embedDataRoutes(emb *embed.Handlers) {
 	a.Patch("/embed/referrals/links/:linkId", emb.Auth, emb.UpdateLink)
 	a.Get("/embed/referrals/earnings", emb.Auth, emb.ListEarnings)
 	a.Get("/embed/referrals/earnings/timeseries", emb.Auth, emb.EarningsTimeseries)
+	a.Post("/embed/referrals/bounties/:id/submissions", emb.Auth, emb.CreateSubmission)
 	a.Get("/embed/referrals/leaderboard", emb.Auth, emb.ListLeaderboard)
 	a.Get("/embed/referrals/analytics", emb.Auth, emb.Analytics)
 	a.Get("/embed/referrals/events", emb.Auth, emb.Events)
@@ -248,6 +249,7 @@ func (s *Server) embedPageRoutes(emb *embed.Handlers) {
 	frag.Get("/faq", emb.FAQ)
 	frag.Get("/quickstart", emb.Quickstart)
 	frag.Get("/bounties", emb.Bounties)
+	frag.Post("/bounties/:id", emb.SubmitBounty)
 	frag.Get("/resources", emb.Resources)
 	frag.Get("/settings", emb.Settings)
 }

@@ -25,6 +25,9 @@ func (s *Server) programRoutes(h *api.Handlers) {
 	a.Get("/partners/applications", s.key(""), biz, h.ListApplications)
 	a.Post("/partners/applications/approve", s.key(""), biz, h.ApproveApplication)
 	a.Post("/partners/applications/reject", s.key(""), biz, h.RejectApplication)
+	a.Get("/bounties/:bountyId/submissions", s.key(""), biz, h.ListBountySubmissions)
+	a.Post("/bounties/:bountyId/submissions/:submissionId/approve", s.key(""), biz, h.ApproveBountySubmission)
+	a.Post("/bounties/:bountyId/submissions/:submissionId/reject", s.key(""), biz, h.RejectBountySubmission)
 }
 
 // programConsoleRoutes are the console pages of the same operations, and the
@@ -39,4 +42,6 @@ func (s *Server) programConsoleRoutes(h *console.Handlers, u fiber.Router) {
 	u.Get("/payouts.csv", h.PayoutsCSV)
 	u.Post("/payouts/confirm", h.RequireOwner, h.ConfirmPayouts)
 	u.Post("/payouts/:id", h.RequireOwner, h.SetPayoutStatus)
+	u.Get("/bounties", h.Bounties)
+	u.Post("/bounties/:bounty/submissions/:id", h.RequireOwner, h.ReviewSubmission)
 }

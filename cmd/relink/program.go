@@ -34,9 +34,10 @@ const programUsage = `relink program — configure a workspace's partner program
   relink program resources set --workspace W (--file PATH | --json JSON)
         (JSON {logos:[{name,size,url}], colors:[{name,color}], files:[…], links:[{name,url}]};
         replaces the program's resources shown in the embed's Resources tab; {} clears them)
-  relink program bounty add --workspace W --name N --reward CENTS --goal CENTS [--group SLUG]
-        [--description TEXT] [--starts RFC3339] [--ends RFC3339]
-        (partners who earn --goal in sale commissions between start and end get --reward)
+  relink program bounty add --workspace W --name N --reward CENTS [--type performance|submission] [--goal CENTS]
+        [--group SLUG] [--description TEXT] [--starts RFC3339] [--ends RFC3339]
+        (performance: partners who earn --goal in sale commissions between start and end claim --reward;
+        submission: partners submit proof from the embed's Bounties tab, --reward 0 = set on approval)
   relink program commissions process            move commissions past their holding period to processed
   relink program commissions pay --workspace W [--partner pn_…]   mark processed commissions paid
   relink program commissions clicks [--day YYYY-MM-DD]            create a day's click commissions (default yesterday)
@@ -553,6 +554,7 @@ func (p *programCmd) bountyAdd(args []string) error {
 	desc := p.fs.String("description", "", "what partners have to do")
 	reward := p.fs.Int64("reward", 0, "bonus in cents")
 	goal := p.fs.Int64("goal", 0, "sale commission earnings to reach, in cents")
+	typ := p.fs.String("type", models.BountyPerformance, "performance (reach --goal) or submission (partners submit proof)")
 	sel := p.fs.String("group", "", "group slug or grp_ id (default: every group)")
 	starts := p.fs.String("starts", "", "start, RFC 3339 (default now)")
 	ends := p.fs.String("ends", "", "end, RFC 3339 (default open-ended)")
@@ -560,7 +562,7 @@ func (p *programCmd) bountyAdd(args []string) error {
 		return err
 	}
 	now := time.Now().UTC()
-	b := &models.Bounty{WorkspaceID: p.w.ID, ProgramID: p.prog.ID, Name: *name, RewardAmount: *reward, GoalEarnings: *goal, StartsAt: now}
+	b := &models.Bounty{WorkspaceID: p.w.ID, ProgramID: p.prog.ID, Name: *name, Type: *typ, RewardAmount: *reward, GoalEarnings: *goal, StartsAt: now}
 	if *desc != "" {
 		b.Description = desc
 	}
@@ -588,7 +590,7 @@ func (p *programCmd) bountyAdd(args []string) error {
 	if err := p.db.CreateBounty(p.ctx, b, now); err != nil {
 		return cliErr(err)
 	}
-	return p.print(map[string]any{"id": b.ID, "name": b.Name, "groupId": b.GroupID, "rewardAmount": b.RewardAmount,
+	return p.print(map[string]any{"id": b.ID, "name": b.Name, "type": b.Type, "groupId": b.GroupID, "rewardAmount": b.RewardAmount,
 		"goalEarnings": b.GoalEarnings, "startsAt": b.StartsAt, "endsAt": b.EndsAt})
 }
 

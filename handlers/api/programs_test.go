@@ -517,3 +517,100 @@ func TestPartnerApplications(t *testing.T) {
 		}
 	})
 }
+
+func TestBountySubmissions(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		e := newProgramEnv(t, db)
+		pn := e.partner
+		now := time.Now()
+		proof := &models.Bounty{WorkspaceID: e.ws.ID, ProgramID: e.prog.ID, Name: "Post about us", Type: models.BountyProof, StartsAt: now.Add(-time.Hour)}
+		perf := &models.Bounty{WorkspaceID: e.ws.ID, ProgramID: e.prog.ID, Name: "Sell $10", RewardAmount: 5000, GoalEarnings: 1000, StartsAt: now.Add(-time.Hour)}
+		for _, b := range []*models.Bounty{proof, perf} {
+			if err := db.CreateBounty(ctx, b, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.keys["embed"] = e.ok(201, "acme", "POST", "/tokens/embed/referrals", `{"partnerId":"`+pn+`"}`).json(t)["publicToken"].(string)
+		e.expectErr(e.do("embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{"urls":["javascript:x"]}`), 422, "unprocessable_entity", "invalid_format: urls[0]: Invalid URL")
+		e.expectErr(e.do("embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{}`), 422, "unprocessable_entity", "custom: urls: Add a link or a description of what you did.")
+		sub := e.ok(200, "embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{"urls":["https://blog.example/post"],"description":"My post"}`).json(t)
+		if sub["status"] != "submitted" || sub["partnerId"] != pn {
+			t.Fatalf("submission %v", sub)
+		}
+		e.expectErr(e.do("embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{"description":"again"}`), 409, "conflict", "You already have a submitted submission for this period.")
+		e.expectErr(e.do("embed", "POST", "/embed/referrals/bounties/"+perf.ID+"/submissions", `{}`), 400, "bad_request", "You have not reached this bounty's goal yet.")
+		e.ok(202, "acme", "POST", "/commissions", `{"type":"sale","partnerId":"`+pn+`","customer":{"externalId":"b","country":"US"},"saleAmount":20000}`)
+		claim := e.ok(200, "embed", "POST", "/embed/referrals/bounties/"+perf.ID+"/submissions", `{}`).json(t)
+		if claim["performanceCount"].(float64) != 2000 {
+			t.Fatalf("claim %v", claim)
+		}
+		subID, claimID := sub["id"].(string), claim["id"].(string)
+
+		list := e.ok(200, "acme", "GET", "/bounties/"+proof.ID+"/submissions", "").list(t)
+		if len(list) != 1 || list[0]["id"] != subID || list[0]["urls"].([]any)[0] != "https://blog.example/post" || list[0]["periodNumber"].(float64) != 1 ||
+			list[0]["completedAt"] == nil || list[0]["reviewedAt"] != nil {
+			t.Fatalf("submissions %v", list)
+		}
+		for _, k := range []string{"files", "socialMetricCount", "rejectionReason", "rejectionNote", "performanceCount"} {
+			if _, ok := list[0][k]; !ok {
+				t.Errorf("submission has no %q", k)
+			}
+		}
+		base := "/bounties/" + proof.ID + "/submissions/"
+		for _, tc := range []struct {
+			name, method, path, body string
+			status                   int
+			code, msg                string
+		}{
+			{"list: unknown bounty", "GET", "/bounties/bnty_x/submissions?status=nope", "", 404, "not_found", "Bounty bnty_x not found."},
+			{"list: bad status", "GET", "/bounties/" + proof.ID + "/submissions?status=nope", "", 422, "unprocessable_entity", `invalid_value: status: Invalid option: expected one of "draft"|"submitted"|"approved"|"rejected"`},
+			{"approve: unknown submission", "POST", base + "bnty_sub_x/approve", "", 404, "not_found", "Bounty submission bnty_sub_x not found."},
+			{"approve: other bounty's submission", "POST", base + claimID + "/approve", "", 404, "not_found", "Bounty submission " + claimID + " not found for bounty " + proof.ID + "."},
+			{"approve: no amount", "POST", base + subID + "/approve", "not json", 400, "bad_request", "Reward amount is required to approve the bounty submission."},
+			{"approve: amount not a number", "POST", base + subID + "/approve", `{"rewardAmount":"x"}`, 422, "unprocessable_entity", "invalid_type: rewardAmount: Invalid input: expected number, received string"},
+			{"reject: bad reason", "POST", base + subID + "/reject", `{"rejectionReason":"ugly"}`, 422, "unprocessable_entity", `invalid_value: rejectionReason: Invalid option: expected one of "invalidProof"|"duplicateSubmission"|"outOfTimeWindow"|"didNotMeetCriteria"|"other"`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				e.sub(t).expectErr(e.do("acme", tc.method, tc.path, tc.body), tc.status, tc.code, tc.msg)
+			})
+		}
+		e.expectErr(e.do("other", "GET", "/bounties/"+proof.ID+"/submissions", ""), 404, "not_found", "Bounty "+proof.ID+" not found.")
+		e.expectErr(e.do("pro", "GET", "/bounties/"+proof.ID+"/submissions", ""), 403, "forbidden", "Unauthorized: Need higher plan.")
+
+		approved := e.ok(200, "acme", "POST", base+subID+"/approve", `{"rewardAmount":2500}`).json(t)
+		if approved["status"] != "approved" || approved["reviewedAt"] == nil {
+			t.Fatalf("approved %v", approved)
+		}
+		custom := e.commissions(t, "?type=custom")
+		if len(custom) != 1 || custom[0]["earnings"].(float64) != 2500 || custom[0]["description"] != `Commission for successfully completed "Post about us" bounty.` {
+			t.Fatalf("bounty commission %v", custom)
+		}
+		if s, _ := db.SubmissionByID(ctx, e.ws.ID, subID); s.CommissionID == nil || *s.CommissionID != custom[0]["id"] {
+			t.Errorf("submission not linked to its commission: %+v", s)
+		}
+		e.expectErr(e.do("acme", "POST", base+subID+"/approve", ""), 400, "bad_request", "This bounty submission has already been approved.")
+		e.expectErr(e.do("acme", "POST", base+subID+"/reject", ""), 400, "bad_request", "This bounty submission has already been approved and cannot be rejected.")
+
+		pbase := "/bounties/" + perf.ID + "/submissions/"
+		rej := e.ok(200, "acme", "POST", pbase+claimID+"/reject", `{"rejectionReason":"invalidProof","rejectionNote":" Self-referrals "}`).json(t)
+		if rej["status"] != "rejected" || rej["rejectionReason"] != "invalidProof" || rej["rejectionNote"] != "Self-referrals" {
+			t.Fatalf("rejected %v", rej)
+		}
+		e.expectErr(e.do("acme", "POST", pbase+claimID+"/reject", ""), 400, "bad_request", "This bounty submission has already been rejected.")
+		if got := e.ok(200, "acme", "GET", "/bounties/"+perf.ID+"/submissions", "").list(t); len(got) != 0 {
+			t.Errorf("rejected submissions are hidden by default: %v", got)
+		}
+		if got := e.ok(200, "acme", "GET", "/bounties/"+perf.ID+"/submissions?status=rejected", "").list(t); len(got) != 1 {
+			t.Errorf("status=rejected: %v", got)
+		}
+		// A rejected submission can still be approved: the bounty's own reward.
+		e.ok(200, "acme", "POST", pbase+claimID+"/approve", "")
+		if custom := e.commissions(t, "?type=custom"); len(custom) != 2 {
+			t.Errorf("after approving the claim: %v", custom)
+		}
+		if ep, _ := db.EnrolledPartnerByID(ctx, e.ws.ID, e.prog.ID, pn); ep.Stats.Commissions != 2500+5000+2000 {
+			t.Errorf("totalCommissions %d", ep.Stats.Commissions)
+		}
+	})
+}
