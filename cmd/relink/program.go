@@ -22,7 +22,7 @@ import (
 const programUsage = `relink program — configure a workspace's partner program (the API has no endpoints for it).
 
   relink program show --workspace W
-  relink program set --workspace W [--name N] [--domain D] [--url U] [--folder ID]
+  relink program set --workspace W [--name N] [--domain D] [--url U] [--folder ID] [--applications open|closed]
   relink program group set --workspace W [--group default] [--holding-days 0|7|14|30|60|90]
         [--default-link DOMAIN=URL]... [--additional-link DOMAIN[/PATH][=exact]]... [--no-additional-links]
         [--utm source=x,medium=y] [--max-partner-links N]
@@ -244,8 +244,18 @@ func (p *programCmd) set(args []string) error {
 	domain := p.fs.String("domain", "", "short domain of partner links (a workspace domain or the default short domain)")
 	dest := p.fs.String("url", "", "default destination of partner links")
 	folder := p.fs.String("folder", "", "folder id partner links go into")
+	apps := p.fs.String("applications", "", "open or closed: whether the public application page /apply/<slug> takes applications")
 	if err := p.parse(args, true); err != nil {
 		return err
+	}
+	if *apps != "" {
+		if *apps != "open" && *apps != "closed" {
+			return usageError{"--applications: want open or closed"}
+		}
+		svc := conversions.New(conversions.Deps{DB: p.db})
+		if err := svc.OpenApplications(p.ctx, p.prog, *apps == "open"); err != nil {
+			return err
+		}
 	}
 	if *name != "" {
 		p.prog.Name = *name
