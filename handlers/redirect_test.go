@@ -467,6 +467,24 @@ func TestRedirectGeo(t *testing.T) {
 			t.Errorf("clicks %+v", clicks)
 		}
 	})
+	// With no geo configuration at all, the embedded country database
+	// locates the visitor by address: geo targeting and the stored click.
+	t.Run("by address, no configuration", func(t *testing.T) {
+		testdb.Each(t, func(t *testing.T, db *models.DB) {
+			e := newRedirectEnv(t, db, map[string]string{"RELINK_TRUSTED_PROXIES": "0.0.0.0/32"})
+			l := e.link(models.Link{Key: "geo", URL: "https://example.com/", Geo: models.Geo{"DE": "https://example.de/"}})
+			for _, tt := range []struct{ ip, want string }{{"80.128.0.1", "https://example.de/"}, {"8.8.8.8", "https://example.com/"}} {
+				resp := e.do(rreq{path: "/geo", header: map[string]string{"X-Forwarded-For": tt.ip}})
+				if loc := resp.Header.Get("Location"); loc != tt.want {
+					t.Errorf("%s: Location %q, want %q", tt.ip, loc, tt.want)
+				}
+			}
+			clicks := e.clicksOf(l)
+			if len(clicks) != 2 || clicks[0].Country != "DE" || clicks[0].Continent != "EU" || clicks[1].Country != "US" || clicks[1].Continent != "NA" {
+				t.Errorf("clicks %+v, want DE/EU then US/NA", clicks)
+			}
+		})
+	})
 	t.Run("untrusted peer's geo header is ignored", func(t *testing.T) {
 		db := testdb.Open(t, "sqlite")
 		e := newRedirectEnv(t, db, map[string]string{})

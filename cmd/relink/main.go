@@ -33,6 +33,7 @@ Usage:
                                     (run "relink program" for the details)
   relink demo --workspace SLUG [--links N --clicks N --leads N --sales N --days N]
                                     fill a workspace with realistic demo links and events
+  relink geoip status               which IP-location database locates clicks, and how old it is
   relink version                    print the version
 
 Configuration comes from RELINK_* environment variables (see README.md).
@@ -93,6 +94,8 @@ func run(ctx context.Context, args []string, getenv config.Getenv, stdout, stder
 		return program(ctx, cfg, args[1:], stdout)
 	case "demo":
 		return demoCmd(ctx, cfg, args[1:], stdout, stderr)
+	case "geoip":
+		return geoip(cfg, args[1:], stdout, time.Now())
 	case "version":
 		fmt.Fprintln(stdout, "relink", version)
 		return nil

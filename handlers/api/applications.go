@@ -6,6 +6,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/request"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/models"
 )
@@ -55,7 +56,7 @@ func ApplicationJSON(pa *models.PendingApplication) applicationJSON {
 		country = a.Country
 	}
 	return applicationJSON{
-		ID: a.ID, CreatedAt: Timestamp(a.CreatedAt), ApplicationFormData: form,
+		ID: a.ID, CreatedAt: request.Timestamp(a.CreatedAt), ApplicationFormData: form,
 		Partner: applicationPartnerJSON{ID: p.ID, Name: p.Name, CompanyName: p.CompanyName, Email: &email, Image: p.Image,
 			Description: p.Description, Country: country, GroupID: e.GroupID, Status: e.Status, Website: a.Website,
 			Youtube: a.Youtube, Twitter: a.Twitter, Linkedin: a.Linkedin, Instagram: a.Instagram, Tiktok: a.Tiktok},
@@ -94,14 +95,14 @@ func keyUser(c *fiber.Ctx) *string {
 
 // ApproveApplication answers POST /partners/applications/approve (§5.5).
 func (h *Handlers) ApproveApplication(c *fiber.Ctx) error {
-	o, err := decodeObject(c.Body())
+	o, err := input.DecodeNullish(c.Body())
 	if err != nil {
 		return err
 	}
-	partnerID := o.str("partnerId", strOpts{required: true})
-	group := o.str("groupId", strOpts{trim: true})
-	if o.err != nil {
-		return o.err
+	partnerID := o.Str("partnerId", input.Str{Required: true}).Ptr()
+	group := o.Str("groupId", input.Str{Trim: true}).Ptr()
+	if o.Err() != nil {
+		return o.Err()
 	}
 	sel := ""
 	if group != nil {
@@ -120,29 +121,29 @@ var (
 
 // RejectApplication answers POST /partners/applications/reject (§5.6).
 func (h *Handlers) RejectApplication(c *fiber.Ctx) error {
-	o, err := decodeObject(c.Body())
+	o, err := input.DecodeNullish(c.Body())
 	if err != nil {
 		return err
 	}
 	var in conversions.RejectInput
-	if v := o.str("partnerId", strOpts{required: true}); v != nil {
+	if v := o.Str("partnerId", input.Str{Required: true}).Ptr(); v != nil {
 		in.PartnerID = *v
 	}
-	if r := o.enum("rejectionReason", applicationRejectionReasons, ""); r != "" {
+	if r := o.Enum("rejectionReason", applicationRejectionReasons, ""); r != "" {
 		in.RejectionReason = &r
 	}
-	if v := o.str("rejectionNote", strOpts{trim: true, max: 500}); v != nil && *v != "" {
+	if v := o.Str("rejectionNote", input.Str{Trim: true, Max: 500}).Ptr(); v != nil && *v != "" {
 		in.RejectionNote = v
 	}
-	in.ReapplicationTimeframe = o.enum("reapplicationTimeframe", reapplicationTimeframes, "standard")
-	if r, ok := o.raw("flagForFraud"); ok {
+	in.ReapplicationTimeframe = o.Enum("reapplicationTimeframe", reapplicationTimeframes, "standard")
+	if r, ok := o.Present("flagForFraud"); ok {
 		if err := json.Unmarshal(r, &in.FlagForFraud); err != nil {
-			o.fail("invalid_type", "flagForFraud", "Invalid input: expected boolean, received "+kindOf(r))
+			o.Fail("invalid_type", "flagForFraud", "Invalid input: expected boolean, received "+input.Kind(r))
 		}
 	}
-	in.FlagForFraudReason = o.str("flagForFraudReason", strOpts{trim: true, max: 2000})
-	if o.err != nil {
-		return o.err
+	in.FlagForFraudReason = o.Str("flagForFraudReason", input.Str{Trim: true, Max: 2000}).Ptr()
+	if o.Err() != nil {
+		return o.Err()
 	}
 	in.Reviewer = keyUser(c)
 	if err := h.Conversions.RejectApplication(c.UserContext(), request.Workspace(c), in); err != nil {

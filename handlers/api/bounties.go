@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/request"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/models"
 )
@@ -32,7 +33,7 @@ type submissionJSON struct {
 
 func toSubmissionJSON(s *models.BountySubmission) submissionJSON {
 	j := submissionJSON{ID: s.ID, BountyID: s.BountyID, PartnerID: s.PartnerID, Description: s.Description, Status: s.Status,
-		PerformanceCount: s.PerformanceCount, CreatedAt: Timestamp(s.CreatedAt), CompletedAt: optTime(s.CompletedAt),
+		PerformanceCount: s.PerformanceCount, CreatedAt: request.Timestamp(s.CreatedAt), CompletedAt: optTime(s.CompletedAt),
 		ReviewedAt: optTime(s.ReviewedAt), RejectionReason: s.RejectionReason, RejectionNote: s.RejectionNote, PeriodNumber: s.PeriodNumber}
 	if s.URLs.Valid {
 		j.URLs = s.URLs.V
@@ -63,7 +64,7 @@ func (h *Handlers) ListBountySubmissions(c *fiber.Ctx) error {
 		Limit: p.PageSize, Offset: p.Offset()}
 	if s := Query(c, "status"); s != "" {
 		if !contains(models.SubmissionStatuses, s) {
-			return apierr.Validation("invalid_value", "status", "Invalid option: expected one of "+options(models.SubmissionStatuses))
+			return apierr.Validation("invalid_value", "status", "Invalid option: expected one of "+request.Options(models.SubmissionStatuses))
 		}
 		q.Status = s
 	}
@@ -80,13 +81,13 @@ func (h *Handlers) ListBountySubmissions(c *fiber.Ctx) error {
 
 // lenientObject parses an optional body: empty or invalid JSON counts as {}
 // (the bounty review endpoints, parity.md §0.2).
-func lenientObject(body []byte) *object {
+func lenientObject(body []byte) *input.Object {
 	if !json.Valid(bytes.TrimSpace(body)) {
 		body = nil
 	}
-	o, err := decodeObject(body)
+	o, err := input.DecodeNullish(body)
 	if err != nil {
-		o, _ = decodeObject(nil)
+		o, _ = input.DecodeNullish(nil)
 	}
 	return o
 }
@@ -95,10 +96,10 @@ func lenientObject(body []byte) *object {
 func (h *Handlers) ApproveBountySubmission(c *fiber.Ctx) error {
 	o := lenientObject(c.Body())
 	var reward *int64
-	if r, ok := o.raw("rewardAmount"); ok {
+	if r, ok := o.Present("rewardAmount"); ok {
 		var f float64
 		if err := json.Unmarshal(r, &f); err != nil {
-			return apierr.Validation("invalid_type", "rewardAmount", "Invalid input: expected number, received "+kindOf(r))
+			return apierr.Validation("invalid_type", "rewardAmount", "Invalid input: expected number, received "+input.Kind(r))
 		}
 		v := int64(f)
 		reward = &v
@@ -113,10 +114,10 @@ func (h *Handlers) ApproveBountySubmission(c *fiber.Ctx) error {
 // RejectBountySubmission answers POST …/submissions/{id}/reject (§7.6).
 func (h *Handlers) RejectBountySubmission(c *fiber.Ctx) error {
 	o := lenientObject(c.Body())
-	reason := o.enum("rejectionReason", models.SubmissionRejectionReasons, "other")
-	note := o.str("rejectionNote", strOpts{trim: true, max: 5000})
-	if o.err != nil {
-		return o.err
+	reason := o.Enum("rejectionReason", models.SubmissionRejectionReasons, "other")
+	note := o.Str("rejectionNote", input.Str{Trim: true, Max: 5000}).Ptr()
+	if o.Err() != nil {
+		return o.Err()
 	}
 	if note != nil && *note == "" {
 		note = nil

@@ -48,7 +48,7 @@ type Config struct {
 	SessionBlockKeys [][]byte      // securecookie block keys, same order
 
 	// Click path (internal/ingest, internal/linkcache, internal/geo).
-	GeoIPDB            string        // MaxMind-format .mmdb; empty: trusted headers only
+	GeoIPDB            string        // MaxMind-format .mmdb; empty: the embedded country database; "off": trusted headers only
 	GeoCountryHeaders  []string      // trusted proxy headers with the ISO-2 country, first non-empty wins
 	GeoRegionHeaders   []string      // … with the subdivision code
 	GeoCityHeaders     []string      // … with the city (percent-decoded)
@@ -62,6 +62,13 @@ type Config struct {
 	UsageLimits bool // enforce each plan's monthly event and link limits (RELINK_USAGE_LIMITS=plan)
 
 	QRLogoFetch qr.Fetch // which logo URLs /qr may download (RELINK_QR_LOGO_FETCH)
+
+	// Outgoing webhooks (internal/webhooks).
+	WebhookTargets      string          // "public" or "any" (RELINK_WEBHOOK_TARGETS)
+	WebhookTimeout      time.Duration   // per delivery attempt
+	WebhookConcurrency  int             // deliveries in flight per instance
+	WebhookRetries      []time.Duration // waits before each retry
+	WebhookLogRetention time.Duration   // delivery log kept this long
 }
 
 // Var documents one environment variable; the README table is generated from
@@ -89,7 +96,7 @@ var Vars = []Var{
 	{"RELINK_BODY_LIMIT", "1048576", "Largest accepted request body in bytes; larger bodies get 400 `bad_request` naming the limit."},
 	{"RELINK_SHUTDOWN_TIMEOUT", "20s", "On SIGTERM: how long in-flight requests may take to finish, and then, separately, how long the queues (the click pipeline) may take to drain."},
 	{"RELINK_INVITE_TTL", "168h", "How long a console invite link stays valid; an expired one answers 410 `invite_expired`."},
-	{"RELINK_GEOIP_DB", "(empty)", "MaxMind-format `.mmdb` (GeoLite2/GeoIP2 City or Country) used to locate clicks by IP when no trusted geo header says where they come from."},
+	{"RELINK_GEOIP_DB", "(empty)", "MaxMind-format `.mmdb` (GeoLite2/GeoIP2 City or Country) used to locate clicks by IP when no trusted geo header says where they come from. Empty: the free country database embedded in the binary (countries and continents, no regions or cities); `off`: trusted headers only. `relink geoip status` says which is in use and how old it is."},
 	{"RELINK_GEO_COUNTRY_HEADERS", "CF-IPCountry,X-Vercel-IP-Country", "Headers a trusted proxy (RELINK_TRUSTED_PROXIES) sets with the visitor's ISO country code; the first non-empty one wins."},
 	{"RELINK_GEO_REGION_HEADERS", "X-Vercel-IP-Country-Region", "Headers a trusted proxy sets with the visitor's region (subdivision code)."},
 	{"RELINK_GEO_CITY_HEADERS", "X-Vercel-IP-City", "Headers a trusted proxy sets with the visitor's city (percent-encoded names are decoded)."},
@@ -101,6 +108,11 @@ var Vars = []Var{
 	{"RELINK_LINK_CACHE_TTL", "0", "Life of a cached link. `0`: until the link changes (invalidated in-process, and across instances through Redis when RELINK_REDIS_URL is set). Set e.g. `30s` when several instances run without Redis."},
 	{"RELINK_FX_RATES", "(built-in table)", "JSON file of FX rates, units of each currency per 1 USD (`{\"eur\": 0.92}` or `{\"base\":\"USD\",\"rates\":{…}}`), used to convert non-USD sales to USD cents. Overrides the approximate built-in table; re-read when it changes, so a daily cron can refresh it."},
 	{"RELINK_USAGE_LIMITS", "off", "`off`: no usage limits (self-hosted default). `plan`: each workspace's plan caps its events (clicks, leads and sales) and new links per calendar month (UTC), as upstream's plans do — free 1,000 events and 25 links, pro 50,000 and 1,000, business 250,000 and 10,000, advanced 1,000,000 and 50,000, enterprise unlimited. Over the limit, `/analytics` and `/events` and link creation answer 403 `forbidden`; clicks are still recorded."},
+	{"RELINK_WEBHOOK_TARGETS", "public", "Which addresses webhook deliveries may reach: `public` (public addresses only, checked on the resolved address when connecting, so a webhook URL cannot make the server reach loopback, private or link-local addresses) or `any` (receivers on an intranet). A refused delivery is logged in the webhook's delivery log as a failed attempt."},
+	{"RELINK_WEBHOOK_TIMEOUT", "15s", "Time limit of one webhook delivery attempt (connect, send, and the receiver's answer)."},
+	{"RELINK_WEBHOOK_CONCURRENCY", "16", "Webhook deliveries in flight per instance."},
+	{"RELINK_WEBHOOK_RETRIES", "12s,2m28s,30m8s,6h7m,24h", "Waits before each retry of a failed webhook delivery, comma-separated (Dub's queue schedule: 6 attempts over about 30 hours). After the last, the delivery is marked failed; 20 consecutive failed attempts disable the webhook."},
+	{"RELINK_WEBHOOK_LOG_RETENTION", "720h", "How long webhook delivery log entries (and finished deliveries) are kept."},
 	{"RELINK_QR_LOGO_FETCH", "public", "Which logo URLs `GET /qr` may download for the codes of paid workspaces' links (the `logo` parameter, else the domain's logo; `data:image/…;base64` logos need no download): `public` (public addresses only: `/qr` is unauthenticated, so it may not make the server reach loopback, private or link-local addresses), `any` (logos on an intranet) or `off`. Logos are at most 2 MiB and 4096×4096 pixels, cached for an hour."},
 	{"RELINK_SESSION_KEYS", "(random per start in dev)", "Console session keys: comma-separated `hashkey:blockkey` pairs (hex or base64, 32 bytes each), newest first; older pairs still decode (rotation). Also accepts RELINK_SESSION_KEYS_FILE. Required outside dev."},
 }
@@ -238,6 +250,25 @@ func Load(getenv Getenv) (*Config, error) {
 	}
 	if c.QRLogoFetch, err = qr.ParseFetch(get("RELINK_QR_LOGO_FETCH", string(qr.FetchPublic))); err != nil {
 		errs = append(errs, fmt.Errorf("RELINK_QR_LOGO_FETCH: %w", err))
+	}
+	c.WebhookTargets = strings.ToLower(get("RELINK_WEBHOOK_TARGETS", "public"))
+	if c.WebhookTargets != "public" && c.WebhookTargets != "any" {
+		errs = append(errs, fmt.Errorf("RELINK_WEBHOOK_TARGETS: want public or any, got %q", c.WebhookTargets))
+	}
+	c.WebhookTimeout = duration("RELINK_WEBHOOK_TIMEOUT", "15s", false)
+	c.WebhookConcurrency = positive("RELINK_WEBHOOK_CONCURRENCY", "16")
+	c.WebhookLogRetention = duration("RELINK_WEBHOOK_LOG_RETENTION", "720h", false)
+	c.WebhookRetries = []time.Duration{}
+	for _, part := range strings.Split(get("RELINK_WEBHOOK_RETRIES", "12s,2m28s,30m8s,6h7m,24h"), ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		d, err := time.ParseDuration(part)
+		if err != nil || d < 0 {
+			errs = append(errs, fmt.Errorf("RELINK_WEBHOOK_RETRIES: want durations like 12s,2m, got %q", part))
+			continue
+		}
+		c.WebhookRetries = append(c.WebhookRetries, d)
 	}
 	c.FXRatesFile = get("RELINK_FX_RATES", "")
 	if c.FXRatesFile != "" {

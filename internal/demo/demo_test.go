@@ -17,7 +17,8 @@ import (
 )
 
 // TestGenerate writes a small demo workspace and checks that every table
-// and the analytics engine agree on what was written.
+// and the analytics engine agree on what was written. BenchmarkGenerate is
+// the large run.
 func TestGenerate(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
@@ -26,16 +27,16 @@ func TestGenerate(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
-		st, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 50, Clicks: 20000, Leads: 1000, Sales: 300, Days: 30, Partners: 3, Seed: 1, Now: now})
+		st, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 10, Clicks: 2000, Leads: 100, Sales: 30, Days: 30, Partners: 3, Seed: 1, Now: now})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Links != 50 || st.Clicks != 20000 || st.Leads < 900 || st.Leads > 1000 || st.Sales != 300 {
+		if st.Links != 10 || st.Clicks != 2000 || st.Leads < 90 || st.Leads > 100 || st.Sales != 30 {
 			t.Fatalf("stats %+v", st)
 		}
 		var n int64
 		db.Raw("SELECT COUNT(*) FROM clicks WHERE workspace_id = ?", c.Workspace.ID).Scan(&n)
-		if n != 20000 {
+		if n != 2000 {
 			t.Fatalf("%d clicks stored", n)
 		}
 		e := analytics.NewEngine(db, func() time.Time { return now })
@@ -48,7 +49,7 @@ func TestGenerate(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := res.(analytics.Counters)
-		if got.Clicks != 20000 || got.Leads != int64(st.Leads) || got.Sales != 300 || got.SaleAmount != st.SaleAmount {
+		if got.Clicks != 2000 || got.Leads != int64(st.Leads) || got.Sales != 30 || got.SaleAmount != st.SaleAmount {
 			t.Fatalf("analytics %+v, stats %+v", got, st)
 		}
 	})
@@ -216,14 +217,14 @@ func TestBulkMatchesPerBatch(t *testing.T) {
 					t.Fatal(err)
 				}
 				// Existing data, written per batch in both databases.
-				if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 15, Clicks: 2500, Leads: 150, Sales: 60, Days: 4,
+				if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 15, Clicks: 600, Leads: 40, Sales: 15, Days: 4,
 					Partners: 2, Seed: 7, Now: now, PerBatch: true, KeySuffix: "a"}); err != nil {
 					t.Fatal(err)
 				}
 				// The run under test: small batches so that folded days span
 				// batches.
-				if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 20, Clicks: 6000, Leads: 400, Sales: 150, Days: 5,
-					Partners: 2, Seed: 8, Now: now, PerBatch: perBatch, KeySuffix: "b", BatchSize: 700}); err != nil {
+				if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 20, Clicks: 1800, Leads: 120, Sales: 45, Days: 5,
+					Partners: 2, Seed: 8, Now: now, PerBatch: perBatch, KeySuffix: "b", BatchSize: 250}); err != nil {
 					t.Fatal(err)
 				}
 				var links []models.Link
@@ -260,7 +261,7 @@ func TestBulkMatchesPerBatch(t *testing.T) {
 			}
 			want := run(true)
 			got := run(false)
-			if want.totals.Clicks != 8500 || want.totals.Sales != 210 || want.totals.Leads < 500 {
+			if want.totals.Clicks != 2400 || want.totals.Sales != 60 || want.totals.Leads < 140 {
 				t.Fatalf("per-batch totals %+v", want.totals)
 			}
 			if got.totals != want.totals {
@@ -269,7 +270,7 @@ func TestBulkMatchesPerBatch(t *testing.T) {
 			if len(got.counters) != 35 || strings.Join(got.counters, "\n") != strings.Join(want.counters, "\n") {
 				t.Fatalf("link counters:\nbulk\n%s\nper batch\n%s", strings.Join(got.counters, "\n"), strings.Join(want.counters, "\n"))
 			}
-			if len(got.aggs) != len(want.aggs) || len(want.aggs) < 5000 {
+			if len(got.aggs) != len(want.aggs) || len(want.aggs) < 2000 {
 				t.Fatalf("%d aggregate rows in bulk, %d per batch", len(got.aggs), len(want.aggs))
 			}
 			for i := range want.aggs {
@@ -279,4 +280,29 @@ func TestBulkMatchesPerBatch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkGenerate is the large demo run (the size TestGenerate used to
+// write): 50 links, 20,000 clicks, 1,000 leads and 300 sales over 30 days,
+// through the bulk path, on SQLite. It reports clicks written per second.
+func BenchmarkGenerate(b *testing.B) {
+	ctx := context.Background()
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	for i := range b.N {
+		b.StopTimer()
+		db := testdb.Open(b, "sqlite")
+		c, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "Demo", Slug: fmt.Sprintf("demo%d", i), Plan: models.PlanEnterprise})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		st, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 50, Clicks: 20000, Leads: 1000, Sales: 300, Days: 30, Partners: 3, Seed: 1, Now: now})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.Clicks != 20000 {
+			b.Fatalf("stats %+v", st)
+		}
+	}
+	b.ReportMetric(float64(20000*b.N)/b.Elapsed().Seconds(), "clicks/s")
 }

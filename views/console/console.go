@@ -60,6 +60,7 @@ var Nav = []NavGroup{
 		{"settings", "Settings", "/console/settings"},
 		{"members", "Members", "/console/settings/members"},
 		{"keys", "API keys", "/console/settings/keys"},
+		{"webhooks", "Webhooks", "/console/webhooks"},
 	}},
 }
 
@@ -129,6 +130,7 @@ type FieldErrors map[string]string
 type SettingsForm struct {
 	CSRF, Name, Slug, Plan, Hostnames string
 	PublishableKey                    string // "" until generated
+	Snippet                           string // the browser script's tag to paste (docs/browser-script.md)
 	Errors                            FieldErrors
 	Saved, CanEdit                    bool
 	Plans                             []string

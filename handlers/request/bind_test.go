@@ -1,4 +1,4 @@
-package api_test
+package request_test
 
 import (
 	"net/http/httptest"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/relinkhq/relink/handlers/api"
+	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 )
 
@@ -48,7 +48,7 @@ func TestBindJSON(t *testing.T) {
 			app := fiber.New()
 			app.Post("/", func(ctx *fiber.Ctx) error {
 				var v bindTarget
-				bindErr = api.BindJSON(ctx, &v)
+				bindErr = request.BindJSON(ctx, &v)
 				return nil
 			})
 			res, err := app.Test(httptest.NewRequest("POST", "/", strings.NewReader(c.body)))

@@ -1,12 +1,14 @@
-package api
+package conversions
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/input"
 )
 
 var trackSeeds = []string{
@@ -55,12 +57,12 @@ func FuzzParseTrackLead(f *testing.F) {
 				t.Fatalf("parse %q: quantity %d", body, in.EventQuantity)
 			case in.Mode != "async" && in.Mode != "wait" && in.Mode != "deferred":
 				t.Fatalf("parse %q: mode %q", body, in.Mode)
-			case in.CustomerEmail != nil && !validEmail(*in.CustomerEmail):
+			case in.CustomerEmail != nil && !input.ValidEmail(*in.CustomerEmail):
 				t.Fatalf("parse %q: email %q", body, *in.CustomerEmail)
 			}
 			if in.Metadata != nil {
 				b, _ := json.Marshal(in.Metadata)
-				if utf8.RuneCount(b) > MaxMetadata {
+				if utf8.RuneCount(b) > input.MaxMetadata {
 					t.Fatalf("parse %q: metadata of %d characters", body, len(b))
 				}
 			}
@@ -84,7 +86,7 @@ func FuzzParseTrackSale(f *testing.F) {
 				t.Fatalf("parse %q: currency %q", body, in.Currency)
 			case in.EventName == "":
 				t.Fatalf("parse %q: empty event name", body)
-			case !contains(PaymentProcessors, in.PaymentProcessor):
+			case !slices.Contains(PaymentProcessors, in.PaymentProcessor):
 				t.Fatalf("parse %q: processor %q", body, in.PaymentProcessor)
 			case in.InvoiceID != nil && *in.InvoiceID == "":
 				t.Fatalf("parse %q: empty invoice id kept", body)

@@ -1,7 +1,9 @@
-package redirect
+package shortlink
 
 import (
 	"context"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
@@ -19,6 +21,9 @@ type Resolved struct {
 
 	DomainNotFoundURL string
 	DomainExpiredURL  string
+	// Disabled is set when the link exists but is disabled (#6); Link is
+	// then nil, as for a missing link.
+	Disabled bool
 }
 
 // Target is the redirect's view of a link (links.md §2, §10).
@@ -44,10 +49,10 @@ func (t *Target) Expired(now time.Time) bool {
 	return !t.ExpiresAt.IsZero() && !t.ExpiresAt.After(now)
 }
 
-// storeTarget is #12/#13's choice for a user agent: the link's iOS or
+// StoreTarget is #12/#13's choice for a user agent: the link's iOS or
 // Android target when it has one for the visitor's OS (else ""), and the
 // store it is a listing of (else "").
-func (t *Target) storeTarget(ua string) (target, store string) {
+func (t *Target) StoreTarget(ua string) (target, store string) {
 	switch {
 	case t.IOS != "" && useragent.IsIOS(ua):
 		return t.IOS, t.IOSStore
@@ -60,7 +65,7 @@ func (t *Target) storeTarget(ua string) (target, store string) {
 // Root reports the domain's root link.
 func (t *Target) Root() bool { return t.Key == models.RootKey }
 
-// Cache is the link cache the redirect reads.
+// Cache is the link cache the redirect reads: (domain, LookupKey) → Resolved.
 type Cache = linkcache.Cache[*Resolved]
 
 // NewCache builds the link cache over db.
@@ -89,6 +94,7 @@ func Loader(db *models.DB) linkcache.Loader[*Resolved] {
 			return nil, false, err
 		}
 		if l.DisabledAt != nil {
+			r.Disabled = true
 			return r, false, nil
 		}
 		r.Link = targetOf(l)
@@ -121,4 +127,23 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// appStore names the store a target is a listing of: "the App Store" for
+// apps.apple.com and itunes.apple.com, "Google Play" for play.google.com's
+// app pages, else "".
+func appStore(target string) string {
+	u, err := url.Parse(target)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return ""
+	}
+	switch strings.ToLower(u.Hostname()) {
+	case "apps.apple.com", "itunes.apple.com":
+		return "the App Store"
+	case "play.google.com":
+		if strings.HasPrefix(u.Path, "/store/apps") {
+			return "Google Play"
+		}
+	}
+	return ""
 }
