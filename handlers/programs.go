@@ -33,8 +33,8 @@ func (s *Server) programRoutes(h *api.Handlers) {
 // programConsoleRoutes are the console pages of the same operations, and the
 // public application page (/apply/<program slug>) on the app origin.
 func (s *Server) programConsoleRoutes(h *console.Handlers, u fiber.Router) {
-	s.app.Get("/apply/:slug", h.Session, h.ApplyForm)
-	s.app.Post("/apply/:slug", h.Session, s.limitIP("apply", 3, time.Minute, "Too many requests. Please try again later."), h.Apply)
+	s.app.Get("/apply/:slug", h.ApplyForm)
+	s.app.Post("/apply/:slug", s.limitIP("apply", 3, time.Minute, "Too many requests. Please try again later."), h.Apply)
 	u.Get("/applications", h.Applications)
 	u.Post("/applications/open", h.RequireOwner, h.SetApplicationsOpen)
 	u.Post("/applications/:id", h.RequireOwner, h.ReviewApplication)

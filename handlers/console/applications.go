@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/auth"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
@@ -38,7 +39,7 @@ func (h *Handlers) ApplyForm(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v := vc.ApplyView{CSRF: session(c).CSRF, Action: "/apply/" + url.PathEscape(p.Slug), Program: p.Name, Closed: p.ApplicationsOpenAt == nil}
+	v := vc.ApplyView{CSRF: h.applyToken(c), Action: "/apply/" + url.PathEscape(p.Slug), Program: p.Name, Closed: p.ApplicationsOpenAt == nil}
 	return bare(c, fiber.StatusOK, "Apply to "+p.Name, vc.Apply(v))
 }
 
@@ -48,7 +49,10 @@ func (h *Handlers) Apply(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v := vc.ApplyView{CSRF: session(c).CSRF, Action: "/apply/" + url.PathEscape(p.Slug), Program: p.Name, Closed: p.ApplicationsOpenAt == nil,
+	if !auth.TokensEqual(c.Cookies(applyCookie), c.FormValue("_csrf")) || c.Cookies(applyCookie) == "" {
+		return apierr.New(apierr.Forbidden, "The form has expired or did not come from this site. Reload the page and try again.")
+	}
+	v := vc.ApplyView{CSRF: h.applyToken(c), Action: "/apply/" + url.PathEscape(p.Slug), Program: p.Name, Closed: p.ApplicationsOpenAt == nil,
 		Name: strings.TrimSpace(c.FormValue("name")), Email: strings.TrimSpace(c.FormValue("email")),
 		Country: strings.ToUpper(strings.TrimSpace(c.FormValue("country"))), Website: strings.TrimSpace(c.FormValue("website")),
 		Promotion: strings.TrimSpace(c.FormValue("promotion")), Errors: vc.FieldErrors{}}
@@ -86,6 +90,20 @@ func (h *Handlers) Apply(c *fiber.Ctx) error {
 	h.log.Info("partner application submitted", "program", p.ID)
 	v.Done = true
 	return bare(c, fiber.StatusOK, "Apply to "+p.Name, vc.Apply(v))
+}
+
+// applyCookie carries the application form's CSRF token (double submit):
+// the page is public, so it has no console session.
+const applyCookie = "relink_apply"
+
+// applyToken returns the visitor's form token, setting the cookie when new.
+func (h *Handlers) applyToken(c *fiber.Ctx) string {
+	if t := c.Cookies(applyCookie); len(t) >= 20 {
+		return t
+	}
+	t := auth.NewToken()
+	c.Cookie(&fiber.Cookie{Name: applyCookie, Value: t, Path: "/apply", HTTPOnly: true, SameSite: "Strict", Secure: h.secure})
+	return t
 }
 
 func optional(s string) *string {
