@@ -230,6 +230,7 @@ func (s *Server) embedDataRoutes(emb *embed.Handlers) {
 	a.Patch("/embed/referrals/links/:linkId", emb.Auth, emb.UpdateLink)
 	a.Get("/embed/referrals/earnings", emb.Auth, emb.ListEarnings)
 	a.Get("/embed/referrals/earnings/timeseries", emb.Auth, emb.EarningsTimeseries)
+	a.Post("/embed/referrals/bounties/:id/submissions", emb.Auth, emb.CreateSubmission)
 	a.Get("/embed/referrals/leaderboard", emb.Auth, emb.ListLeaderboard)
 	a.Get("/embed/referrals/analytics", emb.Auth, emb.Analytics)
 	a.Get("/embed/referrals/events", emb.Auth, emb.Events)
@@ -278,6 +279,7 @@ func (s *Server) embedPageRoutes(emb *embed.Handlers) {
 	frag.Get("/faq", emb.FAQ)
 	frag.Get("/quickstart", emb.Quickstart)
 	frag.Get("/bounties", emb.Bounties)
+	frag.Post("/bounties/:id", emb.SubmitBounty)
 	frag.Get("/resources", emb.Resources)
 	frag.Get("/settings", emb.Settings)
 }
@@ -473,4 +475,5 @@ func (s *Server) consoleRoutes() {
 	u.Post("/settings/members/:user/role", h.RequireOwner, h.SetRole)
 	u.Post("/settings/members/:user/remove", h.RequireOwner, h.RemoveMember)
 	u.Post("/settings/invites/:id/delete", h.RequireOwner, h.DeleteInvite)
+	s.programConsoleRoutes(h, u)
 }

@@ -9,9 +9,13 @@ import (
 	"github.com/relinkhq/relink/internal/ids"
 )
 
-// BountyPerformance is the one bounty type Relink has: reach a sale-earnings
-// goal within the bounty's window to earn its reward.
-const BountyPerformance = "performance"
+// Bounty types: a performance bounty is earned by reaching a sale-earnings
+// goal within the bounty's window; a submission bounty by proof (links, a
+// description) the partner submits and the program approves.
+const (
+	BountyPerformance = "performance"
+	BountyProof       = "submission"
+)
 
 // Bounty is a bonus a program offers its partners (partners-and-embed.md
 // §6.5 Bounties): partners of its group (or of every group when GroupID is
@@ -25,12 +29,14 @@ type Bounty struct {
 	Name         string
 	Description  *string
 	Type         string
-	RewardAmount int64 // cents
-	GoalEarnings int64 // cents of sale commissions
-	StartsAt     time.Time
-	EndsAt       *time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	RewardAmount int64 // cents; 0 on a submission bounty: the reviewer sets it
+	GoalEarnings int64 // cents of sale commissions (performance bounties)
+	// RewardDescription describes a reward without a fixed amount.
+	RewardDescription *string
+	StartsAt          time.Time
+	EndsAt            *time.Time
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
 }
 
 // TableName pins the table.
@@ -41,9 +47,11 @@ func (b *Bounty) Validate() error {
 	switch {
 	case strings.TrimSpace(b.Name) == "":
 		return apierr.Validation("too_small", "name", "Name is required.")
-	case b.RewardAmount <= 0:
+	case b.Type != BountyPerformance && b.Type != BountyProof:
+		return apierr.Validation("invalid_value", "type", `Invalid option: expected one of "performance"|"submission"`)
+	case b.RewardAmount < 0 || (b.RewardAmount == 0 && b.Type == BountyPerformance):
 		return apierr.Validation("too_small", "rewardAmount", "The reward must be more than 0.")
-	case b.GoalEarnings <= 0:
+	case b.GoalEarnings <= 0 && b.Type == BountyPerformance:
 		return apierr.Validation("too_small", "goalEarnings", "The goal must be more than 0.")
 	case b.EndsAt != nil && !b.EndsAt.After(b.StartsAt):
 		return apierr.Validation("custom", "endsAt", "The end must be after the start.")

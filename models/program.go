@@ -26,8 +26,11 @@ type Program struct {
 	TermsURL        *string `gorm:"column:terms_url"`
 	EmbedData       *string
 	Resources       JSONCol[ProgramResources] // what partners may download and copy (§6.5)
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	// ApplicationsOpenAt is when the public application page opened; nil:
+	// the page accepts no applications.
+	ApplicationsOpenAt *time.Time
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
 }
 
 // TableName pins the table.

@@ -23,7 +23,7 @@ import (
 const programUsage = `relink program — configure a workspace's partner program (the API has no endpoints for it).
 
   relink program show --workspace W
-  relink program set --workspace W [--name N] [--domain D] [--url U] [--folder ID]
+  relink program set --workspace W [--name N] [--domain D] [--url U] [--folder ID] [--applications open|closed]
   relink program group set --workspace W [--group default] [--holding-days 0|7|14|30|60|90]
         [--default-link DOMAIN=URL]... [--additional-link DOMAIN[/PATH][=exact]]... [--no-additional-links]
         [--utm source=x,medium=y] [--max-partner-links N]
@@ -38,12 +38,18 @@ const programUsage = `relink program — configure a workspace's partner program
   relink program resources set --workspace W (--file PATH | --json JSON)
         (JSON {logos:[{name,size,url}], colors:[{name,color}], files:[…], links:[{name,url}]};
         replaces the program's resources shown in the embed's Resources tab; {} clears them)
-  relink program bounty add --workspace W --name N --reward CENTS --goal CENTS [--group SLUG]
-        [--description TEXT] [--starts RFC3339] [--ends RFC3339]
-        (partners who earn --goal in sale commissions between start and end get --reward)
+  relink program bounty add --workspace W --name N --reward CENTS [--type performance|submission] [--goal CENTS]
+        [--group SLUG] [--description TEXT] [--starts RFC3339] [--ends RFC3339]
+        (performance: partners who earn --goal in sale commissions between start and end claim --reward;
+        submission: partners submit proof from the embed's Bounties tab, --reward 0 = set on approval)
   relink program commissions process            move commissions past their holding period to processed
   relink program commissions pay --workspace W [--partner pn_…]   mark processed commissions paid
   relink program commissions clicks [--day YYYY-MM-DD]            create a day's click commissions (default yesterday)
+  relink program payouts list --workspace W [--status pending|processing|completed|failed|canceled]
+  relink program payouts confirm --workspace W [--payout po_…]...   confirm eligible pending payouts (all by default)
+  relink program payouts pay --workspace W --payout po_…...         mark confirmed payouts paid (their commissions too)
+  relink program payouts fail --workspace W --payout po_… --reason TEXT   mark confirmed payouts failed
+        (Relink moves no money: pay confirmed payouts yourself, then mark them paid.)
 
 W is a workspace slug or ws_ id. Every command prints the result as JSON.
 `
@@ -60,7 +66,7 @@ func program(ctx context.Context, cfg *config.Config, args []string, stdout io.W
 	}
 	cmd := args[0]
 	rest := args[1:]
-	if (cmd == "group" || cmd == "reward" || cmd == "discount" || cmd == "commissions" || cmd == "resources" || cmd == "bounty") && len(rest) > 0 {
+	if (cmd == "group" || cmd == "reward" || cmd == "discount" || cmd == "commissions" || cmd == "resources" || cmd == "bounty" || cmd == "payouts") && len(rest) > 0 {
 		cmd, rest = cmd+" "+rest[0], rest[1:]
 	}
 	fs := newFlags("program " + cmd)
@@ -94,6 +100,8 @@ func program(ctx context.Context, cfg *config.Config, args []string, stdout io.W
 		return p.commissionsPay(rest)
 	case "commissions clicks":
 		return p.commissionsClicks(rest)
+	case "payouts list", "payouts confirm", "payouts pay", "payouts fail":
+		return p.payouts(strings.TrimPrefix(cmd, "payouts "), rest)
 	}
 	return usageError{fmt.Sprintf("unknown program command %q\n\n%s", cmd, programUsage)}
 }
@@ -242,8 +250,18 @@ func (p *programCmd) set(args []string) error {
 	domain := p.fs.String("domain", "", "short domain of partner links (a workspace domain or the default short domain)")
 	dest := p.fs.String("url", "", "default destination of partner links")
 	folder := p.fs.String("folder", "", "folder id partner links go into")
+	apps := p.fs.String("applications", "", "open or closed: whether the public application page /apply/<slug> takes applications")
 	if err := p.parse(args, true); err != nil {
 		return err
+	}
+	if *apps != "" {
+		if *apps != "open" && *apps != "closed" {
+			return usageError{"--applications: want open or closed"}
+		}
+		svc := conversions.New(conversions.Deps{DB: p.db})
+		if err := svc.OpenApplications(p.ctx, p.prog, *apps == "open"); err != nil {
+			return err
+		}
 	}
 	if *name != "" {
 		p.prog.Name = *name
@@ -573,6 +591,7 @@ func (p *programCmd) bountyAdd(args []string) error {
 	desc := p.fs.String("description", "", "what partners have to do")
 	reward := p.fs.Int64("reward", 0, "bonus in cents")
 	goal := p.fs.Int64("goal", 0, "sale commission earnings to reach, in cents")
+	typ := p.fs.String("type", models.BountyPerformance, "performance (reach --goal) or submission (partners submit proof)")
 	sel := p.fs.String("group", "", "group slug or grp_ id (default: every group)")
 	starts := p.fs.String("starts", "", "start, RFC 3339 (default now)")
 	ends := p.fs.String("ends", "", "end, RFC 3339 (default open-ended)")
@@ -580,7 +599,7 @@ func (p *programCmd) bountyAdd(args []string) error {
 		return err
 	}
 	now := time.Now().UTC()
-	b := &models.Bounty{WorkspaceID: p.w.ID, ProgramID: p.prog.ID, Name: *name, RewardAmount: *reward, GoalEarnings: *goal, StartsAt: now}
+	b := &models.Bounty{WorkspaceID: p.w.ID, ProgramID: p.prog.ID, Name: *name, Type: *typ, RewardAmount: *reward, GoalEarnings: *goal, StartsAt: now}
 	if *desc != "" {
 		b.Description = desc
 	}
@@ -608,6 +627,63 @@ func (p *programCmd) bountyAdd(args []string) error {
 	if err := p.db.CreateBounty(p.ctx, b, now); err != nil {
 		return cliErr(err)
 	}
-	return p.print(map[string]any{"id": b.ID, "name": b.Name, "groupId": b.GroupID, "rewardAmount": b.RewardAmount,
+	return p.print(map[string]any{"id": b.ID, "name": b.Name, "type": b.Type, "groupId": b.GroupID, "rewardAmount": b.RewardAmount,
 		"goalEarnings": b.GoalEarnings, "startsAt": b.StartsAt, "endsAt": b.EndsAt})
+}
+
+type payoutOut struct {
+	ID            string     `json:"id"`
+	PartnerID     string     `json:"partnerId"`
+	Amount        int64      `json:"amount"`
+	Currency      string     `json:"currency"`
+	Status        string     `json:"status"`
+	Batch         *string    `json:"invoiceId"`
+	PeriodStart   *time.Time `json:"periodStart"`
+	PeriodEnd     *time.Time `json:"periodEnd"`
+	PaidAt        *time.Time `json:"paidAt"`
+	FailureReason *string    `json:"failureReason"`
+}
+
+// payouts lists, confirms, pays or fails payouts (parity.md §4.4, Relink's
+// operator flow). Commissions due are aggregated first.
+func (p *programCmd) payouts(verb string, args []string) error {
+	status := p.fs.String("status", "", "only payouts with this status (list)")
+	reason := p.fs.String("reason", "", "why the payment failed (fail)")
+	var ids multiFlag
+	p.fs.Var(&ids, "payout", "payout id (repeatable)")
+	if err := p.parse(args, true); err != nil {
+		return err
+	}
+	now := time.Now()
+	if _, err := p.db.AggregateProgram(p.ctx, p.w.ID, p.prog.ID, now); err != nil {
+		return err
+	}
+	var ps []models.Payout
+	var err error
+	switch verb {
+	case "list":
+		ps, err = p.db.ListPayouts(p.ctx, p.w.ID, p.prog.ID, models.PayoutQuery{Status: *status, SortBy: "createdAt", Desc: true})
+	case "confirm":
+		_, ps, err = p.db.ConfirmPayouts(p.ctx, p.prog, ids, nil, now)
+	case "pay", "fail":
+		if len(ids) == 0 {
+			return usageError{"--payout is required\n\n" + programUsage}
+		}
+		if verb == "pay" {
+			ps, err = p.db.CompletePayouts(p.ctx, p.w.ID, p.prog.ID, ids, now)
+		} else if *reason == "" {
+			return usageError{"--reason is required\n\n" + programUsage}
+		} else {
+			ps, err = p.db.FailPayouts(p.ctx, p.w.ID, p.prog.ID, ids, *reason, now)
+		}
+	}
+	if err != nil {
+		return cliErr(err)
+	}
+	out := make([]payoutOut, len(ps))
+	for i, po := range ps {
+		out[i] = payoutOut{ID: po.ID, PartnerID: po.PartnerID, Amount: po.Amount, Currency: po.Currency, Status: po.Status, Batch: po.InvoiceID,
+			PeriodStart: po.PeriodStart, PeriodEnd: po.PeriodEnd, PaidAt: po.PaidAt, FailureReason: po.FailureReason}
+	}
+	return p.print(out)
 }

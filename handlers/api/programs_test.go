@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/models"
 )
@@ -393,4 +395,222 @@ func mustEnrollment(t *testing.T, db *models.DB, e *programEnv, partnerID string
 		t.Fatal(err)
 	}
 	return en
+}
+
+func (e *programEnv) apply(t *testing.T, name, email, country string) *models.ProgramApplication {
+	t.Helper()
+	ctx := context.Background()
+	prog, _ := e.db.DefaultProgram(ctx, e.ws.ID)
+	site, promo := "https://"+name+".example", "A newsletter"
+	a, err := e.srv.Services().Conversions.SubmitApplication(ctx, e.ws, prog, conversions.ApplicationInput{Name: name, Email: email, Country: &country,
+		Website: &site, Socials: map[string]string{"youtube": "@" + name}, Answers: []models.ApplicationAnswer{{Label: "How?", Value: &promo}, {Label: "Empty", Value: new(string)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestPartnerApplications(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		e := newProgramEnv(t, db)
+		svc := e.srv.Services().Conversions
+		// Closed until opened.
+		if _, err := svc.SubmitApplication(ctx, e.ws, e.prog, conversions.ApplicationInput{Name: "x", Email: "x@example.com"}); !apierr.Is(err, apierr.Forbidden) {
+			t.Fatalf("closed page accepted an application: %v", err)
+		}
+		if err := svc.OpenApplications(ctx, e.prog, true); err != nil {
+			t.Fatal(err)
+		}
+		grp, _ := db.GroupByIDOrSlug(ctx, e.ws.ID, e.prog.ID, models.DefaultGroupSlug)
+		grp.DefaultLinks = models.Some([]models.DefaultLink{{Domain: "localhost:8080", URL: "https://shop.example/"}})
+		if err := db.SaveGroup(ctx, grp); err != nil {
+			t.Fatal(err)
+		}
+		ann := e.apply(t, "ann", "ann@example.com", "DE")
+		time.Sleep(5 * time.Millisecond)
+		e.apply(t, "bob", "bob@example.com", "US")
+		time.Sleep(5 * time.Millisecond)
+		e.apply(t, "cat", "cat@example.com", "US")
+		if _, err := svc.SubmitApplication(ctx, e.ws, e.prog, conversions.ApplicationInput{Name: "Ann", Email: "ann@example.com"}); !apierr.Is(err, apierr.Conflict) {
+			t.Fatalf("second application: %v", err)
+		}
+		// Applicants are not in GET /partners?status=approved, and have no links.
+		list := e.ok(200, "acme", "GET", "/partners/applications", "").list(t)
+		if len(list) != 3 || list[0]["partner"].(map[string]any)["email"] != "cat@example.com" {
+			t.Fatalf("applications %v", list)
+		}
+		last := list[2]
+		p := last["partner"].(map[string]any)
+		form := last["applicationFormData"].([]any)
+		if last["id"] != ann.ID || p["status"] != "pending" || p["country"] != "DE" || p["website"] != "https://ann.example" || p["youtube"] != "@ann" ||
+			p["groupId"] != grp.ID || len(form) != 2 || form[0].(map[string]any)["value"] != "A newsletter" || form[1].(map[string]any)["value"] != nil {
+			t.Errorf("ann's application %v", last)
+		}
+		if got := e.ok(200, "acme", "GET", "/partners/applications?country=US&pageSize=1", "").list(t); len(got) != 1 || got[0]["partner"].(map[string]any)["name"] != "cat" {
+			t.Errorf("country filter and paging %v", got)
+		}
+		if got := e.ok(200, "acme", "GET", "/partners/applications?groupId=grp_none", "").list(t); len(got) != 0 {
+			t.Errorf("group filter %v", got)
+		}
+		if got := e.ok(200, "other", "GET", "/partners/applications", "").list(t); len(got) != 0 {
+			t.Errorf("other workspace sees %v", got)
+		}
+		e.expectErr(e.do("pro", "GET", "/partners/applications", ""), 403, "forbidden", "Unauthorized: Need higher plan.")
+		annID := p["id"].(string)
+		bobID := list[1]["partner"].(map[string]any)["id"].(string)
+		catID := list[0]["partner"].(map[string]any)["id"].(string)
+
+		for _, tc := range []struct {
+			name, path, body string
+			status           int
+			code, msg        string
+		}{
+			{"approve: no partner", "/partners/applications/approve", `{}`, 422, "unprocessable_entity", "invalid_type: partnerId: Invalid input: expected string, received undefined"},
+			{"approve: unknown", "/partners/applications/approve", `{"partnerId":"pn_x"}`, 404, "not_found", "Program enrollment not found."},
+			{"approve: already approved", "/partners/applications/approve", `{"partnerId":"` + e.partner + `"}`, 400, "bad_request", "This enrollment cannot be approved because it is already approved."},
+			{"approve: unknown group", "/partners/applications/approve", `{"partnerId":"` + annID + `","groupId":"vip"}`, 404, "not_found", `Group "vip" not found.`},
+			{"reject: no partner", "/partners/applications/reject", `{}`, 422, "unprocessable_entity", "invalid_type: partnerId: Invalid input: expected string, received undefined"},
+			{"reject: bad reason", "/partners/applications/reject", `{"partnerId":"x","rejectionReason":"meh"}`, 422, "unprocessable_entity", `invalid_value: rejectionReason: Invalid option: expected one of "needsMoreDetail"|"doesNotMeetRequirements"|"notTheRightFit"|"other"`},
+			{"reject: note too long", "/partners/applications/reject", `{"partnerId":"x","rejectionNote":"` + strings.Repeat("n", 501) + `"}`, 422, "unprocessable_entity", "too_big: rejectionNote: Too big: expected string to have <=500 characters"},
+			{"reject: fraud instant", "/partners/applications/reject", `{"partnerId":"x","reapplicationTimeframe":"instant","flagForFraud":true,"flagForFraudReason":"x"}`, 400, "bad_request", "Cannot flag for fraud when allowing the partner to reapply immediately."},
+			{"reject: fraud without reason", "/partners/applications/reject", `{"partnerId":"x","flagForFraud":true}`, 400, "bad_request", "Fraud reason is required when flagging for fraud."},
+			{"reject: unknown", "/partners/applications/reject", `{"partnerId":"pn_x"}`, 404, "not_found", "Program enrollment not found."},
+			{"reject: approved", "/partners/applications/reject", `{"partnerId":"` + e.partner + `"}`, 400, "bad_request", "This enrollment cannot be rejected because it is no longer pending."},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				e.sub(t).expectErr(e.do("acme", "POST", tc.path, tc.body), tc.status, tc.code, tc.msg)
+			})
+		}
+		e.expectErr(e.do("other", "POST", "/partners/applications/approve", `{"partnerId":"`+annID+`"}`), 404, "not_found", "Program enrollment not found.")
+
+		// Approve: enrolled from now, with the group's rewards and default links.
+		before := time.Now().Add(-time.Second)
+		if got := e.ok(200, "acme", "POST", "/partners/applications/approve", `{"partnerId":"`+annID+`","groupId":"default"}`).json(t); got["partnerId"] != annID {
+			t.Fatalf("approve answer %v", got)
+		}
+		ep, _ := db.EnrolledPartnerByID(ctx, e.ws.ID, e.prog.ID, annID)
+		if ep.Enrollment.Status != "approved" || ep.Enrollment.CreatedAt.Before(before) || ep.Enrollment.SaleRewardID == nil || len(ep.Links) != 1 {
+			t.Errorf("approved enrollment %+v, %d links", ep.Enrollment, len(ep.Links))
+		}
+		if a, _ := db.ApplicationByID(ctx, e.ws.ID, ann.ID); a.ReviewedAt == nil {
+			t.Error("application not marked reviewed")
+		}
+		// Reject (standard): rejected, rewards cleared; a second reject is refused; approve from rejected works.
+		e.ok(200, "acme", "POST", "/partners/applications/reject", `{"partnerId":"`+bobID+`","rejectionReason":"notTheRightFit","rejectionNote":" Sorry "}`)
+		if en := mustEnrollment(t, db, e, bobID); en.Status != "rejected" || en.SaleRewardID != nil {
+			t.Errorf("rejected enrollment %+v", en)
+		}
+		e.expectErr(e.do("acme", "POST", "/partners/applications/reject", `{"partnerId":"`+bobID+`"}`), 400, "bad_request", "This enrollment cannot be rejected because it is no longer pending.")
+		// Instant: the enrollment is deleted and the partner may apply again.
+		e.ok(200, "acme", "POST", "/partners/applications/reject", `{"partnerId":"`+catID+`","reapplicationTimeframe":"instant"}`)
+		if _, err := db.EnrollmentByPartner(ctx, e.ws.ID, e.prog.ID, catID); !models.IsNotFound(err) {
+			t.Errorf("instant rejection kept the enrollment: %v", err)
+		}
+		e.apply(t, "cat", "cat@example.com", "US")
+		if got := e.ok(200, "acme", "GET", "/partners/applications", "").list(t); len(got) != 1 || got[0]["partner"].(map[string]any)["id"] != catID {
+			t.Errorf("after reviews %v", got)
+		}
+		e.ok(200, "acme", "POST", "/partners/applications/approve", `{"partnerId":"`+bobID+`"}`)
+		if en := mustEnrollment(t, db, e, bobID); en.Status != "approved" {
+			t.Errorf("approve from rejected: %s", en.Status)
+		}
+	})
+}
+
+func TestBountySubmissions(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		e := newProgramEnv(t, db)
+		pn := e.partner
+		now := time.Now()
+		proof := &models.Bounty{WorkspaceID: e.ws.ID, ProgramID: e.prog.ID, Name: "Post about us", Type: models.BountyProof, StartsAt: now.Add(-time.Hour)}
+		perf := &models.Bounty{WorkspaceID: e.ws.ID, ProgramID: e.prog.ID, Name: "Sell $10", RewardAmount: 5000, GoalEarnings: 1000, StartsAt: now.Add(-time.Hour)}
+		for _, b := range []*models.Bounty{proof, perf} {
+			if err := db.CreateBounty(ctx, b, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.keys["embed"] = e.ok(201, "acme", "POST", "/tokens/embed/referrals", `{"partnerId":"`+pn+`"}`).json(t)["publicToken"].(string)
+		e.expectErr(e.do("embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{"urls":["javascript:x"]}`), 422, "unprocessable_entity", "invalid_format: urls[0]: Invalid URL")
+		e.expectErr(e.do("embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{}`), 422, "unprocessable_entity", "custom: urls: Add a link or a description of what you did.")
+		sub := e.ok(200, "embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{"urls":["https://blog.example/post"],"description":"My post"}`).json(t)
+		if sub["status"] != "submitted" || sub["partnerId"] != pn {
+			t.Fatalf("submission %v", sub)
+		}
+		e.expectErr(e.do("embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{"description":"again"}`), 409, "conflict", "You already have a submitted submission for this period.")
+		e.expectErr(e.do("embed", "POST", "/embed/referrals/bounties/"+perf.ID+"/submissions", `{}`), 400, "bad_request", "You have not reached this bounty's goal yet.")
+		e.ok(202, "acme", "POST", "/commissions", `{"type":"sale","partnerId":"`+pn+`","customer":{"externalId":"b","country":"US"},"saleAmount":20000}`)
+		claim := e.ok(200, "embed", "POST", "/embed/referrals/bounties/"+perf.ID+"/submissions", `{}`).json(t)
+		if claim["performanceCount"].(float64) != 2000 {
+			t.Fatalf("claim %v", claim)
+		}
+		subID, claimID := sub["id"].(string), claim["id"].(string)
+
+		list := e.ok(200, "acme", "GET", "/bounties/"+proof.ID+"/submissions", "").list(t)
+		if len(list) != 1 || list[0]["id"] != subID || list[0]["urls"].([]any)[0] != "https://blog.example/post" || list[0]["periodNumber"].(float64) != 1 ||
+			list[0]["completedAt"] == nil || list[0]["reviewedAt"] != nil {
+			t.Fatalf("submissions %v", list)
+		}
+		for _, k := range []string{"files", "socialMetricCount", "rejectionReason", "rejectionNote", "performanceCount"} {
+			if _, ok := list[0][k]; !ok {
+				t.Errorf("submission has no %q", k)
+			}
+		}
+		base := "/bounties/" + proof.ID + "/submissions/"
+		for _, tc := range []struct {
+			name, method, path, body string
+			status                   int
+			code, msg                string
+		}{
+			{"list: unknown bounty", "GET", "/bounties/bnty_x/submissions?status=nope", "", 404, "not_found", "Bounty bnty_x not found."},
+			{"list: bad status", "GET", "/bounties/" + proof.ID + "/submissions?status=nope", "", 422, "unprocessable_entity", `invalid_value: status: Invalid option: expected one of "draft"|"submitted"|"approved"|"rejected"`},
+			{"approve: unknown submission", "POST", base + "bnty_sub_x/approve", "", 404, "not_found", "Bounty submission bnty_sub_x not found."},
+			{"approve: other bounty's submission", "POST", base + claimID + "/approve", "", 404, "not_found", "Bounty submission " + claimID + " not found for bounty " + proof.ID + "."},
+			{"approve: no amount", "POST", base + subID + "/approve", "not json", 400, "bad_request", "Reward amount is required to approve the bounty submission."},
+			{"approve: amount not a number", "POST", base + subID + "/approve", `{"rewardAmount":"x"}`, 422, "unprocessable_entity", "invalid_type: rewardAmount: Invalid input: expected number, received string"},
+			{"reject: bad reason", "POST", base + subID + "/reject", `{"rejectionReason":"ugly"}`, 422, "unprocessable_entity", `invalid_value: rejectionReason: Invalid option: expected one of "invalidProof"|"duplicateSubmission"|"outOfTimeWindow"|"didNotMeetCriteria"|"other"`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				e.sub(t).expectErr(e.do("acme", tc.method, tc.path, tc.body), tc.status, tc.code, tc.msg)
+			})
+		}
+		e.expectErr(e.do("other", "GET", "/bounties/"+proof.ID+"/submissions", ""), 404, "not_found", "Bounty "+proof.ID+" not found.")
+		e.expectErr(e.do("pro", "GET", "/bounties/"+proof.ID+"/submissions", ""), 403, "forbidden", "Unauthorized: Need higher plan.")
+
+		approved := e.ok(200, "acme", "POST", base+subID+"/approve", `{"rewardAmount":2500}`).json(t)
+		if approved["status"] != "approved" || approved["reviewedAt"] == nil {
+			t.Fatalf("approved %v", approved)
+		}
+		custom := e.commissions(t, "?type=custom")
+		if len(custom) != 1 || custom[0]["earnings"].(float64) != 2500 || custom[0]["description"] != `Commission for successfully completed "Post about us" bounty.` {
+			t.Fatalf("bounty commission %v", custom)
+		}
+		if s, _ := db.SubmissionByID(ctx, e.ws.ID, subID); s.CommissionID == nil || *s.CommissionID != custom[0]["id"] {
+			t.Errorf("submission not linked to its commission: %+v", s)
+		}
+		e.expectErr(e.do("acme", "POST", base+subID+"/approve", ""), 400, "bad_request", "This bounty submission has already been approved.")
+		e.expectErr(e.do("acme", "POST", base+subID+"/reject", ""), 400, "bad_request", "This bounty submission has already been approved and cannot be rejected.")
+
+		pbase := "/bounties/" + perf.ID + "/submissions/"
+		rej := e.ok(200, "acme", "POST", pbase+claimID+"/reject", `{"rejectionReason":"invalidProof","rejectionNote":" Self-referrals "}`).json(t)
+		if rej["status"] != "rejected" || rej["rejectionReason"] != "invalidProof" || rej["rejectionNote"] != "Self-referrals" {
+			t.Fatalf("rejected %v", rej)
+		}
+		e.expectErr(e.do("acme", "POST", pbase+claimID+"/reject", ""), 400, "bad_request", "This bounty submission has already been rejected.")
+		if got := e.ok(200, "acme", "GET", "/bounties/"+perf.ID+"/submissions", "").list(t); len(got) != 0 {
+			t.Errorf("rejected submissions are hidden by default: %v", got)
+		}
+		if got := e.ok(200, "acme", "GET", "/bounties/"+perf.ID+"/submissions?status=rejected", "").list(t); len(got) != 1 {
+			t.Errorf("status=rejected: %v", got)
+		}
+		// A rejected submission can still be approved: the bounty's own reward.
+		e.ok(200, "acme", "POST", pbase+claimID+"/approve", "")
+		if custom := e.commissions(t, "?type=custom"); len(custom) != 2 {
+			t.Errorf("after approving the claim: %v", custom)
+		}
+		if ep, _ := db.EnrolledPartnerByID(ctx, e.ws.ID, e.prog.ID, pn); ep.Stats.Commissions != 2500+5000+2000 {
+			t.Errorf("totalCommissions %d", ep.Stats.Commissions)
+		}
+	})
 }

@@ -316,7 +316,22 @@ func (h *Handlers) SetPartnerStatus(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.db.SetEnrollmentStatus(ctx, e, st); err != nil {
+	// Ban and deactivate have effects on links and money: the same
+	// service calls as POST /partners/ban and /partners/deactivate.
+	sel := conversions.PartnerSelector{PartnerID: e.PartnerID}
+	switch st {
+	case models.EnrollmentBanned:
+		reason := c.FormValue("reason")
+		if reason == "" {
+			reason = "tos_violation"
+		}
+		_, err = h.conv.BanPartner(ctx, ws, sel, reason)
+	case models.EnrollmentDeactivated:
+		_, err = h.conv.DeactivatePartner(ctx, ws, sel)
+	default:
+		err = h.db.SetEnrollmentStatus(ctx, e, st)
+	}
+	if err != nil {
 		return err
 	}
 	return redirect(c, "/console/partners")

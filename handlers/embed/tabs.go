@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -10,6 +11,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/render"
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/models"
 	"github.com/relinkhq/relink/views/embed"
@@ -91,24 +94,126 @@ func (h *Handlers) Settings(c *fiber.Ctx) error {
 }
 
 // Bounties is the Bounties tab: the active bounties with the partner's
-// progress.
+// progress, submission state and submission forms.
 func (h *Handlers) Bounties(c *fiber.Ctx) error {
-	bs, err := h.d.Referrals.Bounties(c.UserContext(), session(c))
+	out, err := h.bountyCards(c, "", "")
 	if err != nil {
 		return err
+	}
+	return render.Component(c, http.StatusOK, embed.BountiesFragment(out))
+}
+
+// bountyCards builds the tab's cards; errFor/errMsg put an error on one card.
+func (h *Handlers) bountyCards(c *fiber.Ctx, errFor, errMsg string) ([]embed.Bounty, error) {
+	sess := session(c)
+	bs, err := h.d.Referrals.Bounties(c.UserContext(), sess)
+	if err != nil {
+		return nil, err
+	}
+	subs, err := h.d.DB.PartnerSubmissions(c.UserContext(), sess.Workspace.ID, sess.Program.ID, sess.Partner.ID)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]embed.Bounty, len(bs))
 	for i, b := range bs {
 		v := embed.Bounty{ID: b.ID, Name: b.Name, Reward: strings.TrimSuffix(referrals.Money(b.RewardAmount), ".00"),
 			Goal: strings.TrimSuffix(referrals.Money(b.GoalEarnings), ".00"), Progress: referrals.Money(b.Progress),
-			Percent: int(min(100, b.Progress*100/max(b.GoalEarnings, 1))), Done: b.Done(), Window: "No end date"}
+			Percent: int(min(100, b.Progress*100/max(b.GoalEarnings, 1))), Done: b.Done(), Window: "No end date",
+			Proof: b.Type == models.BountyProof}
+		if b.RewardAmount == 0 {
+			v.Reward = "Custom"
+			if b.RewardDescription != nil {
+				v.Reward = *b.RewardDescription
+			}
+		}
 		if b.Description != nil {
 			v.Description = *b.Description
 		}
 		if b.EndsAt != nil {
 			v.Window = "Ends " + b.EndsAt.UTC().Format("Jan 2, 2006")
 		}
+		if sub := subs[b.ID]; sub != nil {
+			v.Status = sub.Status
+			if sub.RejectionNote != nil {
+				v.Note = *sub.RejectionNote
+			}
+		}
+		if b.ID == errFor {
+			v.Error = errMsg
+		}
 		out[i] = v
 	}
+	return out, nil
+}
+
+// SubmitBounty takes a submission from a Bounties tab card and answers with
+// the tab, the card showing its new state or the reason it was refused.
+func (h *Handlers) SubmitBounty(c *fiber.Ctx) error {
+	sess := session(c)
+	in := conversions.SubmissionInput{}
+	if d := strings.TrimSpace(c.FormValue("description")); d != "" {
+		in.Description = &d
+	}
+	errMsg := ""
+	if u := strings.TrimSpace(c.FormValue("url")); u != "" {
+		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			errMsg = "Enter a full link starting with https://."
+		}
+		in.URLs = []string{u}
+	}
+	if in.Description != nil && len([]rune(*in.Description)) > 1000 {
+		errMsg = "The description is at most 1000 characters."
+	}
+	if errMsg == "" {
+		if _, err := h.d.Referrals.Conversions.SubmitBounty(c.UserContext(), sess.Enrollment, c.Params("id"), in); err != nil {
+			e, ok := asAPIError(err)
+			if !ok || e.Status() >= 500 {
+				return err
+			}
+			errMsg = e.Message
+			if e.Code == apierr.Unprocessable {
+				parts := strings.SplitN(e.Message, ": ", 3)
+				errMsg = parts[len(parts)-1]
+			}
+		}
+	}
+	out, err := h.bountyCards(c, c.Params("id"), errMsg)
+	if err != nil {
+		return err
+	}
 	return render.Component(c, http.StatusOK, embed.BountiesFragment(out))
+}
+
+// submissionBody is POST /api/embed/referrals/bounties/{id}/submissions.
+type submissionBody struct {
+	Description *string  `json:"description"`
+	URLs        []string `json:"urls"`
+}
+
+// CreateSubmission answers POST /api/embed/referrals/bounties/{id}/submissions
+// (parity.md §7.3) with the new submission: the data API behind the tab.
+func (h *Handlers) CreateSubmission(c *fiber.Ctx) error {
+	var body submissionBody
+	if err := json.Unmarshal(c.Body(), &body); err != nil {
+		return apierr.New(apierr.BadRequest, "Invalid JSON format in request body. Please ensure the request body is a valid JSON object.")
+	}
+	switch {
+	case len(body.URLs) > 100:
+		return apierr.Validation("too_big", "urls", "Too big: expected array to have <=100 items")
+	case body.Description != nil && len([]rune(*body.Description)) > 1000:
+		return apierr.Validation("too_big", "description", "Too big: expected string to have <=1000 characters")
+	}
+	for i, u := range body.URLs {
+		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return apierr.Validation("invalid_format", fmt.Sprintf("urls[%d]", i), "Invalid URL")
+		}
+	}
+	sub, err := h.d.Referrals.Conversions.SubmitBounty(c.UserContext(), session(c).Enrollment, c.Params("id"),
+		conversions.SubmissionInput{Description: body.Description, URLs: body.URLs})
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"id": sub.ID, "bountyId": sub.BountyID, "partnerId": sub.PartnerID, "description": sub.Description,
+		"urls": sub.URLs.V, "status": sub.Status, "performanceCount": sub.PerformanceCount, "periodNumber": sub.PeriodNumber,
+		"createdAt": sub.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z"), "completedAt": sub.CompletedAt})
 }

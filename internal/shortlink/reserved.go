@@ -39,6 +39,7 @@ type reservedPath struct {
 // files), the ACME challenge being answered by the dispatcher before any face.
 var reserved = []reservedPath{
 	{"api", AppFace},
+	{"apply", AppFace}, // the public partner application page
 	{"console", AppFace},
 	{"deeplink", AppFace},
 	{"embed", AppFace},

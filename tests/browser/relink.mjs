@@ -25,13 +25,13 @@ export const OWNER_EMAIL = "owner@acme.test";
 export const OWNER_PASSWORD = "correct horse battery";
 
 /**
- * Starts a server with a Business-plan workspace owned by OWNER_EMAIL.
- * opts.env adds RELINK_* variables. Returns { appURL, apiURL, apiKey, cli, logs, stop }.
+ * Starts a server with a Business-plan workspace owned by OWNER_EMAIL
+ * (opts.workspace.plan picks another plan). opts.env adds RELINK_* variables. Returns { appURL, apiURL, apiKey, cli, logs, stop }.
  */
 export async function startRelink(opts = {}) {
   return startServer({
     name: "browser",
-    workspace: { plan: "business", args: ["--owner-email", OWNER_EMAIL, "--owner-password", OWNER_PASSWORD] },
+    workspace: { plan: opts.workspace?.plan ?? "business", args: ["--owner-email", OWNER_EMAIL, "--owner-password", OWNER_PASSWORD] },
     env: { RELINK_CLICK_FLUSH_INTERVAL: "200ms", ...opts.env },
   });
 }

@@ -46,7 +46,10 @@ var Nav = []NavGroup{
 		{"program", "Program & rewards", "/console/program"},
 		{"discounts", "Discounts", "/console/program/discounts"},
 		{"partners", "Partners", "/console/partners"},
+		{"applications", "Applications", "/console/applications"},
 		{"commissions", "Commissions", "/console/commissions"},
+		{"payouts", "Payouts", "/console/payouts"},
+		{"bounties", "Bounties", "/console/bounties"},
 		{"customers", "Customers", "/console/customers"},
 	}},
 	{"Library", []NavItem{
@@ -295,6 +298,7 @@ type TablePage struct {
 	Note, Error  string
 	Forms        []FormView
 	Filters      []FilterLink // e.g. status tabs
+	Downloads    []FilterLink // e.g. a CSV export of the table
 	Title        string       // the table card's title
 	Headers      []string
 	Rows         []TableRow

@@ -232,6 +232,28 @@ type Bounty struct {
 	Percent               int    // 0–100
 	Window                string // "Ends Dec 31, 2026" or "No end date"
 	Done                  bool
+	Proof                 bool   // a submission bounty: the partner submits links or a description
+	Status                string // the partner's submission: "", submitted, approved or rejected
+	Note                  string // the reviewer's rejection note
+	Error                 string // why the last submission was refused
+}
+
+// SubmitPath is where the card's form posts.
+func (b Bounty) SubmitPath() string { return PathBounties + "/" + b.ID }
+
+// StatusLabel describes the partner's submission.
+func (b Bounty) StatusLabel() string {
+	switch b.Status {
+	case "submitted":
+		return "Submitted: in review"
+	case "approved":
+		return "Approved: reward earned"
+	case "rejected":
+		return "Rejected"
+	case "draft":
+		return "Draft"
+	}
+	return ""
 }
 
 func (b Bounty) barStyle() string {
