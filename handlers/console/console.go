@@ -54,12 +54,14 @@ type Handlers struct {
 	conv   *conversions.Service
 	hooks  *webhooks.Service
 	secure bool // Secure cookies (outside dev)
+	// imports are the workspaces' CSV uploads and import runs.
+	imports *imports
 }
 
 // New returns the console handlers.
 func New(d Deps) *Handlers {
 	return &Handlers{db: d.DB, cfg: d.Config, now: d.Now, log: d.Logger, codec: d.Sessions, secure: !d.Config.DevMode,
-		links: d.Links, stats: d.Analytics, conv: d.Conversions, hooks: d.Webhooks}
+		links: d.Links, stats: d.Analytics, conv: d.Conversions, hooks: d.Webhooks, imports: &imports{}}
 }
 
 // Viewer is the signed-in user and the workspace the console shows.
