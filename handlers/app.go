@@ -401,7 +401,8 @@ func (s *Server) healthz(c *fiber.Ctx) error {
 func (s *Server) consoleRoutes() {
 	d := s.svc
 	h := console.New(console.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Logger: d.Log, Sessions: d.Sessions,
-		Links: d.Links, Analytics: d.Analytics, Conversions: d.Conversions, Webhooks: d.Webhooks})
+		Links: d.Links, Analytics: d.Analytics, Conversions: d.Conversions, Webhooks: d.Webhooks,
+		PrivacyChanged: d.KeepIPs.Invalidate})
 	s.app.Get("/", func(c *fiber.Ctx) error { return c.Redirect("/console", fiber.StatusFound) })
 	g := s.app.Group("/console", h.Session)
 	g.Get("/login", h.LoginForm)
@@ -418,6 +419,7 @@ func (s *Server) consoleRoutes() {
 	u.Get("/settings", h.Settings)
 	u.Post("/settings", h.RequireOwner, h.SaveSettings)
 	u.Post("/settings/publishable-key", h.RequireOwner, h.RotatePublishableKey)
+	u.Post("/settings/privacy", h.RequireOwner, h.SavePrivacy)
 	u.Get("/settings/keys", h.Keys)
 	u.Post("/settings/keys", h.CreateKey)
 	u.Post("/settings/keys/:id/revoke", h.RevokeKey)

@@ -4,15 +4,16 @@
 //  1. sustained deliveries per second: N events already in the outbox,
 //     delivered by one worker (its configured concurrency) to a receiver
 //     that answers 200 at once;
+//
 //  2. the lag from click to link.clicked delivery at a steady click rate:
 //     clicks go through the real ingest pipeline (batches, the click
 //     feed's hook in each batch's transaction), the worker polls the
 //     outbox, and the receiver notes when each click's event arrives
 //     (lag = arrival - the click's timestamp in the payload).
 //
-//	go run ./bench/webhooks                               SQLite (temp file)
-//	go run ./bench/webhooks -db postgres://…/db?search_path=bench_x   PostgreSQL
-//	flags: -events 20000 -concurrency 16 -rate 5000 -duration 20s
+//     go run ./bench/webhooks                               SQLite (temp file)
+//     go run ./bench/webhooks -db postgres://…/db?search_path=bench_x   PostgreSQL
+//     flags: -events 20000 -concurrency 16 -rate 5000 -duration 20s
 //
 // Results go to bench/README.md by hand, with the load average printed.
 package main
@@ -29,6 +30,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -94,8 +96,19 @@ func main() {
 	conc := flag.Int("concurrency", 16, "deliveries in flight (RELINK_WEBHOOK_CONCURRENCY)")
 	rate := flag.Int("rate", 5000, "clicks per second for the lag phase")
 	dur := flag.Duration("duration", 20*time.Second, "length of the lag phase")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
-	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
 	ctx := context.Background()
 	if *dbURL == "" {
 		dir, err := os.MkdirTemp("", "bench-webhooks")

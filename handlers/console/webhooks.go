@@ -100,11 +100,7 @@ func webhookBody(c *fiber.Ctx) ([]byte, vc.WebhookForm) {
 }
 
 func splitIDs(s string) []string {
-	out := []string{}
-	for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }) {
-		out = append(out, p)
-	}
-	return out
+	return append([]string{}, strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })...)
 }
 
 // CreateWebhook creates a webhook and opens its page with the secret.

@@ -28,11 +28,13 @@ import (
 	"github.com/relinkhq/relink/internal/jobs"
 	"github.com/relinkhq/relink/internal/linkcache"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/privacy"
 	"github.com/relinkhq/relink/internal/qr"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/wsset"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -88,6 +90,9 @@ type Services struct {
 	Webhooks      *webhooks.Service
 	WebhookWorker *webhooks.Worker
 	ClickWebhooks *webhooks.Clicks
+	// KeepIPs is the set of workspaces whose clicks keep IP addresses
+	// (their privacy setting); the console invalidates it on a change.
+	KeepIPs *wsset.Set
 
 	// Jobs is the background work; the server starts it with the listeners
 	// and stops and drains it at shutdown.
@@ -162,6 +167,14 @@ func (s *Services) jobs() {
 	// refresh of the click-webhook set (changes made by other instances).
 	s.Jobs.Add(jobs.Job{Name: "webhooks", Loop: func(ctx context.Context) { _ = s.WebhookWorker.Run(ctx) }})
 	s.Jobs.Add(jobs.Job{Name: "webhook click set", Loop: func(ctx context.Context) { _ = s.ClickWebhooks.Run(ctx) }})
+	// Privacy: the keep-IP set's refresh (other instances' changes) and the
+	// deletion of raw clicks past their workspace's retention period.
+	s.Jobs.Add(jobs.Job{Name: "keep-IP set", Loop: s.KeepIPs.Run})
+	retention := &privacy.Retention{DB: s.DB, Now: s.Now, Logger: s.Log}
+	s.Jobs.Add(jobs.Job{Name: "retention", Every: privacy.RetentionPeriod, Run: func(ctx context.Context) error {
+		_, err := retention.Run(ctx)
+		return err
+	}})
 }
 
 // commissions is one round of the commission schedule (it logs its own
@@ -252,7 +265,13 @@ func (s *Services) clickPath(ctx context.Context) error {
 	}
 	wc.Logger = s.Log
 	s.ClickWebhooks = wc
-	s.Clicks = ingest.New(s.DB, ClickOptions(cfg, loc, s.Log, s.Now, wc.Hook))
+	if s.KeepIPs, err = privacy.KeepingIPs(ctx, s.DB); err != nil {
+		return err
+	}
+	s.KeepIPs.Logger = s.Log
+	opt := ClickOptions(cfg, loc, s.Log, s.Now, wc.Hook)
+	opt.KeepIP = s.KeepIPs.Has
+	s.Clicks = ingest.New(s.DB, opt)
 	return nil
 }
 

@@ -125,116 +125,18 @@ func FromEnv() (*Config, error) { return Load(os.Getenv) }
 
 // Load parses and validates configuration from getenv.
 func Load(getenv Getenv) (*Config, error) {
-	var errs []error
-	get := func(name, def string) string {
-		if v := strings.TrimSpace(getenv(name)); v != "" {
-			return v
-		}
-		if f := strings.TrimSpace(getenv(name + "_FILE")); f != "" {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				// A secret that cannot be read must stop the start, not
-				// silently fall back to the default.
-				errs = append(errs, fmt.Errorf("%s_FILE: %w", name, err))
-				return def
-			}
-			return strings.TrimSpace(string(b))
-		}
-		return def
-	}
-	c := &Config{}
-	c.DatabaseURL = get("RELINK_DATABASE_URL", "sqlite:relink.db")
-	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
-		errs = append(errs, fmt.Errorf("RELINK_DATABASE_URL: want sqlite:PATH or postgres://…, got %q", c.DatabaseURL))
-	}
+	l := &loader{getenv: getenv}
+	get, positive, duration := l.get, l.positive, l.duration
+	var errs []error // this function's own; joined after the loader's
 	var err error
-	if c.AppURL, err = parseOrigin("RELINK_APP_URL", get("RELINK_APP_URL", "http://localhost:8080")); err != nil {
-		errs = append(errs, err)
-	}
-	if c.APIURL, err = parseOrigin("RELINK_API_URL", get("RELINK_API_URL", "http://localhost:8081")); err != nil {
-		errs = append(errs, err)
-	}
-	if c.AppURL != nil {
-		c.ShortDomain = strings.ToLower(get("RELINK_SHORT_DOMAIN", c.AppURL.Host))
-	}
-	if c.AppURL != nil && c.APIURL != nil {
-		dev := isLocal(c.AppURL) && isLocal(c.APIURL)
-		if v := get("RELINK_DEV", ""); v != "" {
-			b, perr := strconv.ParseBool(v)
-			if perr != nil {
-				errs = append(errs, fmt.Errorf("RELINK_DEV: want true or false, got %q", v))
-			}
-			dev = b
-		}
-		c.DevMode = dev
-	}
-	c.RedisURL = get("RELINK_REDIS_URL", "")
-	c.TLSCert = get("RELINK_TLS_CERT", "")
-	c.TLSKey = get("RELINK_TLS_KEY", "")
-	if (c.TLSCert == "") != (c.TLSKey == "") {
-		errs = append(errs, errors.New("RELINK_TLS_CERT and RELINK_TLS_KEY must be set together"))
-	}
-	c.ACMEEmail = get("RELINK_ACME_EMAIL", "")
-	c.ACMEDir = get("RELINK_ACME_DIR", "./certs")
-	httpDef := ""
-	if c.TLSEnabled() {
-		httpDef = ":80"
-	}
-	c.HTTPAddr = get("RELINK_HTTP_ADDR", httpDef)
-	for _, s := range strings.Split(get("RELINK_TRUSTED_PROXIES", "127.0.0.1/32,::1/128"), ",") {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			continue
-		}
-		if !strings.Contains(s, "/") {
-			if a, perr := netip.ParseAddr(s); perr == nil {
-				c.TrustedProxies = append(c.TrustedProxies, netip.PrefixFrom(a, a.BitLen()))
-				continue
-			}
-		}
-		p, perr := netip.ParsePrefix(s)
-		if perr != nil {
-			errs = append(errs, fmt.Errorf("RELINK_TRUSTED_PROXIES: %q is not a CIDR or address", s))
-			continue
-		}
-		c.TrustedProxies = append(c.TrustedProxies, p)
-	}
-	c.LogFormat = get("RELINK_LOG_FORMAT", "text")
-	if c.LogFormat != "text" && c.LogFormat != "json" {
-		errs = append(errs, fmt.Errorf("RELINK_LOG_FORMAT: want text or json, got %q", c.LogFormat))
-	}
-	if err := c.LogLevel.UnmarshalText([]byte(get("RELINK_LOG_LEVEL", "info"))); err != nil {
-		errs = append(errs, fmt.Errorf("RELINK_LOG_LEVEL: %w", err))
-	}
-	bodyLimit := get("RELINK_BODY_LIMIT", "1048576")
-	if c.BodyLimit, err = strconv.Atoi(bodyLimit); err != nil || c.BodyLimit <= 0 {
-		errs = append(errs, fmt.Errorf("RELINK_BODY_LIMIT: want a positive number of bytes, got %q", bodyLimit))
-	}
-	shutdown := get("RELINK_SHUTDOWN_TIMEOUT", "20s")
-	if c.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil || c.ShutdownTimeout <= 0 {
-		errs = append(errs, fmt.Errorf("RELINK_SHUTDOWN_TIMEOUT: want a positive duration like 20s, got %q", shutdown))
-	}
-	if c.InviteTTL, err = time.ParseDuration(get("RELINK_INVITE_TTL", "168h")); err != nil || c.InviteTTL <= 0 {
-		errs = append(errs, fmt.Errorf("RELINK_INVITE_TTL: want a positive duration like 168h"))
-	}
+	c := &Config{}
+	l.origins(c)
+	l.transport(c)
+	l.logging(c)
 	c.GeoIPDB = get("RELINK_GEOIP_DB", "")
 	c.GeoCountryHeaders = list(get("RELINK_GEO_COUNTRY_HEADERS", "CF-IPCountry,X-Vercel-IP-Country"))
 	c.GeoRegionHeaders = list(get("RELINK_GEO_REGION_HEADERS", "X-Vercel-IP-Country-Region"))
 	c.GeoCityHeaders = list(get("RELINK_GEO_CITY_HEADERS", "X-Vercel-IP-City"))
-	positive := func(name, def string) int {
-		n, err := strconv.Atoi(get(name, def))
-		if err != nil || n <= 0 {
-			errs = append(errs, fmt.Errorf("%s: want a positive number", name))
-		}
-		return n
-	}
-	duration := func(name, def string, allowZero bool) time.Duration {
-		d, err := time.ParseDuration(get(name, def))
-		if err != nil || d < 0 || (d == 0 && !allowZero) {
-			errs = append(errs, fmt.Errorf("%s: want a duration like 1s or 5m, got %q", name, get(name, def)))
-		}
-		return d
-	}
 	c.ClickQueue = positive("RELINK_CLICK_QUEUE", "50000")
 	c.ClickBatch = positive("RELINK_CLICK_BATCH", "1000")
 	c.ClickFlushInterval = duration("RELINK_CLICK_FLUSH_INTERVAL", "1s", false)
@@ -251,25 +153,7 @@ func Load(getenv Getenv) (*Config, error) {
 	if c.QRLogoFetch, err = qr.ParseFetch(get("RELINK_QR_LOGO_FETCH", string(qr.FetchPublic))); err != nil {
 		errs = append(errs, fmt.Errorf("RELINK_QR_LOGO_FETCH: %w", err))
 	}
-	c.WebhookTargets = strings.ToLower(get("RELINK_WEBHOOK_TARGETS", "public"))
-	if c.WebhookTargets != "public" && c.WebhookTargets != "any" {
-		errs = append(errs, fmt.Errorf("RELINK_WEBHOOK_TARGETS: want public or any, got %q", c.WebhookTargets))
-	}
-	c.WebhookTimeout = duration("RELINK_WEBHOOK_TIMEOUT", "15s", false)
-	c.WebhookConcurrency = positive("RELINK_WEBHOOK_CONCURRENCY", "16")
-	c.WebhookLogRetention = duration("RELINK_WEBHOOK_LOG_RETENTION", "720h", false)
-	c.WebhookRetries = []time.Duration{}
-	for _, part := range strings.Split(get("RELINK_WEBHOOK_RETRIES", "12s,2m28s,30m8s,6h7m,24h"), ",") {
-		if part = strings.TrimSpace(part); part == "" {
-			continue
-		}
-		d, err := time.ParseDuration(part)
-		if err != nil || d < 0 {
-			errs = append(errs, fmt.Errorf("RELINK_WEBHOOK_RETRIES: want durations like 12s,2m, got %q", part))
-			continue
-		}
-		c.WebhookRetries = append(c.WebhookRetries, d)
-	}
+	l.webhooks(c)
 	c.FXRatesFile = get("RELINK_FX_RATES", "")
 	if c.FXRatesFile != "" {
 		if _, err := os.Stat(c.FXRatesFile); err != nil {
@@ -284,10 +168,164 @@ func Load(getenv Getenv) (*Config, error) {
 	} else if !c.DevMode {
 		errs = append(errs, errors.New("RELINK_SESSION_KEYS is required outside dev mode (generate with `openssl rand -hex 32` twice: HASH:BLOCK)"))
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(append(l.errs, errs...)...); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// loader reads RELINK_* variables and collects every problem, so one start
+// reports them all.
+type loader struct {
+	getenv Getenv
+	errs   []error
+}
+
+// get is the variable's value (or the content of the file NAME_FILE
+// names), else def.
+func (l *loader) get(name, def string) string {
+	if v := strings.TrimSpace(l.getenv(name)); v != "" {
+		return v
+	}
+	if f := strings.TrimSpace(l.getenv(name + "_FILE")); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			// A secret that cannot be read must stop the start, not
+			// silently fall back to the default.
+			l.errs = append(l.errs, fmt.Errorf("%s_FILE: %w", name, err))
+			return def
+		}
+		return strings.TrimSpace(string(b))
+	}
+	return def
+}
+
+func (l *loader) positive(name, def string) int {
+	n, err := strconv.Atoi(l.get(name, def))
+	if err != nil || n <= 0 {
+		l.errs = append(l.errs, fmt.Errorf("%s: want a positive number", name))
+	}
+	return n
+}
+
+func (l *loader) duration(name, def string, allowZero bool) time.Duration {
+	d, err := time.ParseDuration(l.get(name, def))
+	if err != nil || d < 0 || (d == 0 && !allowZero) {
+		l.errs = append(l.errs, fmt.Errorf("%s: want a duration like 1s or 5m, got %q", name, l.get(name, def)))
+	}
+	return d
+}
+
+// origins: the database, the app and API origins, the short domain, dev
+// mode.
+func (l *loader) origins(c *Config) {
+	c.DatabaseURL = l.get("RELINK_DATABASE_URL", "sqlite:relink.db")
+	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_DATABASE_URL: want sqlite:PATH or postgres://…, got %q", c.DatabaseURL))
+	}
+	var err error
+	if c.AppURL, err = parseOrigin("RELINK_APP_URL", l.get("RELINK_APP_URL", "http://localhost:8080")); err != nil {
+		l.errs = append(l.errs, err)
+	}
+	if c.APIURL, err = parseOrigin("RELINK_API_URL", l.get("RELINK_API_URL", "http://localhost:8081")); err != nil {
+		l.errs = append(l.errs, err)
+	}
+	if c.AppURL != nil {
+		c.ShortDomain = strings.ToLower(l.get("RELINK_SHORT_DOMAIN", c.AppURL.Host))
+	}
+	if c.AppURL != nil && c.APIURL != nil {
+		dev := isLocal(c.AppURL) && isLocal(c.APIURL)
+		if v := l.get("RELINK_DEV", ""); v != "" {
+			b, perr := strconv.ParseBool(v)
+			if perr != nil {
+				l.errs = append(l.errs, fmt.Errorf("RELINK_DEV: want true or false, got %q", v))
+			}
+			dev = b
+		}
+		c.DevMode = dev
+	}
+}
+
+// transport: Redis, TLS (files or ACME), the plain-HTTP listener, trusted
+// proxies.
+func (l *loader) transport(c *Config) {
+	c.RedisURL = l.get("RELINK_REDIS_URL", "")
+	c.TLSCert = l.get("RELINK_TLS_CERT", "")
+	c.TLSKey = l.get("RELINK_TLS_KEY", "")
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		l.errs = append(l.errs, errors.New("RELINK_TLS_CERT and RELINK_TLS_KEY must be set together"))
+	}
+	c.ACMEEmail = l.get("RELINK_ACME_EMAIL", "")
+	c.ACMEDir = l.get("RELINK_ACME_DIR", "./certs")
+	httpDef := ""
+	if c.TLSEnabled() {
+		httpDef = ":80"
+	}
+	c.HTTPAddr = l.get("RELINK_HTTP_ADDR", httpDef)
+	for _, s := range strings.Split(l.get("RELINK_TRUSTED_PROXIES", "127.0.0.1/32,::1/128"), ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if !strings.Contains(s, "/") {
+			if a, perr := netip.ParseAddr(s); perr == nil {
+				c.TrustedProxies = append(c.TrustedProxies, netip.PrefixFrom(a, a.BitLen()))
+				continue
+			}
+		}
+		p, perr := netip.ParsePrefix(s)
+		if perr != nil {
+			l.errs = append(l.errs, fmt.Errorf("RELINK_TRUSTED_PROXIES: %q is not a CIDR or address", s))
+			continue
+		}
+		c.TrustedProxies = append(c.TrustedProxies, p)
+	}
+}
+
+// logging and request limits.
+func (l *loader) logging(c *Config) {
+	var err error
+	c.LogFormat = l.get("RELINK_LOG_FORMAT", "text")
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_LOG_FORMAT: want text or json, got %q", c.LogFormat))
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(l.get("RELINK_LOG_LEVEL", "info"))); err != nil {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_LOG_LEVEL: %w", err))
+	}
+	bodyLimit := l.get("RELINK_BODY_LIMIT", "1048576")
+	if c.BodyLimit, err = strconv.Atoi(bodyLimit); err != nil || c.BodyLimit <= 0 {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_BODY_LIMIT: want a positive number of bytes, got %q", bodyLimit))
+	}
+	shutdown := l.get("RELINK_SHUTDOWN_TIMEOUT", "20s")
+	if c.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil || c.ShutdownTimeout <= 0 {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_SHUTDOWN_TIMEOUT: want a positive duration like 20s, got %q", shutdown))
+	}
+	if c.InviteTTL, err = time.ParseDuration(l.get("RELINK_INVITE_TTL", "168h")); err != nil || c.InviteTTL <= 0 {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_INVITE_TTL: want a positive duration like 168h"))
+	}
+}
+
+// webhooks: outgoing webhook delivery (internal/webhooks).
+func (l *loader) webhooks(c *Config) {
+	c.WebhookTargets = strings.ToLower(l.get("RELINK_WEBHOOK_TARGETS", "public"))
+	if c.WebhookTargets != "public" && c.WebhookTargets != "any" {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_WEBHOOK_TARGETS: want public or any, got %q", c.WebhookTargets))
+	}
+	c.WebhookTimeout = l.duration("RELINK_WEBHOOK_TIMEOUT", "15s", false)
+	c.WebhookConcurrency = l.positive("RELINK_WEBHOOK_CONCURRENCY", "16")
+	c.WebhookLogRetention = l.duration("RELINK_WEBHOOK_LOG_RETENTION", "720h", false)
+	c.WebhookRetries = []time.Duration{}
+	for _, part := range strings.Split(l.get("RELINK_WEBHOOK_RETRIES", "12s,2m28s,30m8s,6h7m,24h"), ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		d, err := time.ParseDuration(part)
+		if err != nil || d < 0 {
+			l.errs = append(l.errs, fmt.Errorf("RELINK_WEBHOOK_RETRIES: want durations like 12s,2m, got %q", part))
+			continue
+		}
+		c.WebhookRetries = append(c.WebhookRetries, d)
+	}
 }
 
 // TLSEnabled reports whether Relink terminates TLS itself.

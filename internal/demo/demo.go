@@ -2,7 +2,7 @@
 // sales (countries, devices, referrers, UTM tags, partners) for `relink
 // demo`, the analytics benchmark and manual testing.
 //
-// The bulk path (default) writes clicks with models.BulkLoader: the click
+// The bulk path (default) writes clicks with BulkLoader: the click
 // writer's row encoding in large transactions (COPY through a staging table
 // on PostgreSQL, literal multi-row INSERTs on SQLite), with repeated click
 // ids skipped as in RecordClicks, while the next batch is generated. The
@@ -203,7 +203,7 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
 	g := &gen{db: db, ws: ws, o: o, rng: rng}
 	if !o.PerBatch {
-		l, err := db.NewBulkLoader(ctx)
+		l, err := NewBulkLoader(ctx, db)
 		if err != nil {
 			return nil, fmt.Errorf("demo: %w", err)
 		}
@@ -245,7 +245,7 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 
 type gen struct {
 	db       *models.DB
-	loader   *models.BulkLoader // nil with PerBatch
+	loader   *BulkLoader // nil with PerBatch
 	ws       *models.Workspace
 	o        Options
 	rng      *rand.Rand
@@ -474,7 +474,7 @@ func (g *gen) writeClicksPerBatch(ctx context.Context, eg *errgroup.Group, batch
 func (g *gen) writeClicksBulk(ctx context.Context, eg *errgroup.Group, ectx context.Context, batches chan []models.Click, b *bar) error {
 	aggLoader, turns := g.loader, &sync.Mutex{}
 	if g.db.Dialect == "postgres" {
-		l, err := g.db.NewBulkLoader(ctx)
+		l, err := NewBulkLoader(ctx, g.db)
 		if err != nil {
 			cancelWait(eg, batches)
 			return fmt.Errorf("demo: %w", err)
@@ -491,7 +491,7 @@ func (g *gen) writeClicksBulk(ctx context.Context, eg *errgroup.Group, ectx cont
 	}
 	foldIn := make(chan []models.Click, 2)
 	aggs := make(chan []models.EventAggregate, 2)
-	counts := map[string]*models.LinkClicks{}
+	counts := map[string]*LinkClicks{}
 	eg.Go(func() error { // insert clicks
 		defer close(foldIn)
 		written := 0
@@ -536,14 +536,14 @@ func (g *gen) writeClicksBulk(ctx context.Context, eg *errgroup.Group, ectx cont
 
 // foldClicks folds the inserted clicks into aggregate rows, sent on as the
 // days complete, and counts them per link.
-func foldClicks(ctx context.Context, in <-chan []models.Click, aggs chan<- []models.EventAggregate, counts map[string]*models.LinkClicks) error {
+func foldClicks(ctx context.Context, in <-chan []models.Click, aggs chan<- []models.EventAggregate, counts map[string]*LinkClicks) error {
 	folder := models.NewAggregateFolder()
 	for batch := range in {
 		folder.AddClicks(batch)
 		for i := range batch {
 			c := counts[batch[i].LinkID]
 			if c == nil {
-				c = &models.LinkClicks{}
+				c = &LinkClicks{}
 				counts[batch[i].LinkID] = c
 			}
 			c.AddLink(batch[i].Timestamp)

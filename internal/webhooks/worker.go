@@ -123,8 +123,10 @@ func NewWorker(db *models.DB, opt Options) *Worker {
 		// A redirect is the receiver's answer, not followed (a 3xx is not a
 		// success: the attempt is retried).
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// A claimed row waits at most claimSize/Concurrency rounds of attempts
+	// before its own; the lease covers that and then some.
 	return &Worker{db: db, opt: opt, client: client, wake: make(chan struct{}, 1),
-		lease: opt.Timeout + 30*time.Second}
+		lease: 5*opt.Timeout + 30*time.Second}
 }
 
 // Stats returns the counters.
@@ -142,25 +144,62 @@ func (w *Worker) Wake() {
 }
 
 // Run delivers until ctx is cancelled, then waits for the attempts in
-// flight (each bounded by the timeout) and releases the rows it claimed but
-// did not start, so another instance or the next start delivers them.
+// flight (each bounded by the timeout), records them, and releases the
+// rows it claimed but did not start, so another instance or the next start
+// delivers them.
 func (w *Worker) Run(ctx context.Context) error {
-	sem := make(chan struct{}, w.opt.Concurrency)
-	var wg sync.WaitGroup
+	queue := make(chan claimed, w.claimSize())
 	results, recorded := make(chan outcome, recordBatch), make(chan struct{})
 	go w.recorder(results, recorded)
-	defer func() {
-		wg.Wait() // attempts in flight finish
-		close(results)
-		<-recorded // and are recorded
-	}()
+	var wg sync.WaitGroup
+	for range w.opt.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for d := range queue {
+				w.attempt(context.WithoutCancel(ctx), d, results)
+			}
+		}()
+	}
+	w.feed(ctx, queue)
+	// Stopping: rows still queued are released, the rest finish.
+	var unstarted []int64
+drain:
+	for {
+		select {
+		case d := <-queue:
+			unstarted = append(unstarted, d.ID)
+		default:
+			break drain
+		}
+	}
+	close(queue)
+	wg.Wait()
+	close(results)
+	<-recorded
+	if len(unstarted) > 0 {
+		err := w.db.WithContext(context.WithoutCancel(ctx)).Model(&Delivery{}).Where("id IN ?", unstarted).
+			Update("claimed_until", nil).Error
+		if err != nil {
+			w.opt.Logger.Warn("webhooks: release claims at stop (they expire with the lease)", "rows", len(unstarted), "err", err)
+		}
+	}
+	return nil
+}
+
+// claimSize is how many rows one claim takes: a few rounds of the
+// concurrency, so the claim query is amortised over many deliveries.
+func (w *Worker) claimSize() int { return 4 * w.opt.Concurrency }
+
+// feed claims due rows into queue whenever it runs low, until ctx ends.
+func (w *Worker) feed(ctx context.Context, queue chan claimed) {
 	nextCleanup := time.Time{}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-timer.C:
 		case <-w.wake:
 		}
@@ -169,16 +208,15 @@ func (w *Worker) Run(ctx context.Context) error {
 			nextCleanup = now.Add(time.Hour)
 		}
 		for ctx.Err() == nil {
-			free := w.opt.Concurrency - len(sem)
-			if free == 0 {
-				sem <- struct{}{} // wait for a slot
-				<-sem
+			room := cap(queue) - len(queue)
+			if room < cap(queue)/2 {
+				time.Sleep(5 * time.Millisecond) // the queue is still busy
 				continue
 			}
 			// The claim is not cancelled half-way by a stop: rows it claims
-			// are always attempted (else they would wait for the lease).
+			// are queued (and released at stop if not started).
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.opt.Timeout)
-			batch, err := w.claim(cctx, free)
+			batch, err := w.claim(cctx, room)
 			cancel()
 			if err != nil {
 				if ctx.Err() == nil {
@@ -186,15 +224,10 @@ func (w *Worker) Run(ctx context.Context) error {
 				}
 				break
 			}
-			for i := range batch {
-				sem <- struct{}{}
-				wg.Add(1)
-				go func(d claimed) {
-					defer func() { <-sem; wg.Done() }()
-					w.attempt(context.WithoutCancel(ctx), d, results)
-				}(batch[i])
+			for _, d := range batch {
+				queue <- d
 			}
-			if len(batch) < free {
+			if len(batch) < room {
 				break
 			}
 		}

@@ -132,6 +132,11 @@ type SettingsForm struct {
 	Errors                            FieldErrors
 	Saved, CanEdit                    bool
 	Plans                             []string
+	// Privacy settings (docs/privacy.md).
+	KeepIPs       bool
+	RetentionDays string // "0": forever
+	PrivacySaved  bool
+	PrivacyError  string
 }
 
 // KeysView is the API keys page.

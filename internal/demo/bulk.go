@@ -1,4 +1,4 @@
-package models
+package demo
 
 import (
 	"context"
@@ -18,6 +18,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
+
+	"github.com/relinkhq/relink/models"
 )
 
 // BulkLoader writes large volumes of events in few, large transactions, for
@@ -33,7 +35,7 @@ import (
 // each transaction enlarges its connection's page cache first (the click
 // table's indexes outgrow the default 2 MB cache within seconds).
 type BulkLoader struct {
-	db   *DB
+	db   *models.DB
 	conn *sql.Conn // PostgreSQL only
 }
 
@@ -42,8 +44,8 @@ type BulkLoader struct {
 // 64 MiB measured best: more costs more to free at close than it saves.
 const sqliteBulkCacheKiB = 64 << 10
 
-// NewBulkLoader prepares a loader; Close releases it.
-func (db *DB) NewBulkLoader(ctx context.Context) (*BulkLoader, error) {
+// NewBulkLoader prepares a loader over db; Close releases it.
+func NewBulkLoader(ctx context.Context, db *models.DB) (*BulkLoader, error) {
 	l := &BulkLoader{db: db}
 	if db.Dialect == "postgres" {
 		conn, err := db.SQL().Conn(ctx)
@@ -64,9 +66,9 @@ func (l *BulkLoader) Close() error {
 }
 
 // tx runs fn in one transaction; on PostgreSQL on the loader's connection.
-func (l *BulkLoader) tx(ctx context.Context, fn func(tx *DB) error) error {
+func (l *BulkLoader) tx(ctx context.Context, fn func(tx *models.DB) error) error {
 	if l.conn == nil {
-		return l.db.Tx(ctx, func(tx *DB) error {
+		return l.db.Tx(ctx, func(tx *models.DB) error {
 			if err := tx.WithContext(ctx).Exec(fmt.Sprintf("PRAGMA cache_size = -%d", sqliteBulkCacheKiB)).Error; err != nil {
 				return fmt.Errorf("enlarge page cache: %w", err)
 			}
@@ -80,7 +82,7 @@ func (l *BulkLoader) tx(ctx context.Context, fn func(tx *DB) error) error {
 	defer sqlTx.Rollback() //nolint:errcheck // a no-op after Commit
 	g := l.db.DB.Session(&gorm.Session{NewDB: true, Context: ctx})
 	g.Statement.ConnPool = sqlTx
-	if err := fn(&DB{DB: g, Dialect: l.db.Dialect}); err != nil {
+	if err := fn(&models.DB{DB: g, Dialect: l.db.Dialect}); err != nil {
 		return err
 	}
 	if err := sqlTx.Commit(); err != nil {
@@ -106,12 +108,12 @@ func (l *BulkLoader) copyFrom(ctx context.Context, table string, cols []string, 
 // folded from earlier batches) in one transaction, and returns the clicks
 // inserted: a click whose id is already stored, or repeated in the batch,
 // is skipped. Link counters and hooks are left to the caller.
-func (l *BulkLoader) Clicks(ctx context.Context, batch []Click, aggs []EventAggregate) ([]Click, error) {
-	var inserted []Click
-	err := l.tx(ctx, func(tx *DB) error {
+func (l *BulkLoader) Clicks(ctx context.Context, batch []models.Click, aggs []models.EventAggregate) ([]models.Click, error) {
+	var inserted []models.Click
+	err := l.tx(ctx, func(tx *models.DB) error {
 		var err error
 		if l.conn == nil {
-			if inserted, err = tx.insertClicksSQLite(ctx, batch); err != nil {
+			if inserted, err = tx.InsertClicksSQLite(ctx, batch); err != nil {
 				return err
 			}
 		} else if inserted, err = l.insertClicksCopy(ctx, tx, batch); err != nil {
@@ -127,7 +129,7 @@ func (l *BulkLoader) Clicks(ctx context.Context, batch []Click, aggs []EventAggr
 
 // insertClicksCopy copies the batch into a staging table and moves the rows
 // whose click id is new into clicks.
-func (l *BulkLoader) insertClicksCopy(ctx context.Context, tx *DB, batch []Click) ([]Click, error) {
+func (l *BulkLoader) insertClicksCopy(ctx context.Context, tx *models.DB, batch []models.Click) ([]models.Click, error) {
 	if len(batch) == 0 {
 		return nil, nil
 	}
@@ -135,26 +137,26 @@ func (l *BulkLoader) insertClicksCopy(ctx context.Context, tx *DB, batch []Click
 	// Straight into clicks first: with fresh ids nothing conflicts. A
 	// conflict undoes the COPY (savepoint) and the batch takes the staging
 	// path, which skips the stored and repeated ids.
-	values := func(i int) ([]any, error) { return batch[i].values(), nil }
-	if ok, err := l.copyUnlessConflict(ctx, pool, "clicks", clickColumns, len(batch), values); err != nil {
+	values := func(i int) ([]any, error) { return batch[i].Values(), nil }
+	if ok, err := l.copyUnlessConflict(ctx, pool, "clicks", models.ClickColumns, len(batch), values); err != nil {
 		return nil, fmt.Errorf("copy clicks: %w", err)
 	} else if ok {
 		return batch, nil
 	}
-	cols := strings.Join(clickColumns, ", ")
+	cols := strings.Join(models.ClickColumns, ", ")
 	if _, err := pool.ExecContext(ctx, "CREATE TEMP TABLE IF NOT EXISTS bulk_clicks_stage (LIKE clicks INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"); err != nil {
 		return nil, fmt.Errorf("create staging table: %w", err)
 	}
-	if err := l.copyFrom(ctx, "bulk_clicks_stage", clickColumns, len(batch), values); err != nil {
+	if err := l.copyFrom(ctx, "bulk_clicks_stage", models.ClickColumns, len(batch), values); err != nil {
 		return nil, fmt.Errorf("copy clicks: %w", err)
 	}
 	rows, err := pool.QueryContext(ctx, "INSERT INTO clicks ("+cols+") SELECT "+cols+
 		" FROM bulk_clicks_stage ON CONFLICT (click_id) DO NOTHING RETURNING click_id")
 	kept := make(map[string]bool, len(batch))
-	if err := collectIDs(rows, err)(kept); err != nil {
+	if err := models.CollectIDs(rows, err)(kept); err != nil {
 		return nil, fmt.Errorf("insert staged clicks: %w", err)
 	}
-	return keep(batch, kept), nil
+	return models.KeepClicks(batch, kept), nil
 }
 
 // copyUnlessConflict copies rows into table under a savepoint and reports
@@ -180,11 +182,11 @@ func (l *BulkLoader) copyUnlessConflict(ctx context.Context, pool gorm.ConnPool,
 }
 
 // Aggregates adds aggregate rows (insert or increment) in one transaction.
-func (l *BulkLoader) Aggregates(ctx context.Context, rows []EventAggregate) error {
+func (l *BulkLoader) Aggregates(ctx context.Context, rows []models.EventAggregate) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	return l.tx(ctx, func(tx *DB) error { return l.addAggregates(ctx, tx, rows) })
+	return l.tx(ctx, func(tx *models.DB) error { return l.addAggregates(ctx, tx, rows) })
 }
 
 var aggregateColumns = []string{"workspace_id", "event", "dim", "hour", "value", "count", "amount"}
@@ -192,7 +194,7 @@ var aggregateColumns = []string{"workspace_id", "event", "dim", "hour", "value",
 // sqliteAggregateLiteralRows is the rows per literal upsert statement.
 const sqliteAggregateLiteralRows = 200
 
-func (l *BulkLoader) addAggregates(ctx context.Context, tx *DB, rows []EventAggregate) error {
+func (l *BulkLoader) addAggregates(ctx context.Context, tx *models.DB, rows []models.EventAggregate) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -218,7 +220,7 @@ func (l *BulkLoader) addAggregates(ctx context.Context, tx *DB, rows []EventAggr
 			return fmt.Errorf("copy event aggregates: %w", err)
 		}
 		cols := strings.Join(aggregateColumns, ", ")
-		if _, err := pool.ExecContext(ctx, "INSERT INTO event_aggregates ("+cols+") SELECT "+cols+" FROM bulk_aggregates_stage"+upsertAggregates); err != nil {
+		if _, err := pool.ExecContext(ctx, "INSERT INTO event_aggregates ("+cols+") SELECT "+cols+" FROM bulk_aggregates_stage"+models.UpsertAggregates); err != nil {
 			return fmt.Errorf("add %d event aggregates: %w", len(rows), err)
 		}
 		return nil
@@ -238,9 +240,9 @@ func (l *BulkLoader) addAggregates(ctx context.Context, tx *DB, rows []EventAggr
 		start = end
 		b.Reset()
 		b.WriteString("INSERT INTO event_aggregates (" + strings.Join(aggregateColumns, ", ") + ") SELECT ")
-		writeSQLiteString(&b, chunk[0].WorkspaceID)
+		models.WriteSQLiteString(&b, chunk[0].WorkspaceID)
 		b.WriteByte(',')
-		writeSQLiteString(&b, chunk[0].Event)
+		models.WriteSQLiteString(&b, chunk[0].Event)
 		b.WriteString(", column1, column2, column3, column4, column5 FROM (VALUES ")
 		for i := range chunk {
 			r := &chunk[i]
@@ -248,11 +250,11 @@ func (l *BulkLoader) addAggregates(ctx context.Context, tx *DB, rows []EventAggr
 				b.WriteByte(',')
 			}
 			b.WriteByte('(')
-			writeSQLiteString(&b, r.Dim)
+			models.WriteSQLiteString(&b, r.Dim)
 			b.WriteString(",'")
-			b.Write(r.Hour.UTC().AppendFormat(ts[:0], sqliteTimeLayout))
+			b.Write(r.Hour.UTC().AppendFormat(ts[:0], models.SQLiteTimeLayout))
 			b.WriteString("',")
-			writeSQLiteString(&b, r.Value)
+			models.WriteSQLiteString(&b, r.Value)
 			b.WriteByte(',')
 			b.WriteString(strconv.FormatInt(r.Count, 10))
 			b.WriteByte(',')
@@ -260,7 +262,7 @@ func (l *BulkLoader) addAggregates(ctx context.Context, tx *DB, rows []EventAggr
 			b.WriteByte(')')
 		}
 		// "WHERE true" keeps SQLite from reading ON as a join constraint.
-		b.WriteString(") WHERE true" + upsertAggregates)
+		b.WriteString(") WHERE true" + models.UpsertAggregates)
 		if _, err := pool.ExecContext(context.WithoutCancel(ctx), b.String()); err != nil {
 			return fmt.Errorf("add %d event aggregates: %w", len(chunk), err)
 		}
@@ -275,7 +277,7 @@ var bulkTables = []string{"clicks", "event_aggregates", "links", "customers", "l
 // On SQLite it samples (PRAGMA analysis_limit) instead of reading every
 // index in full, which took longer than the rest of a demo load's tail.
 func (l *BulkLoader) Analyze(ctx context.Context) error {
-	return l.tx(ctx, func(tx *DB) error {
+	return l.tx(ctx, func(tx *models.DB) error {
 		stmts := []string{"ANALYZE " + strings.Join(bulkTables, ", ")}
 		if l.conn == nil {
 			stmts = []string{"PRAGMA analysis_limit = 2000"}
@@ -321,7 +323,7 @@ func (l *BulkLoader) AddLinkClicks(ctx context.Context, counts map[string]*LinkC
 	if l.db.Dialect == "postgres" {
 		q = "UPDATE links SET clicks = clicks + $1, last_clicked = CASE WHEN last_clicked IS NULL OR last_clicked < $2 THEN $2 ELSE last_clicked END WHERE id = $3"
 	}
-	return l.tx(ctx, func(tx *DB) error {
+	return l.tx(ctx, func(tx *models.DB) error {
 		pool := tx.Statement.ConnPool
 		stmt, err := pool.PrepareContext(ctx, q)
 		if err != nil {
@@ -345,7 +347,7 @@ func (l *BulkLoader) AddLinkClicks(ctx context.Context, counts map[string]*LinkC
 
 // AddLinkConversions adds to links' lead and sale counters in one
 // transaction (what the conversions service does event by event).
-func (l *BulkLoader) AddLinkConversions(ctx context.Context, workspaceID string, counts map[string]*LinkCounters) error {
+func (l *BulkLoader) AddLinkConversions(ctx context.Context, workspaceID string, counts map[string]*models.LinkCounters) error {
 	if len(counts) == 0 {
 		return nil
 	}
@@ -354,7 +356,7 @@ func (l *BulkLoader) AddLinkConversions(ctx context.Context, workspaceID string,
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	return l.tx(ctx, func(tx *DB) error {
+	return l.tx(ctx, func(tx *models.DB) error {
 		for _, id := range ids {
 			if err := tx.BumpLinkCounters(ctx, workspaceID, id, *counts[id]); err != nil {
 				return fmt.Errorf("link %s: %w", id, err)
@@ -403,7 +405,7 @@ func (l *BulkLoader) Insert(ctx context.Context, rows any) error {
 		}
 		return out, nil
 	}
-	err := l.tx(ctx, func(tx *DB) error {
+	err := l.tx(ctx, func(tx *models.DB) error {
 		if l.conn != nil {
 			return l.copyFrom(ctx, sch.Table, cols, rv.Len(), values)
 		}
@@ -490,7 +492,7 @@ func writeSQLiteLiteral(b *strings.Builder, v any) error {
 	case nil:
 		b.WriteString("NULL")
 	case string:
-		writeSQLiteString(b, x)
+		models.WriteSQLiteString(b, x)
 	case []byte:
 		b.WriteString("X'")
 		b.WriteString(hex.EncodeToString(x))
@@ -504,7 +506,7 @@ func writeSQLiteLiteral(b *strings.Builder, v any) error {
 	case time.Time:
 		var ts [40]byte
 		b.WriteByte('\'')
-		b.Write(x.AppendFormat(ts[:0], sqliteTimeLayout))
+		b.Write(x.AppendFormat(ts[:0], models.SQLiteTimeLayout))
 		b.WriteByte('\'')
 	case float32:
 		return writeSQLiteFloat(b, float64(x))
@@ -518,7 +520,7 @@ func writeSQLiteLiteral(b *strings.Builder, v any) error {
 		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 			b.WriteString(strconv.FormatUint(rv.Uint(), 10))
 		case reflect.String:
-			writeSQLiteString(b, rv.String())
+			models.WriteSQLiteString(b, rv.String())
 		case reflect.Bool:
 			return writeSQLiteLiteral(b, rv.Bool())
 		default:

@@ -1,12 +1,12 @@
-package models_test
+package demo_test
 
 import (
 	"context"
 	"fmt"
-	"sort"
 	"testing"
 	"time"
 
+	"github.com/relinkhq/relink/internal/demo"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/models"
 )
@@ -16,6 +16,45 @@ import (
 // leaves the same clicks, aggregates and link counters as RecordClicks with
 // the aggregates hook, on a workspace that already has clicks, with click
 // ids already stored and repeated within the batch.
+// bulkLoad writes batch with the bulk loader, folds the inserted clicks in
+// two parts (taking the finished days in between), adds the aggregates and
+// the link counters, and returns how many clicks went in.
+func bulkLoad(t *testing.T, db *models.DB, batch []models.Click) int {
+	t.Helper()
+	ctx := context.Background()
+	l, err := demo.NewBulkLoader(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	inserted, err := l.Clicks(ctx, batch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := models.NewAggregateFolder()
+	counts := map[string]*demo.LinkClicks{}
+	// Fold in two parts, taking finished days in between.
+	f.AddClicks(inserted[:100])
+	first := f.TakeBefore(inserted[99].Timestamp)
+	if len(first) == 0 {
+		t.Fatal("no finished day after the first part")
+	}
+	f.AddClicks(inserted[100:])
+	if err := l.Aggregates(ctx, append(first, f.TakeAll()...)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range inserted {
+		if counts[c.LinkID] == nil {
+			counts[c.LinkID] = &demo.LinkClicks{}
+		}
+		counts[c.LinkID].AddLink(c.Timestamp)
+	}
+	if err := l.AddLinkClicks(ctx, counts); err != nil {
+		t.Fatal(err)
+	}
+	return len(inserted)
+}
+
 func TestBulkLoaderMatchesRecordClicks(t *testing.T) {
 	for _, dialect := range testdb.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
@@ -35,7 +74,10 @@ func TestBulkLoaderMatchesRecordClicks(t *testing.T) {
 			}
 			run := func(bulk bool) (state, int) {
 				db := testdb.Open(t, dialect)
-				w := newWorkspace(t, db, "acme")
+				w, err := db.CreateWorkspace(ctx, "acme", "acme", models.PlanPro)
+				if err != nil {
+					t.Fatal(err)
+				}
 				links := []string{"link_a", "link_b", "link_c"}
 				for _, id := range links {
 					if err := db.CreateLink(ctx, &models.Link{ID: id, WorkspaceID: w.ID, Domain: "acme.link", Key: id, URL: "https://example.com/" + id}); err != nil {
@@ -57,37 +99,7 @@ func TestBulkLoaderMatchesRecordClicks(t *testing.T) {
 				batch[7].Country = "JP"
 				var n int
 				if bulk {
-					l, err := db.NewBulkLoader(ctx)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer l.Close()
-					inserted, err := l.Clicks(ctx, batch, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					n = len(inserted)
-					f := models.NewAggregateFolder()
-					counts := map[string]*models.LinkClicks{}
-					// Fold in two parts, taking finished days in between.
-					f.AddClicks(inserted[:100])
-					first := f.TakeBefore(inserted[99].Timestamp)
-					if len(first) == 0 {
-						t.Fatal("no finished day after the first part")
-					}
-					f.AddClicks(inserted[100:])
-					if err := l.Aggregates(ctx, append(first, f.TakeAll()...)); err != nil {
-						t.Fatal(err)
-					}
-					for _, c := range inserted {
-						if counts[c.LinkID] == nil {
-							counts[c.LinkID] = &models.LinkClicks{}
-						}
-						counts[c.LinkID].AddLink(c.Timestamp)
-					}
-					if err := l.AddLinkClicks(ctx, counts); err != nil {
-						t.Fatal(err)
-					}
+					n = bulkLoad(t, db, batch)
 				} else {
 					var err error
 					if n, err = db.RecordClicks(ctx, batch, models.AggregateClicks); err != nil {
@@ -138,49 +150,5 @@ func TestBulkLoaderMatchesRecordClicks(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestAggregateFolderMatchesFold: the folder, fed in pieces with rows taken
-// day by day, gives FoldAggregates' rows over the whole input.
-func TestAggregateFolderMatchesFold(t *testing.T) {
-	t0 := time.Date(2026, 3, 29, 20, 0, 0, 0, time.UTC)
-	var cs []models.Click
-	var evs []models.AggregateEvent
-	for i := range 500 {
-		c := models.Click{WorkspaceID: "w", LinkID: fmt.Sprint("l", i%7), Timestamp: t0.Add(time.Duration(i*i) * time.Second),
-			Continent: "EU", Country: fmt.Sprint("C", i%3), Region: fmt.Sprint("R", i%5), City: fmt.Sprint("Y", i%4), Device: "Mobile",
-			Browser: "B", OS: "O", Trigger: "qr", Referer: "r", RefererURL: "ru", URL: fmt.Sprint("u", i%9)}
-		cs = append(cs, c)
-		evs = append(evs, models.AggregateEvent{WorkspaceID: c.WorkspaceID, Event: models.AggClick, LinkID: c.LinkID, Timestamp: c.Timestamp,
-			Columns: map[string]string{"continent": c.Continent, "country": c.Country, "region": c.Region, "city": c.City, "device": c.Device,
-				"browser": c.Browser, "os": c.OS, "trigger": c.Trigger, "referer": c.Referer, "referer_url": c.RefererURL, "url": c.URL}})
-	}
-	want := models.FoldAggregates(evs)
-	f := models.NewAggregateFolder()
-	var got []models.EventAggregate
-	for start := 0; start < len(cs); start += 37 {
-		part := cs[start:min(start+37, len(cs))]
-		f.AddClicks(part)
-		got = append(got, f.TakeBefore(part[len(part)-1].Timestamp)...)
-	}
-	got = append(got, f.TakeAll()...)
-	sort.Slice(got, func(i, j int) bool {
-		a, b := got[i], got[j]
-		if a.Dim != b.Dim {
-			return a.Dim < b.Dim
-		}
-		if !a.Hour.Equal(b.Hour) {
-			return a.Hour.Before(b.Hour)
-		}
-		return a.Value < b.Value
-	})
-	if len(got) != len(want) {
-		t.Fatalf("%d rows, FoldAggregates %d", len(got), len(want))
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("row %d: folder %+v, FoldAggregates %+v", i, got[i], want[i])
-		}
 	}
 }
