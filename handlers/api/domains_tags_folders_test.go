@@ -25,7 +25,10 @@ func checkDomainCreateErrors(t *testing.T, e *linkEnv) {
 		{"bad asset links", "acme", `{"slug":"x.acme.net","assetLinks":"{"}`, 422, "unprocessable_entity", "Invalid Asset Links"},
 		{"bad AASA", "acme", `{"slug":"x.acme.net","appleAppSiteAssociation":"nope"}`, 422, "unprocessable_entity", "Invalid Apple App Site Association"},
 		{"free plan extras", "freebie", `{"slug":"free.link","notFoundUrl":"https://x.com"}`, 403, "forbidden",
-			"You can only set a logo, an expired URL, a not-found URL, Asset Links or an Apple App Site Association on a Pro plan and above. Upgrade to Pro to use these features."},
+			"You can only set not found URLs on a Pro plan and above. Upgrade to Pro to use these features."},
+		{"free plan extras, listed in upstream's order", "freebie", `{"slug":"free.link","deepviewData":"{\"variant\":\"minimal\"}","logo":"https://x.com/l.png","assetLinks":"[]","expiredUrl":"https://x.com"}`, 403, "forbidden",
+			"You can only set custom QR code logos, default expiration URLs, Asset Links and Deep View on a Pro plan and above. Upgrade to Pro to use these features."},
+		{"bad deep view data", "acme", `{"slug":"x.acme.net","deepviewData":"{nope"}`, 422, "unprocessable_entity", "Invalid Deep View data"},
 		{"malformed", "acme", `{"slug":`, 400, "bad_request", "Invalid JSON format in request body. Please ensure the request body is a valid JSON object."},
 	}
 	for _, tc := range create {
@@ -43,7 +46,7 @@ func TestDomains(t *testing.T) {
 		e.workspace("other", models.PlanPro)
 
 		d := e.ok(201, "acme", "POST", "/domains", `{"slug":"Acme.Link","placeholder":"acme.com","expiredUrl":"https://acme.com/expired","notFoundUrl":"","archived":false}`).json(t)
-		wantKeys := []string{"appleAppSiteAssociation", "archived", "assetLinks", "createdAt", "expiredUrl", "id", "logo", "notFoundUrl", "placeholder", "primary", "registeredDomain", "slug", "updatedAt", "verified"}
+		wantKeys := []string{"appleAppSiteAssociation", "archived", "assetLinks", "createdAt", "deepviewData", "expiredUrl", "id", "logo", "notFoundUrl", "placeholder", "primary", "registeredDomain", "slug", "updatedAt", "verified"}
 		var got []string
 		for k := range d {
 			got = append(got, k)

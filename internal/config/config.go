@@ -62,6 +62,9 @@ type Config struct {
 	UsageLimits bool // enforce each plan's monthly event and link limits (RELINK_USAGE_LIMITS=plan)
 
 	QRLogoFetch qr.Fetch // which logo URLs /qr may download (RELINK_QR_LOGO_FETCH)
+	// MetatagsFetch is which pages GET /links/metatags may download
+	// (RELINK_METATAGS_FETCH; same values as RELINK_QR_LOGO_FETCH).
+	MetatagsFetch qr.Fetch
 
 	// Outgoing webhooks (internal/webhooks).
 	WebhookTargets      string          // "public" or "any" (RELINK_WEBHOOK_TARGETS)
@@ -114,6 +117,7 @@ var Vars = []Var{
 	{"RELINK_WEBHOOK_RETRIES", "12s,2m28s,30m8s,6h7m,24h", "Waits before each retry of a failed webhook delivery, comma-separated (Dub's queue schedule: 6 attempts over about 30 hours). After the last, the delivery is marked failed; 20 consecutive failed attempts disable the webhook."},
 	{"RELINK_WEBHOOK_LOG_RETENTION", "720h", "How long webhook delivery log entries (and finished deliveries) are kept."},
 	{"RELINK_QR_LOGO_FETCH", "public", "Which logo URLs `GET /qr` may download for the codes of paid workspaces' links (the `logo` parameter, else the domain's logo; `data:image/…;base64` logos need no download): `public` (public addresses only: `/qr` is unauthenticated, so it may not make the server reach loopback, private or link-local addresses), `any` (logos on an intranet) or `off`. Logos are at most 2 MiB and 4096×4096 pixels, cached for an hour."},
+	{"RELINK_METATAGS_FETCH", "public", "Which pages `GET /links/metatags` (link previews: title, description, image) may download: `public` (public addresses only, checked on every connection and redirect: the route is unauthenticated), `any` (pages on an intranet) or `off` (every answer is built from the URL alone). Pages are read for at most 5 seconds, 5 redirects and 2 MiB of HTML; answers are cached for 5 minutes."},
 	{"RELINK_SESSION_KEYS", "(random per start in dev)", "Console session keys: comma-separated `hashkey:blockkey` pairs (hex or base64, 32 bytes each), newest first; older pairs still decode (rotation). Also accepts RELINK_SESSION_KEYS_FILE. Required outside dev."},
 }
 
@@ -152,6 +156,9 @@ func Load(getenv Getenv) (*Config, error) {
 	}
 	if c.QRLogoFetch, err = qr.ParseFetch(get("RELINK_QR_LOGO_FETCH", string(qr.FetchPublic))); err != nil {
 		errs = append(errs, fmt.Errorf("RELINK_QR_LOGO_FETCH: %w", err))
+	}
+	if c.MetatagsFetch, err = qr.ParseFetch(get("RELINK_METATAGS_FETCH", string(qr.FetchPublic))); err != nil {
+		errs = append(errs, fmt.Errorf("RELINK_METATAGS_FETCH: %w", err))
 	}
 	l.webhooks(c)
 	c.FXRatesFile = get("RELINK_FX_RATES", "")
