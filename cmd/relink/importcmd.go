@@ -24,6 +24,10 @@ Usage:
       Columns not named by --map are guessed from the header row.
       Example: --map "link=Short URL,url=Destination,tags=Labels"
 
+  relink import yourls-sql FILE --domain SHORT_DOMAIN --workspace SLUG
+      A mysqldump of a YOURLS database: its links (yourls_url) and their
+      click log (yourls_log), imported as clicks on their original dates.
+
   relink import SOURCE --workspace SLUG --token TOKEN [--base-url URL] [--no-clicks]
       SOURCE is one of: %s.
       --base-url points at the service's API (required for self-hosted
@@ -55,34 +59,44 @@ func importCmd(ctx context.Context, cfg *config.Config, args []string, stdout, s
 	base := fs.String("base-url", "", "the source's API base URL")
 	noClicks := fs.Bool("no-clicks", false, "skip click history")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	domain := fs.String("domain", "", "the YOURLS site's short domain (yourls-sql)")
 	rest := args[1:]
 	var file string
-	if source == "csv" && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+	fileSource := source == "csv" || source == "yourls-sql"
+	if fileSource && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
 		file, rest = rest[0], rest[1:]
 	}
 	if err := fs.Parse(rest); err != nil {
 		return usageError{err.Error()}
 	}
-	if source == "csv" && file == "" && fs.NArg() > 0 {
+	if fileSource && file == "" && fs.NArg() > 0 {
 		file = fs.Arg(0)
 	}
 	if *slug == "" {
 		return usageError{"--workspace is required"}
 	}
 	var src importer.Source
-	if source == "csv" {
+	if fileSource {
 		if file == "" {
-			return usageError{"relink import csv needs a FILE"}
+			return usageError{"relink import " + source + " needs a FILE"}
 		}
 		m, err := importer.ParseMapping(*mapping)
 		if err != nil {
 			return usageError{err.Error()}
 		}
+		if source == "yourls-sql" && *domain == "" {
+			return usageError{"relink import yourls-sql needs --domain (the YOURLS site's short domain)"}
+		}
 		data, err := os.ReadFile(file)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", file, err)
 		}
-		if src, err = importer.NewCSV(data, m); err != nil {
+		if source == "csv" {
+			src, err = importer.NewCSV(data, m)
+		} else {
+			src, err = importer.NewYOURLSDump(data, *domain)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
 	} else {

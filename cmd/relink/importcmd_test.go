@@ -52,6 +52,16 @@ func TestImportCommand(t *testing.T) {
 					t.Errorf("%v: exit %d %q, want %d %q", tc.args, r.code, r.stderr, tc.code, tc.want)
 				}
 			}
+			dump := filepath.Join(t.TempDir(), "yourls.sql")
+			os.WriteFile(dump, []byte("INSERT INTO `yourls_url` VALUES ('yo','https://acme.com/yo','Yo','2019-01-01 00:00:00','::1',1);\n"+
+				"INSERT INTO `yourls_log` VALUES (1,'2019-02-03 04:05:06','yo','direct','','::1','FR');\n"), 0o600)
+			if r := relink(t, env, "import", "yourls-sql", dump, "--workspace", "acme"); r.code != 2 || !strings.Contains(r.stderr, "needs --domain") {
+				t.Fatalf("yourls-sql without domain: %d %s", r.code, r.stderr)
+			}
+			r = relink(t, env, "import", "yourls-sql", dump, "--workspace", "acme", "--domain", "y.acme.com")
+			if r.code != 0 || !strings.Contains(r.stdout, "1 created, 0 skipped, 0 failed; 1 clicks imported") {
+				t.Fatalf("yourls-sql: %d %s %s", r.code, r.stdout, r.stderr)
+			}
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Header.Get("X-API-KEY") != "good" {
 					w.WriteHeader(http.StatusUnauthorized)

@@ -59,12 +59,15 @@ type Handlers struct {
 	// privacyChanged: see Deps.PrivacyChanged.
 	privacyChanged func(workspaceID string)
 	secure         bool // Secure cookies (outside dev)
+	// imports are the workspaces' CSV uploads and import runs.
+	imports *imports
 }
 
 // New returns the console handlers.
 func New(d Deps) *Handlers {
 	return &Handlers{db: d.DB, cfg: d.Config, now: d.Now, log: d.Logger, codec: d.Sessions, secure: !d.Config.DevMode,
-		links: d.Links, stats: d.Analytics, conv: d.Conversions, hooks: d.Webhooks, privacyChanged: d.PrivacyChanged}
+		links: d.Links, stats: d.Analytics, conv: d.Conversions, hooks: d.Webhooks, privacyChanged: d.PrivacyChanged,
+		imports: &imports{}}
 }
 
 // Viewer is the signed-in user and the workspace the console shows.

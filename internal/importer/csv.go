@@ -329,3 +329,28 @@ func ParseDate(s string) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// Preview returns up to n data rows of a CSV and how many data rows it has.
+func Preview(data []byte, n int) ([][]string, int, error) {
+	r := newCSVReader(data)
+	r.ReuseRecord = false
+	if _, err := r.Read(); err != nil {
+		return nil, 0, fmt.Errorf("read CSV header: %w", err)
+	}
+	var out [][]string
+	total := 0
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, total, nil
+		}
+		if err != nil {
+			line, _ := r.FieldPos(0)
+			return nil, 0, fmt.Errorf("CSV line %d: %w", line, err)
+		}
+		if total < n {
+			out = append(out, rec)
+		}
+		total++
+	}
+}

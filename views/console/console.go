@@ -40,6 +40,7 @@ var Nav = []NavGroup{
 	{"", []NavItem{
 		{"home", "Overview", "/console"},
 		{"links", "Links", "/console/links"},
+		{"import", "Import", "/console/import"},
 		{"analytics", "Analytics", "/console/analytics"},
 	}},
 	{"Partner program", []NavItem{
@@ -331,4 +332,41 @@ type TableRow struct {
 type RowAction struct {
 	Action, Name, Submit string
 	Options              []Option
+}
+
+// ImportView is the link import page.
+type ImportView struct {
+	CSRF, Slug, Error string
+	// Mapping shows the column-mapping step for an uploaded file.
+	Mapping          bool
+	Upload, FileName string
+	Rows             int
+	Fields           []ImportField
+	Progress         ImportProgressView
+}
+
+// ImportField is one field of the mapping step.
+type ImportField struct {
+	Name, Label, Example string
+	Required             bool
+	Options              []Option
+}
+
+// ImportProgressView is an import run: counts, and the skipped and failed
+// rows once it is over.
+type ImportProgressView struct {
+	Started, Running bool
+	State, Title     string // State: running | done | failed
+	Done, Created    int
+	Skipped, Failed  int
+	Percent          int
+	TotalText, Error string
+	Rows             []ImportRowView
+}
+
+// ImportRowView is a skipped or failed row.
+type ImportRowView struct {
+	Row          int
+	Link, Reason string
+	Failed       bool
 }

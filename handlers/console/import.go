@@ -1,0 +1,222 @@
+package console
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/render"
+	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/importer"
+	vc "github.com/relinkhq/relink/views/console"
+)
+
+// importTimeout bounds one console import run.
+const importTimeout = time.Hour
+
+// imports holds each workspace's CSV upload and import run in memory: one
+// upload and one run per workspace at a time (a server restart forgets
+// them; links created so far stay, and a re-run skips them).
+type imports struct {
+	mu   sync.Mutex
+	byWS map[string]*importState
+}
+
+type importState struct {
+	// The upload awaiting its mapping.
+	upload   string
+	fileName string
+	data     []byte
+	// The run.
+	started  bool
+	running  bool
+	progress importer.Progress
+	report   *importer.Report
+	err      error
+}
+
+func (im *imports) get(ws string) *importState {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	if im.byWS == nil {
+		im.byWS = map[string]*importState{}
+	}
+	s := im.byWS[ws]
+	if s == nil {
+		s = &importState{}
+		im.byWS[ws] = s
+	}
+	return s
+}
+
+// snapshot copies the run's view under the lock.
+func (im *imports) view(ws string) vc.ImportProgressView {
+	s := im.get(ws)
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	p := vc.ImportProgressView{Started: s.started, Running: s.running, Done: s.progress.Done, Created: s.progress.Created,
+		Skipped: s.progress.Skipped, Failed: s.progress.Failed, TotalText: "?"}
+	if s.progress.Total > 0 {
+		p.TotalText = fmt.Sprint(s.progress.Total)
+		p.Percent = min(100*s.progress.Done/s.progress.Total, 100)
+	}
+	switch {
+	case s.running:
+		p.State, p.Title = "running", "Importing…"
+	case s.err != nil:
+		p.State, p.Title, p.Error = "failed", "Import stopped", s.err.Error()
+	default:
+		p.State, p.Title, p.Percent = "done", "Import finished", 100
+	}
+	if s.report != nil && !s.running {
+		for _, e := range s.report.Errors {
+			p.Rows = append(p.Rows, vc.ImportRowView{Row: e.Row, Link: e.Domain + "/" + e.Key, Reason: e.Error, Failed: true})
+		}
+		for _, e := range s.report.Skips {
+			p.Rows = append(p.Rows, vc.ImportRowView{Row: e.Row, Link: e.Domain + "/" + e.Key, Reason: e.Error})
+		}
+	}
+	return p
+}
+
+func (h *Handlers) importView(c *fiber.Ctx) vc.ImportView {
+	ws := viewer(c).Workspace
+	return vc.ImportView{CSRF: session(c).CSRF, Slug: ws.Slug, Progress: h.imports.view(ws.ID)}
+}
+
+// Import shows the upload form and the last run of the workspace.
+func (h *Handlers) Import(c *fiber.Ctx) error {
+	return h.page(c, fiber.StatusOK, "Import links", "import", vc.Import(h.importView(c)))
+}
+
+// ImportProgress is the progress fragment htmx polls.
+func (h *Handlers) ImportProgress(c *fiber.Ctx) error {
+	return render.Component(c, fiber.StatusOK, vc.ImportProgress(h.imports.view(viewer(c).Workspace.ID)))
+}
+
+func (h *Handlers) importError(c *fiber.Ctx, status int, msg string) error {
+	v := h.importView(c)
+	v.Error = msg
+	return h.page(c, status, "Import links", "import", vc.Import(v))
+}
+
+// UploadImport reads the CSV and shows the mapping step, each field's
+// column guessed from the header.
+func (h *Handlers) UploadImport(c *fiber.Ctx) error {
+	fh, err := c.FormFile("file")
+	if err != nil {
+		return h.importError(c, fiber.StatusUnprocessableEntity, "Choose a CSV file to upload.")
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return fmt.Errorf("open uploaded CSV: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, importer.MaxCSVBytes+1))
+	if err != nil {
+		return fmt.Errorf("read uploaded CSV: %w", err)
+	}
+	if len(data) > importer.MaxCSVBytes {
+		return h.importError(c, fiber.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than %d MB.", importer.MaxCSVBytes>>20))
+	}
+	headers, err := importer.ReadHeaders(data)
+	if err != nil {
+		return h.importError(c, fiber.StatusUnprocessableEntity, "This file cannot be read as CSV: "+err.Error())
+	}
+	headers = append([]string(nil), headers...)
+	preview, rows, err := importer.Preview(data, 1)
+	if err != nil {
+		return h.importError(c, fiber.StatusUnprocessableEntity, "This file cannot be read as CSV: "+err.Error())
+	}
+	var first []string
+	if len(preview) > 0 {
+		first = preview[0]
+	}
+	guess := importer.Mapping{}.Guess(headers)
+	ws := viewer(c).Workspace
+	st := h.imports.get(ws.ID)
+	upload := ids.New("imp_")
+	h.imports.mu.Lock()
+	st.upload, st.fileName, st.data = upload, fh.Filename, data
+	h.imports.mu.Unlock()
+	v := h.importView(c)
+	v.Mapping, v.Upload, v.FileName, v.Rows = true, upload, fh.Filename, rows
+	for _, fd := range importer.Fields {
+		row := vc.ImportField{Name: fd.Name, Label: fd.Label, Required: fd.Required}
+		if !fd.Required {
+			row.Options = append(row.Options, vc.Option{Value: "", Label: "None"})
+		}
+		for i, hd := range headers {
+			sel := guess[fd.Name] == hd
+			row.Options = append(row.Options, vc.Option{Value: hd, Label: hd, Selected: sel})
+			if sel && i < len(first) {
+				row.Example = first[i]
+			}
+		}
+		v.Fields = append(v.Fields, row)
+	}
+	return h.page(c, fiber.StatusOK, "Import links", "import", vc.Import(v))
+}
+
+// RunImport starts the import of the uploaded CSV with the chosen mapping
+// in the background and answers with the progress fragment.
+func (h *Handlers) RunImport(c *fiber.Ctx) error {
+	vw := viewer(c)
+	ws := vw.Workspace
+	st := h.imports.get(ws.ID)
+	h.imports.mu.Lock()
+	data, upload, running := st.data, st.upload, st.running
+	h.imports.mu.Unlock()
+	fail := func(status int, msg string) error {
+		if render.IsHTMX(c) {
+			return render.Component(c, status, vc.ImportProgress(vc.ImportProgressView{Started: true, State: "failed", Title: "Import not started", Error: msg, TotalText: "?"}))
+		}
+		return h.importError(c, status, msg)
+	}
+	switch {
+	case running:
+		return fail(fiber.StatusConflict, "An import is already running in this workspace.")
+	case data == nil || c.FormValue("upload") != upload:
+		return fail(fiber.StatusUnprocessableEntity, "Upload the CSV file again: this upload is no longer available.")
+	}
+	m := importer.Mapping{}
+	for _, f := range importer.Fields {
+		m[f.Name] = c.FormValue("map_" + f.Name)
+	}
+	src, err := importer.NewCSV(data, m)
+	if err != nil {
+		return fail(fiber.StatusUnprocessableEntity, err.Error())
+	}
+	h.imports.mu.Lock()
+	st.data, st.upload = nil, ""
+	st.started, st.running, st.err, st.report = true, true, nil, nil
+	st.progress = importer.Progress{Total: src.Total()}
+	h.imports.mu.Unlock()
+	userID := vw.User.ID
+	r := &importer.Runner{Links: h.links, Workspace: ws, UserID: &userID, Progress: func(p importer.Progress) {
+		h.imports.mu.Lock()
+		st.progress = p
+		h.imports.mu.Unlock()
+	}}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), importTimeout)
+		defer cancel()
+		rep, err := r.Run(ctx, src)
+		if err != nil {
+			h.log.Error("console import failed", "workspace", ws.ID, "err", err)
+		} else {
+			h.log.Info("console import finished", "workspace", ws.ID, "created", rep.Created, "skipped", rep.Skipped, "failed", rep.Failed)
+		}
+		h.imports.mu.Lock()
+		st.running, st.report, st.err, st.progress = false, rep, err, rep.Progress
+		h.imports.mu.Unlock()
+	}()
+	if render.IsHTMX(c) {
+		return render.Component(c, fiber.StatusAccepted, vc.ImportProgress(h.imports.view(ws.ID)))
+	}
+	return redirect(c, "/console/import")
+}
