@@ -112,6 +112,10 @@ type strOpts struct {
 	lower    bool
 }
 
+// maxIdentifier is the documented limit (docs/reliability.md) of a string
+// field the spec leaves unbounded.
+const maxIdentifier = 255
+
 // str reads a string field; nil when absent or null.
 func (o *object) str(name string, opt strOpts) *string {
 	r, ok := o.raw(name)
@@ -135,6 +139,13 @@ func (o *object) str(name string, opt strOpts) *string {
 	}
 	if opt.lower {
 		s = strings.ToLower(s)
+	}
+	if opt.max == 0 && !opt.url {
+		// Identifiers the spec gives no limit (invoiceId, clickId,
+		// customerExternalId on the main route, tenantId, …) are indexed:
+		// PostgreSQL refuses a btree row over 2,704 bytes, so an unbounded
+		// one was a 500 (issue 15). 255 characters is at most 1,020 bytes.
+		opt.max = maxIdentifier
 	}
 	n := utf8.RuneCountInString(s)
 	switch {

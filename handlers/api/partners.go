@@ -278,7 +278,7 @@ func parsePartnerLink(body []byte, upsert bool) (conversions.PartnerLinkInput, e
 	in.PartnerSelector = partnerSelector(o)
 	if v := o.str("url", strOpts{required: upsert, trim: true, max: 32000}); v != nil && *v != "" {
 		in.URL = links.URLify(*v)
-		if !links.ValidURL(in.URL) {
+		if !links.ValidURL(in.URL) || links.UnsafeScheme(in.URL) {
 			o.fail("invalid_format", "url", "Invalid URL")
 		}
 	}

@@ -37,6 +37,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/useragent"
@@ -468,6 +469,9 @@ func (p *Pipeline) write(ctx context.Context, batch []models.Click) error {
 
 // add enriches h and appends it, unless it is a bot or a repeat.
 func (p *Pipeline) add(batch []models.Click, h Hit) []models.Click {
+	// Headers are the visitor's bytes: a NUL or invalid UTF-8 in the user
+	// agent or referer would make PostgreSQL refuse the whole batch.
+	h.UA, h.Referer, h.IP = cleanText(h.UA), cleanText(h.Referer), cleanText(h.IP)
 	ua, ok := p.uaCache[h.UA]
 	if !ok {
 		ua = useragent.Parse(h.UA)
@@ -526,6 +530,15 @@ func (p *Pipeline) add(batch []models.Click, h Hit) []models.Click {
 	}
 	p.pending.Add(1)
 	return append(batch, c)
+}
+
+// cleanText drops NUL bytes and replaces invalid UTF-8, which no text column
+// on PostgreSQL accepts; valid text is returned as is without allocating.
+func cleanText(s string) string {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }
 
 // IdentityHash is links.md §10.4's visitor identity: sha256 hex of "ip-ua".

@@ -371,7 +371,7 @@ func (d *decoder) str(name string, o strOpts) Field[string] {
 	if s == "" && o.emptyNull {
 		return Field[string]{Set: true, Null: true}
 	}
-	if o.validURL && !ValidURL(s) {
+	if o.validURL && (!ValidURL(s) || UnsafeScheme(s)) {
 		d.fail("custom", name, "Invalid URL")
 		return Field[string]{}
 	}
@@ -548,7 +548,7 @@ func (d *decoder) geo(name string) Field[map[string]string] {
 			d.fail("too_big", p, fmt.Sprintf("Too big: expected string to have <=%d characters", maxURL))
 			return Field[map[string]string]{}
 		}
-		if !ValidURL(s) {
+		if !ValidURL(s) || UnsafeScheme(s) {
 			d.fail("custom", p, "Invalid URL")
 			return Field[map[string]string]{}
 		}
