@@ -4,6 +4,7 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -75,6 +76,9 @@ type Server struct {
 	short *fiber.App
 
 	drainers []drainer
+
+	// readyExtra adds fields to /readyz (the click journal's backlog).
+	readyExtra func() map[string]any
 
 	// Conversions is the conversion and partner-program service the API
 	// uses; cmd/relink runs its commission schedule.
@@ -160,10 +164,16 @@ func (s *Server) routes() {
 	})
 	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: linkSvc, Conversions: s.Conversions, Analytics: d.Analytics})
 
-	// Every face.
+	// Every face: liveness (no database) and readiness (database ping).
 	for _, f := range []*fiber.App{s.api, s.app, s.short} {
 		f.Get("/healthz", s.healthz)
+		f.Get("/readyz", s.readyz)
 	}
+	// API and console requests: all their database work within
+	// RELINK_DB_TIMEOUT (the redirect's uncached loads get the per-call
+	// deadline of models.OpenTimeout).
+	s.api.Use(s.deadline)
+	s.app.Use(s.deadline)
 
 	// JSON API (root of the API origin, /api on the app origin).
 	a := s.api
@@ -407,12 +417,45 @@ func CanonicalHost(h string) string {
 	return strings.TrimSuffix(h, ":443")
 }
 
+// healthz is liveness: the process serves requests. It never touches the
+// database, so a database outage does not get healthy instances restarted.
 func (s *Server) healthz(c *fiber.Ctx) error {
-	if err := s.deps.DB.SQL().PingContext(c.UserContext()); err != nil {
-		s.log.Error("healthz: database unreachable", "err", err)
+	return c.JSON(fiber.Map{"status": "ok", "face": string(request.FaceOf(c))})
+}
+
+// readyz is readiness: the database answers a ping within min(2s,
+// RELINK_DB_TIMEOUT). A load balancer takes a 503 instance out of rotation.
+func (s *Server) readyz(c *fiber.Ctx) error {
+	ctx, cancel := context.WithTimeout(context.Background(), min(2*time.Second, s.dbTimeout()))
+	defer cancel()
+	if err := s.deps.DB.SQL().PingContext(ctx); err != nil {
+		s.log.Error("readyz: database unreachable", "err", err)
+		c.Set(fiber.HeaderRetryAfter, "1")
 		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "unavailable", "database": "unreachable"})
 	}
-	return c.JSON(fiber.Map{"status": "ok", "face": string(request.FaceOf(c))})
+	out := fiber.Map{"status": "ok", "database": "ok"}
+	if s.readyExtra != nil {
+		for k, v := range s.readyExtra() {
+			out[k] = v
+		}
+	}
+	return c.JSON(out)
+}
+
+// dbTimeout is RELINK_DB_TIMEOUT (its default for a hand-built Config).
+func (s *Server) dbTimeout() time.Duration {
+	if t := s.deps.Config.DBTimeout; t > 0 {
+		return t
+	}
+	return models.DefaultTimeout
+}
+
+// deadline bounds the request's context by RELINK_DB_TIMEOUT.
+func (s *Server) deadline(c *fiber.Ctx) error {
+	ctx, cancel := context.WithTimeout(c.UserContext(), s.dbTimeout())
+	defer cancel()
+	c.SetUserContext(ctx)
+	return c.Next()
 }
 
 // consoleRoutes is the admin console (issue 7): /console/* on the app
