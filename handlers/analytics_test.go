@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/handlers"
+	"github.com/relinkhq/relink/internal/app"
+	"github.com/relinkhq/relink/internal/apptest"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/geo"
@@ -46,7 +48,7 @@ func newAnalyticsEnv(t *testing.T, db *models.DB) *analyticsEnv {
 	e := &analyticsEnv{t: t, db: db, clock: time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC),
 		keys: map[string]string{}, ws: map[string]*models.Workspace{}, links: map[string]*models.Link{}}
 	now := func() time.Time { return e.clock }
-	e.srv = handlers.New(handlers.Deps{Config: cfg, DB: db, Limiter: ratelimit.NewMemory(now), Now: now})
+	e.srv = apptest.New(t, cfg, app.Options{DB: db, Limiter: ratelimit.NewMemory(now), Now: now})
 	return e
 }
 

@@ -5,7 +5,6 @@ package handlers
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -21,97 +20,44 @@ import (
 	"github.com/relinkhq/relink/handlers/embed"
 	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/handlers/request"
-	"github.com/relinkhq/relink/internal/analytics"
+	"github.com/relinkhq/relink/internal/app"
 	"github.com/relinkhq/relink/internal/config"
-	"github.com/relinkhq/relink/internal/conversions"
-	"github.com/relinkhq/relink/internal/geo"
-	"github.com/relinkhq/relink/internal/ingest"
-	"github.com/relinkhq/relink/internal/links"
-	"github.com/relinkhq/relink/internal/ratelimit"
-	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/models"
 	"github.com/relinkhq/relink/static"
 	embedviews "github.com/relinkhq/relink/views/embed"
 )
 
-// Deps is everything the handlers need, built once by cmd/relink.
-type Deps struct {
-	Config  *config.Config
-	DB      *models.DB
-	Limiter ratelimit.Limiter
-	Logger  *slog.Logger
-	Now     func() time.Time
-	// IsShortDomain reports whether host (lower-case, with port if any) is a
-	// registered short domain other than the app host. Nil: only
-	// Config.ShortDomain counts.
-	IsShortDomain func(host string) bool
-	// LinkInvalidator is told the (domain, key) of every link the API
-	// creates, changes or deletes, and every domain it changes. Nil: the
-	// redirect's link cache (Links), which is what production uses.
-	LinkInvalidator links.Invalidator
-
-	// The click path. cmd/relink builds them from the configuration (Redis
-	// invalidation, GeoIP database) and registers Clicks.Drain for shutdown;
-	// nil gets an in-process default (the pipeline's drainer is then
-	// registered here).
-	Links  *redirect.Cache
-	Clicks *ingest.Pipeline
-	Geo    *geo.Locator
-	// FX converts non-USD sales (RELINK_FX_RATES). Nil: the built-in table.
-	FX *conversions.FX
-	// ConversionAggregator runs inside every lead and sale transaction. Nil:
-	// models.EventAggregator, the analytics event aggregates.
-	ConversionAggregator conversions.Aggregator
-	// Analytics answers /analytics and /events; nil builds one over DB.
-	Analytics *analytics.Engine
-}
-
 // Server is the assembled HTTP server.
 type Server struct {
-	deps  Deps
+	svc   *app.Services
 	log   *slog.Logger
 	Root  *fiber.App // the dispatcher every listener serves
 	api   *fiber.App
 	app   *fiber.App
 	short *fiber.App
 
-	drainers []drainer
-
 	// readyExtra adds fields to /readyz (the click journal's backlog).
 	readyExtra func() map[string]any
-
-	// Conversions is the conversion and partner-program service the API
-	// uses; cmd/relink runs its commission schedule.
-	Conversions *conversions.Service
 
 	// seal runs once, on the first request: it appends the API's catch-all
 	// and builds each face's handler, so the route trees are not rebuilt
 	// (under Fiber's app mutex) on every request.
 	seal               sync.Once
 	apiH, appH, shortH fasthttp.RequestHandler
-	acme               *autocert.Manager // nil unless RELINK_ACME_EMAIL is set
-	acmeHTTP           fiber.Handler     // serves /.well-known/acme-challenge/
+	acme               *autocert.Manager  // nil unless RELINK_ACME_EMAIL is set
+	acmeHTTP           fiber.Handler      // serves /.well-known/acme-challenge/
+	track              *redirect.Handlers // the client-side tracking counters (/metrics)
 }
 
-// New builds the server and its route table.
-func New(d Deps) *Server {
-	if d.Logger == nil {
-		d.Logger = slog.Default()
-	}
-	if d.Now == nil {
-		d.Now = time.Now
-	}
-	if d.Limiter == nil {
-		d.Limiter = ratelimit.NewMemory(d.Now)
-	}
+// New mounts every face's routes over the services internal/app built.
+func New(svc *app.Services) *Server {
 	static.Load() // fingerprint and compress the assets before the first request
-	s := &Server{deps: d, log: d.Logger}
-	s.clickPath()
+	s := &Server{svc: svc, log: svc.Log}
 	s.api = s.newFace(request.FaceAPI)
 	s.app = s.newFace(request.FaceApp)
 	s.short = s.newFace(request.FaceShort)
 
-	if d.Config.ACMEEmail != "" {
+	if svc.Config.ACMEEmail != "" {
 		s.acme = s.acmeManager()
 		s.acmeHTTP = adaptor.HTTPHandler(s.acme.HTTPHandler(nil))
 	}
@@ -123,11 +69,14 @@ func New(d Deps) *Server {
 	return s
 }
 
+// Services returns what the server was built over.
+func (s *Server) Services() *app.Services { return s.svc }
+
 func (s *Server) fiberConfig() fiber.Config {
 	return fiber.Config{
 		AppName:               "relink",
 		DisableStartupMessage: true,
-		BodyLimit:             s.deps.Config.BodyLimit,
+		BodyLimit:             s.svc.Config.BodyLimit,
 		ErrorHandler:          s.handleError,
 		ReadTimeout:           30 * time.Second,
 		WriteTimeout:          30 * time.Second,
@@ -148,21 +97,11 @@ func (s *Server) newFace(f request.Face) *fiber.App {
 
 // routes is the whole route table, face by face.
 func (s *Server) routes() {
-	d := s.deps
-	var inval links.Invalidator = d.Links
-	if d.LinkInvalidator != nil {
-		inval = d.LinkInvalidator
-	}
-	linkSvc := &links.Service{
-		DB: d.DB, ShortDomain: d.Config.ShortDomain, Now: d.Now, Cache: inval,
-		ReservedHosts:    []string{d.Config.AppURL.Host, d.Config.APIURL.Host},
-		PlainHTTPDefault: d.Config.DevMode && d.Config.AppURL.Scheme == "http",
-	}
-	s.Conversions = conversions.New(conversions.Deps{
-		DB: d.DB, FX: d.FX, Aggregator: d.ConversionAggregator, Links: linkSvc, Now: d.Now, Log: d.Logger,
-		Pending: d.Clicks,
-	})
-	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: linkSvc, Conversions: s.Conversions, Analytics: d.Analytics})
+	d := s.svc
+	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: d.Links, Conversions: d.Conversions,
+		Analytics: d.Analytics, Logos: d.Logos})
+	rd := s.redirects()
+	emb := embed.New(embed.Deps{DB: d.DB, Limiter: d.Limiter, Now: d.Now, Log: d.Log, Analytics: d.Analytics, Referrals: d.Referrals})
 
 	// Every face: liveness (no database) and readiness (database ping).
 	for _, f := range []*fiber.App{s.api, s.app, s.short} {
@@ -176,13 +115,45 @@ func (s *Server) routes() {
 	s.app.Use(s.deadline)
 
 	// JSON API (root of the API origin, /api on the app origin).
+	s.api.Use(s.requireHTTPS)
+	s.linkRoutes(h)
+	s.conversionRoutes(h, rd)
+	s.embedDataRoutes(emb)
+	s.analyticsRoutes(h)
+	// (The API's catch-all, s.apiNotFound, is appended by sealRoutes after
+	// every route.)
+
+	// App origin: console, embed, static, default short domain in dev.
+	s.app.Use(s.upgradeHTTPS)
+	s.embedPageRoutes(emb)
+	// Short-link domains.
+	s.short.Use(s.upgradeHTTPS)
+	s.consoleRoutes()
+
+	// Pages plumbing: the embedded assets (static package) under /static/ on
+	// both page faces. Pages link to them with static.URL(name), which adds
+	// the content fingerprint ?v=; only fingerprinted requests get the
+	// one-year immutable cache (handlers/static.go). /static is reserved and
+	// never resolves as a short-link key. Pages render with render.Page and
+	// set their CSP (with a per-request nonce) there; no X-Frame-Options is
+	// sent, so the embed pages can be framed.
+	for _, f := range []*fiber.App{s.app, s.short} {
+		f.Get("/static/*", s.serveStatic)
+	}
+
+	// Operational counters (click pipeline, link cache).
+	s.app.Get("/metrics", s.metrics)
+
+	s.redirectRoutes(rd) // KEEP LAST: the short-link catch-alls
+}
+
+// linkRoutes: workspaces, links, domains, tags, folders, QR (links.md §5-9).
+func (s *Server) linkRoutes(h *api.Handlers) {
 	a := s.api
-	a.Use(s.requireHTTPS)
 	a.Get("/workspaces/:idOrSlug", s.key("workspaces.read"), h.GetWorkspace)
 	a.Patch("/workspaces/:idOrSlug", s.key("workspaces.write"), h.UpdateWorkspace)
 	a.Get("/invites/:token", h.GetInvite) // console invite links (issue 7); the token is the credential
 
-	// --- Links, domains, tags, folders, QR (links.md §5-9) ---
 	// Fixed paths before /links/:linkId.
 	a.Get("/links/info", s.key("links.read"), h.LinkInfo)
 	a.Get("/links/count", s.key("links.read"), h.CountLinks)
@@ -214,14 +185,22 @@ func (s *Server) routes() {
 	a.Delete("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.DeleteFolder)
 	a.Options("/qr", api.QRCORS)
 	a.Get("/qr", api.QRCORS, s.limitIP("qr", 10, 10*time.Second, "Don't DDoS me pls 🥺"), h.QRCode)
-	// --- end links ---
-	// --- Conversions and partner programs (partners-and-embed.md §1-5) ---
-	// Tracking and customers need Business; embed tokens Advanced. Partner
-	// and commission routes work on the workspace's default program.
+}
+
+// conversionRoutes: conversions and partner programs
+// (partners-and-embed.md §1-5). Tracking and customers need Business; embed
+// tokens Advanced. Partner and commission routes work on the workspace's
+// default program.
+func (s *Server) conversionRoutes(h *api.Handlers, rd *redirect.Handlers) {
+	a := s.api
 	// Client-side click tracking (§1.4): public, CORS, limited per IP.
-	rd := s.redirects()
 	a.Options("/track/click", redirect.TrackCORS)
 	a.Post("/track/click", redirect.TrackCORS, s.limitIP("track-click", 600, time.Minute, "Too many requests."), rd.TrackClick)
+	// Site visits (Dub's /track/visit, docs/browser-script.md): the pageview
+	// click of a page on a site whose short domain is configured.
+	s.track = rd
+	a.Options("/track/visit", redirect.TrackCORS)
+	a.Post("/track/visit", redirect.TrackCORS, s.limitIP("track-visit", 600, time.Minute, "Too many requests."), rd.TrackVisit)
 	// Client-side conversions (§1.5): the workspace's publishable key.
 	for _, p := range []string{"/track/lead/client", "/track/sale/client"} {
 		a.Options(p, redirect.TrackCORS)
@@ -241,17 +220,17 @@ func (s *Server) routes() {
 	a.Put("/partners/links/upsert", s.key("links.write"), s.plan(models.PlanBusiness), h.UpsertPartnerLink)
 	a.Get("/partners/analytics", s.key("programs.read"), s.plan(models.PlanBusiness), h.PartnerAnalytics)
 	a.Get("/commissions", s.key("programs.read"), h.ListCommissions)
+	s.programRoutes(h) // before /commissions/:id: "bulk" is never an id
 	a.Patch("/commissions/:id", s.key("programs.write"), h.UpdateCommission)
 	a.Post("/tokens/embed/referrals", s.key("links.write"), s.plan(models.PlanAdvanced), h.CreateReferralsEmbedToken)
-	// --- end conversions ---
-	// --- Embedded referral dashboard (partners-and-embed.md §6) ---
-	// The data API (§6.7): /api/embed/referrals/* on the app origin (the
-	// dispatcher hands /api/* to this face). Auth is the public token in the
-	// Authorization header, 60 requests per minute per token.
-	emb := embed.New(embed.Deps{
-		DB: d.DB, Limiter: d.Limiter, Now: d.Now, Log: d.Logger, Analytics: h.Analytics,
-		Referrals: &referrals.Service{DB: d.DB, Conversions: s.Conversions, Now: d.Now},
-	})
+}
+
+// embedDataRoutes: the embedded referral dashboard's data API
+// (partners-and-embed.md §6.7): /api/embed/referrals/* on the app origin
+// (the dispatcher hands /api/* to this face). Auth is the public token in
+// the Authorization header, 60 requests per minute per token.
+func (s *Server) embedDataRoutes(emb *embed.Handlers) {
+	a := s.api
 	a.Get("/embed/referrals/token", emb.Auth, emb.Token)
 	a.Get("/embed/referrals/links", emb.Auth, emb.ListLinks)
 	a.Post("/embed/referrals/links", emb.Auth, emb.CreateLink)
@@ -261,24 +240,23 @@ func (s *Server) routes() {
 	a.Get("/embed/referrals/leaderboard", emb.Auth, emb.ListLeaderboard)
 	a.Get("/embed/referrals/analytics", emb.Auth, emb.Analytics)
 	a.Get("/embed/referrals/events", emb.Auth, emb.Events)
-	// --- end embed data API ---
+}
 
-	// Analytics and events (analytics.md; internal/analytics).
+// analyticsRoutes: analytics and events (analytics.md; internal/analytics).
+func (s *Server) analyticsRoutes(h *api.Handlers) {
+	a := s.api
 	a.Get("/analytics", s.key("analytics.read"), s.paidAnalytics, s.eventUsage, h.GetAnalytics)
 	a.Get("/analytics/:a/:b", s.key("analytics.read"), s.paidAnalytics, s.eventUsage, h.GetAnalyticsLegacy)
 	a.Get("/analytics/:a", s.key("analytics.read"), s.paidAnalytics, s.eventUsage, h.GetAnalyticsLegacy)
 	a.Get("/events", s.key("analytics.read"), s.plan(models.PlanBusiness), s.eventUsage, h.ListEvents)
+}
 
-	// (The API's catch-all, s.apiNotFound, is appended by sealRoutes after
-	// every route.)
-
-	// App origin: console, embed, static, default short domain in dev.
-	s.app.Use(s.upgradeHTTPS)
-
-	// --- Embedded referral dashboard pages (partners-and-embed.md §6) ---
-	// The page takes ?token=; its htmx fragments take the token from the
-	// Authorization header (hx-headers). No cookie is read on these routes;
-	// frame-ancestors comes from the workspace's allowed hostnames.
+// embedPageRoutes: the embedded referral dashboard's pages
+// (partners-and-embed.md §6). The page takes ?token=; its htmx fragments
+// take the token from the Authorization header (hx-headers). No cookie is
+// read on these routes; frame-ancestors comes from the workspace's allowed
+// hostnames.
+func (s *Server) embedPageRoutes(emb *embed.Handlers) {
 	s.app.Get(embedviews.PathPage, emb.Page)
 	frag := s.app.Group("/embed/referrals/fragments", emb.FragmentAuth)
 	frag.Get("/overview", emb.Overview)
@@ -292,36 +270,19 @@ func (s *Server) routes() {
 	frag.Get("/bounties", emb.Bounties)
 	frag.Get("/resources", emb.Resources)
 	frag.Get("/settings", emb.Settings)
-	// --- end embed pages ---
+}
 
-	// Short-link domains.
-	s.short.Use(s.upgradeHTTPS)
-
-	s.consoleRoutes(h)
-
-	// Pages plumbing: the embedded assets (static package) under /static/ on
-	// both page faces. Pages link to them with static.URL(name), which adds
-	// the content fingerprint ?v=; only fingerprinted requests get the
-	// one-year immutable cache (handlers/static.go). /static is reserved and
-	// never resolves as a short-link key. Pages render with render.Page and
-	// set their CSP (with a per-request nonce) there; no X-Frame-Options is
-	// sent, so the embed pages can be framed.
-	for _, f := range []*fiber.App{s.app, s.short} {
-		f.Get("/static/*", s.serveStatic)
-	}
-
-	// Operational counters (click pipeline, link cache).
-	s.app.Get("/metrics", s.metrics)
-
-	// Redirects (links.md §10): every path of a short-link domain is a key.
+// redirectRoutes: redirects (links.md §10): every path of a short-link
+// domain is a key. Mounted LAST: the catch-all must come after every other
+// app route; reserved paths (/api, /embed, /static, /console, /healthz)
+// never resolve.
+func (s *Server) redirectRoutes(rd *redirect.Handlers) {
 	s.app.Get("/deeplink/*", rd.Deeplink) // the app-store interstitial (#12, #13)
 	s.short.Get("/", rd.Short)
 	s.short.Get("/*", rd.Short)
 	s.short.Post("/*", rd.Short) // password form
-	// The app host serves the default short domain (dev). KEEP THIS BLOCK
-	// LAST: the catch-all must come after every other app route; reserved
-	// paths (/api, /embed, /static, /console, /healthz) never resolve.
-	if CanonicalHost(d.Config.ShortDomain) == CanonicalHost(d.Config.AppURL.Host) {
+	// The app host serves the default short domain (dev).
+	if CanonicalHost(s.svc.Config.ShortDomain) == CanonicalHost(s.svc.Config.AppURL.Host) {
 		s.app.Get("/*", rd.Default)
 		s.app.Post("/*", rd.Default)
 	}
@@ -386,7 +347,7 @@ func (s *Server) dispatch(c *fiber.Ctx) error {
 
 // faceOf matches Host against the origins, then falls back to the arrival port.
 func (s *Server) faceOf(c *fiber.Ctx) request.Face {
-	cfg := s.deps.Config
+	cfg := s.svc.Config
 	host := CanonicalHost(request.Host(c))
 	switch host {
 	case CanonicalHost(cfg.APIURL.Host):
@@ -396,7 +357,7 @@ func (s *Server) faceOf(c *fiber.Ctx) request.Face {
 	case CanonicalHost(cfg.ShortDomain):
 		return request.FaceShort
 	}
-	if s.deps.IsShortDomain != nil && !bad([]byte(host)) && s.deps.IsShortDomain(host) {
+	if !bad([]byte(host)) && s.svc.IsShortDomain(host) {
 		return request.FaceShort
 	}
 	// Unknown host: the face of the port it arrived on.
@@ -428,7 +389,7 @@ func (s *Server) healthz(c *fiber.Ctx) error {
 func (s *Server) readyz(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(context.Background(), min(2*time.Second, s.dbTimeout()))
 	defer cancel()
-	if err := s.deps.DB.SQL().PingContext(ctx); err != nil {
+	if err := s.svc.DB.SQL().PingContext(ctx); err != nil {
 		s.log.Error("readyz: database unreachable", "err", err)
 		c.Set(fiber.HeaderRetryAfter, "1")
 		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "unavailable", "database": "unreachable"})
@@ -444,7 +405,7 @@ func (s *Server) readyz(c *fiber.Ctx) error {
 
 // dbTimeout is RELINK_DB_TIMEOUT (its default for a hand-built Config).
 func (s *Server) dbTimeout() time.Duration {
-	if t := s.deps.Config.DBTimeout; t > 0 {
+	if t := s.svc.Config.DBTimeout; t > 0 {
 		return t
 	}
 	return models.DefaultTimeout
@@ -463,12 +424,10 @@ func (s *Server) deadline(c *fiber.Ctx) error {
 // (session cookie, CSRF check on unsafe methods, frame-ancestors 'none',
 // no-store); the signed-in routes also pass RequireUser, owner-only ones
 // RequireOwner.
-func (s *Server) consoleRoutes(ah *api.Handlers) {
-	d := s.deps
-	h, err := console.New(console.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Logger: d.Logger, Links: ah.Links, Analytics: ah.Analytics, Conversions: s.Conversions})
-	if err != nil {
-		panic(fmt.Sprintf("console: %v", err)) // config.Load validated the keys
-	}
+func (s *Server) consoleRoutes() {
+	d := s.svc
+	h := console.New(console.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Logger: d.Log, Sessions: d.Sessions,
+		Links: d.Links, Analytics: d.Analytics, Conversions: d.Conversions})
 	s.app.Get("/", func(c *fiber.Ctx) error { return c.Redirect("/console", fiber.StatusFound) })
 	g := s.app.Group("/console", h.Session)
 	g.Get("/login", h.LoginForm)

@@ -2,63 +2,29 @@ package handlers
 
 import (
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/redirect"
-	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/geo"
-	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/linkcache"
-	"github.com/relinkhq/relink/models"
 )
 
-// clickPath fills in the link cache and the click pipeline when the caller
-// did not build them (tests, tools).
-func (s *Server) clickPath() {
-	cfg := s.deps.Config
-	if s.deps.Links == nil {
-		c, err := redirect.NewCache(s.deps.DB, linkcache.Options{Size: cfg.LinkCacheSize, TTL: cfg.LinkCacheTTL, Now: s.deps.Now, Logger: s.log})
-		if err != nil {
-			panic(err) // only Redis subscription fails, and no Redis is given here
-		}
-		s.deps.Links = c
-	}
-	if s.deps.Clicks == nil {
-		s.deps.Clicks = ingest.New(s.deps.DB, ClickOptions(cfg, s.deps.Geo, s.log))
-		s.OnShutdown("clicks", s.deps.Clicks.Drain)
-	}
-}
-
-// ClickOptions are the pipeline options the configuration gives.
-func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger) ingest.Options {
-	dedup := cfg.ClickDedupWindow
-	if dedup == 0 {
-		dedup = -1 // disabled
-	}
-	return ingest.Options{QueueSize: cfg.ClickQueue, BatchSize: cfg.ClickBatch, FlushInterval: cfg.ClickFlushInterval,
-		DedupWindow: dedup, Geo: loc, Logger: log,
-		// The analytics engine reads hourly aggregates; keep them in the
-		// same transaction as the clicks.
-		Hooks: []models.ClickHook{models.AggregateClicks}}
-}
-
 // LinkCache is the redirect's cache; link and domain writes invalidate it.
-func (s *Server) LinkCache() linkcache.Invalidator { return s.deps.Links }
+func (s *Server) LinkCache() linkcache.Invalidator { return s.svc.LinkCache }
 
 func (s *Server) redirects() *redirect.Handlers {
-	cfg := s.deps.Config
+	cfg := s.svc.Config
 	return redirect.New(redirect.Deps{
-		Cache: s.deps.Links, Clicks: s.deps.Clicks, Geo: s.deps.Geo,
+		Cache: s.svc.LinkCache, Clicks: s.svc.Clicks, Geo: s.svc.Geo,
 		Headers:       geo.Headers{Country: cfg.GeoCountryHeaders, Region: cfg.GeoRegionHeaders, City: cfg.GeoCityHeaders},
-		Limiter:       s.deps.Limiter,
+		Limiter:       s.svc.Limiter,
 		Logger:        s.log,
-		Now:           s.deps.Now,
+		Now:           s.svc.Now,
 		DefaultDomain: CanonicalHost(cfg.ShortDomain),
 		AppURL:        cfg.AppURL.String(),
-		DB:            s.deps.DB,
+		DB:            s.svc.DB,
 		TrackDedup:    cfg.ClickDedupWindow,
 		ClientIP:      s.ClientIP,
 		TrustedProxy:  func(c *fiber.Ctx) bool { return cfg.IsTrustedProxy(c.Context().RemoteIP()) },
@@ -69,8 +35,8 @@ func (s *Server) redirects() *redirect.Handlers {
 // metrics serves the click pipeline's and link cache's counters in the
 // Prometheus text format.
 func (s *Server) metrics(c *fiber.Ctx) error {
-	st := s.deps.Clicks.Stats()
-	ls := s.deps.Links.Stats()
+	st := s.svc.Clicks.Stats()
+	ls := s.svc.LinkCache.Stats()
 	var b strings.Builder
 	metric := func(name, typ, help string, v any) {
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n%s %v\n", name, help, name, typ, name, v)
@@ -89,6 +55,7 @@ func (s *Server) metrics(c *fiber.Ctx) error {
 	metric("relink_link_cache_entries", "gauge", "Entries in the link cache.", ls.Entries)
 	metric("relink_link_cache_hits_total", "counter", "Link cache hits.", ls.Hits)
 	metric("relink_link_cache_misses_total", "counter", "Link cache misses.", ls.Misses)
+	metric("relink_track_visits_refused_total", "counter", "POST /track/visit calls not recorded: the page is not on the workspace's allowed hostnames.", s.track.Stats().VisitsRefused)
 	c.Set(fiber.HeaderContentType, "text/plain; version=0.0.4; charset=utf-8")
 	return c.SendString(b.String())
 }

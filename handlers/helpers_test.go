@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/handlers"
+	"github.com/relinkhq/relink/internal/app"
+	"github.com/relinkhq/relink/internal/apptest"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/models"
@@ -97,8 +99,8 @@ func newServer(t testing.TB, db *models.DB, e env) *testServer {
 	t.Helper()
 	cfg := loadConfig(t, e.vars)
 	logs := &logBuffer{}
-	srv := handlers.New(handlers.Deps{
-		Config: cfg, DB: db, Limiter: e.limiter, Now: e.now, IsShortDomain: e.short,
+	srv := apptest.New(t, cfg, app.Options{
+		DB: db, Limiter: e.limiter, Now: e.now, IsShortDomain: e.short,
 		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	return &testServer{Server: srv, cfg: cfg, db: db, logs: logs}

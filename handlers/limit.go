@@ -27,7 +27,7 @@ func (s *Server) limitIP(bucket string, limit int, window time.Duration, msg str
 // Retry-After / retry-after-ms. A limiter outage is logged and the request
 // allowed: it must not take the API down.
 func (s *Server) limit(c *fiber.Ctx, bucket string, limit int, window time.Duration, msg string) error {
-	res, err := s.deps.Limiter.Allow(c.UserContext(), bucket, limit, window)
+	res, err := s.svc.Limiter.Allow(c.UserContext(), bucket, limit, window)
 	if err != nil {
 		s.log.Error("rate limiter unavailable; request allowed", "request_id", request.RequestID(c), "err", err)
 		return nil
@@ -36,7 +36,7 @@ func (s *Server) limit(c *fiber.Ctx, bucket string, limit int, window time.Durat
 	c.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
 	c.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.UnixMilli(), 10))
 	if !res.Allowed {
-		wait := max(res.Reset.Sub(s.deps.Now()), 0)
+		wait := max(res.Reset.Sub(s.svc.Now()), 0)
 		c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(int64((wait+time.Second-1)/time.Second), 10))
 		c.Set("retry-after-ms", strconv.FormatInt(wait.Milliseconds(), 10))
 		return apierr.New(apierr.RateLimitExceeded, msg)

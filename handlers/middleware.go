@@ -56,7 +56,7 @@ func (s *Server) logRequests(c *fiber.Ctx) error {
 // connection comes from a trusted proxy, else the peer address.
 func (s *Server) ClientIP(c *fiber.Ctx) string {
 	peer := c.Context().RemoteIP()
-	if s.deps.Config.IsTrustedProxy(peer) {
+	if s.svc.Config.IsTrustedProxy(peer) {
 		if xff := c.Get(fiber.HeaderXForwardedFor); xff != "" {
 			first, _, _ := strings.Cut(xff, ",")
 			if ip := net.ParseIP(strings.TrimSpace(first)); ip != nil {
@@ -73,13 +73,13 @@ func (s *Server) IsHTTPS(c *fiber.Ctx) bool {
 	if c.Context().IsTLS() {
 		return true
 	}
-	return s.deps.Config.IsTrustedProxy(c.Context().RemoteIP()) &&
+	return s.svc.Config.IsTrustedProxy(c.Context().RemoteIP()) &&
 		strings.EqualFold(c.Get(fiber.HeaderXForwardedProto), "https")
 }
 
 // requireHTTPS refuses plain-HTTP API requests outside dev mode.
 func (s *Server) requireHTTPS(c *fiber.Ctx) error {
-	if s.deps.Config.DevMode || s.IsHTTPS(c) || c.Path() == "/healthz" || c.Path() == "/readyz" {
+	if s.svc.Config.DevMode || s.IsHTTPS(c) || c.Path() == "/healthz" || c.Path() == "/readyz" {
 		return c.Next()
 	}
 	return apierr.Newf(apierr.BadRequest, "HTTPS is required. Send this request to https://%s%s.", s.httpsHost(request.Host(c)), request.OriginalPath(c))
@@ -88,7 +88,7 @@ func (s *Server) requireHTTPS(c *fiber.Ctx) error {
 // upgradeHTTPS redirects plain-HTTP page and short-link requests to HTTPS
 // outside dev mode.
 func (s *Server) upgradeHTTPS(c *fiber.Ctx) error {
-	if s.deps.Config.DevMode || s.IsHTTPS(c) || c.Path() == "/healthz" || c.Path() == "/readyz" {
+	if s.svc.Config.DevMode || s.IsHTTPS(c) || c.Path() == "/healthz" || c.Path() == "/readyz" {
 		return c.Next()
 	}
 	target := "https://" + s.httpsHost(request.Host(c)) + string(c.Request().RequestURI())
@@ -103,7 +103,7 @@ func (s *Server) httpsHost(host string) string {
 	if err != nil {
 		return host // no port: the default ports on both sides
 	}
-	cfg := s.deps.Config
+	cfg := s.svc.Config
 	_, plain, _ := net.SplitHostPort(cfg.HTTPAddr)
 	if p != "80" && p != plain {
 		return host
@@ -137,14 +137,14 @@ func (s *Server) key(perm string) fiber.Handler {
 		if !strings.HasPrefix(token, "dub_") {
 			return apierr.New(apierr.NotFound, "Workspace ID not found. Did you forget to include a `workspaceId` query parameter? It looks like you might be using personal API keys, we also recommend refactoring to workspace API keys: https://d.to/keys")
 		}
-		k, ws, err := s.deps.DB.APIKeyByToken(c.UserContext(), token)
+		k, ws, err := s.svc.DB.APIKeyByToken(c.UserContext(), token)
 		if err != nil {
 			if apierr.Is(err, apierr.NotFound) {
 				return apierr.New(apierr.Unauthorized, "Unauthorized: Invalid API key.")
 			}
 			return err
 		}
-		if k.ExpiresAt != nil && !k.ExpiresAt.After(s.deps.Now()) {
+		if k.ExpiresAt != nil && !k.ExpiresAt.After(s.svc.Now()) {
 			return apierr.New(apierr.Unauthorized, "Unauthorized: Access token expired.")
 		}
 		if err := s.rateLimit(c, k.HashedKey, string(ws.Plan)); err != nil {
@@ -172,7 +172,7 @@ func (s *Server) publishableKey(c *fiber.Ctx) error {
 	if !ok || !strings.HasPrefix(token, models.PublishableKeyPrefix) || len(token) > 200 {
 		return apierr.New(apierr.BadRequest, "Invalid or missing publishable key.")
 	}
-	ws, err := s.deps.DB.WorkspaceByPublishableKey(c.UserContext(), token)
+	ws, err := s.svc.DB.WorkspaceByPublishableKey(c.UserContext(), token)
 	if apierr.Is(err, apierr.NotFound) {
 		return apierr.New(apierr.Unauthorized, "Invalid publishable key.")
 	} else if err != nil {

@@ -16,6 +16,8 @@ import (
 	"github.com/andybalholm/brotli"
 
 	"github.com/relinkhq/relink/handlers"
+	"github.com/relinkhq/relink/internal/app"
+	"github.com/relinkhq/relink/internal/apptest"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/static"
@@ -40,7 +42,7 @@ func newPagesServer(t *testing.T) *handlers.Server {
 		t.Fatalf("config: %v", err)
 	}
 	db := testdb.Open(t, "sqlite")
-	return handlers.New(handlers.Deps{Config: cfg, DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return apptest.New(t, cfg, app.Options{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
 type response struct {

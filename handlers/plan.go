@@ -58,7 +58,7 @@ func (s *Server) paidAnalytics(c *fiber.Ctx) error {
 // are still recorded; only reading them is gated. It must follow key() and
 // the plan gates (paidAnalytics, plan).
 func (s *Server) eventUsage(c *fiber.Ctx) error {
-	if !s.deps.Config.UsageLimits {
+	if !s.svc.Config.UsageLimits {
 		return c.Next()
 	}
 	w := request.Workspace(c)
@@ -66,7 +66,7 @@ func (s *Server) eventUsage(c *fiber.Ctx) error {
 	if limit == 0 {
 		return c.Next()
 	}
-	used, err := s.deps.DB.EventUsage(c.UserContext(), w.ID, models.UsagePeriodStart(s.deps.Now()))
+	used, err := s.svc.DB.EventUsage(c.UserContext(), w.ID, models.UsagePeriodStart(s.svc.Now()))
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (s *Server) eventUsage(c *fiber.Ctx) error {
 // sends forbidden for both (links.md §3 "Recommend": a deliberate choice
 // for typed SDK errors).
 func (s *Server) linksUsage(c *fiber.Ctx) error {
-	if !s.deps.Config.UsageLimits {
+	if !s.svc.Config.UsageLimits {
 		return c.Next()
 	}
 	w := request.Workspace(c)
@@ -92,7 +92,7 @@ func (s *Server) linksUsage(c *fiber.Ctx) error {
 	if limit == 0 {
 		return c.Next()
 	}
-	used, err := s.deps.DB.LinksUsage(c.UserContext(), w.ID, models.UsagePeriodStart(s.deps.Now()))
+	used, err := s.svc.DB.LinksUsage(c.UserContext(), w.ID, models.UsagePeriodStart(s.svc.Now()))
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/internal/app"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/models"
@@ -23,7 +24,12 @@ func TestPlanMiddleware(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := New(Deps{Config: cfg, DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		svc, err := app.Build(context.Background(), cfg, app.Options{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = svc.Close() })
+		s := New(svc)
 		s.api.Get("/probe/business", s.key(""), s.plan(models.PlanBusiness), func(c *fiber.Ctx) error {
 			return c.SendString("ok")
 		})

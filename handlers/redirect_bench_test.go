@@ -5,14 +5,15 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/relinkhq/relink/handlers"
+	"github.com/relinkhq/relink/internal/app"
+	"github.com/relinkhq/relink/internal/apptest"
 	"github.com/relinkhq/relink/internal/config"
-	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/models"
 )
@@ -24,7 +25,10 @@ func BenchmarkRedirect(b *testing.B) {
 	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelWarn} {
 		b.Run("log="+level.String(), func(b *testing.B) {
 			db := testdb.Open(b, "sqlite")
-			cfg, err := config.Load(func(string) string { return "" })
+			// Room for every click, no dedup: each one is written.
+			cfg, err := config.Load(func(k string) string {
+				return map[string]string{"RELINK_CLICK_QUEUE": strconv.Itoa(b.N + 10), "RELINK_CLICK_DEDUP_WINDOW": "0"}[k]
+			})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -34,9 +38,9 @@ func BenchmarkRedirect(b *testing.B) {
 				b.Fatal(err)
 			}
 			log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: level}))
-			clicks := ingest.New(db, ingest.Options{QueueSize: b.N + 10, DedupWindow: -1, Logger: log})
-			srv := handlers.New(handlers.Deps{Config: cfg, DB: db, Logger: log, Clicks: clicks,
+			srv := apptest.New(b, cfg, app.Options{DB: db, Logger: log,
 				IsShortDomain: func(h string) bool { return h == "acme.link" }})
+			clicks := srv.Services().Clicks
 			h := srv.Root.Handler()
 			var req fasthttp.Request
 			req.SetRequestURI("http://acme.link/bench")

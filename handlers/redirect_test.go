@@ -14,6 +14,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/relinkhq/relink/handlers"
+	"github.com/relinkhq/relink/internal/app"
+	"github.com/relinkhq/relink/internal/apptest"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/testdb"
@@ -46,11 +48,9 @@ func newRedirectEnv(t *testing.T, db *models.DB, env map[string]string) *redirec
 		t.Fatal(err)
 	}
 	e := &redirectEnv{t: t, db: db, now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
-	e.clicks = ingest.New(db, ingest.Options{Now: func() time.Time { return e.now }})
-	e.srv = handlers.New(handlers.Deps{Config: cfg, DB: db, Now: func() time.Time { return e.now }, Clicks: e.clicks,
+	e.srv = apptest.New(t, cfg, app.Options{DB: db, Now: func() time.Time { return e.now },
 		IsShortDomain: func(h string) bool { return h == "acme.link" || h == "www.acme.link" }})
-	e.srv.OnShutdown("clicks", e.clicks.Drain)
-	t.Cleanup(func() { e.clicks.Drain(context.Background()) }) //nolint:errcheck // before the DB closes
+	e.clicks = e.srv.Services().Clicks
 	e.ws, err = db.CreateWorkspace(context.Background(), "Acme", "acme-"+strings.ToLower(t.Name()[len(t.Name())-6:]), models.PlanPro)
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func (s *Server) renderErrorPage(c *fiber.Ctx, err error, e *apierr.Error) error
 	}
 	if request.FaceOf(c) == request.FaceShort {
 		// A short domain's root is not ours to send people to.
-		v.HomeURL = s.deps.Config.AppURL.String()
+		v.HomeURL = s.svc.Config.AppURL.String()
 	}
 	return render.Page(c, status, layout.Page{Title: v.Title, NoIndex: true}, components.ErrorPage(v))
 }

@@ -16,18 +16,15 @@ import (
 	"golang.org/x/crypto/acme/autocert"
 
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/jobs"
 )
 
-type drainer struct {
-	name string
-	fn   func(context.Context) error
-}
-
-// OnShutdown registers work to run after the listeners stop and in-flight
-// requests finish (the click pipeline's flush, for example). Drainers run in
-// registration order and share the shutdown deadline.
+// OnShutdown adds a drain-only job to the services' jobs table: fn runs
+// after the listeners stop and in-flight requests finish, after the jobs
+// already in the table, sharing the shutdown deadline. Background work that
+// also runs while serving belongs in internal/app's jobs table.
 func (s *Server) OnShutdown(name string, fn func(context.Context) error) {
-	s.drainers = append(s.drainers, drainer{name, fn})
+	s.svc.Jobs.Add(jobs.Job{Name: name, Drain: fn})
 }
 
 // Listener is one address to serve, with TLS when tls is set.
@@ -40,7 +37,7 @@ type Listener struct {
 // the origins name (TLS on https origins when certificates are configured),
 // plus the plain-HTTP listener next to TLS.
 func (s *Server) Listeners() ([]Listener, error) {
-	cfg := s.deps.Config
+	cfg := s.svc.Config
 	var tlsCfg *tls.Config
 	switch {
 	case s.acme != nil:
@@ -85,7 +82,7 @@ func (s *Server) Listeners() ([]Listener, error) {
 }
 
 func (s *Server) acmeManager() *autocert.Manager {
-	cfg := s.deps.Config
+	cfg := s.svc.Config
 	return &autocert.Manager{
 		Prompt: autocert.AcceptTOS,
 		Email:  cfg.ACMEEmail,
@@ -95,7 +92,7 @@ func (s *Server) acmeManager() *autocert.Manager {
 			if host == cfg.AppURL.Hostname() || host == cfg.APIURL.Hostname() || host == CanonicalHost(cfg.ShortDomain) {
 				return nil
 			}
-			if s.deps.IsShortDomain != nil && s.deps.IsShortDomain(host) {
+			if s.svc.IsShortDomain(host) {
 				return nil
 			}
 			return fmt.Errorf("acme: %q is not a Relink origin or registered short domain", host)
@@ -123,11 +120,12 @@ func Listen(ls []Listener) ([]net.Listener, error) {
 	return out, nil
 }
 
-// Serve serves every listener until ctx is cancelled, then stops accepting,
-// lets in-flight requests finish and runs the drainers, all within the
-// configured shutdown deadline.
+// Serve starts the background jobs and serves every listener until ctx is
+// cancelled, then stops accepting, lets in-flight requests finish and stops
+// and drains the jobs, all within the configured shutdown deadline.
 func (s *Server) Serve(ctx context.Context, lns []net.Listener) error {
 	s.Root.Handler() // build the route tree once before serving
+	s.svc.Jobs.Start(ctx)
 	srv := s.Root.Server()
 	errc := make(chan error, len(lns))
 	for _, ln := range lns {
@@ -144,9 +142,9 @@ func (s *Server) Serve(ctx context.Context, lns []net.Listener) error {
 }
 
 // Shutdown stops the listeners, waits for in-flight requests (up to the
-// shutdown timeout), then runs the drainers (with a fresh timeout).
+// shutdown timeout), then stops and drains the jobs (with a fresh timeout).
 func (s *Server) Shutdown() error {
-	timeout := s.deps.Config.ShutdownTimeout
+	timeout := s.svc.Config.ShutdownTimeout
 	start := time.Now()
 	s.log.Info("shutting down", "deadline", timeout)
 	var errs []error
@@ -155,17 +153,12 @@ func (s *Server) Shutdown() error {
 		errs = append(errs, fmt.Errorf("stop http: %w", err))
 	}
 	cancelHTTP()
-	// The drainers get a deadline of their own, so a request stuck past the
+	// The jobs get a deadline of their own, so a request stuck past the
 	// HTTP deadline cannot leave the click flush without time.
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	for _, d := range s.drainers {
-		if err := d.fn(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("drain %s: %w", d.name, err))
-			s.log.Error("drain failed", "drainer", d.name, "err", err)
-			continue
-		}
-		s.log.Info("drained", "drainer", d.name)
+	if err := s.svc.Jobs.Shutdown(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	s.log.Info("stopped", "took", time.Since(start))
 	return errors.Join(errs...)

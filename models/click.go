@@ -371,3 +371,14 @@ func (db *DB) ClicksOfLink(ctx context.Context, workspaceID, linkID string, limi
 		Order("timestamp, click_id").Limit(limit).Find(&out).Error
 	return out, dbErr(err, "list clicks", "", "")
 }
+
+// InsertSyntheticClick stores one click written by the server itself (the
+// click a manual lead or sale commission is attributed to, parity.md §2.3
+// step 8) inside the caller's transaction: the row, the link's counters and
+// the click aggregates, as RecordClicks does for a batch.
+func (db *DB) InsertSyntheticClick(ctx context.Context, c Click) error {
+	if err := db.WithContext(ctx).Create(&c).Error; err != nil {
+		return dbErr(err, "insert synthetic click", "", "")
+	}
+	return db.afterInsert(ctx, []Click{c}, []ClickHook{AggregateClicks})
+}

@@ -222,53 +222,6 @@ func (db *DB) ListCommissions(ctx context.Context, workspaceID, programID string
 	return out, dbErr(err, "list commissions", "", "")
 }
 
-// ProcessDueCommissions moves pending commissions past their partner
-// group's holding period to processed, across all workspaces, and returns
-// how many moved. Custom and referral commissions skip the holding period.
-func (db *DB) ProcessDueCommissions(ctx context.Context, now time.Time) (int64, error) {
-	var moved int64
-	err := db.Tx(ctx, func(tx *DB) error {
-		res := tx.WithContext(ctx).Model(&Commission{}).
-			Where("status = ? AND type IN ?", CommissionPending, []string{CommissionCustom, CommissionReferral}).
-			Updates(map[string]any{"status": CommissionProcessed, "updated_at": now.UTC()})
-		if res.Error != nil {
-			return dbErr(res.Error, "process custom commissions", "", "")
-		}
-		moved += res.RowsAffected
-		var groups []Group
-		if err := tx.WithContext(ctx).Find(&groups).Error; err != nil {
-			return dbErr(err, "list groups", "", "")
-		}
-		for _, g := range groups {
-			cutoff := now.Add(-time.Duration(g.HoldingPeriodDays) * 24 * time.Hour).UTC()
-			partners := tx.WithContext(ctx).Model(&Enrollment{}).Select("partner_id").
-				Where("workspace_id = ? AND program_id = ? AND group_id = ?", g.WorkspaceID, g.ProgramID, g.ID)
-			res := tx.WithContext(ctx).Model(&Commission{}).
-				Where("workspace_id = ? AND program_id = ? AND status = ? AND created_at <= ? AND partner_id IN (?)",
-					g.WorkspaceID, g.ProgramID, CommissionPending, cutoff, partners).
-				Updates(map[string]any{"status": CommissionProcessed, "updated_at": now.UTC()})
-			if res.Error != nil {
-				return dbErr(res.Error, "process commissions", "", "")
-			}
-			moved += res.RowsAffected
-		}
-		return nil
-	})
-	return moved, err
-}
-
-// MarkCommissionsPaid moves the program's processed commissions (of one
-// partner, when partnerID is set) to paid and returns how many moved.
-func (db *DB) MarkCommissionsPaid(ctx context.Context, workspaceID, programID, partnerID string, now time.Time) (int64, error) {
-	q := db.WithContext(ctx).Model(&Commission{}).
-		Where("workspace_id = ? AND program_id = ? AND status = ?", workspaceID, programID, CommissionProcessed)
-	if partnerID != "" {
-		q = q.Where("partner_id = ?", partnerID)
-	}
-	res := q.Updates(map[string]any{"status": CommissionPaid, "paid_at": now.UTC(), "updated_at": now.UTC()})
-	return res.RowsAffected, dbErr(res.Error, "mark commissions paid", "", "")
-}
-
 // PartnersByID loads several partners of the workspace, keyed by id.
 func (db *DB) PartnersByID(ctx context.Context, workspaceID string, idList []string) (map[string]*Partner, error) {
 	out := map[string]*Partner{}

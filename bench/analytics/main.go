@@ -4,7 +4,7 @@
 //
 //	RELINK_DATABASE_URL=sqlite:bench.db go run ./bench/analytics --workspace bench
 //
-// It serves the real handlers (handlers.New, as `relink serve` does) on a
+// It serves the real handlers (app.Build and handlers.New, as `relink serve` does) on a
 // loopback port with the rate limiter lifted, authenticates with a fresh API
 // key, and sends requests one at a time.
 package main
@@ -24,6 +24,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers"
 	"github.com/relinkhq/relink/internal/analytics"
+	"github.com/relinkhq/relink/internal/app"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/models"
@@ -71,9 +72,13 @@ func run() error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	engine := analytics.NewEngine(db, nil)
-	engine.ForceRaw = *raw
-	srv := handlers.New(handlers.Deps{Config: cfg, DB: db, Limiter: unlimited{}, Logger: logger, Analytics: engine})
+	svc, err := app.Build(ctx, cfg, app.Options{DB: db, Limiter: unlimited{}, Logger: logger})
+	if err != nil {
+		return err
+	}
+	defer svc.Close() //nolint:errcheck
+	svc.Analytics.ForceRaw = *raw
+	srv := handlers.New(svc)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err

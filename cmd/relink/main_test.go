@@ -16,10 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/relinkhq/relink/internal/config"
-	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/migrations"
 	"github.com/relinkhq/relink/models"
@@ -322,50 +320,6 @@ func TestJSONLogs(t *testing.T) {
 			}
 		}
 	})
-}
-
-func TestNewLimiter(t *testing.T) {
-	ctx := context.Background()
-	load := func(redisURL string) *config.Config {
-		cfg, err := config.Load(func(k string) string {
-			if k == "RELINK_REDIS_URL" {
-				return redisURL
-			}
-			return ""
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cfg
-	}
-	l, rdb, err := newLimiter(ctx, load(""))
-	if _, ok := l.(*ratelimit.Memory); err != nil || !ok || rdb != nil {
-		t.Fatalf("default limiter %T, %v, redis %v", l, err, rdb)
-	}
-	if _, _, err := newLimiter(ctx, load("http://127.0.0.1:6379")); err == nil || !strings.Contains(err.Error(), "RELINK_REDIS_URL") {
-		t.Fatalf("bad URL: %v", err)
-	}
-	if _, _, err := newLimiter(ctx, load("redis://127.0.0.1:1/0")); err == nil || !strings.Contains(err.Error(), "connect to redis") {
-		t.Fatalf("unreachable redis: %v", err)
-	}
-	redisURL := os.Getenv("RELINK_TEST_REDIS_URL")
-	if redisURL == "" {
-		redisURL = "redis://127.0.0.1:6379/0"
-	}
-	l, rdb, err = newLimiter(ctx, load(redisURL))
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("redis unavailable in CI: %v", err)
-		}
-		t.Skipf("redis unavailable: %v", err)
-	}
-	defer rdb.Close()
-	if _, ok := l.(*ratelimit.Redis); !ok {
-		t.Fatalf("with RELINK_REDIS_URL the limiter is %T", l)
-	}
-	if res, err := l.Allow(ctx, "relink-cmd-test:"+strconv.FormatInt(time.Now().UnixNano(), 36), 5, time.Minute); err != nil || !res.Allowed || res.Remaining != 4 {
-		t.Fatalf("Allow through Redis: %+v %v", res, err)
-	}
 }
 
 // TestServeStopsOnSIGTERM runs `relink serve` as a process, waits for it to

@@ -24,11 +24,9 @@ type Deps struct {
 	// Conversions runs tracking, customers, partners, commissions and embed
 	// tokens.
 	Conversions *conversions.Service
-	// Analytics answers /analytics and /events; New builds one over DB
-	// when nil.
+	// Analytics answers /analytics and /events.
 	Analytics *analytics.Engine
-	// Logos loads the logos drawn on QR codes; New builds one from Config
-	// (RELINK_QR_LOGO_FETCH) when nil.
+	// Logos loads the logos drawn on QR codes (RELINK_QR_LOGO_FETCH).
 	Logos *qr.Logos
 }
 
@@ -39,18 +37,5 @@ type Handlers struct {
 
 // New returns the API handlers.
 func New(d Deps) *Handlers {
-	if d.Analytics == nil && d.DB != nil {
-		d.Analytics = analytics.NewEngine(d.DB, d.Now)
-		if d.Config != nil && d.Config.APIURL != nil {
-			d.Analytics.QRBase = d.Config.APIURL.String() + "/qr"
-		}
-	}
-	if d.Logos == nil {
-		f := qr.FetchPublic
-		if d.Config != nil && d.Config.QRLogoFetch != "" {
-			f = d.Config.QRLogoFetch
-		}
-		d.Logos = qr.NewLogos(f)
-	}
 	return &Handlers{Deps: d}
 }

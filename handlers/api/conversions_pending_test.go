@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/relinkhq/relink/handlers"
+	"github.com/relinkhq/relink/internal/app"
+	"github.com/relinkhq/relink/internal/apptest"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/testdb"
@@ -31,7 +32,7 @@ func TestLeadRightAfterClick(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := handlers.New(handlers.Deps{Config: cfg, DB: db, Limiter: ratelimit.NewMemory(nil)})
+		srv := apptest.New(t, cfg, app.Options{DB: db, Limiter: ratelimit.NewMemory(nil)})
 		t.Cleanup(func() { _ = srv.Shutdown() })
 		ctx := context.Background()
 		c, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "Shop", Slug: "shop", Plan: models.PlanBusiness})

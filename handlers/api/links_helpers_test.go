@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/handlers"
+	"github.com/relinkhq/relink/internal/app"
+	"github.com/relinkhq/relink/internal/apptest"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/models"
@@ -42,8 +44,8 @@ func newLinkEnv(t *testing.T, db *models.DB) *linkEnv {
 	}
 	e := &linkEnv{t: t, db: db, keys: map[string]string{}, ws: map[string]*models.Workspace{}}
 	now := time.Now
-	e.srv = handlers.New(handlers.Deps{
-		Config: cfg, DB: db, Limiter: ratelimit.NewMemory(now), Now: now,
+	e.srv = apptest.New(t, cfg, app.Options{
+		DB: db, Limiter: ratelimit.NewMemory(now), Now: now,
 		LinkInvalidator: (*recorder)(e),
 	})
 	return e

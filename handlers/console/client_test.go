@@ -17,6 +17,8 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/relinkhq/relink/handlers"
+	"github.com/relinkhq/relink/internal/app"
+	"github.com/relinkhq/relink/internal/apptest"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/models"
@@ -45,11 +47,10 @@ func newEnvWith(t *testing.T, db *models.DB, vars map[string]string) *env {
 	}
 	e := &env{t: t, db: db, appHost: cfg.AppURL.Host}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e.clicks = ingest.New(db, handlers.ClickOptions(cfg, nil, log))
-	t.Cleanup(func() { _ = e.clicks.Drain(context.Background()) })
-	e.srv = handlers.New(handlers.Deps{
-		Config: cfg, DB: db, Now: func() time.Time { return time.Now().UTC().Add(e.skew) }, Logger: log, Clicks: e.clicks,
+	e.srv = apptest.New(t, cfg, app.Options{
+		DB: db, Now: func() time.Time { return time.Now().UTC().Add(e.skew) }, Logger: log,
 	})
+	e.clicks = e.srv.Services().Clicks
 	return e
 }
 

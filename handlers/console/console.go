@@ -29,12 +29,13 @@ type Deps struct {
 	Config *config.Config
 	Now    func() time.Time
 	Logger *slog.Logger
-	// The same services the API handlers call: link rules and the
-	// analytics engine.
-	Links     *links.Service
-	Analytics *analytics.Engine
-	// Conversions runs partner enrollment and commission changes; nil: one
-	// over DB.
+	// Sessions signs the session cookies (internal/app builds it from
+	// RELINK_SESSION_KEYS).
+	Sessions *auth.SessionCodec
+	// The same services the API handlers call: link rules, the analytics
+	// engine, and partner enrollment and commission changes.
+	Links       *links.Service
+	Analytics   *analytics.Engine
 	Conversions *conversions.Service
 }
 
@@ -51,30 +52,10 @@ type Handlers struct {
 	secure bool // Secure cookies (outside dev)
 }
 
-// New builds the console handlers. Session keys come from the config; in dev
-// mode without configured keys a random pair is made for this process (every
-// restart signs everyone out) and a warning is logged. Config validation
-// already refuses a missing key outside dev.
-func New(d Deps) (*Handlers, error) {
-	if d.Now == nil {
-		d.Now = time.Now
-	}
-	if d.Logger == nil {
-		d.Logger = slog.Default()
-	}
-	hash, block := d.Config.SessionHashKeys, d.Config.SessionBlockKeys
-	if len(hash) == 0 {
-		d.Logger.Warn("RELINK_SESSION_KEYS is not set: console sessions use random keys and end when the process restarts")
-		hash, block = auth.RandomSessionKeys()
-	}
-	if d.Conversions == nil {
-		d.Conversions = conversions.New(conversions.Deps{DB: d.DB, Now: d.Now, Log: d.Logger})
-	}
-	codec, err := auth.NewSessionCodec(hash, block)
-	if err != nil {
-		return nil, err
-	}
-	return &Handlers{db: d.DB, cfg: d.Config, now: d.Now, log: d.Logger, codec: codec, secure: !d.Config.DevMode, links: d.Links, stats: d.Analytics, conv: d.Conversions}, nil
+// New returns the console handlers.
+func New(d Deps) *Handlers {
+	return &Handlers{db: d.DB, cfg: d.Config, now: d.Now, log: d.Logger, codec: d.Sessions, secure: !d.Config.DevMode,
+		links: d.Links, stats: d.Analytics, conv: d.Conversions}
 }
 
 // Viewer is the signed-in user and the workspace the console shows.

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -17,6 +18,7 @@ func (h *Handlers) settingsForm(c *fiber.Ctx, w *models.Workspace) vc.SettingsFo
 	if w.PublishableKey != nil {
 		f.PublishableKey = *w.PublishableKey
 	}
+	f.Snippet = h.scriptSnippet(c, w, f.PublishableKey)
 	for _, p := range models.Plans {
 		f.Plans = append(f.Plans, string(p))
 	}
@@ -62,4 +64,34 @@ func (h *Handlers) RotatePublishableKey(c *fiber.Ctx) error {
 		return err
 	}
 	return redirect(c, "/console/settings")
+}
+
+// scriptPath is where the app origin serves the browser script
+// (static/js/analytics.js; docs/browser-script.md).
+const scriptPath = "/static/js/analytics.js"
+
+// scriptSnippet is the one tag a site pastes: the script from this Relink,
+// the workspace's primary short domain (else the default one) as the domain
+// of ?via= links, and the publishable key when there is one. The API host is
+// left out: the script defaults to the Relink that serves it.
+func (h *Handlers) scriptSnippet(c *fiber.Ctx, w *models.Workspace, publishableKey string) string {
+	refer := h.links.DefaultDomain()
+	if ds, err := h.db.ListDomains(c.UserContext(), w.ID, models.DomainFilter{Limit: 100}); err == nil {
+		for _, d := range ds {
+			if d.Primary && !d.Archived {
+				refer = d.Slug
+			}
+		}
+	} else {
+		h.log.Warn("settings: list domains for the script snippet", "workspace", w.ID, "err", err)
+	}
+	domains, _ := json.Marshal(map[string]string{"refer": refer})
+	var b strings.Builder
+	b.WriteString(`<script defer src="` + strings.TrimRight(h.cfg.AppURL.String(), "/") + scriptPath + `"`)
+	if publishableKey != "" {
+		b.WriteString("\n  data-publishable-key=\"" + publishableKey + `"`)
+	}
+	b.WriteString("\n  data-domains='" + strings.ReplaceAll(string(domains), "'", "&#39;") + "'")
+	b.WriteString("></script>")
+	return b.String()
 }

@@ -156,6 +156,10 @@ func TestSettings(t *testing.T) {
 			if n := c.get("/console/settings").doc(t).Find(`[data-testid="publishable-key-none"]`).Length(); n != 1 {
 				t.Fatal("a new workspace shows a publishable key")
 			}
+			if doc := c.get("/console/settings").doc(t); doc.Find(`[data-testid="tracking-script-no-key"]`).Length() != 1 ||
+				strings.Contains(doc.Find(`[data-testid="tracking-script-snippet"]`).Text(), "data-publishable-key") {
+				t.Error("without a key the snippet has no data-publishable-key and the hint shows")
+			}
 			wantStatus(t, c.post("/console/settings/publishable-key", nil), http.StatusSeeOther)
 			first := c.get("/console/settings").text(t, `[data-testid="publishable-key"]`)
 			got, _ := db.WorkspaceByID(ctx, w.ID)
@@ -168,6 +172,18 @@ func TestSettings(t *testing.T) {
 			}
 			if _, err := db.WorkspaceByPublishableKey(ctx, first); err == nil {
 				t.Error("the replaced key still resolves")
+			}
+			// The tracking-script card shows the tag to paste with the current key.
+			doc := c.get("/console/settings").doc(t)
+			snippet := doc.Find(`[data-testid="tracking-script-snippet"]`).Text()
+			key := doc.Find(`[data-testid="publishable-key"]`).Text()
+			for _, want := range []string{`<script defer src="http://localhost:8080/static/js/analytics.js"`, `data-publishable-key="` + key + `"`, `data-domains='{"refer":"`} {
+				if key == "" || !strings.Contains(snippet, want) {
+					t.Errorf("snippet %q lacks %q", snippet, want)
+				}
+			}
+			if doc.Find(`[data-testid="tracking-script-no-key"]`).Length() != 0 {
+				t.Error("the no-key hint shows although the workspace has a key")
 			}
 		})
 	})

@@ -41,12 +41,6 @@ type Handlers struct{ d Deps }
 
 // New returns the embed handlers.
 func New(d Deps) *Handlers {
-	if d.Now == nil {
-		d.Now = time.Now
-	}
-	if d.Log == nil {
-		d.Log = slog.Default()
-	}
 	return &Handlers{d: d}
 }
 

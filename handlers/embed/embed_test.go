@@ -16,6 +16,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/relinkhq/relink/handlers"
+	"github.com/relinkhq/relink/internal/app"
+	"github.com/relinkhq/relink/internal/apptest"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ratelimit"
@@ -52,7 +54,7 @@ func newEnv(t *testing.T, db *models.DB, slug string) *env {
 		t.Fatal(err)
 	}
 	e := &env{t: t, db: db}
-	e.srv = handlers.New(handlers.Deps{Config: cfg, DB: db, Limiter: ratelimit.NewMemory(time.Now), Now: time.Now})
+	e.srv = apptest.New(t, cfg, app.Options{DB: db, Limiter: ratelimit.NewMemory(time.Now), Now: time.Now})
 	c, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "Acme " + slug, Slug: slug, Plan: models.PlanAdvanced, OwnerEmail: slug + "@example.com", OwnerPasswordHash: "x"})
 	if err != nil {
 		t.Fatal(err)

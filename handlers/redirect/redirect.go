@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -59,17 +60,13 @@ type Deps struct {
 // Handlers serves redirects.
 type Handlers struct {
 	d      Deps
-	recent *recentClicks // POST /track/click's same-visitor answers
+	recent *recentClicks // POST /track/click's and /track/visit's same-visitor answers
+
+	visitsRefused atomic.Int64 // POST /track/visit: pages off the allowed hostnames
 }
 
 // New builds the handlers.
 func New(d Deps) *Handlers {
-	if d.Now == nil {
-		d.Now = time.Now
-	}
-	if d.Logger == nil {
-		d.Logger = slog.Default()
-	}
 	return &Handlers{d: d, recent: newRecentClicks(d.TrackDedup, recentClicksMax)}
 }
 

@@ -46,34 +46,13 @@ func (h *Handlers) TrackClick(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.UserContext()
-	res, found, err := h.d.Cache.Get(ctx, in.Domain, lookupKey(in.Key))
+	t, err := h.clientTarget(c, in.Domain, in.Key)
 	if err != nil {
 		return err
 	}
-	if !found || res.Link == nil || res.Link.WorkspaceID == "" {
-		return apierr.Newf(apierr.NotFound, "Link not found for domain: %s and key: %s.", in.Domain, in.Key)
-	}
-	t := res.Link
-	ip, ua := h.ip(c), string(c.Request().Header.UserAgent())
-	visitor := visitorKey(ip, ua, t.Domain, t.Key)
-	clickID, seen := h.recent.get(visitor, h.d.Now())
-	if !seen {
-		if err := h.checkAllowedHostname(c, t.WorkspaceID); err != nil {
-			return err
-		}
-		clickID = ids.Click()
-		dest := t.URL
-		if in.URL != "" {
-			dest = in.URL
-		}
-		if h.d.Clicks != nil {
-			h.d.Clicks.Enqueue(ingest.Hit{
-				ClickID: clickID, LinkID: t.ID, WorkspaceID: t.WorkspaceID, Domain: t.Domain, Key: t.Key,
-				URL: dest, Time: h.d.Now(), IP: ip, UA: strings.Clone(ua), Referer: in.Referrer, Geo: h.geoHint(c),
-			})
-		}
-		h.recent.put(visitor, clickID, h.d.Now())
+	clickID, err := h.clientClick(c, t, in.URL, in.Referrer, "")
+	if err != nil {
+		return err
 	}
 	out := fiber.Map{"clickId": clickID}
 	if t.Partner { // partner links only: the partner, and the discount (not modelled: null)
@@ -84,6 +63,49 @@ func (h *Handlers) TrackClick(c *fiber.Ctx) error {
 		out["partner"], out["discount"] = p, nil
 	}
 	return c.JSON(out)
+}
+
+// clientTarget is the link the client-side script names by domain and key:
+// 404 "Link not found ..." when there is none or it has no workspace.
+func (h *Handlers) clientTarget(c *fiber.Ctx, domain, key string) (*Target, error) {
+	res, found, err := h.d.Cache.Get(c.UserContext(), domain, lookupKey(key))
+	if err != nil {
+		return nil, err
+	}
+	if !found || res.Link == nil || res.Link.WorkspaceID == "" {
+		return nil, apierr.Newf(apierr.NotFound, "Link not found for domain: %s and key: %s.", domain, key)
+	}
+	return res.Link, nil
+}
+
+// clientClick records a click the client-side script reports on t (POST
+// /track/click and /track/visit) and answers its id. The same visitor on
+// the same link within the dedup window gets the id it got before and no
+// new click; a new click from a page off the workspace's allowed hostnames
+// is refused with CheckPageHost's 403. dest ("" for the link's destination)
+// is the URL recorded; trigger ("" for link) the click's trigger.
+func (h *Handlers) clientClick(c *fiber.Ctx, t *Target, dest, referrer, trigger string) (string, error) {
+	ip, ua := h.ip(c), string(c.Request().Header.UserAgent())
+	visitor := visitorKey(ip, ua, t.Domain, t.Key)
+	if clickID, seen := h.recent.get(visitor, h.d.Now()); seen {
+		return clickID, nil
+	}
+	if err := h.checkAllowedHostname(c, t.WorkspaceID); err != nil {
+		return "", err
+	}
+	clickID := ids.Click()
+	if dest == "" {
+		dest = t.URL
+	}
+	if h.d.Clicks != nil {
+		h.d.Clicks.Enqueue(ingest.Hit{
+			ClickID: clickID, LinkID: t.ID, WorkspaceID: t.WorkspaceID, Domain: t.Domain, Key: t.Key,
+			URL: strings.Clone(dest), Time: h.d.Now(), IP: ip, UA: strings.Clone(ua), Referer: strings.Clone(referrer),
+			Geo: h.geoHint(c), Trigger: trigger,
+		})
+	}
+	h.recent.put(visitor, clickID, h.d.Now())
+	return clickID, nil
 }
 
 // trackPartner is the partner object of a partner link's click (§1.4); nil

@@ -23,6 +23,7 @@ type commissionEvent struct {
 	Metadata  map[string]any
 	At        time.Time
 	SignupAt  time.Time // the customer's creation (sales)
+	UserID    *string   // who created a manual commission (POST /commissions)
 }
 
 // eventCommission creates the commission a lead or sale on a partner link
@@ -150,7 +151,7 @@ func (s *Service) eventCommission(ctx context.Context, tx *models.DB, ev commiss
 		ID: ids.New(ids.Commission), WorkspaceID: ws.ID, ProgramID: e.ProgramID, PartnerID: e.PartnerID,
 		CustomerID: &cust, LinkID: &link, EventID: &evID, RewardID: &rid, Type: ev.Type,
 		Amount: amount, Earnings: earnings, Currency: "usd", Status: models.CommissionPending, Quantity: ev.Quantity,
-		InvoiceID: ev.InvoiceID, Metadata: ev.Metadata, CreatedAt: ev.At, UpdatedAt: ev.At,
+		InvoiceID: ev.InvoiceID, Metadata: ev.Metadata, UserID: ev.UserID, CreatedAt: ev.At, UpdatedAt: ev.At,
 	}
 	created, err := tx.InsertCommission(ctx, cm)
 	if err != nil || !created {
@@ -358,9 +359,10 @@ func (s *Service) UpdateCommission(ctx context.Context, ws *models.Workspace, id
 		if p.Earnings != nil {
 			c.Earnings = *p.Earnings
 		}
+		var oldPayout *string
 		if p.Status != nil {
 			c.Status = *p.Status
-			c.PayoutID = nil // any status change detaches the payout
+			oldPayout, c.PayoutID = c.PayoutID, nil // any status change detaches the payout
 		}
 		if (changedAmount || p.Earnings != nil) && (c.Earnings == 0 || (c.Type == models.CommissionSale && c.Amount == 0)) {
 			c.Status = models.CommissionRefunded
@@ -370,28 +372,24 @@ func (s *Service) UpdateCommission(ctx context.Context, ws *models.Workspace, id
 			return err
 		}
 		out = c
+		if oldPayout != nil {
+			if err := tx.ReconcilePayouts(ctx, ws.ID, []string{*oldPayout}, c.UpdatedAt); err != nil {
+				return err
+			}
+		} else if c.PayoutID != nil {
+			if err := tx.ReconcilePayouts(ctx, ws.ID, []string{*c.PayoutID}, c.UpdatedAt); err != nil {
+				return err
+			}
+		}
 		return tx.RecomputeTotalCommissions(ctx, ws.ID, prog.ID, c.PartnerID)
 	})
 	return out, err
 }
 
-// RunSchedule does the periodic commission work until ctx ends: every tick
-// it moves commissions past their holding period to processed and creates
-// the previous UTC day's click commissions (idempotent).
-func (s *Service) RunSchedule(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		s.Tick(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// Tick is one round of RunSchedule.
+// Tick is one round of the commission schedule (internal/app runs it every
+// hour as the "commissions" job): commissions past their holding period
+// become processed, and the previous UTC day's click commissions are created
+// (idempotent). Failures are logged; the next round retries.
 func (s *Service) Tick(ctx context.Context) {
 	now := s.now()
 	if n, err := s.DB.ProcessDueCommissions(ctx, now); err != nil {

@@ -58,6 +58,7 @@ type Hit struct {
 	UA          string
 	Referer     string
 	QR          bool     // trigger qr (?qr=1)
+	Trigger     string   // overrides link/qr: "pageview" for POST /track/visit
 	Geo         geo.Hint // from trusted proxy headers only
 	Bot         bool     // request-level bot signals (HEAD, ?bot=)
 }
@@ -509,6 +510,9 @@ func (p *Pipeline) add(batch []models.Click, h Hit) []models.Click {
 	}
 	if h.QR {
 		c.Trigger = "qr"
+	}
+	if h.Trigger != "" {
+		c.Trigger = h.Trigger
 	}
 	if h.Referer != "" {
 		c.RefererURL = h.Referer

@@ -126,6 +126,7 @@ type FieldErrors map[string]string
 type SettingsForm struct {
 	CSRF, Name, Slug, Plan, Hostnames string
 	PublishableKey                    string // "" until generated
+	Snippet                           string // the browser script's tag to paste (docs/browser-script.md)
 	Errors                            FieldErrors
 	Saved, CanEdit                    bool
 	Plans                             []string

@@ -1,0 +1,396 @@
+package api_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/models"
+)
+
+// programEnv is a workspace "acme" (advanced) with a program on the default
+// short domain, a flat $5 lead and 10% sale reward, a 0-day holding period
+// and partner "pat" with one link; plus workspace "other".
+type programEnv struct {
+	*linkEnv
+	ws      *models.Workspace
+	prog    *models.Program
+	partner string
+	link    string
+}
+
+func newProgramEnv(t *testing.T, db *models.DB) *programEnv {
+	t.Helper()
+	ctx := context.Background()
+	e := newLinkEnv(t, db)
+	acme := e.workspace("acme", models.PlanAdvanced)
+	e.workspace("other", models.PlanAdvanced)
+	e.workspace("pro", models.PlanPro)
+	prog, _ := db.DefaultProgram(ctx, acme.ID)
+	grp, _ := db.GroupByIDOrSlug(ctx, acme.ID, prog.ID, models.DefaultGroupSlug)
+	five, pct := int64(500), int64(1000)
+	if err := db.SetGroupReward(ctx, grp, &models.Reward{Event: models.EventLead, Type: models.RewardFlat, AmountInCents: &five}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetGroupReward(ctx, grp, &models.Reward{Event: models.EventSale, Type: models.RewardPercentage, AmountInPercentageBP: &pct}); err != nil {
+		t.Fatal(err)
+	}
+	grp.HoldingPeriodDays = 0
+	if err := db.SaveGroup(ctx, grp); err != nil {
+		t.Fatal(err)
+	}
+	domain, dest := "localhost:8080", "https://shop.example/"
+	prog.Domain, prog.URL = &domain, &dest
+	if err := db.SaveProgram(ctx, prog); err != nil {
+		t.Fatal(err)
+	}
+	pn := e.ok(201, "acme", "POST", "/partners", `{"email":"pat@example.com","name":"Pat","tenantId":"t_pat"}`).json(t)["id"].(string)
+	link := e.ok(201, "acme", "POST", "/partners/links", `{"partnerId":"`+pn+`","key":"pat"}`).json(t)["id"].(string)
+	return &programEnv{linkEnv: e, ws: acme, prog: prog, partner: pn, link: link}
+}
+
+func (e *programEnv) commissions(t *testing.T, query string) []map[string]any {
+	t.Helper()
+	return e.ok(200, "acme", "GET", "/commissions"+query, "").list(t)
+}
+
+func TestCreateCommissionValidation(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		e := newProgramEnv(t, db)
+		pn := e.partner
+		for _, tc := range []struct {
+			name, body string
+			status     int
+			code, msg  string
+		}{
+			{"not JSON", `{"type":`, 400, "bad_request", "Invalid JSON format in request body. Please ensure the request body is a valid JSON object."},
+			{"no type", `{"partnerId":"pn_x","amount":500}`, 422, "unprocessable_entity", "invalid_union: type: Invalid input"},
+			{"unknown type", `{"type":"bonus","partnerId":"pn_x","amount":500}`, 422, "unprocessable_entity", "invalid_union: type: Invalid input"},
+			{"custom without partner", `{"type":"custom","amount":-500,"description":"fraud"}`, 422, "unprocessable_entity", "invalid_type: partnerId: Invalid input: expected string, received undefined"},
+			{"custom amount 0", `{"type":"custom","partnerId":"pn_x","amount":0}`, 422, "unprocessable_entity", "custom: amount: Amount cannot be 0."},
+			{"custom fraction", `{"type":"custom","partnerId":"pn_x","amount":1.5}`, 422, "unprocessable_entity", "invalid_type: amount: Invalid input: expected int, received number"},
+			{"clawback without description", `{"type":"custom","partnerId":"pn_x","amount":-500}`, 422, "unprocessable_entity", "custom: description: `description` is required when creating a clawback (negative amount)."},
+			{"clawback blank description", `{"type":"custom","partnerId":"pn_x","amount":-500,"description":"  "}`, 422, "unprocessable_entity", "custom: description: `description` is required when creating a clawback (negative amount)."},
+			{"description too long", `{"type":"custom","partnerId":"pn_x","amount":5,"description":"` + strings.Repeat("d", 191) + `"}`, 422, "unprocessable_entity", "too_big: description: Too big: expected string to have <=190 characters"},
+			{"bad date", `{"type":"custom","partnerId":"pn_x","amount":5,"date":"someday"}`, 422, "unprocessable_entity", "custom: date: Invalid date"},
+			{"sale without amount", `{"type":"sale","partnerId":"pn_x","customerId":"cus_x"}`, 422, "unprocessable_entity", "custom: saleAmount: `saleAmount` is required when `importStripeInvoices` is false."},
+			{"sale amount 0", `{"type":"sale","partnerId":"pn_x","customerId":"cus_x","saleAmount":0}`, 422, "unprocessable_entity", "custom: saleAmount: Sale amount cannot be 0."},
+			{"sale object without amount", `{"type":"sale","partnerId":"pn_x","customerId":"cus_x","sale":{}}`, 422, "unprocessable_entity", "custom: sale.amount: `sale.amount` or `saleAmount` is required when `importStripeInvoices` is false."},
+			{"customer without externalId", `{"type":"lead","partnerId":"pn_x","customer":{"country":"US"}}`, 422, "unprocessable_entity", "invalid_type: customer.externalId: External ID is required"},
+			{"customer without country", `{"type":"lead","partnerId":"pn_x","customer":{"externalId":"u"}}`, 422, "unprocessable_entity", "invalid_type: customer.country: Invalid input: expected string, received undefined"},
+			{"not enrolled", `{"type":"custom","partnerId":"pn_nobody","amount":5}`, 404, "not_found", "Partner pn_nobody is not enrolled in program " + e.prog.ID + "."},
+			{"lead without customer", `{"type":"lead","partnerId":"` + pn + `"}`, 400, "bad_request", "Either customerId or customer must be provided."},
+			{"lead with both customers", `{"type":"lead","partnerId":"` + pn + `","customerId":"cus_1","customer":{"externalId":"u","country":"US"}}`, 400, "bad_request", "Either customerId or customer must be provided, not both."},
+			{"foreign link", `{"type":"lead","partnerId":"` + pn + `","linkId":"link_nope","customerId":"cus_1"}`, 404, "not_found", "Link link_nope does not belong to partner pat@example.com (" + pn + ")."},
+			{"unknown customer", `{"type":"lead","partnerId":"` + pn + `","customerId":"cus_nope"}`, 404, "not_found", "Customer cus_nope not found."},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				e.sub(t).expectErr(e.do("acme", "POST", "/commissions", tc.body), tc.status, tc.code, tc.msg)
+			})
+		}
+		e.expectErr(e.do("pro", "POST", "/commissions", `{}`), 403, "forbidden", "Unauthorized: Need higher plan.")
+		if got := e.commissions(t, "?status=pending"); len(got) != 0 {
+			t.Errorf("rejected requests created commissions: %v", got)
+		}
+	})
+}
+
+func TestCreateCommissionEffects(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		e := newProgramEnv(t, db)
+		pn := e.partner
+		r := e.ok(202, "acme", "POST", "/commissions", `{"type":"custom","partnerId":"`+pn+`","amount":"1500","description":"Launch bonus","date":"2026-01-02"}`).json(t)
+		if r["success"] != true || r["message"] != "Your commissions are being created and will appear shortly." {
+			t.Fatalf("custom: %v", r)
+		}
+		r = e.ok(202, "acme", "POST", "/commissions", `{"type":"custom","partnerId":"`+pn+`","amount":-500,"description":"order_canceled"}`).json(t)
+		if r["message"] != "A clawback has been queued for the partner!" {
+			t.Fatalf("clawback: %v", r)
+		}
+		cms := e.commissions(t, "?type=custom&sortBy=createdAt&sortOrder=asc")
+		if len(cms) != 2 || cms[0]["earnings"].(float64) != 1500 || cms[0]["amount"].(float64) != 0 || cms[0]["createdAt"] != "2026-01-02T00:00:00.000Z" ||
+			cms[1]["earnings"].(float64) != -500 || cms[1]["description"] != "order_canceled" || cms[0]["userId"] == nil {
+			t.Fatalf("custom commissions %v", cms)
+		}
+		// Custom commissions skip the holding period: processed into one payout at once.
+		for _, c := range cms {
+			if c["status"] != "processed" {
+				t.Errorf("commission %s is %s, want processed", c["id"], c["status"])
+			}
+		}
+		payouts := e.ok(200, "acme", "GET", "/payouts", "").list(t)
+		if len(payouts) != 1 || payouts[0]["amount"].(float64) != 1000 || payouts[0]["status"] != "pending" || payouts[0]["currency"] != "USD" ||
+			payouts[0]["partner"].(map[string]any)["id"] != pn || payouts[0]["periodStart"] != "2026-01-02T00:00:00.000Z" {
+			t.Fatalf("payouts %v", payouts)
+		}
+		if ep, _ := db.EnrolledPartnerByID(ctx, e.ws.ID, e.prog.ID, pn); ep.Stats.Commissions != 1000 {
+			t.Errorf("totalCommissions %d, want 1000", ep.Stats.Commissions)
+		}
+
+		// A lead with a new customer: customer, click, lead event and a $5 commission.
+		e.ok(202, "acme", "POST", "/commissions", `{"type":"lead","partnerId":"`+pn+`","customer":{"externalId":"cust_1","country":"DE","email":"c1@example.com"},"leadEventName":"Sign up"}`)
+		cust, err := db.CustomerByExternalID(ctx, e.ws.ID, "cust_1")
+		if err != nil || cust.LinkID == nil || *cust.LinkID != e.link || cust.PartnerID == nil || *cust.PartnerID != pn || cust.ClickID == nil {
+			t.Fatalf("customer %+v %v", cust, err)
+		}
+		leads := e.commissions(t, "?type=lead")
+		if len(leads) != 1 || leads[0]["earnings"].(float64) != 500 || leads[0]["customer"].(map[string]any)["id"] != cust.ID {
+			t.Fatalf("lead commissions %v", leads)
+		}
+		l := e.ok(200, "acme", "GET", "/links/"+e.link, "").json(t)
+		if l["clicks"].(float64) != 1 || l["leads"].(float64) != 1 {
+			t.Errorf("link counters %v %v", l["clicks"], l["leads"])
+		}
+		// A second lead commission for the same customer earns nothing.
+		e.ok(202, "acme", "POST", "/commissions", `{"type":"lead","partnerId":"`+pn+`","customerId":"`+cust.ID+`"}`)
+		if got := e.commissions(t, "?type=lead"); len(got) != 1 {
+			t.Errorf("repeated lead: %d lead commissions", len(got))
+		}
+		// A sale (SDK-ahead fields): 10% of 20000 cents, invoice idempotent.
+		e.ok(202, "acme", "POST", "/commissions", `{"type":"sale","partnerId":"`+pn+`","customerId":"`+cust.ID+`","importStripeInvoices":false,"sale":{"amount":20000,"invoiceId":"inv_1","metadata":{"plan":"pro"}}}`)
+		sales := e.commissions(t, "?type=sale")
+		if len(sales) != 1 || sales[0]["amount"].(float64) != 20000 || sales[0]["earnings"].(float64) != 2000 || sales[0]["invoiceId"] != "inv_1" {
+			t.Fatalf("sale commissions %v", sales)
+		}
+		e.expectErr(e.do("acme", "POST", "/commissions", `{"type":"sale","partnerId":"`+pn+`","customerId":"`+cust.ID+`","saleAmount":100,"invoiceId":"inv_1"}`),
+			409, "conflict", "There is already a commission for the invoice inv_1.")
+		e.expectErr(e.do("acme", "POST", "/commissions", `{"type":"sale","partnerId":"`+pn+`","customerId":"`+cust.ID+`","importStripeInvoices":true}`),
+			400, "bad_request", "Your workspace isn't connected to Stripe yet. Relink has no Stripe integration: send `saleAmount` (or `sale.amount`) with `importStripeInvoices: false` instead.")
+		if l := e.ok(200, "acme", "GET", "/links/"+e.link, "").json(t); l["sales"].(float64) != 1 || l["saleAmount"].(float64) != 20000 {
+			t.Errorf("link sales %v %v", l["sales"], l["saleAmount"])
+		}
+		// Another workspace's customer is refused.
+		foreign := &models.Customer{ID: "cus_foreign", WorkspaceID: e.linkEnv.ws["other"].ID, ExternalID: "x", CreatedAt: time.Now(), UpdatedAt: time.Now()}
+		if err := db.CreateCustomer(ctx, foreign); err != nil {
+			t.Fatal(err)
+		}
+		e.expectErr(e.do("acme", "POST", "/commissions", `{"type":"lead","partnerId":"`+pn+`","customerId":"cus_foreign"}`),
+			400, "bad_request", "Customer cus_foreign does not belong to the workspace.")
+		// A partner without links.
+		bare := e.ok(201, "acme", "POST", "/partners", `{"email":"bare@example.com"}`).json(t)["id"].(string)
+		e.expectErr(e.do("acme", "POST", "/commissions", `{"type":"lead","partnerId":"`+bare+`","customerId":"`+cust.ID+`"}`),
+			400, "bad_request", "Partner bare@example.com ("+bare+") has no links.")
+		// "other" cannot create commissions for acme's partner.
+		e.expectErr(e.do("other", "POST", "/commissions", `{"type":"custom","partnerId":"`+pn+`","amount":5}`), 404, "not_found",
+			"Partner "+pn+" is not enrolled in program "+mustProgram(t, db, e.linkEnv.ws["other"]).ID+".")
+	})
+}
+
+func mustProgram(t *testing.T, db *models.DB, ws *models.Workspace) *models.Program {
+	t.Helper()
+	p, err := db.DefaultProgram(context.Background(), ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestBulkUpdateCommissions(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		e := newProgramEnv(t, db)
+		pn := e.partner
+		for _, amount := range []string{"100", "200", "300"} {
+			e.ok(202, "acme", "POST", "/commissions", `{"type":"custom","partnerId":"`+pn+`","amount":`+amount+`}`)
+		}
+		cms := e.commissions(t, "?sortBy=createdAt&sortOrder=asc")
+		a, b, c := cms[0]["id"].(string), cms[1]["id"].(string), cms[2]["id"].(string)
+		payout := e.ok(200, "acme", "GET", "/payouts", "").list(t)[0]
+		if payout["amount"].(float64) != 600 {
+			t.Fatalf("payout %v", payout)
+		}
+		for _, tc := range []struct {
+			name, body string
+			status     int
+			code, msg  string
+		}{
+			{"no ids", `{"commissionIds":[],"status":"canceled"}`, 422, "unprocessable_entity", "too_small: commissionIds: At least one commission ID is required."},
+			{"duplicates", `{"commissionIds":["a","a"],"status":"canceled"}`, 422, "unprocessable_entity", "custom: commissionIds: commissionIds must be unique."},
+			{"too many", `{"commissionIds":` + jsonString(manyIDs(101)) + `,"status":"canceled"}`, 422, "unprocessable_entity", "too_big: commissionIds: You can only update up to 100 commissions at a time."},
+			{"bad status", `{"commissionIds":["a"],"status":"paid"}`, 422, "unprocessable_entity", `invalid_value: status: Invalid option: expected one of "pending"|"refunded"|"duplicate"|"canceled"|"fraud"`},
+			{"missing status", `{"commissionIds":["a"]}`, 422, "unprocessable_entity", `invalid_value: status: Invalid option: expected one of "pending"|"refunded"|"duplicate"|"canceled"|"fraud"`},
+			{"unknown id", `{"commissionIds":["` + a + `","cm_nope"],"status":"canceled"}`, 404, "not_found", "Cannot update commissions: One or more commissions were not found in this program or the IDs are invalid."},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				e.sub(t).expectErr(e.do("acme", "PATCH", "/commissions/bulk", tc.body), tc.status, tc.code, tc.msg)
+			})
+		}
+		e.expectErr(e.do("other", "PATCH", "/commissions/bulk", `{"commissionIds":["`+a+`"],"status":"canceled"}`), 404, "not_found",
+			"Cannot update commissions: One or more commissions were not found in this program or the IDs are invalid.")
+		// Answer ordered by id; the payout loses the two commissions.
+		got := e.ok(200, "acme", "PATCH", "/commissions/bulk", `{"commissionIds":["`+c+`","`+a+`"],"status":"canceled"}`).list(t)
+		if len(got) != 2 || got[0]["id"] != min(a, c) || got[1]["id"] != max(a, c) || got[0]["status"] != "canceled" {
+			t.Fatalf("bulk answer %v", got)
+		}
+		p := e.ok(200, "acme", "GET", "/payouts", "").list(t)
+		if len(p) != 1 || p[0]["amount"].(float64) != 200 {
+			t.Fatalf("payout after cancel %v", p)
+		}
+		if cm, _ := db.CommissionByID(ctx, e.ws.ID, e.prog.ID, a); cm.PayoutID != nil || cm.Status != "canceled" {
+			t.Errorf("canceled commission %+v still in a payout", cm)
+		}
+		if ep, _ := db.EnrolledPartnerByID(ctx, e.ws.ID, e.prog.ID, pn); ep.Stats.Commissions != 200 {
+			t.Errorf("totalCommissions %d, want 200", ep.Stats.Commissions)
+		}
+		e.expectErr(e.do("acme", "PATCH", "/commissions/bulk", `{"commissionIds":["`+a+`"],"status":"canceled"}`), 400, "bad_request",
+			"The following commission(s) are already in the canceled status: "+a)
+		// The last commission leaves: the payout is deleted.
+		e.ok(200, "acme", "PATCH", "/commissions/bulk", `{"commissionIds":["`+b+`"],"status":"fraud"}`)
+		if p := e.ok(200, "acme", "GET", "/payouts", "").list(t); len(p) != 0 {
+			t.Fatalf("empty payout kept: %v", p)
+		}
+		// Back to pending: aggregated again. Confirmed payouts lock their commissions.
+		e.ok(200, "acme", "PATCH", "/commissions/bulk", `{"commissionIds":["`+b+`"],"status":"pending"}`)
+		if _, err := db.AggregateProgram(ctx, e.ws.ID, e.prog.ID, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := db.ConfirmPayouts(ctx, e.prog, nil, nil, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		e.expectErr(e.do("acme", "PATCH", "/commissions/bulk", `{"commissionIds":["`+b+`"],"status":"refunded"}`), 400, "bad_request",
+			"Cannot update commissions: "+b+" (its payout is already processing)")
+		po := e.ok(200, "acme", "GET", "/payouts", "").list(t)[0]["id"].(string)
+		if _, err := db.CompletePayouts(ctx, e.ws.ID, e.prog.ID, []string{po}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		e.expectErr(e.do("acme", "PATCH", "/commissions/bulk", `{"commissionIds":["`+b+`"],"status":"refunded"}`), 400, "bad_request",
+			"Cannot update commissions: The following commission(s) have already been paid: "+b)
+	})
+}
+
+func manyIDs(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = "cm_" + strings.Repeat("x", i+1)
+	}
+	return out
+}
+
+func TestBanAndDeactivatePartner(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		e := newProgramEnv(t, db)
+		pn := e.partner
+		reasons := `invalid_value: reason: Invalid option: expected one of "tos_violation"|"inappropriate_content"|"fake_traffic"|"fraud"|"spam"|"brand_abuse"`
+		for _, tc := range []struct {
+			name, path, body string
+			status           int
+			code, msg        string
+		}{
+			{"ban: no reason", "/partners/ban", `{"partnerId":"pn_x"}`, 422, "unprocessable_entity", reasons},
+			{"ban: bad reason", "/partners/ban", `{"partnerId":"pn_x","reason":"rude"}`, 422, "unprocessable_entity", reasons},
+			{"ban: no selector", "/partners/ban", `{"reason":"fraud"}`, 400, "bad_request", "Either `partnerId` or `tenantId` must be provided."},
+			{"ban: unknown tenant", "/partners/ban", `{"tenantId":"t_x","reason":"fraud"}`, 404, "not_found", "Partner with tenantId t_x not found in program."},
+			{"ban: not enrolled", "/partners/ban", `{"partnerId":"pn_x","reason":"fraud"}`, 404, "not_found", "Partner pn_x is not enrolled in program " + e.prog.ID + "."},
+			{"deactivate: no selector", "/partners/deactivate", `{}`, 400, "bad_request", "Either `partnerId` or `tenantId` must be provided."},
+			{"deactivate: unknown tenant", "/partners/deactivate", `{"tenantId":"t_x"}`, 404, "not_found", "Partner with tenantId t_x not found in program."},
+			{"deactivate: not JSON", "/partners/deactivate", `{`, 400, "bad_request", "Invalid JSON format in request body. Please ensure the request body is a valid JSON object."},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				e.sub(t).expectErr(e.do("acme", "POST", tc.path, tc.body), tc.status, tc.code, tc.msg)
+			})
+		}
+		e.expectErr(e.do("pro", "POST", "/partners/ban", `{"partnerId":"x","reason":"fraud"}`), 403, "forbidden", "Unauthorized: Need higher plan.")
+		e.expectErr(e.do("other", "POST", "/partners/ban", `{"partnerId":"`+pn+`","reason":"fraud"}`), 404, "not_found",
+			"Partner "+pn+" is not enrolled in program "+mustProgram(t, db, e.linkEnv.ws["other"]).ID+".")
+
+		// Pat has a processed commission in a pending payout, a pending one
+		// (held back by a holding period) and an open bounty submission.
+		e.ok(202, "acme", "POST", "/commissions", `{"type":"custom","partnerId":"`+pn+`","amount":700}`)
+		grp, _ := db.GroupByIDOrSlug(ctx, e.ws.ID, e.prog.ID, models.DefaultGroupSlug)
+		grp.HoldingPeriodDays = 30
+		if err := db.SaveGroup(ctx, grp); err != nil {
+			t.Fatal(err)
+		}
+		e.ok(202, "acme", "POST", "/commissions", `{"type":"lead","partnerId":"`+pn+`","customer":{"externalId":"c","country":"US"}}`)
+		b := &models.Bounty{WorkspaceID: e.ws.ID, ProgramID: e.prog.ID, Name: "Post", RewardAmount: 100, GoalEarnings: 1, StartsAt: time.Now()}
+		if err := db.CreateBounty(ctx, b, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		sub := &models.BountySubmission{ID: "bnty_sub_1", WorkspaceID: e.ws.ID, ProgramID: e.prog.ID, BountyID: b.ID, PartnerID: pn,
+			Status: models.SubmissionSubmitted, PeriodNumber: 1, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+		if err := db.CreateSubmission(ctx, sub); err != nil {
+			t.Fatal(err)
+		}
+		if cms := e.commissions(t, ""); len(cms) != 2 {
+			t.Fatalf("setup commissions %v", cms)
+		}
+		e.linkEnv.changed = nil
+		got := e.ok(200, "acme", "POST", "/partners/ban", `{"tenantId":"t_pat","reason":"fraud"}`).json(t)
+		if got["partnerId"] != pn {
+			t.Fatalf("ban answer %v", got)
+		}
+		ep, _ := db.EnrolledPartnerByID(ctx, e.ws.ID, e.prog.ID, pn)
+		en := ep.Enrollment
+		if en.Status != "banned" || en.BannedAt == nil || en.BannedReason == nil || *en.BannedReason != "fraud" || en.LeadRewardID != nil || en.SaleRewardID != nil {
+			t.Errorf("banned enrollment %+v", en)
+		}
+		if l, _ := db.LinkByID(ctx, e.ws.ID, e.link); l.DisabledAt == nil || l.ExpiresAt == nil {
+			t.Errorf("banned partner's link %+v is not disabled and expired", l)
+		}
+		if len(e.linkEnv.changed) == 0 {
+			t.Error("the link cache was not told about the disabled link")
+		}
+		for _, c := range e.commissions(t, "?partnerId="+pn) {
+			if c["status"] != "canceled" {
+				t.Errorf("commission %s is %s after the ban", c["id"], c["status"])
+			}
+		}
+		if p := e.ok(200, "acme", "GET", "/payouts", "").list(t); len(p) != 1 || p[0]["status"] != "canceled" {
+			t.Errorf("payouts after ban %v", p)
+		}
+		if s, _ := db.SubmissionByID(ctx, e.ws.ID, "bnty_sub_1"); s.Status != "rejected" || s.RejectionNote == nil || *s.RejectionNote != "Rejected automatically because the partner was banned." {
+			t.Errorf("submission after ban %+v", s)
+		}
+		if ep.Stats.Commissions != 0 {
+			t.Errorf("totalCommissions %d after ban", ep.Stats.Commissions)
+		}
+		e.expectErr(e.do("acme", "POST", "/partners/ban", `{"partnerId":"`+pn+`","reason":"spam"}`), 400, "bad_request", "This partner is already banned from your program.")
+		e.expectErr(e.do("acme", "POST", "/partners/deactivate", `{"partnerId":"`+pn+`"}`), 400, "bad_request",
+			`Only partners with an "approved" or "archived" status can be deactivated. The partner's status in this program is "banned".`)
+		// A banned partner earns nothing more from tracked conversions.
+		e.ok(202, "acme", "POST", "/commissions", `{"type":"lead","partnerId":"`+pn+`","customer":{"externalId":"c2","country":"US"}}`)
+		if cms := e.commissions(t, "?partnerId="+pn); len(cms) != 2 {
+			t.Errorf("banned partner earned: %v", cms)
+		}
+
+		// Deactivate: links without an expiry expire, commissions stay.
+		sam := e.ok(201, "acme", "POST", "/partners", `{"email":"sam@example.com","tenantId":"t_sam"}`).json(t)["id"].(string)
+		l1 := e.ok(201, "acme", "POST", "/partners/links", `{"partnerId":"`+sam+`","key":"sam1"}`).json(t)["id"].(string)
+		l2 := e.ok(201, "acme", "POST", "/partners/links", `{"partnerId":"`+sam+`","key":"sam2","linkProps":{"expiresAt":"2099-01-01T00:00:00Z"}}`).json(t)["id"].(string)
+		e.ok(202, "acme", "POST", "/commissions", `{"type":"custom","partnerId":"`+sam+`","amount":300}`)
+		if got := e.ok(200, "acme", "POST", "/partners/deactivate", `{"partnerId":"`+sam+`"}`).json(t); got["partnerId"] != sam {
+			t.Fatalf("deactivate answer %v", got)
+		}
+		if en, _ := db.EnrollmentByPartner(ctx, e.ws.ID, e.prog.ID, sam); en.Status != "deactivated" || en.SaleRewardID != nil {
+			t.Errorf("deactivated enrollment %+v", en)
+		}
+		a, _ := db.LinkByID(ctx, e.ws.ID, l1)
+		z, _ := db.LinkByID(ctx, e.ws.ID, l2)
+		if a.ExpiresAt == nil || a.DisabledAt != nil || z.ExpiresAt == nil || z.ExpiresAt.Year() != 2099 {
+			t.Errorf("deactivated links %+v / %+v", a, z)
+		}
+		if cms := e.commissions(t, "?partnerId="+sam); len(cms) != 1 || cms[0]["status"] != "processed" {
+			t.Errorf("deactivation touched commissions: %v", cms)
+		}
+		e.expectErr(e.do("acme", "POST", "/partners/deactivate", `{"partnerId":"`+sam+`"}`), 400, "bad_request",
+			`Only partners with an "approved" or "archived" status can be deactivated. The partner's status in this program is "deactivated".`)
+		// A pending enrollment cannot be banned.
+		if err := db.SetEnrollmentStatus(ctx, &models.Enrollment{ID: mustEnrollment(t, db, e, sam).ID, WorkspaceID: e.ws.ID}, models.EnrollmentPending); err != nil {
+			t.Fatal(err)
+		}
+		e.expectErr(e.do("acme", "POST", "/partners/ban", `{"partnerId":"`+sam+`","reason":"spam"}`), 400, "bad_request", "This partner is not approved yet to be banned.")
+	})
+}
+
+func mustEnrollment(t *testing.T, db *models.DB, e *programEnv, partnerID string) *models.Enrollment {
+	t.Helper()
+	en, err := db.EnrollmentByPartner(context.Background(), e.ws.ID, e.prog.ID, partnerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return en
+}

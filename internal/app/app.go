@@ -1,0 +1,310 @@
+// Package app is Relink's composition root: Build turns the parsed
+// configuration into every service the faces use and the table of background
+// jobs. `relink serve`, the tests and the benchmarks all build the process
+// here, so what runs in production is what the tests run; handlers.New only
+// mounts routes over the result.
+//
+// Adding a service: a field on Services and one line in Build (or in the
+// build step it belongs to). Adding a background job: one s.Jobs.Add line in
+// jobs() below. docs/architecture.md has the picture.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relinkhq/relink/handlers/redirect"
+	"github.com/relinkhq/relink/internal/analytics"
+	"github.com/relinkhq/relink/internal/auth"
+	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/geo"
+	"github.com/relinkhq/relink/internal/ingest"
+	"github.com/relinkhq/relink/internal/jobs"
+	"github.com/relinkhq/relink/internal/linkcache"
+	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/qr"
+	"github.com/relinkhq/relink/internal/ratelimit"
+	"github.com/relinkhq/relink/internal/referrals"
+	"github.com/relinkhq/relink/models"
+)
+
+// CommissionPeriod is how often the commission schedule runs: commissions
+// past their holding period become processed, and the previous day's click
+// commissions are created.
+const CommissionPeriod = time.Hour
+
+// Services is everything the faces use, built once per process by Build.
+// Every field is set; none is optional.
+type Services struct {
+	Config *config.Config
+	DB     *models.DB
+	Log    *slog.Logger
+	Now    func() time.Time
+
+	// Limiter counts every rate-limited request (API keys, publishable
+	// keys, per-IP public routes, the embed): in-process, or shared through
+	// Redis when RELINK_REDIS_URL is set.
+	Limiter ratelimit.Limiter
+	// Redis is the shared-state client (nil without RELINK_REDIS_URL).
+	Redis *redis.Client
+	// IsShortDomain reports whether host (lower-case, with port if any) is a
+	// registered short domain other than Config.ShortDomain.
+	IsShortDomain func(host string) bool
+
+	// The click path: GeoIP, the redirect's link cache (invalidated across
+	// instances through Redis), and the click pipeline.
+	Geo       *geo.Locator
+	LinkCache *redirect.Cache
+	Clicks    *ingest.Pipeline
+
+	// FX converts non-USD sales (RELINK_FX_RATES).
+	FX *conversions.FX
+	// Links runs the link, domain, tag and folder rules; it tells
+	// LinkInvalidator (the link cache) about every change.
+	Links           *links.Service
+	LinkInvalidator links.Invalidator
+	// Conversions runs tracking, customers, partners, commissions and embed
+	// tokens; Referrals the embedded referral dashboard's data.
+	Conversions *conversions.Service
+	Referrals   *referrals.Service
+	// Analytics answers /analytics, /events, the console and the embed.
+	Analytics *analytics.Engine
+	// Logos loads the logos drawn on QR codes (RELINK_QR_LOGO_FETCH).
+	Logos *qr.Logos
+	// Sessions signs the console's session cookies (RELINK_SESSION_KEYS).
+	Sessions *auth.SessionCodec
+
+	// Jobs is the background work; the server starts it with the listeners
+	// and stops and drains it at shutdown.
+	Jobs *jobs.Table
+
+	closers []closer // what Build opened, closed in reverse by Close
+}
+
+type closer struct {
+	name string
+	fn   func() error
+}
+
+// Options replace parts Build would otherwise make from the configuration.
+// Production passes none; tests and benchmarks pass what they control.
+type Options struct {
+	// DB is an open, migrated database that the caller closes (tests:
+	// testdb.Open). Without it Build opens Config.DatabaseURL, migrates it,
+	// and Close closes it.
+	DB *models.DB
+	// Logger defaults to slog.Default(); Now to time.Now.
+	Logger *slog.Logger
+	Now    func() time.Time
+	// Limiter replaces the configured rate limiter.
+	Limiter ratelimit.Limiter
+	// IsShortDomain replaces the default (no short domain but
+	// Config.ShortDomain).
+	IsShortDomain func(host string) bool
+	// LinkInvalidator replaces the link cache as the receiver of link and
+	// domain changes (tests record them).
+	LinkInvalidator links.Invalidator
+}
+
+// Build makes the services and the jobs table from cfg. On error whatever
+// was already opened is closed. The caller closes the result with Close
+// after the server has shut down.
+func Build(ctx context.Context, cfg *config.Config, o Options) (_ *Services, err error) {
+	s := &Services{Config: cfg, DB: o.DB, Log: o.Logger, Now: o.Now, Limiter: o.Limiter,
+		IsShortDomain: o.IsShortDomain, LinkInvalidator: o.LinkInvalidator}
+	if s.Log == nil {
+		s.Log = slog.Default()
+	}
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	if s.IsShortDomain == nil {
+		s.IsShortDomain = func(string) bool { return false }
+	}
+	defer func() {
+		if err != nil {
+			s.Close() //nolint:errcheck // the build error is the one to report
+		}
+	}()
+	for _, step := range []func(context.Context) error{s.database, s.sharedState, s.clickPath, s.domain, s.console} {
+		if err := step(ctx); err != nil {
+			return nil, err
+		}
+	}
+	s.jobs()
+	return s, nil
+}
+
+// jobs is the table of background work, in start and drain order. Add a
+// job here: one line, with a Drain if it holds work that must not be lost
+// at shutdown.
+func (s *Services) jobs() {
+	s.Jobs = jobs.New(s.Log)
+	s.Jobs.Add(jobs.Job{Name: "clicks", Drain: s.Clicks.Drain})
+	s.Jobs.Add(jobs.Job{Name: "commissions", Every: CommissionPeriod, Run: s.commissions})
+}
+
+// commissions is one round of the commission schedule (it logs its own
+// failures and retries on the next round).
+func (s *Services) commissions(ctx context.Context) error {
+	s.Conversions.Tick(ctx)
+	return nil
+}
+
+// database opens and migrates the database unless one was given.
+func (s *Services) database(ctx context.Context) error {
+	if s.DB != nil {
+		return nil
+	}
+	db, err := models.OpenTimeout(s.Config.DatabaseURL, s.Config.DBTimeout)
+	if err != nil {
+		return err
+	}
+	s.onClose("database", db.Close)
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	s.DB = db
+	return nil
+}
+
+// sharedState is the Redis client and the rate limiter (unless Options
+// gave one).
+func (s *Services) sharedState(ctx context.Context) error {
+	limiter, rdb, err := newLimiter(ctx, s.Config, s.Now)
+	if err != nil {
+		return err
+	}
+	if rdb != nil {
+		s.onClose("redis", rdb.Close)
+	}
+	s.Redis = rdb
+	if s.Limiter == nil {
+		s.Limiter = limiter
+	}
+	return nil
+}
+
+// newLimiter is the rate limiter: in-process by default, shared through
+// Redis by every instance when RELINK_REDIS_URL is set (checked at start).
+// The Redis client (nil without RELINK_REDIS_URL) is returned for the other
+// shared state (link cache invalidation); the caller closes it.
+func newLimiter(ctx context.Context, cfg *config.Config, now func() time.Time) (ratelimit.Limiter, *redis.Client, error) {
+	if cfg.RedisURL == "" {
+		return ratelimit.NewMemory(now), nil, nil
+	}
+	opt, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("RELINK_REDIS_URL: %w", err)
+	}
+	rdb := redis.NewClient(opt)
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		rdb.Close()
+		return nil, nil, fmt.Errorf("connect to redis (RELINK_REDIS_URL): %w", err)
+	}
+	return ratelimit.NewRedis(rdb, "relink:rl:"), rdb, nil
+}
+
+// clickPath is GeoIP, the link cache and the click pipeline.
+func (s *Services) clickPath(context.Context) error {
+	cfg := s.Config
+	loc, err := geo.Open(cfg.GeoIPDB)
+	if err != nil {
+		return err
+	}
+	s.onClose("geoip", loc.Close)
+	s.Geo = loc
+	cache, err := redirect.NewCache(s.DB, linkcache.Options{Size: cfg.LinkCacheSize, TTL: cfg.LinkCacheTTL,
+		Redis: s.Redis, Now: s.Now, Logger: s.Log})
+	if err != nil {
+		return err
+	}
+	s.onClose("link cache", func() error { cache.Close(); return nil })
+	s.LinkCache = cache
+	if s.LinkInvalidator == nil {
+		s.LinkInvalidator = cache
+	}
+	s.Clicks = ingest.New(s.DB, ClickOptions(cfg, loc, s.Log, s.Now))
+	return nil
+}
+
+// ClickOptions are the click pipeline's options the configuration gives.
+func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger, now func() time.Time) ingest.Options {
+	dedup := cfg.ClickDedupWindow
+	if dedup == 0 {
+		dedup = -1 // disabled
+	}
+	return ingest.Options{QueueSize: cfg.ClickQueue, BatchSize: cfg.ClickBatch, FlushInterval: cfg.ClickFlushInterval,
+		DedupWindow: dedup, Geo: loc, Logger: log, Now: now,
+		// The analytics engine reads hourly aggregates; keep them in the
+		// same transaction as the clicks.
+		Hooks: []models.ClickHook{models.AggregateClicks}}
+}
+
+// domain is the business services over the database: links, FX,
+// conversions, referrals, analytics and QR logos.
+func (s *Services) domain(context.Context) error {
+	cfg := s.Config
+	fx, err := conversions.NewFX(cfg.FXRatesFile, s.Now)
+	if err != nil {
+		return err
+	}
+	s.FX = fx
+	s.Links = &links.Service{
+		DB: s.DB, ShortDomain: cfg.ShortDomain, Now: s.Now, Cache: s.LinkInvalidator,
+		ReservedHosts:    []string{cfg.AppURL.Host, cfg.APIURL.Host},
+		PlainHTTPDefault: cfg.DevMode && cfg.AppURL.Scheme == "http",
+	}
+	s.Conversions = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Links: s.Links, Now: s.Now, Log: s.Log, Pending: s.Clicks})
+	s.Referrals = &referrals.Service{DB: s.DB, Conversions: s.Conversions, Now: s.Now}
+	s.Analytics = analytics.NewEngine(s.DB, s.Now)
+	s.Analytics.QRBase = cfg.APIURL.String() + "/qr"
+	fetch := qr.FetchPublic
+	if cfg.QRLogoFetch != "" {
+		fetch = cfg.QRLogoFetch
+	}
+	s.Logos = qr.NewLogos(fetch)
+	return nil
+}
+
+// console is the session cookie codec. Keys come from the configuration;
+// in dev mode without configured keys a random pair is made for this
+// process (every restart signs everyone out) and a warning is logged.
+// Config validation already refuses a missing key outside dev.
+func (s *Services) console(context.Context) error {
+	hash, block := s.Config.SessionHashKeys, s.Config.SessionBlockKeys
+	if len(hash) == 0 {
+		s.Log.Warn("RELINK_SESSION_KEYS is not set: console sessions use random keys and end when the process restarts")
+		hash, block = auth.RandomSessionKeys()
+	}
+	codec, err := auth.NewSessionCodec(hash, block)
+	if err != nil {
+		return fmt.Errorf("console session keys: %w", err)
+	}
+	s.Sessions = codec
+	return nil
+}
+
+func (s *Services) onClose(name string, fn func() error) {
+	s.closers = append(s.closers, closer{name, fn})
+}
+
+// Close releases what Build opened (the database only when Build opened
+// it), in reverse order. Call it after the server and its jobs have shut
+// down.
+func (s *Services) Close() error {
+	var errs []error
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		if err := s.closers[i].fn(); err != nil {
+			errs = append(errs, fmt.Errorf("close %s: %w", s.closers[i].name, err))
+		}
+	}
+	s.closers = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,50 @@
+package models
+
+import (
+	"context"
+	"time"
+)
+
+// UpdateEnrollment writes columns of an enrollment (status changes of ban,
+// deactivate, approve and reject) and reloads it.
+func (db *DB) UpdateEnrollment(ctx context.Context, e *Enrollment, set map[string]any) error {
+	err := db.WithContext(ctx).Model(&Enrollment{}).Where("workspace_id = ? AND id = ?", e.WorkspaceID, e.ID).Updates(set).Error
+	if err != nil {
+		return dbErr(err, "update enrollment", MsgPartnerNotEnrolled, "")
+	}
+	err = db.WithContext(ctx).Where("workspace_id = ? AND id = ?", e.WorkspaceID, e.ID).Take(e).Error
+	return dbErr(err, "reload enrollment", MsgPartnerNotEnrolled, "")
+}
+
+// ExpirePartnerLinks expires the partner's links in the program now: all of
+// them and disabled too (ban), or only those without an expiry (deactivate).
+func (db *DB) ExpirePartnerLinks(ctx context.Context, workspaceID, programID, partnerID string, disable bool, now time.Time) error {
+	q := db.WithContext(ctx).Model(&Link{}).Where("workspace_id = ? AND program_id = ? AND partner_id = ?", workspaceID, programID, partnerID)
+	set := map[string]any{"expires_at": now.UTC(), "updated_at": now.UTC()}
+	if disable {
+		set["disabled_at"] = now.UTC()
+	} else {
+		q = q.Where("expires_at IS NULL")
+	}
+	return dbErr(q.Updates(set).Error, "expire partner links", "", "")
+}
+
+// CancelPartnerEarnings is a ban's effect on money (parity.md §6.1): the
+// partner's pending payouts are canceled, and so are its pending and held
+// commissions and the processed ones in those payouts.
+func (db *DB) CancelPartnerEarnings(ctx context.Context, workspaceID, programID, partnerID string, now time.Time) error {
+	t := now.UTC()
+	err := db.WithContext(ctx).Model(&Payout{}).
+		Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND status = ?", workspaceID, programID, partnerID, PayoutPending).
+		Updates(map[string]any{"status": PayoutCanceled, "updated_at": t}).Error
+	if err != nil {
+		return dbErr(err, "cancel payouts", "", "")
+	}
+	canceled := db.WithContext(ctx).Model(&Payout{}).Select("id").
+		Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND status = ?", workspaceID, programID, partnerID, PayoutCanceled)
+	err = db.WithContext(ctx).Model(&Commission{}).
+		Where("workspace_id = ? AND program_id = ? AND partner_id = ?", workspaceID, programID, partnerID).
+		Where("(status IN ? OR (status = ? AND payout_id IN (?)))", []string{CommissionPending, CommissionHold}, CommissionProcessed, canceled).
+		Updates(map[string]any{"status": CommissionCanceled, "updated_at": t}).Error
+	return dbErr(err, "cancel commissions", "", "")
+}
