@@ -413,9 +413,15 @@ func (s *Server) dbTimeout() time.Duration {
 
 // deadline bounds the request's context by RELINK_DB_TIMEOUT.
 func (s *Server) deadline(c *fiber.Ctx) error {
-	ctx, cancel := context.WithTimeout(c.UserContext(), s.dbTimeout())
-	defer cancel()
+	orig := c.UserContext()
+	ctx, cancel := context.WithTimeout(orig, s.dbTimeout())
 	c.SetUserContext(ctx)
+	defer func() {
+		// The error handler (an error page rendered with the request's
+		// context) runs after this returns: give it the original back.
+		cancel()
+		c.SetUserContext(orig)
+	}()
 	return c.Next()
 }
 

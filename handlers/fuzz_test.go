@@ -76,7 +76,13 @@ func FuzzServerInput(f *testing.F) {
 			t.Fatal(err)
 		}
 		if r := readResp(t, res); r.Status >= 500 {
-			t.Fatalf("GET %q: status %d", hr.RequestURI, r.Status)
+			for _, l := range ts.logs.Find(t, "request failed") {
+				t.Logf("%v", l)
+			}
+			for _, l := range ts.logs.Find(t, "panic serving request") {
+				t.Logf("%v", l)
+			}
+			t.Fatalf("GET %q: status %d %v %s", hr.RequestURI, r.Status, r.Header, r.Body)
 		}
 	})
 }
