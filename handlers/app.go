@@ -334,6 +334,10 @@ func (s *Server) dispatch(c *fiber.Ctx) error {
 		c.Request().URI().SetPath(rest)
 	}
 	request.SetFace(c, face)
+	if s.IsHTTPS(c) {
+		// Browsers that reached us over HTTPS keep to it for a year.
+		c.Set(fiber.HeaderStrictTransportSecurity, "max-age=31536000")
+	}
 	switch face {
 	case request.FaceAPI:
 		s.apiH(c.Context())
@@ -448,6 +452,8 @@ func (s *Server) consoleRoutes() {
 	u.Get("/", h.Home)
 	u.Post("/workspace", h.SwitchWorkspace)
 	u.Get("/settings", h.Settings)
+	u.Post("/logout/everywhere", h.LogoutEverywhere)
+	u.Post("/settings/password", h.ChangePassword)
 	u.Post("/settings", h.RequireOwner, h.SaveSettings)
 	u.Post("/settings/publishable-key", h.RequireOwner, h.RotatePublishableKey)
 	u.Get("/settings/keys", h.Keys)

@@ -1,10 +1,13 @@
 package handlers
 
 import (
+	"crypto/subtle"
 	"fmt"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/internal/apierr"
 
 	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/internal/geo"
@@ -35,6 +38,17 @@ func (s *Server) redirects() *redirect.Handlers {
 // metrics serves the click pipeline's and link cache's counters in the
 // Prometheus text format.
 func (s *Server) metrics(c *fiber.Ctx) error {
+	// Operational counters are not public: a bearer token
+	// (RELINK_METRICS_TOKEN), or dev mode when none is set.
+	if tok := s.svc.Config.MetricsToken; tok != "" {
+		got, ok := strings.CutPrefix(c.Get(fiber.HeaderAuthorization), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(tok)) != 1 {
+			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="metrics"`)
+			return apierr.New(apierr.Unauthorized, "Unauthorized: /metrics needs the RELINK_METRICS_TOKEN bearer token.")
+		}
+	} else if !s.svc.Config.DevMode {
+		return apierr.New(apierr.NotFound, "The requested endpoint does not exist.")
+	}
 	st := s.svc.Clicks.Stats()
 	ls := s.svc.LinkCache.Stats()
 	var b strings.Builder

@@ -82,3 +82,32 @@ func TestUnsafeDestinations(t *testing.T) {
 		}
 	})
 }
+
+// TestMetricsTokenAndHSTS: /metrics needs RELINK_METRICS_TOKEN's bearer
+// token (and is 404 outside dev mode without one); HTTPS answers carry HSTS,
+// plain-HTTP ones do not.
+func TestMetricsTokenAndHSTS(t *testing.T) {
+	db := testdb.Open(t, "sqlite")
+	ts := newServer(t, db, env{vars: map[string]string{"RELINK_METRICS_TOKEN": "s3cret", "RELINK_TRUSTED_PROXIES": "0.0.0.0/0"}})
+	if r := ts.do(t, req{Host: appHost, Path: "/metrics"}); r.Status != 401 {
+		t.Fatalf("/metrics without a token: %d", r.Status)
+	}
+	if r := ts.do(t, req{Host: appHost, Path: "/metrics", Header: map[string]string{"Authorization": "Bearer wrong"}}); r.Status != 401 {
+		t.Fatalf("/metrics with a wrong token: %d", r.Status)
+	}
+	r := ts.do(t, req{Host: appHost, Path: "/metrics", Header: map[string]string{"Authorization": "Bearer s3cret"}})
+	if r.Status != 200 || !strings.Contains(string(r.Body), "relink_clicks") {
+		t.Fatalf("/metrics with the token: %d %.200s", r.Status, r.Body)
+	}
+	if h := r.Header.Get("Strict-Transport-Security"); h != "" {
+		t.Fatalf("HSTS on plain HTTP: %q", h)
+	}
+	r = ts.do(t, req{Host: apiHost, Path: "/healthz", Header: map[string]string{"X-Forwarded-Proto": "https"}})
+	if h := r.Header.Get("Strict-Transport-Security"); h != "max-age=31536000" {
+		t.Fatalf("HSTS on HTTPS = %q", h)
+	}
+	prod := newServer(t, db, env{vars: map[string]string{"RELINK_DEV": "false", "RELINK_TRUSTED_PROXIES": "0.0.0.0/0", "RELINK_SESSION_KEYS": strings.Repeat("ab", 32) + ":" + strings.Repeat("cd", 32)}})
+	if r := prod.do(t, req{Host: appHost, Path: "/metrics", Header: map[string]string{"X-Forwarded-Proto": "https"}}); r.Status != 404 {
+		t.Fatalf("/metrics outside dev without a token: %d", r.Status)
+	}
+}

@@ -38,6 +38,11 @@ func Open(databaseURL string) (*DB, error) {
 	return OpenTimeout(databaseURL, DefaultTimeout)
 }
 
+// TxTimeoutFactor bounds a transaction without a deadline of its own: its
+// statements each get RELINK_DB_TIMEOUT, the whole of it this many times
+// that (a 50,000-click seed is one transaction).
+const TxTimeoutFactor = 6
+
 // DefaultTimeout is RELINK_DB_TIMEOUT's default.
 const DefaultTimeout = 5 * time.Second
 
@@ -211,9 +216,10 @@ func (l slowLog) Trace(ctx context.Context, begin time.Time, fc func() (string, 
 func (db *DB) Tx(ctx context.Context, fn func(tx *DB) error) error {
 	if _, ok := ctx.Deadline(); !ok && db.Timeout > 0 {
 		// The whole transaction (BEGIN included: a hung server holds the
-		// pool's connections) within RELINK_DB_TIMEOUT.
+		// pool's connections) within TxTimeoutFactor × RELINK_DB_TIMEOUT;
+		// each statement in it has RELINK_DB_TIMEOUT.
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, db.Timeout)
+		ctx, cancel = context.WithTimeout(ctx, TxTimeoutFactor*db.Timeout)
 		defer cancel()
 	}
 	return db.WithContext(ctx).Transaction(func(g *gorm.DB) error {
