@@ -66,6 +66,10 @@ func New(svc *app.Services) *Server {
 	s.Root.Use(s.logRequests, s.recoverPanics, s.dispatch)
 
 	s.routes()
+	s.readyExtra = func() map[string]any {
+		st := svc.Clicks.Stats()
+		return map[string]any{"clickBacklog": st.JournalBacklog + uint64(st.Queued+st.Pending), "clickJournalFull": st.JournalFull}
+	}
 	return s
 }
 
