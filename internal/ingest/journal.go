@@ -67,6 +67,8 @@ type journal struct {
 	full      atomic.Bool
 
 	commitErrors atomic.Uint64
+	syncReq      chan struct{}
+	syncDone     chan struct{}
 	wake         chan struct{} // the reader: new entries
 	kick         chan chan struct{}
 	stop         chan struct{}
@@ -92,7 +94,8 @@ func openJournal(opt JournalOptions, lg *slog.Logger) (*journal, error) {
 		return nil, fmt.Errorf("click journal: %w", err)
 	}
 	j := &journal{opt: opt, log: l, lg: lg, wake: make(chan struct{}, 1), kick: make(chan chan struct{}),
-		stop: make(chan struct{}), done: make(chan struct{})}
+		stop: make(chan struct{}), done: make(chan struct{}), syncReq: make(chan struct{}, 1), syncDone: make(chan struct{})}
+	go j.syncLoop()
 	j.next.Store(last + 1)
 	j.last.Store(last)
 	j.committed.Store(first - 1)
@@ -162,9 +165,15 @@ func (j *journal) commit(spare []byte) []byte {
 		b.Write(idx, rest[k:k+int(l)])
 		rest = rest[k+int(l):]
 	}
+	// The write reaches the kernel now (a SIGKILL cannot lose it); the
+	// fsync runs on the syncer, so a slow disk does not hold the next group
+	// in memory (tidwall/wal's Sync would hold the log's lock throughout).
 	err := j.log.WriteBatch(&b)
 	if err == nil && j.opt.FsyncCommit {
-		err = j.log.Sync()
+		select {
+		case j.syncReq <- struct{}{}:
+		default: // a sync is pending already; it covers this write
+		}
 	}
 	if err != nil {
 		// The log refuses further writes once corrupt; the clicks of this
@@ -182,6 +191,58 @@ func (j *journal) commit(spare []byte) []byte {
 	default:
 	}
 	return g
+}
+
+// syncLoop fsyncs the newest segment file after each commit (coalescing
+// requests that arrive while one runs) until the committer stops.
+func (j *journal) syncLoop() {
+	defer close(j.syncDone)
+	var f *os.File
+	var name string
+	defer func() {
+		if f != nil {
+			_ = f.Sync()
+			f.Close()
+		}
+	}()
+	for {
+		select {
+		case <-j.syncReq:
+		case <-j.done:
+			return
+		}
+		newest := j.newestSegment()
+		if newest != name {
+			if f != nil {
+				_ = f.Sync() // the segment just closed by the log
+				f.Close()
+				f = nil
+			}
+			var err error
+			if f, err = os.Open(newest); err != nil {
+				j.lg.Error("click journal: open segment for fsync", "err", err)
+				f, name = nil, ""
+				continue
+			}
+			name = newest
+		}
+		if err := f.Sync(); err != nil {
+			j.lg.Error("click journal: fsync failed", "err", err)
+		}
+	}
+}
+
+// newestSegment is the path of the log's tail segment (tidwall/wal names
+// segments by their zero-padded first index, so the greatest name).
+func (j *journal) newestSegment() string {
+	ents, _ := os.ReadDir(j.opt.Dir)
+	newest := ""
+	for _, e := range ents {
+		if !e.IsDir() && len(e.Name()) == 20 && e.Name() > newest {
+			newest = e.Name()
+		}
+	}
+	return filepath.Join(j.opt.Dir, newest)
 }
 
 // sync commits the open group now (Flush, Drain).
@@ -277,6 +338,7 @@ func (j *journal) closeWrites() {
 		close(j.stop)
 		<-j.done
 	}
+	<-j.syncDone
 }
 
 // closeLog trims what was written and closes the log.
