@@ -5,7 +5,7 @@ GO ?= go
 RELINK_TEST_DATABASE_URL ?=
 export RELINK_TEST_DATABASE_URL
 
-.PHONY: help run build test test-go test-sdk test-embed test-browser test-browser-embed lint generate templ css check-generated bench-redirect bench-faults
+.PHONY: geoip-update help run build test test-go test-sdk test-embed test-browser test-browser-embed lint structure generate templ css check-generated bench-redirect bench-faults
 
 help: ## Show this help
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}'
@@ -36,10 +36,13 @@ test-browser-embed: ## Embedded dashboard in headless Chromium (tests/embed; /us
 test-browser: ## The console and the short-link pages in headless Chromium (/usr/bin/chromium) against the real binary; screenshots in tests/browser/artifacts/
 	cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error && npm test
 
-lint: ## go vet, gofmt and staticcheck
+lint: structure ## go vet, gofmt, staticcheck and the structure checks
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) tool staticcheck ./...
+
+structure: ## No function over 120 lines, faces import no other face (internal/codecheck; docs/architecture.md)
+	$(GO) test -count=1 -run 'TestFunctionLength|TestFacesDoNotBorrow' ./internal/codecheck/
 
 generate: templ css ## Rebuild every generated file (templ, CSS, vendored htmx)
 
@@ -58,6 +61,14 @@ check-generated: generate ## Fail when committed generated files are stale
 
 bench-faults: ## Fault benchmark: SIGTERM/SIGKILL under load, PostgreSQL stopped 30 s and 5 min and hung 60 s (private instance); see bench/README.md
 	$(GO) run ./bench/faults
+geoip-update: ## Refresh the embedded IP-to-country database (internal/geo/countrydb) from the npm registry
+	@set -euo pipefail; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	  ver=$$(cd "$$tmp" && npm view @ip-location-db/geo-whois-asn-country-mmdb version); \
+	  (cd "$$tmp" && npm pack --silent @ip-location-db/geo-whois-asn-country-mmdb@$$ver >/dev/null && tar xzf *.tgz); \
+	  gzip -9 -n -c "$$tmp/package/geo-whois-asn-country.mmdb" > internal/geo/countrydb/geo-whois-asn-country.mmdb.gz; \
+	  cp "$$tmp/package/NRO_LICENSE" internal/geo/countrydb/NRO_LICENSE; \
+	  sed -i "s/Version     = \".*\"/Version     = \"$$ver\"/" internal/geo/countrydb/countrydb.go; \
+	  echo "embedded country database now $$ver"
 
 bench-redirect: ## Redirect benchmark vs a bare Fiber 302 (wrk; BENCH_PG_URL=postgres://… adds PostgreSQL); see bench/README.md
 	bench/redirect/run.sh

@@ -165,6 +165,61 @@ func TestAnalyticsGatesAndValidation(t *testing.T) {
 	})
 }
 
+// checkAlphaEvent checks /events?event=ev of workspace alpha: one event
+// with every key the SDK requires, its click, link and sale.
+func checkAlphaEvent(t *testing.T, e *analyticsEnv, ev string) {
+	status, body := e.get("alpha", "/events?event="+ev)
+	if status != 200 {
+		t.Fatalf("%d %s", status, body)
+	}
+	var list []map[string]any
+	if err := json.Unmarshal(body, &list); err != nil || len(list) != 1 {
+		t.Fatalf("%s: %v", body, err)
+	}
+	got := list[0]
+	required := []string{"event", "timestamp", "click", "link", "click_id", "link_id", "domain", "key", "url",
+		"continent", "country", "city", "device", "browser", "os", "qr", "ip"}
+	if ev != "clicks" {
+		required = append(required, "eventId", "eventName", "customer")
+	}
+	if ev == "sales" {
+		required = append(required, "sale", "saleAmount", "invoice_id", "payment_processor")
+	}
+	for _, k := range required {
+		if _, ok := got[k]; !ok {
+			t.Errorf("missing %s", k)
+		}
+	}
+	if got["event"] != strings.TrimSuffix(ev, "s") || got["qr"] != float64(1) || got["click"].(map[string]any)["qr"] != true {
+		t.Errorf("event %v qr %v click.qr %v", got["event"], got["qr"], got["click"].(map[string]any)["qr"])
+	}
+	click := got["click"].(map[string]any)
+	if click["region"] != "US-CA" || click["referer"] != "google.com" || click["device"] != "Mobile" {
+		t.Errorf("click %v", click)
+	}
+	link := got["link"].(map[string]any)
+	for _, k := range []string{"testStartedAt", "testCompletedAt", "lastClicked", "expiresAt", "disabledAt", "tagId", "webhookIds", "qrCode", "projectId"} {
+		if _, ok := link[k]; !ok {
+			t.Errorf("link.%s missing", k)
+		}
+	}
+	if link["workspaceId"] != e.ws["alpha"].PublicID() || link["id"] != e.links["alpha"].ID {
+		t.Errorf("link %v", link)
+	}
+	if ev == "sales" {
+		sale := got["sale"].(map[string]any)
+		if sale["amount"] != float64(4200) || sale["currency"] != "usd" || sale["invoiceId"] != "inv_alpha" || sale["paymentProcessor"] != "stripe" {
+			t.Errorf("sale %v", sale)
+		}
+	}
+	if md, ok := got["metadata"].(map[string]any); ev == "leads" && (!ok || md["plan"] != "pro") {
+		t.Errorf("metadata %v", got["metadata"])
+	}
+	if _, ok := got["metadata"]; ev == "sales" && ok {
+		t.Errorf("a sale without metadata must omit the key: %v", got["metadata"])
+	}
+}
+
 func TestAnalyticsIsolationAndEvents(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newAnalyticsEnv(t, db)
@@ -205,58 +260,7 @@ func TestAnalyticsIsolationAndEvents(t *testing.T) {
 			}
 		})
 		for _, ev := range []string{"clicks", "leads", "sales"} {
-			t.Run("events "+ev, func(t *testing.T) {
-				status, body := e.get("alpha", "/events?event="+ev)
-				if status != 200 {
-					t.Fatalf("%d %s", status, body)
-				}
-				var list []map[string]any
-				if err := json.Unmarshal(body, &list); err != nil || len(list) != 1 {
-					t.Fatalf("%s: %v", body, err)
-				}
-				got := list[0]
-				required := []string{"event", "timestamp", "click", "link", "click_id", "link_id", "domain", "key", "url",
-					"continent", "country", "city", "device", "browser", "os", "qr", "ip"}
-				if ev != "clicks" {
-					required = append(required, "eventId", "eventName", "customer")
-				}
-				if ev == "sales" {
-					required = append(required, "sale", "saleAmount", "invoice_id", "payment_processor")
-				}
-				for _, k := range required {
-					if _, ok := got[k]; !ok {
-						t.Errorf("missing %s", k)
-					}
-				}
-				if got["event"] != strings.TrimSuffix(ev, "s") || got["qr"] != float64(1) || got["click"].(map[string]any)["qr"] != true {
-					t.Errorf("event %v qr %v click.qr %v", got["event"], got["qr"], got["click"].(map[string]any)["qr"])
-				}
-				click := got["click"].(map[string]any)
-				if click["region"] != "US-CA" || click["referer"] != "google.com" || click["device"] != "Mobile" {
-					t.Errorf("click %v", click)
-				}
-				link := got["link"].(map[string]any)
-				for _, k := range []string{"testStartedAt", "testCompletedAt", "lastClicked", "expiresAt", "disabledAt", "tagId", "webhookIds", "qrCode", "projectId"} {
-					if _, ok := link[k]; !ok {
-						t.Errorf("link.%s missing", k)
-					}
-				}
-				if link["workspaceId"] != e.ws["alpha"].PublicID() || link["id"] != e.links["alpha"].ID {
-					t.Errorf("link %v", link)
-				}
-				if ev == "sales" {
-					sale := got["sale"].(map[string]any)
-					if sale["amount"] != float64(4200) || sale["currency"] != "usd" || sale["invoiceId"] != "inv_alpha" || sale["paymentProcessor"] != "stripe" {
-						t.Errorf("sale %v", sale)
-					}
-				}
-				if md, ok := got["metadata"].(map[string]any); ev == "leads" && (!ok || md["plan"] != "pro") {
-					t.Errorf("metadata %v", got["metadata"])
-				}
-				if _, ok := got["metadata"]; ev == "sales" && ok {
-					t.Errorf("a sale without metadata must omit the key: %v", got["metadata"])
-				}
-			})
+			t.Run("events "+ev, func(t *testing.T) { checkAlphaEvent(t, e, ev) })
 		}
 		t.Run("legacy paths", func(t *testing.T) {
 			for path, want := range map[string]string{

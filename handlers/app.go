@@ -29,12 +29,14 @@ import (
 
 // Server is the assembled HTTP server.
 type Server struct {
-	svc   *app.Services
-	log   *slog.Logger
-	Root  *fiber.App // the dispatcher every listener serves
-	api   *fiber.App
-	app   *fiber.App
-	short *fiber.App
+	svc *app.Services
+	log *slog.Logger
+	// limiter is the one rate-limit gate, shared with the embed face.
+	limiter *request.RateLimit
+	Root    *fiber.App // the dispatcher every listener serves
+	api     *fiber.App
+	app     *fiber.App
+	short   *fiber.App
 
 	// readyExtra adds fields to /readyz (the click journal's backlog).
 	readyExtra func() map[string]any
@@ -52,7 +54,7 @@ type Server struct {
 // New mounts every face's routes over the services internal/app built.
 func New(svc *app.Services) *Server {
 	static.Load() // fingerprint and compress the assets before the first request
-	s := &Server{svc: svc, log: svc.Log}
+	s := &Server{svc: svc, log: svc.Log, limiter: &request.RateLimit{Limiter: svc.Limiter, Now: svc.Now, Log: svc.Log}}
 	s.api = s.newFace(request.FaceAPI)
 	s.app = s.newFace(request.FaceApp)
 	s.short = s.newFace(request.FaceShort)
@@ -103,9 +105,9 @@ func (s *Server) newFace(f request.Face) *fiber.App {
 func (s *Server) routes() {
 	d := s.svc
 	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: d.Links, Conversions: d.Conversions,
-		Analytics: d.Analytics, Logos: d.Logos})
+		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks})
 	rd := s.redirects()
-	emb := embed.New(embed.Deps{DB: d.DB, Limiter: d.Limiter, Now: d.Now, Log: d.Log, Analytics: d.Analytics, Referrals: d.Referrals})
+	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Analytics: d.Analytics, Referrals: d.Referrals})
 
 	// Every face: liveness (no database) and readiness (database ping).
 	for _, f := range []*fiber.App{s.api, s.app, s.short} {
@@ -124,6 +126,7 @@ func (s *Server) routes() {
 	s.conversionRoutes(h, rd)
 	s.embedDataRoutes(emb)
 	s.analyticsRoutes(h)
+	s.webhookRoutes(h)
 	// (The API's catch-all, s.apiNotFound, is appended by sealRoutes after
 	// every route.)
 
@@ -161,6 +164,7 @@ func (s *Server) linkRoutes(h *api.Handlers) {
 	// Fixed paths before /links/:linkId.
 	a.Get("/links/info", s.key("links.read"), h.LinkInfo)
 	a.Get("/links/count", s.key("links.read"), h.CountLinks)
+	a.Get("/links/export", s.key("links.read"), h.ExportLinks)
 	a.Put("/links/upsert", s.key("links.write"), h.UpsertLink)
 	a.Post("/links/bulk", s.key("links.write"), s.linksUsage, h.BulkCreateLinks)
 	a.Patch("/links/bulk", s.key("links.write"), h.BulkUpdateLinks)
@@ -244,6 +248,23 @@ func (s *Server) embedDataRoutes(emb *embed.Handlers) {
 	a.Get("/embed/referrals/leaderboard", emb.Auth, emb.ListLeaderboard)
 	a.Get("/embed/referrals/analytics", emb.Auth, emb.Analytics)
 	a.Get("/embed/referrals/events", emb.Auth, emb.Events)
+}
+
+// webhookRoutes: the /webhooks management API (webhooks.md §2), Business
+// plan and up; reads need webhooks.read, changes webhooks.write (owner keys
+// only).
+func (s *Server) webhookRoutes(h *api.Handlers) {
+	a := s.api
+	read := []fiber.Handler{s.key(""), s.webhookPerm("webhooks.read"), s.plan(models.PlanBusiness)}
+	write := []fiber.Handler{s.key(""), s.webhookPerm("webhooks.write"), s.plan(models.PlanBusiness)}
+	a.Get("/webhooks", append(read, h.ListWebhooks)...)
+	a.Post("/webhooks", append(write, h.CreateWebhook)...)
+	a.Get("/webhooks/:webhookId", append(read, h.GetWebhook)...)
+	a.Patch("/webhooks/:webhookId", append(write, h.UpdateWebhook)...)
+	a.Delete("/webhooks/:webhookId", append(write, h.DeleteWebhook)...)
+	a.Get("/webhooks/:webhookId/links", append(read, h.WebhookLinks)...)
+	a.Get("/webhooks/:webhookId/folders", append(read, h.WebhookFolders)...)
+	a.Get("/webhooks/:webhookId/events", append(read, h.WebhookEvents)...)
 }
 
 // analyticsRoutes: analytics and events (analytics.md; internal/analytics).
@@ -441,7 +462,8 @@ func (s *Server) deadline(c *fiber.Ctx) error {
 func (s *Server) consoleRoutes() {
 	d := s.svc
 	h := console.New(console.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Logger: d.Log, Sessions: d.Sessions,
-		Links: d.Links, Analytics: d.Analytics, Conversions: d.Conversions})
+		Links: d.Links, Analytics: d.Analytics, Conversions: d.Conversions, Webhooks: d.Webhooks,
+		PrivacyChanged: d.KeepIPs.Invalidate})
 	s.app.Get("/", func(c *fiber.Ctx) error { return c.Redirect("/console", fiber.StatusFound) })
 	g := s.app.Group("/console", h.Session)
 	g.Get("/login", h.LoginForm)
@@ -460,9 +482,19 @@ func (s *Server) consoleRoutes() {
 	u.Post("/settings/password", h.ChangePassword)
 	u.Post("/settings", h.RequireOwner, h.SaveSettings)
 	u.Post("/settings/publishable-key", h.RequireOwner, h.RotatePublishableKey)
+	u.Post("/settings/privacy", h.RequireOwner, h.SavePrivacy)
 	u.Get("/settings/keys", h.Keys)
 	u.Post("/settings/keys", h.CreateKey)
 	u.Post("/settings/keys/:id/revoke", h.RevokeKey)
+	u.Get("/webhooks", h.Webhooks)
+	u.Post("/webhooks", h.RequireOwner, h.CreateWebhook)
+	u.Get("/webhooks/:id", h.Webhook)
+	u.Get("/webhooks/:id/log", h.WebhookLog)
+	u.Post("/webhooks/:id", h.RequireOwner, h.UpdateWebhook)
+	u.Post("/webhooks/:id/test", h.RequireOwner, h.SendTestWebhook)
+	u.Post("/webhooks/:id/rotate", h.RequireOwner, h.RotateWebhookSecret)
+	u.Post("/webhooks/:id/toggle", h.RequireOwner, h.ToggleWebhook)
+	u.Post("/webhooks/:id/delete", h.RequireOwner, h.DeleteWebhook)
 	u.Get("/links", h.Links)
 	u.Post("/links", h.CreateLink)
 	u.Get("/links/:id", h.Link)

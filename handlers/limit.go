@@ -1,13 +1,11 @@
 package handlers
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/request"
-	"github.com/relinkhq/relink/internal/apierr"
 )
 
 // limitIP rate-limits a public route per client IP with the server's
@@ -22,24 +20,9 @@ func (s *Server) limitIP(bucket string, limit int, window time.Duration, msg str
 	}
 }
 
-// limit counts the request in bucket and sets the X-RateLimit headers on
-// every response from here on; over the limit it answers 429 with msg and
-// Retry-After / retry-after-ms. A limiter outage is logged and the request
-// allowed: it must not take the API down.
+// limit counts the request in bucket through the one rate-limit gate
+// (request.RateLimit): the X-RateLimit headers on every response from here
+// on, a 429 with msg and Retry-After / retry-after-ms over the limit.
 func (s *Server) limit(c *fiber.Ctx, bucket string, limit int, window time.Duration, msg string) error {
-	res, err := s.svc.Limiter.Allow(c.UserContext(), bucket, limit, window)
-	if err != nil {
-		s.log.Error("rate limiter unavailable; request allowed", "request_id", request.RequestID(c), "err", err)
-		return nil
-	}
-	c.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-	c.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-	c.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.UnixMilli(), 10))
-	if !res.Allowed {
-		wait := max(res.Reset.Sub(s.svc.Now()), 0)
-		c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(int64((wait+time.Second-1)/time.Second), 10))
-		c.Set("retry-after-ms", strconv.FormatInt(wait.Milliseconds(), 10))
-		return apierr.New(apierr.RateLimitExceeded, msg)
-	}
-	return nil
+	return s.limiter.Check(c, request.Rule{Bucket: bucket, Limit: limit, Window: window, Message: msg})
 }

@@ -4,12 +4,12 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/config"
@@ -184,7 +184,7 @@ func (s *Server) publishableKey(c *fiber.Ctx) error {
 	if err := ws.RequirePlan(models.PlanBusiness); err != nil {
 		return err
 	}
-	if err := redirect.CheckPageHost(c, ws); err != nil {
+	if err := request.CheckPageHost(c, ws); err != nil {
 		return err
 	}
 	request.SetPrincipal(c, &request.Principal{Workspace: ws})
@@ -212,6 +212,33 @@ func (s *Server) rateLimit(c *fiber.Ctx, keyHash, plan string) error {
 // hasPermission expands a key's scopes (links.md §1.3): nil means every
 // permission; "x.write" grants x.write and x.read; "apis.read" grants every
 // read; "apis.all" grants everything.
+// webhookPerm follows key("") on the webhook routes. As upstream, the
+// "All access" and "Read only" presets (apis.all, apis.read) do not grant
+// webhooks.*: a scoped key needs webhooks.read or webhooks.write itself
+// (webhooks.md §2.0). Changes also need the key's creator to be an owner.
+func (s *Server) webhookPerm(perm string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		p := request.PrincipalOf(c)
+		denied := apierr.Newf(apierr.Forbidden, "The provided key does not have the required permissions for this endpoint on the workspace '%s'. Having the '%s' permission would allow this request to continue.", p.Workspace.PublicID(), perm)
+		if sc := p.Key.Scopes; sc != nil {
+			fields := strings.Fields(*sc)
+			if !slices.Contains(fields, perm) && !(perm == "webhooks.read" && slices.Contains(fields, "webhooks.write")) {
+				return denied
+			}
+		}
+		if perm == "webhooks.write" && p.Key.UserID != nil {
+			role, err := s.svc.DB.MemberRole(c.UserContext(), p.Workspace.ID, *p.Key.UserID)
+			if err != nil && !models.IsNotFound(err) && !apierr.Is(err, apierr.NotFound) {
+				return err
+			}
+			if err == nil && role != models.RoleOwner {
+				return denied
+			}
+		}
+		return c.Next()
+	}
+}
+
 func hasPermission(scopes *string, perm string) bool {
 	if scopes == nil {
 		return true

@@ -35,6 +35,11 @@ func (s *Server) serveStatic(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderETag, f.ETag)
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	// Public assets: other sites load the browser script (js/analytics.js,
+	// docs/browser-script.md), also with crossorigin/integrity or under
+	// Cross-Origin-Embedder-Policy.
+	c.Set(fiber.HeaderAccessControlAllowOrigin, "*")
+	c.Set("Cross-Origin-Resource-Policy", "cross-origin")
 	c.Set(fiber.HeaderContentType, f.ContentType)
 	if f.Gzip != nil {
 		c.Vary(fiber.HeaderAcceptEncoding)

@@ -50,24 +50,33 @@ func (e *redirectEnv) post(path, body string, header map[string]string) (int, ht
 // click through the pipeline, answers the same id to the same visitor, names
 // the partner of a partner link, refuses pages off the allowed hostnames and
 // carries CORS headers on every answer.
+// seedTrackPartner makes the workspace's default program and enrolls
+// partner pn_track (tenant tenant_7) in its default group.
+func seedTrackPartner(t *testing.T, db *models.DB, e *redirectEnv) (*models.Program, *models.Group, string) {
+	t.Helper()
+	ctx := context.Background()
+	prog, grp, err := db.CreateDefaultProgram(ctx, e.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant := "tenant_7"
+	if err := db.CreatePartner(ctx, &models.Partner{ID: "pn_track", WorkspaceID: e.ws.ID, Email: "p@example.com", Name: "Pat Partner", NetworkStatus: "approved"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateEnrollment(ctx, &models.Enrollment{ID: "pge_track", WorkspaceID: e.ws.ID, ProgramID: prog.ID, PartnerID: "pn_track",
+		TenantID: &tenant, GroupID: &grp.ID, Status: "approved", CreatedAt: e.now, UpdatedAt: e.now}); err != nil {
+		t.Fatal(err)
+	}
+	return prog, grp, tenant
+}
+
 func TestTrackClick(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newRedirectEnv(t, db, map[string]string{})
 		ctx := context.Background()
 		plain := e.link(models.Link{Key: "Spring", URL: "https://acme.example/landing"})
 
-		prog, grp, err := db.CreateDefaultProgram(ctx, e.ws)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tenant := "tenant_7"
-		if err := db.CreatePartner(ctx, &models.Partner{ID: "pn_track", WorkspaceID: e.ws.ID, Email: "p@example.com", Name: "Pat Partner", NetworkStatus: "approved"}); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.CreateEnrollment(ctx, &models.Enrollment{ID: "pge_track", WorkspaceID: e.ws.ID, ProgramID: prog.ID, PartnerID: "pn_track",
-			TenantID: &tenant, GroupID: &grp.ID, Status: "approved", CreatedAt: e.now, UpdatedAt: e.now}); err != nil {
-			t.Fatal(err)
-		}
+		prog, grp, tenant := seedTrackPartner(t, db, e)
 		partnerLink := e.link(models.Link{Key: "pat", URL: "https://acme.example/", ProgramID: &prog.ID, PartnerID: ptr("pn_track")})
 
 		t.Run("errors, with CORS headers", func(t *testing.T) {

@@ -34,35 +34,7 @@ func TestTrackVisit(t *testing.T) {
 		root := e.link(models.Link{Domain: "site.example", Key: models.RootKey, URL: "https://site.example/"})
 		pricing := e.link(models.Link{Domain: "site.example", Key: "pricing", URL: "https://site.example/pricing"})
 
-		t.Run("errors, with CORS headers", func(t *testing.T) {
-			for _, tc := range []struct {
-				body   string
-				status int
-				msg    string
-			}{
-				{`{"url":"https://site.example/"}`, 400, "Missing domain or url"},
-				{`{"domain":"site.example"}`, 400, "Missing domain or url"},
-				{`{"domain":"","url":""}`, 400, "Missing domain or url"},
-				{`{"domain":"site.example","url":null}`, 400, "Missing domain or url"},
-				{`{"domain":"site.example","url":"/pricing"}`, 400, "Invalid url: expected an absolute URL such as https://example.com/pricing."},
-				{`{"domain":"site.example","url":"https://site.example/nope"}`, 404, "Link not found for domain: site.example and key: nope."},
-				{`{"domain":"other.example","url":"https://site.example/"}`, 404, "Link not found for domain: other.example and key: _root."},
-				{`{"domain":7,"url":"https://site.example/"}`, 422, "invalid_type: domain: Invalid input: expected string, received number"},
-				{`not json`, 400, "Invalid JSON format in request body. Please ensure the request body is a valid JSON object."},
-			} {
-				status, h, m := e.trackVisit(tc.body, chromeUA, nil)
-				msg, _ := m["error"].(map[string]any)["message"].(string)
-				if status != tc.status || msg != tc.msg || h.Get("Access-Control-Allow-Origin") != "*" {
-					t.Errorf("%s: %d %q (CORS %q), want %d %q", tc.body, status, msg, h.Get("Access-Control-Allow-Origin"), tc.status, tc.msg)
-				}
-			}
-			req := httptest.NewRequest(http.MethodOptions, "http://localhost:8081/track/visit", nil)
-			req.Host = "localhost:8081"
-			res, _ := e.srv.Root.Test(req, -1)
-			if res.StatusCode != 204 || res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("Access-Control-Allow-Methods") != "POST, OPTIONS" {
-				t.Errorf("OPTIONS %d %v", res.StatusCode, res.Header)
-			}
-		})
+		t.Run("errors, with CORS headers", func(t *testing.T) { trackVisitErrors(t, e) })
 
 		t.Run("a pageview click, the same id for the same visitor", func(t *testing.T) {
 			body := `{"domain":"site.example","url":"https://site.example/pricing?plan=pro","referrer":"https://news.example/post"}`
@@ -94,6 +66,18 @@ func TestTrackVisit(t *testing.T) {
 			if c == nil || c.Trigger != "pageview" || c.URL != "https://site.example/pricing?plan=pro" || c.Referer != "news.example" ||
 				c.RefererURL != "https://news.example/post" || c.Domain != "site.example" || c.Key != "pricing" {
 				t.Fatalf("stored click %+v", c)
+			}
+		})
+
+		t.Run("dub-no-track: an id, no click", func(t *testing.T) {
+			before := len(e.clicksOf(pricing))
+			body := `{"domain":"site.example","url":"https://site.example/pricing"}`
+			status, _, m := e.trackVisit(body, chromeUA+" no-track", map[string]string{"dub-no-track": "1"})
+			if status != 200 || len(m["clickId"].(string)) != 16 {
+				t.Fatalf("%d %v", status, m)
+			}
+			if n := len(e.clicksOf(pricing)); n != before {
+				t.Errorf("%d clicks recorded for a dub-no-track visit", n-before)
 			}
 		})
 
@@ -142,4 +126,63 @@ func TestTrackVisit(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestBrowserScriptServed: the app origin serves the browser script at its
+// stable path, compressed, and loadable by other sites (CORS for
+// crossorigin/integrity, CORP for sites under COEP).
+func TestBrowserScriptServed(t *testing.T) {
+	srv := newPagesServer(t)
+	for _, enc := range []string{"", "gzip"} {
+		req := httptest.NewRequest(http.MethodGet, "http://"+appHost+"/static/js/analytics.js", nil)
+		req.Host = appHost
+		if enc != "" {
+			req.Header.Set("Accept-Encoding", enc)
+		}
+		res, err := srv.Root.Test(req, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/javascript; charset=utf-8" ||
+			res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("Cross-Origin-Resource-Policy") != "cross-origin" ||
+			res.Header.Get("Content-Encoding") != enc {
+			t.Fatalf("Accept-Encoding %q: %d %v", enc, res.StatusCode, res.Header)
+		}
+		if enc == "" && !strings.Contains(string(body), "window.dubAnalytics") {
+			t.Errorf("the body is not the browser script: %.200s", body)
+		}
+	}
+}
+
+// trackVisitErrors: every refused /track/visit body gets the spec's error
+// format and the CORS headers; OPTIONS is a 204 preflight.
+func trackVisitErrors(t *testing.T, e *redirectEnv) {
+	for _, tc := range []struct {
+		body   string
+		status int
+		msg    string
+	}{
+		{`{"url":"https://site.example/"}`, 400, "Missing domain or url"},
+		{`{"domain":"site.example"}`, 400, "Missing domain or url"},
+		{`{"domain":"","url":""}`, 400, "Missing domain or url"},
+		{`{"domain":"site.example","url":null}`, 400, "Missing domain or url"},
+		{`{"domain":"site.example","url":"/pricing"}`, 400, "Invalid url: expected an absolute URL such as https://example.com/pricing."},
+		{`{"domain":"site.example","url":"https://site.example/nope"}`, 404, "Link not found for domain: site.example and key: nope."},
+		{`{"domain":"other.example","url":"https://site.example/"}`, 404, "Link not found for domain: other.example and key: _root."},
+		{`{"domain":7,"url":"https://site.example/"}`, 422, "invalid_type: domain: Invalid input: expected string, received number"},
+		{`not json`, 400, "Invalid JSON format in request body. Please ensure the request body is a valid JSON object."},
+	} {
+		status, h, m := e.trackVisit(tc.body, chromeUA, nil)
+		msg, _ := m["error"].(map[string]any)["message"].(string)
+		if status != tc.status || msg != tc.msg || h.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("%s: %d %q (CORS %q), want %d %q", tc.body, status, msg, h.Get("Access-Control-Allow-Origin"), tc.status, tc.msg)
+		}
+	}
+	req := httptest.NewRequest(http.MethodOptions, "http://localhost:8081/track/visit", nil)
+	req.Host = "localhost:8081"
+	res, _ := e.srv.Root.Test(req, -1)
+	if res.StatusCode != 204 || res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("Access-Control-Allow-Methods") != "POST, OPTIONS" {
+		t.Errorf("OPTIONS %d %v", res.StatusCode, res.Header)
+	}
 }

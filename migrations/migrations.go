@@ -5,7 +5,7 @@
 // Version ranges keep parallel work from colliding:
 // 00001-00099 foundation, 00100-00199 links/clicks, 00200-00299 conversions
 // and partners, 00300-00399 analytics, 00400-00499 console, 00500-00599 the
-// embedded referral dashboard.
+// embedded referral dashboard, 00800-00849 webhooks.
 package migrations
 
 import (

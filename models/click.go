@@ -58,15 +58,16 @@ type Click struct {
 // TableName pins the table.
 func (Click) TableName() string { return "clicks" }
 
-// clickColumns is the column order of every batch insert; values and
-// writeSQLiteRow must match it (TestRecordClicks reads every field back).
-var clickColumns = []string{"click_id", "timestamp", "workspace_id", "link_id", "domain", "key", "url",
+// ClickColumns is the column order of every batch insert (and of COPY in
+// internal/demo's bulk loader); Values and writeSQLiteRow must match it (TestRecordClicks reads every field back).
+var ClickColumns = []string{"click_id", "timestamp", "workspace_id", "link_id", "domain", "key", "url",
 	"identity_hash", "ip", "continent", "country", "region", "city", "latitude", "longitude",
 	"device", "device_vendor", "device_model", "browser", "browser_version", "engine", "engine_version",
 	"os", "os_version", "cpu_architecture", "ua", "bot", "qr", "trigger", "referer", "referer_url",
 	"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"}
 
-func (c *Click) values() []any {
+// Values is the click's row in ClickColumns order, made storable (text).
+func (c *Click) Values() []any {
 	t := text
 	return []any{t(c.ClickID), c.Timestamp.UTC(), t(c.WorkspaceID), t(c.LinkID), t(c.Domain), t(c.Key), t(c.URL),
 		t(c.IdentityHash), t(c.IP), t(c.Continent), t(c.Country), t(c.Region), t(c.City), t(c.Latitude), t(c.Longitude),
@@ -106,7 +107,7 @@ func (db *DB) RecordClicks(ctx context.Context, batch []Click, hooks ...ClickHoo
 		inserted, err = db.recordClicksPostgres(ctx, batch, hooks)
 	} else {
 		err = db.Tx(ctx, func(tx *DB) error {
-			inserted, err = tx.insertClicksSQLite(ctx, batch)
+			inserted, err = tx.InsertClicksSQLite(ctx, batch)
 			if err != nil {
 				return err
 			}
@@ -128,11 +129,14 @@ func (db *DB) RecordClicks(ctx context.Context, batch []Click, hooks ...ClickHoo
 // re-parses the statement on every execution anyway, so a prepared
 // statement saves nothing. Measured with BenchmarkRecordClicks, in CPU per
 // click: bound parameters 42 µs (4 to 16 rows a statement, 70 µs at 1 row),
-// literals 21 µs at 100 rows a statement. writeSQLiteString is the only
+// literals 21 µs at 100 rows a statement. WriteSQLiteString is the only
 // quoting, tested with hostile input.
 const sqliteRowsPerInsert = 100
 
-func (db *DB) insertClicksSQLite(ctx context.Context, batch []Click) ([]Click, error) {
+// InsertClicksSQLite stores the batch's clicks whose ids are new, in db's
+// transaction on SQLite, with literal multi-row INSERTs, and returns them.
+// Link counters and hooks are the caller's (RecordClicks adds them).
+func (db *DB) InsertClicksSQLite(ctx context.Context, batch []Click) ([]Click, error) {
 	if len(batch) == 0 {
 		return nil, nil
 	}
@@ -156,14 +160,14 @@ func (db *DB) insertClicksSQLite(ctx context.Context, batch []Click) ([]Click, e
 			writeSQLiteRow(&b, &chunk[i])
 		}
 		b.WriteString(" ON CONFLICT (click_id) DO NOTHING RETURNING click_id")
-		if err := collectIDs(tx.QueryContext(ctx, b.String()))(kept); err != nil {
+		if err := CollectIDs(tx.QueryContext(ctx, b.String()))(kept); err != nil {
 			return nil, fmt.Errorf("insert clicks: %w", err)
 		}
 	}
-	return keep(batch, kept), nil
+	return KeepClicks(batch, kept), nil
 }
 
-var sqliteInsertPrefix = "INSERT INTO clicks (" + strings.Join(clickColumns, ", ") + ") VALUES "
+var sqliteInsertPrefix = "INSERT INTO clicks (" + strings.Join(ClickColumns, ", ") + ") VALUES "
 
 // writeSQLiteRow writes one VALUES tuple with every value as an SQL literal.
 // Strings are single-quoted with quotes doubled, which is SQLite's only
@@ -173,16 +177,16 @@ var sqliteInsertPrefix = "INSERT INTO clicks (" + strings.Join(clickColumns, ", 
 func writeSQLiteRow(b *strings.Builder, c *Click) {
 	var ts [40]byte
 	b.WriteByte('(')
-	writeSQLiteString(b, c.ClickID)
+	WriteSQLiteString(b, c.ClickID)
 	b.WriteString(",'")
-	b.Write(c.Timestamp.UTC().AppendFormat(ts[:0], sqliteTimeLayout))
+	b.Write(c.Timestamp.UTC().AppendFormat(ts[:0], SQLiteTimeLayout))
 	b.WriteByte('\'')
 	for _, s := range [...]string{c.WorkspaceID, c.LinkID, c.Domain, c.Key, c.URL,
 		c.IdentityHash, c.IP, c.Continent, c.Country, c.Region, c.City, c.Latitude, c.Longitude,
 		c.Device, c.DeviceVendor, c.DeviceModel, c.Browser, c.BrowserVersion, c.Engine, c.EngineVersion,
 		c.OS, c.OSVersion, c.CPUArchitecture, c.UA} {
 		b.WriteByte(',')
-		writeSQLiteString(b, s)
+		WriteSQLiteString(b, s)
 	}
 	for _, v := range [...]bool{c.Bot, c.QR} {
 		if v {
@@ -194,16 +198,18 @@ func writeSQLiteRow(b *strings.Builder, c *Click) {
 	for _, s := range [...]string{c.Trigger, c.Referer, c.RefererURL,
 		c.UTMSource, c.UTMMedium, c.UTMCampaign, c.UTMTerm, c.UTMContent} {
 		b.WriteByte(',')
-		writeSQLiteString(b, s)
+		WriteSQLiteString(b, s)
 	}
 	b.WriteByte(')')
 }
 
-// sqliteTimeLayout is how the SQLite driver stores time.Time values, so rows
+// SQLiteTimeLayout is how the SQLite driver stores time.Time values, so rows
 // written here compare and scan like rows written with bound parameters.
-const sqliteTimeLayout = "2006-01-02 15:04:05.999999999-07:00"
+const SQLiteTimeLayout = "2006-01-02 15:04:05.999999999-07:00"
 
-func writeSQLiteString(b *strings.Builder, s string) {
+// WriteSQLiteString writes s as an SQLite string literal (quotes doubled,
+// text made storable).
+func WriteSQLiteString(b *strings.Builder, s string) {
 	s = text(s)
 	b.WriteByte('\'')
 	for {
@@ -219,8 +225,8 @@ func writeSQLiteString(b *strings.Builder, s string) {
 	b.WriteByte('\'')
 }
 
-// collectIDs reads a RETURNING click_id result into a set.
-func collectIDs(rows *sql.Rows, err error) func(map[string]bool) error {
+// CollectIDs reads a RETURNING click_id result into a set.
+func CollectIDs(rows *sql.Rows, err error) func(map[string]bool) error {
 	return func(into map[string]bool) error {
 		if err != nil {
 			return err
@@ -237,7 +243,8 @@ func collectIDs(rows *sql.Rows, err error) func(map[string]bool) error {
 	}
 }
 
-func keep(batch []Click, ids map[string]bool) []Click {
+// KeepClicks is the clicks of batch whose ids are in ids, in batch order.
+func KeepClicks(batch []Click, ids map[string]bool) []Click {
 	if len(ids) == len(batch) {
 		return batch
 	}
@@ -264,7 +271,7 @@ func (db *DB) recordClicksPostgres(ctx context.Context, batch []Click, hooks []C
 		return nil, fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	cols := strings.Join(clickColumns, ", ")
+	cols := strings.Join(ClickColumns, ", ")
 	// The staging table lives as long as the connection and is emptied at
 	// every commit; COPY cannot skip conflicting rows, INSERT … SELECT can.
 	if _, err := tx.ExecContext(ctx, "CREATE TEMP TABLE IF NOT EXISTS clicks_stage (LIKE clicks INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"); err != nil {
@@ -275,20 +282,20 @@ func (db *DB) recordClicksPostgres(ctx context.Context, batch []Click, hooks []C
 		if !ok {
 			return fmt.Errorf("driver connection is %T, not pgx", dc)
 		}
-		_, err := pc.Conn().CopyFrom(ctx, pgx.Identifier{"clicks_stage"}, clickColumns,
-			pgx.CopyFromSlice(len(batch), func(i int) ([]any, error) { return batch[i].values(), nil }))
+		_, err := pc.Conn().CopyFrom(ctx, pgx.Identifier{"clicks_stage"}, ClickColumns,
+			pgx.CopyFromSlice(len(batch), func(i int) ([]any, error) { return batch[i].Values(), nil }))
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("copy clicks: %w", err)
 	}
 	kept := make(map[string]bool, len(batch))
-	err = collectIDs(tx.QueryContext(ctx, "INSERT INTO clicks ("+cols+") SELECT "+cols+
+	err = CollectIDs(tx.QueryContext(ctx, "INSERT INTO clicks ("+cols+") SELECT "+cols+
 		" FROM clicks_stage ON CONFLICT (click_id) DO NOTHING RETURNING click_id"))(kept)
 	if err != nil {
 		return nil, fmt.Errorf("insert staged clicks: %w", err)
 	}
-	inserted := keep(batch, kept)
+	inserted := KeepClicks(batch, kept)
 	g := db.DB.Session(&gorm.Session{NewDB: true, Context: ctx})
 	g.Statement.ConnPool = tx
 	if err := (&DB{DB: g, Dialect: db.Dialect}).afterInsert(ctx, inserted, hooks); err != nil {

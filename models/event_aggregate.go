@@ -128,7 +128,9 @@ func FoldAggregates(evs []AggregateEvent) []EventAggregate {
 	return f.TakeAll()
 }
 
-const upsertAggregates = " ON CONFLICT (workspace_id, event, dim, hour, value) DO UPDATE SET count = event_aggregates.count + excluded.count, amount = event_aggregates.amount + excluded.amount"
+// UpsertAggregates ends an INSERT INTO event_aggregates: a row that exists
+// is incremented (count and amount), as the hooks do.
+const UpsertAggregates = " ON CONFLICT (workspace_id, event, dim, hour, value) DO UPDATE SET count = event_aggregates.count + excluded.count, amount = event_aggregates.amount + excluded.amount"
 
 func aggregatesInsert(rows int) string {
 	var b strings.Builder
@@ -139,7 +141,7 @@ func aggregatesInsert(rows int) string {
 		}
 		b.WriteString("(?,?,?,?,?,?,?)")
 	}
-	b.WriteString(upsertAggregates)
+	b.WriteString(UpsertAggregates)
 	return b.String()
 }
 
@@ -152,7 +154,7 @@ func aggregateArgs(chunk []EventAggregate) []any {
 }
 
 const pgAggregatesUpsert = "INSERT INTO event_aggregates (workspace_id, event, dim, hour, value, count, amount) " +
-	"SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::bigint[], $7::bigint[])" + upsertAggregates
+	"SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::bigint[], $7::bigint[])" + UpsertAggregates
 
 func pgAggregateArrays(chunk []EventAggregate) []any {
 	ws, ev, dim, value := make([]string, len(chunk)), make([]string, len(chunk)), make([]string, len(chunk)), make([]string, len(chunk))

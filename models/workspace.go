@@ -64,8 +64,14 @@ type Workspace struct {
 	// PublishableKey (dub_pk_…) authenticates the client-side conversion
 	// endpoints; nil until generated (RotatePublishableKey).
 	PublishableKey *string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// KeepIPs: clicks keep the visitor's IP address (never for EU
+	// visitors); off, the address is used to locate the click and dropped.
+	KeepIPs bool `gorm:"column:keep_ips"`
+	// EventRetentionDays: raw click events older than this are deleted by
+	// the retention job (0: kept forever); aggregates stay.
+	EventRetentionDays int `gorm:"column:event_retention_days"`
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
 }
 
 // AllowsHost reports whether a page on host may use the workspace's public

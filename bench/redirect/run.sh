@@ -11,6 +11,10 @@
 #   UNTRACKED=1 adds a diagnostic row: Relink on SQLite with every request
 #     carrying dub-no-track, so no click is recorded (the redirect's HTTP side
 #     alone; 0 clicks must be stored)
+#   WEBHOOK=1 adds a row per connection count: Relink on SQLite with a
+#     workspace-scoped link.clicked webhook (to a local sink on :9093), and
+#     its throughput as a ratio of the plain SQLite run just before it
+#     (same run); the outbox must hold one row per stored click
 #   RELINK_CLICK_QUEUE=500000 (default here): sized for a 15 s burst the click
 #     writer cannot keep up with on this machine; RELINK_CLICK_QUEUE=50000
 #     (the server's default) shows the overflow being counted instead.
@@ -37,7 +41,7 @@ cleanup() {
 trap cleanup EXIT
 
 # A server left on one of the benchmark's ports would answer wrk instead.
-for port in 9080 9081 9082 9090; do
+for port in 9080 9081 9082 9090 9093; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
     echo "port $port is in use (a server from an earlier run?): stop it first" >&2
     exit 1
@@ -104,8 +108,8 @@ ceiling_run() {
 #   -> "rps p50 p99 responses redirects errors accepted dropped drain_s cpu_us rows counter"
 relink_run() {
   local db=$2 domain=127.0.0.1:9082
-  "$work/benchdb" seed -db "$db" -domain "$domain" -key bench -url "$DEST" >/dev/null
-  RELINK_DATABASE_URL="$db" RELINK_APP_URL=http://localhost:9080 RELINK_API_URL=http://localhost:9081 \
+  "$work/benchdb" seed -db "$db" -domain "$domain" -key bench -url "$DEST" ${SEED_HOOK:+-webhook "$SEED_HOOK"} >/dev/null
+  RELINK_WEBHOOK_TARGETS=any RELINK_DATABASE_URL="$db" RELINK_APP_URL=http://localhost:9080 RELINK_API_URL=http://localhost:9081 \
     RELINK_SHORT_DOMAIN="$domain" RELINK_LOG_LEVEL="$LOG_LEVEL" RELINK_SHUTDOWN_TIMEOUT=120s \
     RELINK_CLICK_QUEUE="${RELINK_CLICK_QUEUE:-500000}" \
     RELINK_DATA_DIR="$work/data-$1" RELINK_CLICK_JOURNAL="${6:-on}" \
@@ -183,6 +187,24 @@ for c in $CONNS; do
   [ "$rows" -lt "$redir" ] && { check="$check MISSING"; fail=1; }
   printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" "relink (sqlite, no jrnl)" "$c" "$rps" "$(fmt_ms "$p50")" "$(fmt_ms "$p99")" "$ratio" "$p99r" "$cpu" "$check"
   jcost+=("$c conns: journal on $jcpu, off $cpu CPU µs/req: the journal costs $(awk -v a="$jcpu" -v b="$cpu" 'BEGIN { printf "%.1f", a - b }') CPU µs per click (target <= 5)")
+  if [ -n "${WEBHOOK:-}" ]; then
+    if [ -z "${sinkpid:-}" ]; then
+      "$work/benchdb" sink -addr 127.0.0.1:9093 2>>"$work/sink.log" &
+      sinkpid=$!
+      pids+=("$sinkpid")
+    fi
+    base_rps=$rps
+    run=$((run + 1))
+    hdb="sqlite:$work/hook-$c.db"
+    read -r rps p50 p99 resp redir errs accepted dropped drain cpu rows counter < <(SEED_HOOK=http://127.0.0.1:9093/hook relink_run "webhook-$c" "$hdb" "$c" "$run")
+    ratio=$(awk -v a="$rps" -v b="$crps" 'BEGIN { printf "%.1f%%", 100 * a / b }')
+    p99r=$(awk -v a="$p99" -v b="$cp99" 'BEGIN { printf "%.2fx", a / b }')
+    outbox=$("$work/benchdb" outbox -db "$hdb")
+    vs=$(awk -v a="$rps" -v b="$base_rps" 'BEGIN { printf "%.2f", a / b }')
+    check="$rows / $redir; outbox $outbox; vs no webhook ${vs}x"
+    [ "$outbox" != "$rows" ] && { check="$check OUTBOX MISMATCH"; fail=1; }
+    printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" "relink + click webhook" "$c" "$rps" "$(fmt_ms "$p50")" "$(fmt_ms "$p99")" "$ratio" "$p99r" "$cpu" "$check"
+  fi
   if [ -n "${UNTRACKED:-}" ]; then
     run=$((run + 1))
     read -r rps p50 p99 resp redir errs accepted dropped drain cpu rows counter < <(relink_run "untracked-$c" "sqlite:$work/untracked-$c.db" "$c" "$run" notrack)

@@ -33,6 +33,10 @@ Usage:
                                     (run "relink program" for the details)
   relink demo --workspace SLUG [--links N --clicks N --leads N --sales N --days N]
                                     fill a workspace with realistic demo links and events
+  relink import csv FILE|SOURCE --workspace SLUG [--map …|--token T --base-url URL]
+                                    import links from a CSV or another shortener's API
+                                    (run "relink import --help" for the sources)
+  relink geoip status               which IP-location database locates clicks, and how old it is
   relink version                    print the version
 
 Configuration comes from RELINK_* environment variables (see README.md).
@@ -68,6 +72,10 @@ func run(ctx context.Context, args []string, getenv config.Getenv, stdout, stder
 		return nil
 	}
 	cfg, err := config.Load(getenv)
+	if args[0] == "import" && (len(args) == 1 || args[1] == "-h" || args[1] == "--help" || args[1] == "help") {
+		fmt.Fprint(stdout, importHelp())
+		return nil
+	}
 	if args[0] != "version" && args[0] != "help" && args[0] != "-h" && args[0] != "--help" && err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
@@ -93,6 +101,10 @@ func run(ctx context.Context, args []string, getenv config.Getenv, stdout, stder
 		return program(ctx, cfg, args[1:], stdout)
 	case "demo":
 		return demoCmd(ctx, cfg, args[1:], stdout, stderr)
+	case "import":
+		return importCmd(ctx, cfg, args[1:], stdout, stderr)
+	case "geoip":
+		return geoip(cfg, args[1:], stdout, time.Now())
 	case "version":
 		fmt.Fprintln(stdout, "relink", version)
 		return nil

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -369,29 +368,15 @@ func (p *programCmd) rewardSet(args []string) error {
 	if err != nil {
 		return err
 	}
-	r := &models.Reward{Event: *event, Type: *typ}
-	n, err := strconv.ParseFloat(*amount, 64)
-	if err != nil || n < 0 {
-		return usageError{fmt.Sprintf("--amount %q: want a non-negative number", *amount)}
-	}
-	if *typ == models.RewardPercentage {
-		bp := models.PercentageBP(n)
-		r.AmountInPercentageBP = &bp
-	} else {
-		if n != float64(int64(n)) {
-			return usageError{"--amount: flat rewards are whole cents"}
-		}
-		c := int64(n)
-		r.AmountInCents = &c
-	}
-	switch *maxDur {
-	case "", "lifetime", "null":
-	default:
-		m, err := strconv.Atoi(*maxDur)
-		if err != nil {
+	// The console's reward form and this command share one mapping; flat
+	// amounts are given in cents here.
+	r, err := conversions.RewardForm{Event: *event, Type: *typ, Amount: *amount, FlatInCents: true, MaxDuration: *maxDur}.Reward()
+	if err != nil {
+		msg := apierr.As(err).Message
+		if strings.Contains(msg, ": maxDuration: ") {
 			return usageError{fmt.Sprintf("--max-duration %q: want months or lifetime", *maxDur)}
 		}
-		r.MaxDuration = &m
+		return usageError{fmt.Sprintf("--amount %q: %s", *amount, msg[strings.LastIndex(msg, ": ")+2:])}
 	}
 	if *spend >= 0 {
 		r.SpendLimitAmount = spend

@@ -10,6 +10,32 @@ import (
 	"github.com/relinkhq/relink/internal/testdb"
 )
 
+// checkProgramErrors: each refused command names its reason.
+func checkProgramErrors(t *testing.T, relink func(args ...string) (string, error)) {
+	t.Helper()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"program", "reward", "set", "--workspace", "acme", "--event", "lead", "--type", "percentage", "--amount", "5"}, "Click and lead rewards are always flat"},
+		{[]string{"program", "reward", "set", "--workspace", "acme", "--event", "sale", "--type", "percentage", "--amount", "101"}, "between 0 and 100"},
+		{[]string{"program", "reward", "set", "--workspace", "acme", "--event", "sale", "--amount", "1.5"}, "whole cents"},
+		{[]string{"program", "group", "set", "--workspace", "acme", "--holding-days", "5"}, "Holding period must be one of"},
+		{[]string{"program", "show", "--workspace", "nope"}, "Workspace not found"},
+		{[]string{"program", "show"}, "--workspace is required"},
+		{[]string{"program", "frobnicate"}, "unknown program command"},
+		{[]string{"program", "resources", "set", "--workspace", "acme", "--json", `{"colors":[{"name":"Blue","color":"blue"}]}`}, "Colors are hex values"},
+		{[]string{"program", "resources", "set", "--workspace", "acme", "--json", `{"links":[{"name":"X","url":"javascript:alert(1)"}]}`}, "http, https or mailto"},
+		{[]string{"program", "resources", "set", "--workspace", "acme", "--json", `{"fonts":[]}`}, "unknown field"},
+		{[]string{"program", "bounty", "add", "--workspace", "acme", "--name", "B", "--reward", "100"}, "The goal must be more than 0"},
+		{[]string{"program", "bounty", "add", "--workspace", "acme", "--name", "B", "--reward", "100", "--goal", "5", "--group", "nope"}, "not found"},
+	} {
+		if _, err := relink(tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("relink %s: %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}
+
 func TestProgramCommands(t *testing.T) {
 	for _, dialect := range testdb.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
@@ -96,27 +122,7 @@ func TestProgramCommands(t *testing.T) {
 			if strings.Contains(out, `"lead"`) {
 				t.Errorf("lead reward not cleared: %s", out)
 			}
-			for _, tc := range []struct {
-				args []string
-				want string
-			}{
-				{[]string{"program", "reward", "set", "--workspace", "acme", "--event", "lead", "--type", "percentage", "--amount", "5"}, "Click and lead rewards are always flat"},
-				{[]string{"program", "reward", "set", "--workspace", "acme", "--event", "sale", "--type", "percentage", "--amount", "101"}, "between 0 and 100"},
-				{[]string{"program", "reward", "set", "--workspace", "acme", "--event", "sale", "--amount", "1.5"}, "whole cents"},
-				{[]string{"program", "group", "set", "--workspace", "acme", "--holding-days", "5"}, "Holding period must be one of"},
-				{[]string{"program", "show", "--workspace", "nope"}, "Workspace not found"},
-				{[]string{"program", "show"}, "--workspace is required"},
-				{[]string{"program", "frobnicate"}, "unknown program command"},
-				{[]string{"program", "resources", "set", "--workspace", "acme", "--json", `{"colors":[{"name":"Blue","color":"blue"}]}`}, "Colors are hex values"},
-				{[]string{"program", "resources", "set", "--workspace", "acme", "--json", `{"links":[{"name":"X","url":"javascript:alert(1)"}]}`}, "http, https or mailto"},
-				{[]string{"program", "resources", "set", "--workspace", "acme", "--json", `{"fonts":[]}`}, "unknown field"},
-				{[]string{"program", "bounty", "add", "--workspace", "acme", "--name", "B", "--reward", "100"}, "The goal must be more than 0"},
-				{[]string{"program", "bounty", "add", "--workspace", "acme", "--name", "B", "--reward", "100", "--goal", "5", "--group", "nope"}, "not found"},
-			} {
-				if _, err := relink(tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
-					t.Errorf("relink %s: %v, want %q", strings.Join(tc.args, " "), err, tc.want)
-				}
-			}
+			checkProgramErrors(t, relink)
 			out, err = relink("program", "resources", "set", "--workspace", "acme", "--json",
 				`{"logos":[{"name":"Logo","size":2048,"url":"https://cdn.example/logo.svg"}],"colors":[{"name":"Blue","color":"#2563eb"}],"links":[{"name":"Press","url":"mailto:press@acme.example"}]}`)
 			if err != nil || !strings.Contains(out, `"id": "logo_1"`) || !strings.Contains(out, `"color": "#2563eb"`) {

@@ -11,6 +11,7 @@ import (
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/qr"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -26,6 +27,8 @@ type Deps struct {
 	Conversions *conversions.Service
 	// Analytics answers /analytics and /events.
 	Analytics *analytics.Engine
+	// Webhooks runs the /webhooks management rules.
+	Webhooks *webhooks.Service
 	// Logos loads the logos drawn on QR codes (RELINK_QR_LOGO_FETCH).
 	Logos *qr.Logos
 }

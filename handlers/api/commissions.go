@@ -9,6 +9,7 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -68,7 +69,7 @@ func (h *Handlers) commissionsJSON(ctx context.Context, ws *models.Workspace, pr
 		j := commissionJSON{
 			ID: c.ID, Type: c.Type, Amount: c.Amount, Earnings: c.Earnings, Currency: c.Currency, Status: c.Status,
 			InvoiceID: c.InvoiceID, Description: c.Description, Quantity: c.Quantity, UserID: c.UserID,
-			Metadata: c.Metadata, CreatedAt: Timestamp(c.CreatedAt), UpdatedAt: Timestamp(c.UpdatedAt), PaidAt: optTime(c.PaidAt),
+			Metadata: c.Metadata, CreatedAt: request.Timestamp(c.CreatedAt), UpdatedAt: request.Timestamp(c.UpdatedAt), PaidAt: optTime(c.PaidAt),
 			Partner: commissionPartnerJSON{ID: c.PartnerID, Name: "Deleted Partner"},
 		}
 		if p := partners[c.PartnerID]; p != nil {
@@ -122,7 +123,7 @@ func (h *Handlers) ListCommissions(c *fiber.Ctx) error {
 	}
 	if s := c.Query("status"); s != "" {
 		if !contains(models.CommissionStatuses, s) {
-			return apierr.Validation("invalid_value", "status", "Invalid option: expected one of "+options(models.CommissionStatuses))
+			return apierr.Validation("invalid_value", "status", "Invalid option: expected one of "+request.Options(models.CommissionStatuses))
 		}
 		q.Status = s
 	}
@@ -175,28 +176,28 @@ func (h *Handlers) now() time.Time {
 // parseCommissionPatch validates a PATCH /commissions/{id} body.
 func parseCommissionPatch(body []byte) (conversions.CommissionPatch, error) {
 	var p conversions.CommissionPatch
-	o, err := decodeObject(body)
+	o, err := input.DecodeNullish(body)
 	if err != nil {
 		return p, err
 	}
-	nonNeg := intOpts{min: bound(0)}
-	p.Earnings = o.integer("earnings", nonNeg)
-	p.SaleAmount = o.integer("saleAmount", nonNeg)
-	p.ModifySaleAmount = o.integer("modifySaleAmount", intOpts{})
+	nonNeg := input.Num{Min: input.Bound(0)}
+	p.Earnings = o.Int("earnings", nonNeg)
+	p.SaleAmount = o.Int("saleAmount", nonNeg)
+	p.ModifySaleAmount = o.Int("modifySaleAmount", input.Num{})
 	p.Currency = "usd"
-	if v := o.str("currency", strOpts{trim: true, lower: true, min: 1}); v != nil {
+	if v := o.Str("currency", input.Str{Trim: true, Lower: true, Min: 1, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		p.Currency = *v
 	}
-	if s := o.enum("status", conversions.EditableStatuses, ""); s != "" {
+	if s := o.Enum("status", conversions.EditableStatuses, ""); s != "" {
 		p.Status = &s
 	}
-	if amount := o.integer("amount", nonNeg); amount != nil && p.SaleAmount == nil {
+	if amount := o.Int("amount", nonNeg); amount != nil && p.SaleAmount == nil {
 		p.SaleAmount = amount // deprecated alias
 	}
-	if mod := o.integer("modifyAmount", intOpts{}); mod != nil && p.ModifySaleAmount == nil {
+	if mod := o.Int("modifyAmount", input.Num{}); mod != nil && p.ModifySaleAmount == nil {
 		p.ModifySaleAmount = mod // deprecated alias
 	}
-	return p, o.err
+	return p, o.Err()
 }
 
 // UpdateCommission answers PATCH /commissions/{id}.
@@ -225,26 +226,26 @@ type embedTokenJSON struct {
 // CreateReferralsEmbedToken answers POST /tokens/embed/referrals (§5) with
 // 201 and a new public token for one enrollment.
 func (h *Handlers) CreateReferralsEmbedToken(c *fiber.Ctx) error {
-	o, err := decodeObject(c.Body())
+	o, err := input.DecodeNullish(c.Body())
 	if err != nil {
 		return err
 	}
 	var in conversions.EmbedInput
-	if v := o.str("partnerId", strOpts{trim: true}); v != nil {
+	if v := o.Str("partnerId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		in.PartnerID = *v
 	}
-	if v := o.str("tenantId", strOpts{trim: true}); v != nil {
+	if v := o.Str("tenantId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		in.TenantID = *v
 	}
-	if p := o.child("partner"); p != nil {
+	if p := o.Child("partner"); p != nil {
 		pin := parsePartnerBody(p)
-		if p.err != nil && o.err == nil {
-			o.err = p.err
+		if p.Err() != nil {
+			o.SetErr(p.Err())
 		}
 		in.Partner = &pin
 	}
-	if o.err != nil {
-		return o.err
+	if o.Err() != nil {
+		return o.Err()
 	}
 	if in.PartnerID == "" && in.TenantID == "" && in.Partner == nil {
 		return apierr.Validation("custom", "", "You must provide either partnerId, tenantId, or partner.")
@@ -253,5 +254,5 @@ func (h *Handlers) CreateReferralsEmbedToken(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(embedTokenJSON{PublicToken: token, Expires: Timestamp(expires)})
+	return c.Status(fiber.StatusCreated).JSON(embedTokenJSON{PublicToken: token, Expires: request.Timestamp(expires)})
 }

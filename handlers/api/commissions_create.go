@@ -12,36 +12,37 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/models"
 )
 
 // cents reads a centsSchema field: a number, or a string or bigint coerced
 // to one (parity.md §2.1). Fractions are refused (§2.7: Relink's choice).
-func (o *object) cents(name string, required bool) *int64 {
-	r, ok := o.raw(name)
+func cents(o *input.Object, name string, required bool) *int64 {
+	r, ok := o.Present(name)
 	if !ok {
 		if required {
-			o.fail("invalid_type", name, "Invalid input: expected number, received "+kindOf(o.m[name]))
+			o.Fail("invalid_type", name, "Invalid input: expected number, received "+input.Kind(o.Field(name)))
 		}
 		return nil
 	}
-	if kindOf(r) == "string" {
+	if input.Kind(r) == "string" {
 		var s string
 		_ = json.Unmarshal(r, &s)
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			o.fail("invalid_type", name, "Invalid input: expected number, received NaN")
+			o.Fail("invalid_type", name, "Invalid input: expected number, received NaN")
 			return nil
 		}
 		r = json.RawMessage(strconv.FormatFloat(f, 'f', -1, 64))
-		o.m[name] = r
+		o.Replace(name, r)
 	}
-	return o.integer(name, intOpts{required: required})
+	return o.Int(name, input.Num{Required: required})
 }
 
 // date reads a parseDateSchema field: ISO 8601 date-times and dates.
-func (o *object) date(name string) *time.Time {
-	s := o.str(name, strOpts{trim: true})
+func date(o *input.Object, name string) *time.Time {
+	s := o.Str(name, input.Str{Trim: true}).Ptr()
 	if s == nil {
 		return nil
 	}
@@ -51,7 +52,7 @@ func (o *object) date(name string) *time.Time {
 			return &t
 		}
 	}
-	o.fail("custom", name, "Invalid date")
+	o.Fail("custom", name, "Invalid date")
 	return nil
 }
 
@@ -62,49 +63,49 @@ var manualCommissionTypes = []string{models.CommissionCustom, models.CommissionL
 // §2.2): the union member's fields in schema order, then the refinements.
 func parseManualCommission(body []byte, fx *conversions.FX) (conversions.ManualCommissionInput, error) {
 	var in conversions.ManualCommissionInput
-	o, err := decodeObject(body)
+	o, err := input.DecodeNullish(body)
 	if err != nil {
 		return in, err
 	}
-	t := o.str("type", strOpts{})
-	if o.err != nil || t == nil || !contains(manualCommissionTypes, *t) {
+	t := o.Str("type", input.Str{Max: input.MaxIdentifier}).Ptr()
+	if o.Err() != nil || t == nil || !contains(manualCommissionTypes, *t) {
 		return in, apierr.Validation("invalid_union", "type", "Invalid input")
 	}
 	in.Type = *t
-	if v := o.str("partnerId", strOpts{required: true}); v != nil {
+	if v := o.Str("partnerId", input.Str{Required: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		in.PartnerID = *v
 	}
 	if in.Type == models.CommissionCustom {
 		return in, parseCustomCommission(o, &in)
 	}
-	if v := o.str("customerId", strOpts{trim: true}); v != nil && *v != "" {
+	if v := o.Str("customerId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil && *v != "" {
 		in.CustomerID = *v
 	}
-	if c := o.child("customer"); c != nil {
+	if c := o.Child("customer"); c != nil {
 		in.Customer = parseCustomerObject(c)
-		if c.err != nil && o.err == nil {
-			o.err = c.err
+		if c.Err() != nil {
+			o.SetErr(c.Err())
 		}
 	}
-	if v := o.str("linkId", strOpts{trim: true}); v != nil && *v != "" {
+	if v := o.Str("linkId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil && *v != "" {
 		in.LinkID = *v
 	}
 	if in.Type == models.CommissionLead {
 		parseManualLead(o, &in)
-		return in, o.err
+		return in, o.Err()
 	}
 	return in, parseManualSale(o, &in, fx)
 }
 
-func parseCustomCommission(o *object, in *conversions.ManualCommissionInput) error {
-	amount := o.cents("amount", true)
+func parseCustomCommission(o *input.Object, in *conversions.ManualCommissionInput) error {
+	amount := cents(o, "amount", true)
 	if amount != nil && *amount == 0 {
-		o.fail("custom", "amount", "Amount cannot be 0.")
+		o.Fail("custom", "amount", "Amount cannot be 0.")
 	}
-	in.Date = o.date("date")
-	in.Description = o.str("description", strOpts{max: 190})
-	if o.err != nil {
-		return o.err
+	in.Date = date(o, "date")
+	in.Description = o.Str("description", input.Str{Max: 190}).Ptr()
+	if o.Err() != nil {
+		return o.Err()
 	}
 	in.Amount = *amount
 	if in.Amount < 0 && (in.Description == nil || strings.TrimSpace(*in.Description) == "") {
@@ -113,96 +114,96 @@ func parseCustomCommission(o *object, in *conversions.ManualCommissionInput) err
 	return nil
 }
 
-func parseCustomerObject(c *object) *conversions.CustomerInput {
+func parseCustomerObject(c *input.Object) *conversions.CustomerInput {
 	var out conversions.CustomerInput
-	if v := c.str("email", strOpts{email: true}); v != nil {
+	if v := c.Str("email", input.Str{Check: input.Email}).Ptr(); v != nil {
 		out.Email = v
 	}
-	out.Name = c.str("name", strOpts{})
-	if v := c.str("avatar", strOpts{url: true}); v != nil {
+	out.Name = c.Str("name", input.Str{Max: input.MaxIdentifier}).Ptr()
+	if v := c.Str("avatar", input.Str{Check: input.URL}).Ptr(); v != nil {
 		out.Avatar = v
 	}
-	if v := c.str("externalId", strOpts{required: true, reqMsg: "External ID is required"}); v != nil {
+	if v := c.Str("externalId", input.Str{Required: true, ReqMsg: "External ID is required", Max: input.MaxIdentifier}).Ptr(); v != nil {
 		out.ExternalID = *v
 	}
-	out.StripeCustomerID = c.str("stripeCustomerId", strOpts{})
-	if v := c.str("country", strOpts{required: true}); v != nil {
+	out.StripeCustomerID = c.Str("stripeCustomerId", input.Str{Max: input.MaxIdentifier}).Ptr()
+	if v := c.Str("country", input.Str{Required: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		out.Country = *v
 	}
 	return &out
 }
 
-func parseManualLead(o *object, in *conversions.ManualCommissionInput) {
-	legacyDate := o.date("leadEventDate")
+func parseManualLead(o *input.Object, in *conversions.ManualCommissionInput) {
+	legacyDate := date(o, "leadEventDate")
 	name := "Sign up"
-	if v := o.str("leadEventName", strOpts{}); v != nil {
+	if v := o.Str("leadEventName", input.Str{Max: input.MaxIdentifier}).Ptr(); v != nil {
 		name = *v
 	}
-	in.Date = o.date("date")
+	in.Date = date(o, "date")
 	if in.Date == nil {
 		in.Date = legacyDate
 	}
-	if l := o.child("lead"); l != nil {
-		if v := l.str("eventName", strOpts{trim: true, min: 1, max: 255}); v != nil {
+	if l := o.Child("lead"); l != nil {
+		if v := l.Str("eventName", input.Str{Trim: true, Min: 1, Max: 255}).Ptr(); v != nil {
 			name = *v
 		}
-		in.Metadata = l.metadata("metadata")
-		if l.err != nil && o.err == nil {
-			o.err = l.err
+		in.Metadata = l.Metadata("metadata")
+		if l.Err() != nil {
+			o.SetErr(l.Err())
 		}
 	}
 	in.EventName = name
 }
 
-func parseManualSale(o *object, in *conversions.ManualCommissionInput, fx *conversions.FX) error {
-	if r, ok := o.raw("importStripeInvoices"); ok {
+func parseManualSale(o *input.Object, in *conversions.ManualCommissionInput, fx *conversions.FX) error {
+	if r, ok := o.Present("importStripeInvoices"); ok {
 		var b bool
 		if err := json.Unmarshal(r, &b); err != nil {
-			o.fail("invalid_type", "importStripeInvoices", "Invalid input: expected boolean, received "+kindOf(r))
+			o.Fail("invalid_type", "importStripeInvoices", "Invalid input: expected boolean, received "+input.Kind(r))
 		}
 		in.ImportStripeInvoices = b
 	}
-	amount := o.cents("saleAmount", false)
+	amount := cents(o, "saleAmount", false)
 	if amount != nil && *amount < 0 {
-		o.fail("too_small", "saleAmount", "Too small: expected number to be >=0")
+		o.Fail("too_small", "saleAmount", "Too small: expected number to be >=0")
 	}
-	legacyDate := o.date("saleEventDate")
-	in.InvoiceID = nonBlank(o.str("invoiceId", strOpts{}))
-	in.ProductID = nonBlank(o.str("productId", strOpts{}))
-	in.Date = o.date("date")
+	legacyDate := date(o, "saleEventDate")
+	in.InvoiceID = nonBlank(o.Str("invoiceId", input.Str{Max: input.MaxIdentifier}).Ptr())
+	in.ProductID = nonBlank(o.Str("productId", input.Str{Max: input.MaxIdentifier}).Ptr())
+	in.Date = date(o, "date")
 	if in.Date == nil {
 		in.Date = legacyDate
 	}
 	in.Currency = "usd"
 	amountPath := "saleAmount"
-	if s := o.child("sale"); s != nil {
+	if s := o.Child("sale"); s != nil {
 		amountPath = "sale.amount"
-		if v := s.integer("amount", intOpts{min: bound(0)}); v != nil {
+		if v := s.Int("amount", input.Num{Min: input.Bound(0)}); v != nil {
 			amount = v
 		}
-		if v := s.str("currency", strOpts{trim: true, lower: true}); v != nil {
+		if v := s.Str("currency", input.Str{Trim: true, Lower: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 			in.Currency = *v
 		}
-		if v := s.str("eventName", strOpts{max: 255}); v != nil {
+		if v := s.Str("eventName", input.Str{Max: 255}).Ptr(); v != nil {
 			in.EventName = *v
 		}
-		in.PaymentProcessor = s.enum("paymentProcessor", paymentProcessors, "custom")
-		if v := nonBlank(s.str("invoiceId", strOpts{})); v != nil {
+		in.PaymentProcessor = s.Enum("paymentProcessor", paymentProcessors, "custom")
+		if v := nonBlank(s.Str("invoiceId", input.Str{Max: input.MaxIdentifier}).Ptr()); v != nil {
 			in.InvoiceID = v
 		}
-		in.Metadata = s.metadata("metadata")
+		in.Metadata = s.Metadata("metadata")
 		if len(in.Metadata) == 0 {
 			in.Metadata = nil
 		}
 		if pid, ok := in.Metadata["productId"].(string); ok && pid != "" {
 			in.ProductID = &pid
 		}
-		if s.err != nil && o.err == nil {
-			o.err = s.err
+		if s.Err() != nil {
+			o.SetErr(s.Err())
 		}
 	}
-	if o.err != nil || in.ImportStripeInvoices {
-		return o.err
+	if o.Err() != nil || in.ImportStripeInvoices {
+		return o.Err()
 	}
 	switch {
 	case amount == nil && amountPath == "saleAmount":
@@ -252,26 +253,26 @@ func (h *Handlers) CreateCommission(c *fiber.Ctx) error {
 
 // BulkUpdateCommissions answers PATCH /commissions/bulk (parity.md §3).
 func (h *Handlers) BulkUpdateCommissions(c *fiber.Ctx) error {
-	o, err := decodeObject(c.Body())
+	o, err := input.DecodeNullish(c.Body())
 	if err != nil {
 		return err
 	}
-	idList := o.stringArray("commissionIds")
+	idList := stringArray(o, "commissionIds")
 	switch {
-	case o.err != nil:
+	case o.Err() != nil:
 	case len(idList) == 0:
-		o.fail("too_small", "commissionIds", "At least one commission ID is required.")
+		o.Fail("too_small", "commissionIds", "At least one commission ID is required.")
 	case len(idList) > 100:
-		o.fail("too_big", "commissionIds", "You can only update up to 100 commissions at a time.")
+		o.Fail("too_big", "commissionIds", "You can only update up to 100 commissions at a time.")
 	case !unique(idList):
-		o.fail("custom", "commissionIds", "commissionIds must be unique.")
+		o.Fail("custom", "commissionIds", "commissionIds must be unique.")
 	}
-	status := o.str("status", strOpts{})
-	if o.err == nil && (status == nil || !contains(conversions.EditableStatuses, *status)) {
-		o.fail("invalid_value", "status", "Invalid option: expected one of "+quoteOptions(conversions.EditableStatuses))
+	status := o.Str("status", input.Str{Max: input.MaxIdentifier}).Ptr()
+	if o.Err() == nil && (status == nil || !contains(conversions.EditableStatuses, *status)) {
+		o.Fail("invalid_value", "status", "Invalid option: expected one of "+input.QuoteOptions(conversions.EditableStatuses))
 	}
-	if o.err != nil {
-		return o.err
+	if o.Err() != nil {
+		return o.Err()
 	}
 	out, err := h.Conversions.BulkUpdateCommissions(c.UserContext(), request.Workspace(c), idList, *status)
 	if err != nil {
@@ -281,22 +282,22 @@ func (h *Handlers) BulkUpdateCommissions(c *fiber.Ctx) error {
 }
 
 // stringArray reads a required array of strings.
-func (o *object) stringArray(name string) []string {
-	r, ok := o.raw(name)
+func stringArray(o *input.Object, name string) []string {
+	r, ok := o.Present(name)
 	if !ok {
-		o.fail("invalid_type", name, "Invalid input: expected array, received "+kindOf(o.m[name]))
+		o.Fail("invalid_type", name, "Invalid input: expected array, received "+input.Kind(o.Field(name)))
 		return nil
 	}
 	var raw []json.RawMessage
 	if err := json.Unmarshal(r, &raw); err != nil {
-		o.fail("invalid_type", name, "Invalid input: expected array, received "+kindOf(r))
+		o.Fail("invalid_type", name, "Invalid input: expected array, received "+input.Kind(r))
 		return nil
 	}
 	out := make([]string, 0, len(raw))
 	for i, item := range raw {
 		var s string
 		if err := json.Unmarshal(item, &s); err != nil {
-			o.fail("invalid_type", name+"["+strconv.Itoa(i)+"]", "Invalid input: expected string, received "+kindOf(item))
+			o.Fail("invalid_type", name+"["+strconv.Itoa(i)+"]", "Invalid input: expected string, received "+input.Kind(item))
 			return nil
 		}
 		out = append(out, s)

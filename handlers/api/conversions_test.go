@@ -234,6 +234,33 @@ func TestCustomersAPI(t *testing.T) {
 	})
 }
 
+// checkPartnerIsolation: workspace "other" can neither see nor touch
+// acme's partner pnID, its links, commission cmID or tokens.
+func checkPartnerIsolation(t *testing.T, e *linkEnv, pnID, cmID string) {
+	if got := e.ok(200, "other", "GET", "/partners", "").list(t); len(got) != 0 {
+		t.Errorf("other lists %d partners", len(got))
+	}
+	if got := e.ok(200, "other", "GET", "/commissions?partnerId="+pnID, "").list(t); len(got) != 0 {
+		t.Errorf("other lists acme's commissions: %v", got)
+	}
+	for _, r := range []linkResp{
+		e.do("other", "PATCH", "/commissions/"+cmID, `{"status":"pending"}`),
+		e.do("other", "POST", "/partners/links", `{"partnerId":"`+pnID+`"}`),
+		e.do("other", "GET", "/partners/analytics?partnerId="+pnID, ""),
+		e.do("other", "POST", "/tokens/embed/referrals", `{"partnerId":"`+pnID+`"}`),
+		e.do("other", "GET", "/partners/links?partnerId="+pnID, ""),
+	} {
+		if r.status != 404 && r.status != 400 {
+			t.Errorf("cross-workspace: %d %s", r.status, r.body)
+		}
+	}
+	// Posting acme's partner email in "other" creates other's own partner.
+	mine := e.ok(201, "other", "POST", "/partners", `{"email":"pat@example.com"}`).json(t)
+	if mine["id"] == pnID || mine["name"] == "Pat" {
+		t.Errorf("other workspace got acme's partner: %v", mine)
+	}
+}
+
 func TestPartnersAndCommissionsAPI(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
@@ -331,30 +358,7 @@ func TestPartnersAndCommissionsAPI(t *testing.T) {
 		e.expectErr(e.do("acme", "POST", "/tokens/embed/referrals", `{}`), 422, "unprocessable_entity", "custom: : You must provide either partnerId, tenantId, or partner.")
 		e.expectErr(e.do("acme", "POST", "/tokens/embed/referrals", `{"partner":{"email":"bad"}}`), 422, "unprocessable_entity", "invalid_format: partner.email: Invalid email address")
 
-		// Workspace "other" can neither see nor touch acme's partners,
-		// links, commissions or tokens.
-		if got := e.ok(200, "other", "GET", "/partners", "").list(t); len(got) != 0 {
-			t.Errorf("other lists %d partners", len(got))
-		}
-		if got := e.ok(200, "other", "GET", "/commissions?partnerId="+pnID, "").list(t); len(got) != 0 {
-			t.Errorf("other lists acme's commissions: %v", got)
-		}
-		for _, r := range []linkResp{
-			e.do("other", "PATCH", "/commissions/"+cmID, `{"status":"pending"}`),
-			e.do("other", "POST", "/partners/links", `{"partnerId":"`+pnID+`"}`),
-			e.do("other", "GET", "/partners/analytics?partnerId="+pnID, ""),
-			e.do("other", "POST", "/tokens/embed/referrals", `{"partnerId":"`+pnID+`"}`),
-			e.do("other", "GET", "/partners/links?partnerId="+pnID, ""),
-		} {
-			if r.status != 404 && r.status != 400 {
-				t.Errorf("cross-workspace: %d %s", r.status, r.body)
-			}
-		}
-		// Posting acme's partner email in "other" creates other's own partner.
-		mine := e.ok(201, "other", "POST", "/partners", `{"email":"pat@example.com"}`).json(t)
-		if mine["id"] == pnID || mine["name"] == "Pat" {
-			t.Errorf("other workspace got acme's partner: %v", mine)
-		}
+		checkPartnerIsolation(t, e, pnID, cmID)
 	})
 }
 
@@ -407,7 +411,9 @@ func TestConversionListOptions(t *testing.T) {
 		}
 		series := e.ok(200, key(), "GET", "/partners/analytics?tenantId=t_a&groupBy=timeseries&interval=7d", "")
 		var buckets []map[string]any
-		if err := json.Unmarshal(series.body, &buckets); err != nil || len(buckets) != 7 {
+		// "7d" is now − 7 days (internal/interval, analytics.md §3.3): 8
+		// daily buckets, the first partial, as GET /analytics answers.
+		if err := json.Unmarshal(series.body, &buckets); err != nil || len(buckets) != 8 {
 			t.Errorf("7d timeseries: %d buckets, %v", len(buckets), err)
 		}
 		e.expectErr(e.do(key(), "GET", "/partners/analytics?tenantId=t_a&timezone=Mars/Base", ""), 422, "unprocessable_entity", "invalid_value: timezone: Invalid timezone: Mars/Base")

@@ -8,6 +8,7 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -51,7 +52,7 @@ func toCustomerJSON(c *models.Customer) customerJSON {
 	return customerJSON{
 		ID: c.ID, Name: conversions.DisplayName(c), Email: c.Email, Avatar: c.Avatar, ExternalID: c.ExternalID,
 		StripeCustomerID: c.StripeCustomerID, Country: c.Country, Sales: c.Sales, SaleAmount: c.SaleAmount,
-		CreatedAt: Timestamp(c.CreatedAt), FirstSaleAt: optTime(c.FirstSaleAt), SubscriptionCanceledAt: optTime(c.SubscriptionCanceledAt),
+		CreatedAt: request.Timestamp(c.CreatedAt), FirstSaleAt: optTime(c.FirstSaleAt), SubscriptionCanceledAt: optTime(c.SubscriptionCanceledAt),
 	}
 }
 
@@ -198,26 +199,26 @@ func (h *Handlers) GetCustomer(c *fiber.Ctx) error {
 // accepted and ignored, as upstream does.
 func parseCustomerPatch(body []byte) (models.CustomerPatch, error) {
 	var p models.CustomerPatch
-	o, err := decodeObject(body)
+	o, err := input.DecodeNullish(body)
 	if err != nil {
 		return p, err
 	}
-	opt := func(name string, so strOpts) **string {
-		if !o.has(name) {
+	opt := func(name string, so input.Str) **string {
+		if !o.Has(name) {
 			return nil
 		}
-		v := o.str(name, so)
+		v := o.Str(name, so).Ptr()
 		return &v
 	}
-	p.Email = opt("email", strOpts{trim: true, email: true, max: 190})
-	p.Name = opt("name", strOpts{trim: true, max: 100})
-	p.Avatar = opt("avatar", strOpts{url: true})
-	if o.has("externalId") {
-		p.ExternalID = o.str("externalId", strOpts{required: true, trim: true, min: 1, max: 100})
+	p.Email = opt("email", input.Str{Trim: true, Check: input.Email, Max: 190})
+	p.Name = opt("name", input.Str{Trim: true, Max: 100})
+	p.Avatar = opt("avatar", input.Str{Check: input.URL})
+	if o.Has("externalId") {
+		p.ExternalID = o.Str("externalId", input.Str{Required: true, Trim: true, Min: 1, Max: 100}).Ptr()
 	}
-	p.StripeCustomerID = opt("stripeCustomerId", strOpts{trim: true})
-	o.str("country", strOpts{})
-	return p, o.err
+	p.StripeCustomerID = opt("stripeCustomerId", input.Str{Trim: true})
+	o.Str("country", input.Str{Max: input.MaxIdentifier}).Ptr()
+	return p, o.Err()
 }
 
 // UpdateCustomer answers PATCH /customers/{id}.

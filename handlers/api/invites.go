@@ -2,6 +2,8 @@ package api
 
 import (
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/request"
 )
 
 // inviteJSON is what an invite link's token reveals: which workspace, for
@@ -22,5 +24,5 @@ func (h *Handlers) GetInvite(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(inviteJSON{Email: inv.Email, Role: string(inv.Role), ExpiresAt: Timestamp(inv.ExpiresAt), Workspace: toWorkspaceJSON(w)})
+	return c.JSON(inviteJSON{Email: inv.Email, Role: string(inv.Role), ExpiresAt: request.Timestamp(inv.ExpiresAt), Workspace: toWorkspaceJSON(w)})
 }

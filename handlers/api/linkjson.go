@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 )
@@ -79,7 +80,7 @@ func optTime(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}
-	s := Timestamp(*t)
+	s := request.Timestamp(*t)
 	return &s
 }
 
@@ -106,7 +107,7 @@ func (h *Handlers) toLinkJSON(l *models.Link) linkJSON {
 		UTMContent: l.UTMContent, TestStartedAt: optTime(l.TestStartedAt), TestCompletedAt: optTime(l.TestCompletedAt),
 		UserID: l.UserID, WorkspaceID: "ws_" + l.WorkspaceID, Clicks: l.Clicks, Leads: l.Leads,
 		Conversions: l.Conversions, Sales: l.Sales, SaleAmount: l.SaleAmount, LastClicked: optTime(l.LastClicked),
-		CreatedAt: Timestamp(l.CreatedAt), UpdatedAt: Timestamp(l.UpdatedAt), ProjectID: l.WorkspaceID,
+		CreatedAt: request.Timestamp(l.CreatedAt), UpdatedAt: request.Timestamp(l.UpdatedAt), ProjectID: l.WorkspaceID,
 		WebhookIDs: []string{},
 	}
 	if l.Geo != nil {
@@ -181,7 +182,7 @@ func toDomainJSON(d *models.Domain) domainJSON {
 		ID: d.ID, Slug: d.Slug, Verified: d.Verified, Primary: d.Primary, Archived: d.Archived,
 		Placeholder: d.Placeholder, ExpiredURL: d.ExpiredURL, NotFoundURL: d.NotFoundURL, Logo: d.Logo,
 		AssetLinks: d.AssetLinks, AppleAppSiteAssociation: d.AppleAppSiteAssociation,
-		CreatedAt: Timestamp(d.CreatedAt), UpdatedAt: Timestamp(d.UpdatedAt),
+		CreatedAt: request.Timestamp(d.CreatedAt), UpdatedAt: request.Timestamp(d.UpdatedAt),
 	}
 }
 
@@ -198,5 +199,5 @@ type folderJSON struct {
 
 func toFolderJSON(f *models.Folder) folderJSON {
 	return folderJSON{ID: f.ID, Name: f.Name, Description: f.Description, Type: f.Type, AccessLevel: f.AccessLevel,
-		CreatedAt: Timestamp(f.CreatedAt), UpdatedAt: Timestamp(f.UpdatedAt)}
+		CreatedAt: request.Timestamp(f.CreatedAt), UpdatedAt: request.Timestamp(f.UpdatedAt)}
 }

@@ -76,6 +76,41 @@ func TestGetLinkInfo(t *testing.T) {
 	})
 }
 
+// updateStep is one request of a TestUpdateLink case and what it answers.
+type updateStep struct {
+	method, body string
+	status       int
+	code, msg    string
+	want         map[string]any // field → JSON-ish value
+}
+
+// runUpdateSteps sends each step to /links/ref as workspace acme and checks
+// the answer: the error, or the fields and the keys every update response has.
+func runUpdateSteps(t *testing.T, e *linkEnv, ref string, steps []updateStep) {
+	t.Helper()
+	for i, s := range steps {
+		r := e.do("acme", s.method, "/links/"+ref, s.body)
+		if s.code != "" {
+			e.expectErr(r, s.status, s.code, s.msg)
+			continue
+		}
+		if r.status != s.status {
+			t.Fatalf("step %d: status %d: %s", i, r.status, r.body)
+		}
+		l := r.json(t)
+		for k, want := range s.want {
+			if !jsonEqual(l[k], want) {
+				t.Errorf("step %d: %s = %v, want %v", i, k, l[k], want)
+			}
+		}
+		for _, k := range []string{"qrCode", "workspaceId", "webhookIds", "tags", "shortLink"} {
+			if _, ok := l[k]; !ok {
+				t.Errorf("step %d: %s missing from update response", i, k)
+			}
+		}
+	}
+}
+
 func TestUpdateLink(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		f := newFixture(t, db)
@@ -88,12 +123,7 @@ func TestUpdateLink(t *testing.T) {
 		theirs := e.ok(200, "other", "POST", "/links", `{"url":"https://e.com","domain":"other.link","key":"secret"}`).json(t)["id"].(string)
 		root := e.ok(200, "acme", "GET", "/links/info?domain=acme.link", "").json(t)["id"].(string)
 
-		type step struct {
-			method, body string
-			status       int
-			code, msg    string
-			want         map[string]any // field → JSON-ish value
-		}
+		type step = updateStep
 		tests := []struct {
 			name  string
 			setup string // create body
@@ -163,27 +193,7 @@ func TestUpdateLink(t *testing.T) {
 				if tc.ref != nil {
 					ref = tc.ref(id)
 				}
-				for i, s := range tc.steps {
-					r := e.do("acme", s.method, "/links/"+ref, s.body)
-					if s.code != "" {
-						e.expectErr(r, s.status, s.code, s.msg)
-						continue
-					}
-					if r.status != s.status {
-						t.Fatalf("step %d: status %d: %s", i, r.status, r.body)
-					}
-					l := r.json(t)
-					for k, want := range s.want {
-						if !jsonEqual(l[k], want) {
-							t.Errorf("step %d: %s = %v, want %v", i, k, l[k], want)
-						}
-					}
-					for _, k := range []string{"qrCode", "workspaceId", "webhookIds", "tags", "shortLink"} {
-						if _, ok := l[k]; !ok {
-							t.Errorf("step %d: %s missing from update response", i, k)
-						}
-					}
-				}
+				runUpdateSteps(t, e, ref, tc.steps)
 			})
 		}
 		// The other workspace's link is untouched.

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 )
 
@@ -64,7 +64,7 @@ func ParsePage(c *fiber.Ctx, spec PageSpec) (Page, error) {
 	}
 	if v := Query(c, "sortBy"); v != "" {
 		if !contains(spec.SortBy, v) {
-			return p, apierr.Validation("invalid_value", "sortBy", "Invalid option: expected one of "+options(spec.SortBy))
+			return p, apierr.Validation("invalid_value", "sortBy", "Invalid option: expected one of "+request.Options(spec.SortBy))
 		}
 		p.SortBy = v
 	}
@@ -95,14 +95,6 @@ func parseCount(v, field, label string) (int, error) {
 }
 
 // options formats a whitelist as zod does: "a"|"b".
-func options(vals []string) string {
-	q := make([]string, len(vals))
-	for i, v := range vals {
-		q[i] = strconv.Quote(v)
-	}
-	return strings.Join(q, "|")
-}
-
 func contains(vals []string, v string) bool {
 	for _, x := range vals {
 		if x == v {

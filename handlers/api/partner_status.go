@@ -5,6 +5,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/input"
 )
 
 type partnerIDJSON struct {
@@ -13,17 +14,17 @@ type partnerIDJSON struct {
 
 // BanPartner answers POST /partners/ban (parity.md §6.1).
 func (h *Handlers) BanPartner(c *fiber.Ctx) error {
-	o, err := decodeObject(c.Body())
+	o, err := input.DecodeNullish(c.Body())
 	if err != nil {
 		return err
 	}
 	sel := partnerSelector(o)
-	reason := o.str("reason", strOpts{})
-	if o.err == nil && (reason == nil || !contains(conversions.BanReasons, *reason)) {
-		o.fail("invalid_value", "reason", "Invalid option: expected one of "+quoteOptions(conversions.BanReasons))
+	reason := o.Str("reason", input.Str{Max: input.MaxIdentifier}).Ptr()
+	if o.Err() == nil && (reason == nil || !contains(conversions.BanReasons, *reason)) {
+		o.Fail("invalid_value", "reason", "Invalid option: expected one of "+input.QuoteOptions(conversions.BanReasons))
 	}
-	if o.err != nil {
-		return o.err
+	if o.Err() != nil {
+		return o.Err()
 	}
 	id, err := h.Conversions.BanPartner(c.UserContext(), request.Workspace(c), sel, *reason)
 	if err != nil {
@@ -34,13 +35,13 @@ func (h *Handlers) BanPartner(c *fiber.Ctx) error {
 
 // DeactivatePartner answers POST /partners/deactivate (parity.md §6.2).
 func (h *Handlers) DeactivatePartner(c *fiber.Ctx) error {
-	o, err := decodeObject(c.Body())
+	o, err := input.DecodeNullish(c.Body())
 	if err != nil {
 		return err
 	}
 	sel := partnerSelector(o)
-	if o.err != nil {
-		return o.err
+	if o.Err() != nil {
+		return o.Err()
 	}
 	id, err := h.Conversions.DeactivatePartner(c.UserContext(), request.Workspace(c), sel)
 	if err != nil {

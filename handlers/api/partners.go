@@ -10,6 +10,7 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 )
@@ -112,7 +113,7 @@ func (h *Handlers) toEnrolledPartnerJSON(ep *models.EnrolledPartner) enrolledPar
 		Country: p.Country, CompanyName: p.CompanyName, NetworkStatus: p.NetworkStatus, DefaultPayoutMethod: p.DefaultPayoutMethod,
 		PaypalEmail: p.PaypalEmail, StripeConnectID: p.StripeConnectID, PayoutsEnabledAt: optTime(p.PayoutsEnabledAt),
 		IdentityVerifiedAt: optTime(p.IdentityVerifiedAt),
-		ProgramID:          e.ProgramID, GroupID: e.GroupID, PartnerID: p.ID, TenantID: e.TenantID, CreatedAt: Timestamp(e.CreatedAt),
+		ProgramID:          e.ProgramID, GroupID: e.GroupID, PartnerID: p.ID, TenantID: e.TenantID, CreatedAt: request.Timestamp(e.CreatedAt),
 		Status: e.Status, Links: h.partnerLinksJSON(ep.Links), TotalCommissions: st.Commissions,
 		ClickRewardID: e.ClickRewardID, LeadRewardID: e.LeadRewardID, SaleRewardID: e.SaleRewardID,
 		ReferralRewardID: e.ReferralRewardID, DiscountID: e.DiscountID, ApplicationID: e.ApplicationID,
@@ -133,59 +134,59 @@ var usernameRe = regexp.MustCompile(`^[\p{L}\p{N}_-]+$`)
 
 // parsePartnerBody reads a POST /partners body (§3.3), or the partner
 // object of POST /tokens/embed/referrals.
-func parsePartnerBody(o *object) conversions.EnrollInput {
+func parsePartnerBody(o *input.Object) conversions.EnrollInput {
 	var in conversions.EnrollInput
-	if v := o.str("email", strOpts{required: true, trim: true, max: 190, email: true}); v != nil {
+	if v := o.Str("email", input.Str{Required: true, Trim: true, Max: 190, Check: input.Email}).Ptr(); v != nil {
 		in.Email = models.NormalizeEmail(*v)
 	}
-	in.Name = o.str("name", strOpts{trim: true, max: 100})
+	in.Name = o.Str("name", input.Str{Trim: true, Max: 100}).Ptr()
 	if in.Name != nil && *in.Name == "" {
 		in.Name = nil
 	}
-	if in.Username = o.str("username", strOpts{trim: true, max: 100}); in.Username != nil {
+	if in.Username = o.Str("username", input.Str{Trim: true, Max: 100}).Ptr(); in.Username != nil {
 		if *in.Username == "" {
 			in.Username = nil
 		} else if !usernameRe.MatchString(*in.Username) {
-			o.fail("custom", "username", "Invalid username. Must be a URL-friendly string.")
+			o.Fail("custom", "username", "Invalid username. Must be a URL-friendly string.")
 		}
 	}
-	in.Image = o.str("image", strOpts{url: true})
-	if v := o.str("tenantId", strOpts{trim: true}); v != nil {
+	in.Image = o.Str("image", input.Str{Check: input.URL}).Ptr()
+	if v := o.Str("tenantId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		in.TenantID = *v
 	}
-	if v := o.str("groupId", strOpts{trim: true}); v != nil {
+	if v := o.Str("groupId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		in.GroupID = *v
 	}
-	if in.Country = o.str("country", strOpts{trim: true}); in.Country != nil {
+	if in.Country = o.Str("country", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); in.Country != nil {
 		if len(*in.Country) != 2 {
-			o.fail("invalid_format", "country", "Invalid country code: use an ISO 3166-1 alpha-2 code.")
+			o.Fail("invalid_format", "country", "Invalid country code: use an ISO 3166-1 alpha-2 code.")
 		}
 		up := strings.ToUpper(*in.Country)
 		in.Country = &up
 	}
-	in.Description = o.str("description", strOpts{max: 5000})
+	in.Description = o.Str("description", input.Str{Max: 5000}).Ptr()
 	in.LinkProps = parseLinkProps(o)
 	return in
 }
 
 // parseLinkProps reads the linkProps object with the links API's rules.
-func parseLinkProps(o *object) *conversions.LinkProps {
-	raw, ok := o.raw("linkProps")
-	if !ok || o.err != nil {
+func parseLinkProps(o *input.Object) *conversions.LinkProps {
+	raw, ok := o.Present("linkProps")
+	if !ok || o.Err() != nil {
 		return nil
 	}
-	in, err := links.ParseLinkProps(raw, o.path("linkProps"))
+	in, err := links.ParseLinkProps(raw, o.Path("linkProps"))
 	if err != nil {
-		o.err = err
+		o.SetErr(err)
 		return nil
 	}
 	props := &conversions.LinkProps{Input: in}
-	if p := o.child("linkProps"); p != nil {
-		if v := p.str("prefix", strOpts{trim: true}); v != nil {
+	if p := o.Child("linkProps"); p != nil {
+		if v := p.Str("prefix", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 			props.Prefix = *v
 		}
-		if p.err != nil && o.err == nil {
-			o.err = p.err
+		if p.Err() != nil {
+			o.SetErr(p.Err())
 		}
 	}
 	return props
@@ -194,13 +195,13 @@ func parseLinkProps(o *object) *conversions.LinkProps {
 // CreatePartner answers POST /partners: 201 with the enrolled partner, also
 // when the partner was already enrolled.
 func (h *Handlers) CreatePartner(c *fiber.Ctx) error {
-	o, err := decodeObject(c.Body())
+	o, err := input.DecodeNullish(c.Body())
 	if err != nil {
 		return err
 	}
 	in := parsePartnerBody(o)
-	if o.err != nil {
-		return o.err
+	if o.Err() != nil {
+		return o.Err()
 	}
 	ep, err := h.Conversions.EnrollPartner(c.UserContext(), request.Workspace(c), in)
 	if err != nil {
@@ -234,7 +235,7 @@ func (h *Handlers) ListPartners(c *fiber.Ctx) error {
 	}
 	if s := c.Query("status"); s != "" {
 		if !contains(models.EnrollmentStatuses, s) {
-			return apierr.Validation("invalid_value", "status", "Invalid option: expected one of "+options(models.EnrollmentStatuses))
+			return apierr.Validation("invalid_value", "status", "Invalid option: expected one of "+request.Options(models.EnrollmentStatuses))
 		}
 		q.Status = s
 	}
@@ -256,12 +257,12 @@ func (h *Handlers) ListPartners(c *fiber.Ctx) error {
 }
 
 // partnerSelector reads partnerId / tenantId from a body.
-func partnerSelector(o *object) conversions.PartnerSelector {
+func partnerSelector(o *input.Object) conversions.PartnerSelector {
 	var s conversions.PartnerSelector
-	if v := o.str("partnerId", strOpts{trim: true}); v != nil {
+	if v := o.Str("partnerId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		s.PartnerID = *v
 	}
-	if v := o.str("tenantId", strOpts{trim: true}); v != nil {
+	if v := o.Str("tenantId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		s.TenantID = *v
 	}
 	return s
@@ -271,23 +272,23 @@ func partnerSelector(o *object) conversions.PartnerSelector {
 // /partners/links/upsert bodies; upsert requires url.
 func parsePartnerLink(body []byte, upsert bool) (conversions.PartnerLinkInput, error) {
 	var in conversions.PartnerLinkInput
-	o, err := decodeObject(body)
+	o, err := input.DecodeNullish(body)
 	if err != nil {
 		return in, err
 	}
 	in.PartnerSelector = partnerSelector(o)
-	if v := o.str("url", strOpts{required: upsert, trim: true, max: 32000}); v != nil && *v != "" {
+	if v := o.Str("url", input.Str{Required: upsert, Trim: true, Max: 32000}).Ptr(); v != nil && *v != "" {
 		in.URL = links.URLify(*v)
 		if !links.ValidURL(in.URL) || links.UnsafeScheme(in.URL) {
-			o.fail("invalid_format", "url", "Invalid URL")
+			o.Fail("invalid_format", "url", "Invalid URL")
 		}
 	}
-	if v := o.str("key", strOpts{trim: true, max: 190}); v != nil {
+	if v := o.Str("key", input.Str{Trim: true, Max: 190}).Ptr(); v != nil {
 		in.Key = *v
 	}
-	o.str("comments", strOpts{})
+	o.Str("comments", input.Str{Max: input.MaxIdentifier}).Ptr()
 	in.LinkProps = parseLinkProps(o)
-	return in, o.err
+	return in, o.Err()
 }
 
 // CreatePartnerLink answers POST /partners/links with 201 and the link.
@@ -367,45 +368,9 @@ func countJSON(r conversions.AnalyticsRow) analyticsCountJSON {
 	return analyticsCountJSON{Clicks: r.Clicks, Leads: r.Leads, Sales: r.Sales, SaleAmount: r.SaleAmount, Earnings: r.Earnings}
 }
 
-// parseTime reads an ISO date or date-time query value.
-func parseTime(name, v string, loc *time.Location) (*time.Time, error) {
-	if v == "" {
-		return nil, nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
-			return &t, nil
-		}
-	}
-	return nil, apierr.Validation("invalid_format", name, "Invalid ISO datetime")
-}
-
 // parseWindow reads interval (default all), start, end and timezone.
 func parseWindow(c *fiber.Ctx) (interval string, start, end *time.Time, loc *time.Location, err error) {
-	return ParseWindow(c, "all")
-}
-
-// ParseWindow reads the time window of an analytics-style query: interval
-// (def when absent), start and end (ISO dates or date-times, in the time
-// zone), timezone (IANA, default UTC). Bad values are 422 errors.
-func ParseWindow(c *fiber.Ctx, def string) (interval string, start, end *time.Time, loc *time.Location, err error) {
-	loc = time.UTC
-	if tz := c.Query("timezone"); tz != "" {
-		if loc, err = time.LoadLocation(tz); err != nil {
-			return "", nil, nil, nil, apierr.Validation("invalid_value", "timezone", "Invalid timezone: "+tz)
-		}
-	}
-	interval = c.Query("interval", def)
-	if !contains(conversions.Intervals, interval) {
-		return "", nil, nil, nil, apierr.Validation("invalid_value", "interval", "Invalid option: expected one of "+options(conversions.Intervals))
-	}
-	if start, err = parseTime("start", c.Query("start"), loc); err != nil {
-		return
-	}
-	if end, err = parseTime("end", c.Query("end"), loc); err != nil {
-		return
-	}
-	return interval, start, end, loc, nil
+	return request.ParseWindow(c, "all")
 }
 
 var analyticsGroupBys = []string{"count", "timeseries", "top_links"}
@@ -417,7 +382,7 @@ func (h *Handlers) PartnerAnalytics(c *fiber.Ctx) error {
 		GroupBy:         c.Query("groupBy", "count"),
 	}
 	if !contains(analyticsGroupBys, q.GroupBy) {
-		return apierr.Validation("invalid_value", "groupBy", "Invalid option: expected one of "+options(analyticsGroupBys))
+		return apierr.Validation("invalid_value", "groupBy", "Invalid option: expected one of "+request.Options(analyticsGroupBys))
 	}
 	var err error
 	if q.Interval, q.Start, q.End, q.Location, err = parseWindow(c); err != nil {
@@ -431,7 +396,7 @@ func (h *Handlers) PartnerAnalytics(c *fiber.Ctx) error {
 	case "timeseries":
 		out := make([]analyticsTimeseriesJSON, len(r.Timeseries))
 		for i, row := range r.Timeseries {
-			out[i] = analyticsTimeseriesJSON{Start: Timestamp(row.Start), analyticsCountJSON: countJSON(row)}
+			out[i] = analyticsTimeseriesJSON{Start: request.Timestamp(row.Start), analyticsCountJSON: countJSON(row)}
 		}
 		return c.JSON(out)
 	case "top_links":
@@ -440,7 +405,7 @@ func (h *Handlers) PartnerAnalytics(c *fiber.Ctx) error {
 			l := &t.Link
 			out[i] = analyticsTopLinkJSON{Link: l.ID, ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: h.Links.ShortLink(l),
 				URL: l.URL, Title: l.Title, Comments: l.Comments, FolderID: l.FolderID, PartnerID: l.PartnerID,
-				CreatedAt: Timestamp(l.CreatedAt), analyticsCountJSON: countJSON(t.AnalyticsRow)}
+				CreatedAt: request.Timestamp(l.CreatedAt), analyticsCountJSON: countJSON(t.AnalyticsRow)}
 		}
 		return c.JSON(out)
 	}

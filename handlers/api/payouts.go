@@ -72,7 +72,7 @@ func (h *Handlers) PayoutsJSON(ctx context.Context, ws *models.Workspace, progra
 		p := &ps[i]
 		j := payoutJSON{
 			ID: p.ID, InvoiceID: p.InvoiceID, Amount: p.Amount, Currency: p.Currency, Status: p.Status, Description: p.Description,
-			PeriodStart: optTime(p.PeriodStart), PeriodEnd: optTime(p.PeriodEnd), CreatedAt: Timestamp(p.CreatedAt), UpdatedAt: Timestamp(p.UpdatedAt),
+			PeriodStart: optTime(p.PeriodStart), PeriodEnd: optTime(p.PeriodEnd), CreatedAt: request.Timestamp(p.CreatedAt), UpdatedAt: request.Timestamp(p.UpdatedAt),
 			InitiatedAt: optTime(p.InitiatedAt), PaidAt: optTime(p.PaidAt), FailureReason: p.FailureReason, Mode: models.PayoutModeExternal,
 			Method: p.Method, Partner: payoutPartnerJSON{ID: p.PartnerID, Name: "Deleted Partner"},
 		}
@@ -120,7 +120,7 @@ func (h *Handlers) ListPayouts(c *fiber.Ctx) error {
 		SortBy: p.SortBy, Desc: p.Desc(), Limit: p.PageSize, Offset: p.Offset()}
 	if s := Query(c, "status"); s != "" {
 		if !contains(models.PayoutStatuses, s) {
-			return apierr.Validation("invalid_value", "status", "Invalid option: expected one of "+options(models.PayoutStatuses))
+			return apierr.Validation("invalid_value", "status", "Invalid option: expected one of "+request.Options(models.PayoutStatuses))
 		}
 		q.Status = s
 	}

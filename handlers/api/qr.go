@@ -10,6 +10,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/qr"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -68,10 +69,7 @@ func (h *Handlers) qrLogo(ctx context.Context, p *qr.Params) (string, error) {
 		return "", nil
 	}
 	host := strings.TrimPrefix(strings.ToLower(u.Host), "www.")
-	key := strings.ToLower(links.LookupKey(u.Path))
-	if key == "" {
-		key = models.RootKey
-	}
+	key := shortlink.LookupKey(u.Path)
 	l, err := h.DB.LinkByDomainKey(ctx, host, key)
 	if models.IsNotFound(err) {
 		return "", nil

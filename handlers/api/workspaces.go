@@ -2,7 +2,6 @@ package api
 
 import (
 	"strings"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -24,11 +23,8 @@ type workspaceJSON struct {
 
 func toWorkspaceJSON(w *models.Workspace) workspaceJSON {
 	return workspaceJSON{ID: w.PublicID(), Name: w.Name, Slug: w.Slug, Plan: string(w.Plan),
-		CreatedAt: Timestamp(w.CreatedAt), UpdatedAt: Timestamp(w.UpdatedAt)}
+		CreatedAt: request.Timestamp(w.CreatedAt), UpdatedAt: request.Timestamp(w.UpdatedAt)}
 }
-
-// Timestamp formats a time as the API does: UTC, milliseconds, Z.
-func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // ownWorkspace resolves the path's idOrSlug against the key's workspace:
 // a key only ever sees its own workspace (links.md §1.3).
@@ -67,7 +63,7 @@ func (h *Handlers) UpdateWorkspace(c *fiber.Ctx) error {
 		return err
 	}
 	var req updateWorkspaceRequest
-	if err := BindJSON(c, &req); err != nil {
+	if err := request.BindJSON(c, &req); err != nil {
 		return err
 	}
 	upd := *w

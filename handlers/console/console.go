@@ -18,6 +18,7 @@ import (
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
 	"github.com/relinkhq/relink/views/layout"
@@ -37,25 +38,33 @@ type Deps struct {
 	Links       *links.Service
 	Analytics   *analytics.Engine
 	Conversions *conversions.Service
+	// Webhooks runs the webhook management rules.
+	Webhooks *webhooks.Service
+	// PrivacyChanged tells the click pipeline that a workspace's privacy
+	// settings changed (the keep-IP set's Invalidate).
+	PrivacyChanged func(workspaceID string)
 }
 
 // Handlers holds the console's handlers.
 type Handlers struct {
-	db     *models.DB
-	cfg    *config.Config
-	now    func() time.Time
-	log    *slog.Logger
-	codec  *auth.SessionCodec
-	links  *links.Service
-	stats  *analytics.Engine
-	conv   *conversions.Service
-	secure bool // Secure cookies (outside dev)
+	db    *models.DB
+	cfg   *config.Config
+	now   func() time.Time
+	log   *slog.Logger
+	codec *auth.SessionCodec
+	links *links.Service
+	stats *analytics.Engine
+	conv  *conversions.Service
+	hooks *webhooks.Service
+	// privacyChanged: see Deps.PrivacyChanged.
+	privacyChanged func(workspaceID string)
+	secure         bool // Secure cookies (outside dev)
 }
 
 // New returns the console handlers.
 func New(d Deps) *Handlers {
 	return &Handlers{db: d.DB, cfg: d.Config, now: d.Now, log: d.Logger, codec: d.Sessions, secure: !d.Config.DevMode,
-		links: d.Links, stats: d.Analytics, conv: d.Conversions}
+		links: d.Links, stats: d.Analytics, conv: d.Conversions, hooks: d.Webhooks, privacyChanged: d.PrivacyChanged}
 }
 
 // Viewer is the signed-in user and the workspace the console shows.

@@ -334,7 +334,10 @@ func (h *Handlers) ArchiveLink(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if _, err := h.links.Update(c.UserContext(), h.actor(c), c.Params("id"), in); err != nil {
+	// Dub's dashboard archives through the bulk endpoint: no link.updated.
+	a := h.actor(c)
+	a.Silent = true
+	if _, err := h.links.Update(c.UserContext(), a, c.Params("id"), in); err != nil {
 		return foreign(err)
 	}
 	return redirect(c, "/console/links/"+c.Params("id"))
@@ -342,7 +345,10 @@ func (h *Handlers) ArchiveLink(c *fiber.Ctx) error {
 
 // DeleteLink deletes a link and returns to the list.
 func (h *Handlers) DeleteLink(c *fiber.Ctx) error {
-	if _, err := h.links.Delete(c.UserContext(), viewer(c).Workspace, c.Params("id")); err != nil {
+	// Dub's dashboard deletes through the bulk endpoint: no link.deleted.
+	a := h.actor(c)
+	a.Silent = true
+	if _, err := h.links.Remove(c.UserContext(), a, c.Params("id")); err != nil {
 		return foreign(err)
 	}
 	return redirect(c, "/console/links")

@@ -177,24 +177,11 @@ func (h *Handlers) SetReward(c *fiber.Ctx) error {
 	if err != nil {
 		return fail(err)
 	}
-	amount, perr := strconv.ParseFloat(typed.Get("amount"), 64)
-	if perr != nil {
-		return fail(apierr.Validation("invalid_type", "amount", "Enter an amount."))
-	}
-	r := &models.Reward{Event: typed.Get("event"), Type: typed.Get("type")}
-	if r.Type == models.RewardPercentage {
-		bp := models.PercentageBP(amount)
-		r.AmountInPercentageBP = &bp
-	} else {
-		cents := int64(amount*100 + 0.5)
-		r.AmountInCents = &cents
-	}
-	if md := typed.Get("maxDuration"); md != "" {
-		n, err := strconv.Atoi(md)
-		if err != nil {
-			return fail(apierr.Validation("invalid_type", "maxDuration", "Enter a number of months."))
-		}
-		r.MaxDuration = &n
+	// Flat amounts are typed in dollars, percentages in percent.
+	r, err := conversions.RewardForm{Event: typed.Get("event"), Type: typed.Get("type"), Amount: typed.Get("amount"),
+		MaxDuration: typed.Get("maxDuration")}.Reward()
+	if err != nil {
+		return fail(err)
 	}
 	if err := h.db.SetGroupReward(ctx, g, r); err != nil {
 		return fail(err)

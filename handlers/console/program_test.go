@@ -122,3 +122,29 @@ func TestPartnerProgram(t *testing.T) {
 		})
 	})
 }
+
+// TestRewardAmounts: the reward form reads dollars and percents as exact
+// decimals (conversions.RewardForm, shared with the CLI): $0.29 is 29
+// cents, and a third decimal is a field error, not a silent rounding.
+func TestRewardAmounts(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		e := newEnv(t, db)
+		e.seedWorkspace("Acme", "acme", "owner@acme.test")
+		c := e.client()
+		c.signIn("owner@acme.test")
+		wantStatus(t, c.post("/console/program", nil), http.StatusSeeOther)
+		groupID, _ := c.get("/console/program").doc(t).Find(`[data-testid="data-row"]`).Attr("data-id")
+
+		r := c.post("/console/program/rewards", url.Values{"groupId": {groupID}, "event": {"lead"}, "type": {"flat"}, "amount": {"2.555"}})
+		wantStatus(t, r, http.StatusUnprocessableEntity)
+		if msg := r.text(t, `[data-testid="field-amount"] [data-testid="field-error"]`); !strings.Contains(msg, "at most two decimals") {
+			t.Errorf("2.555 dollars: amount error %q", msg)
+		}
+		wantStatus(t, c.post("/console/program/rewards", url.Values{"groupId": {groupID}, "event": {"lead"}, "type": {"flat"}, "amount": {"0.29"}}), http.StatusSeeOther)
+		cells := c.get("/console/program").doc(t).Find(`[data-testid="data-row"] td`)
+		got := cells.Map(func(_ int, s *goquery.Selection) string { return strings.TrimSpace(s.Text()) })
+		if got[3] != "$0.29 per lead" {
+			t.Errorf("reward cells %q", got)
+		}
+	})
+}

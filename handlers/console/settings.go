@@ -2,6 +2,8 @@ package console
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -19,6 +21,7 @@ func (h *Handlers) settingsForm(c *fiber.Ctx, w *models.Workspace) vc.SettingsFo
 		f.PublishableKey = *w.PublishableKey
 	}
 	f.Snippet = h.scriptSnippet(c, w, f.PublishableKey)
+	f.KeepIPs, f.RetentionDays = w.KeepIPs, strconv.Itoa(w.EventRetentionDays)
 	for _, p := range models.Plans {
 		f.Plans = append(f.Plans, string(p))
 	}
@@ -29,6 +32,7 @@ func (h *Handlers) settingsForm(c *fiber.Ctx, w *models.Workspace) vc.SettingsFo
 func (h *Handlers) Settings(c *fiber.Ctx) error {
 	f := h.settingsForm(c, viewer(c).Workspace)
 	f.Saved = c.Query("saved") == "1"
+	f.PrivacySaved = c.Query("privacy") == "saved"
 	return h.page(c, fiber.StatusOK, "Settings", "settings", vc.Settings(f))
 }
 
@@ -55,6 +59,29 @@ func (h *Handlers) SaveSettings(c *fiber.Ctx) error {
 		return h.page(c, status, "Settings", "settings", vc.Settings(f))
 	}
 	return redirect(c, "/console/settings?saved=1")
+}
+
+// SavePrivacy saves the privacy settings (owners only): whether clicks keep
+// IP addresses, and the raw-event retention period in days (0, or
+// models.MinRetentionDays to models.MaxRetentionDays; anything else is a 422
+// shown on the form).
+func (h *Handlers) SavePrivacy(c *fiber.Ctx) error {
+	w := viewer(c).Workspace
+	keep := c.FormValue("keepIPs") == "true"
+	days, err := strconv.Atoi(strings.TrimSpace(c.FormValue("retentionDays", "0")))
+	if err != nil || (days != 0 && (days < models.MinRetentionDays || days > models.MaxRetentionDays)) {
+		f := h.settingsForm(c, w)
+		f.KeepIPs, f.RetentionDays = keep, c.FormValue("retentionDays")
+		f.PrivacyError = fmt.Sprintf("The retention period is 0 (keep forever) or %d to %d days.", models.MinRetentionDays, models.MaxRetentionDays)
+		return h.page(c, fiber.StatusUnprocessableEntity, "Settings", "settings", vc.Settings(f))
+	}
+	if err := h.db.SetPrivacy(c.UserContext(), w.ID, keep, days); err != nil {
+		return err
+	}
+	if h.privacyChanged != nil {
+		h.privacyChanged(w.ID)
+	}
+	return redirect(c, "/console/settings?privacy=saved")
 }
 
 // RotatePublishableKey generates the workspace's publishable key, replacing

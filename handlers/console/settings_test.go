@@ -188,3 +188,60 @@ func TestSettings(t *testing.T) {
 		})
 	})
 }
+
+func TestPrivacySettings(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		e := newEnv(t, db)
+		w, _ := e.seedWorkspace("Acme", "acme", "owner@acme.test")
+		other, _ := e.seedWorkspace("Other", "other", "owner@other.test")
+		ctx := context.Background()
+		c := e.client()
+		c.signIn("owner@acme.test")
+
+		doc := c.get("/console/settings").doc(t)
+		if _, on := doc.Find(`[data-testid="privacy-keep-ips"]`).Attr("checked"); on {
+			t.Error("a new workspace keeps IP addresses")
+		}
+		if v, _ := doc.Find(`[data-testid="privacy-retention"]`).Attr("value"); v != "0" {
+			t.Errorf("retention shown as %q, want 0", v)
+		}
+
+		r := c.post("/console/settings/privacy", url.Values{"keepIPs": {"true"}, "retentionDays": {"30"}})
+		wantStatus(t, r, http.StatusUnprocessableEntity)
+		if msg := r.text(t, `[data-testid="alert-error"]`); !strings.Contains(msg, "90 to 3650 days") {
+			t.Errorf("error %q", msg)
+		}
+		if got, _ := db.WorkspaceByID(ctx, w.ID); got.KeepIPs || got.EventRetentionDays != 0 {
+			t.Error("an invalid form was saved")
+		}
+
+		r = c.post("/console/settings/privacy", url.Values{"keepIPs": {"true"}, "retentionDays": {"120"}})
+		wantStatus(t, r, http.StatusSeeOther)
+		if got, _ := db.WorkspaceByID(ctx, w.ID); !got.KeepIPs || got.EventRetentionDays != 120 {
+			t.Errorf("saved keepIPs=%v days=%d", got.KeepIPs, got.EventRetentionDays)
+		}
+		if got, _ := db.WorkspaceByID(ctx, other.ID); got.KeepIPs || got.EventRetentionDays != 0 {
+			t.Error("another workspace's settings changed")
+		}
+		doc = c.get("/console/settings?privacy=saved").doc(t)
+		if _, on := doc.Find(`[data-testid="privacy-keep-ips"]`).Attr("checked"); !on {
+			t.Error("the saved setting is not shown")
+		}
+		// Unchecked means off again.
+		wantStatus(t, c.post("/console/settings/privacy", url.Values{"retentionDays": {"0"}}), http.StatusSeeOther)
+		if got, _ := db.WorkspaceByID(ctx, w.ID); got.KeepIPs || got.EventRetentionDays != 0 {
+			t.Errorf("saved keepIPs=%v days=%d", got.KeepIPs, got.EventRetentionDays)
+		}
+
+		u, _ := db.CreateUser(ctx, "member@acme.test", passwordHash)
+		if err := db.AddMember(ctx, w.ID, u.ID, models.RoleMember); err != nil {
+			t.Fatal(err)
+		}
+		m := e.client()
+		m.signIn("member@acme.test")
+		wantStatus(t, m.post("/console/settings/privacy", url.Values{"keepIPs": {"true"}}), http.StatusForbidden)
+		if got, _ := db.WorkspaceByID(ctx, w.ID); got.KeepIPs {
+			t.Error("a member turned IP keeping on")
+		}
+	})
+}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/relinkhq/relink/handlers/api"
+	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
@@ -42,7 +42,7 @@ func (h *Handlers) ListLinks(c *fiber.Ctx) error {
 // CreateLink answers POST /api/embed/referrals/links (201).
 func (h *Handlers) CreateLink(c *fiber.Ctx) error {
 	var in referrals.LinkWrite
-	if err := api.BindJSON(c, &in); err != nil {
+	if err := request.BindJSON(c, &in); err != nil {
 		return err
 	}
 	l, err := h.d.Referrals.CreateLink(c.UserContext(), session(c), in)
@@ -55,7 +55,7 @@ func (h *Handlers) CreateLink(c *fiber.Ctx) error {
 // UpdateLink answers PATCH /api/embed/referrals/links/:linkId.
 func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 	var in referrals.LinkWrite
-	if err := api.BindJSON(c, &in); err != nil {
+	if err := request.BindJSON(c, &in); err != nil {
 		return err
 	}
 	l, err := h.d.Referrals.UpdateLink(c.UserContext(), session(c), c.Params("linkId"), in)
@@ -89,7 +89,7 @@ func (h *Handlers) ListEarnings(c *fiber.Ctx) error {
 	}
 	out := make([]earningsJSON, len(rows))
 	for i, r := range rows {
-		out[i] = earningsJSON{EarningsRow: r, CreatedAt: api.Timestamp(r.CreatedAt), UpdatedAt: api.Timestamp(r.UpdatedAt)}
+		out[i] = earningsJSON{EarningsRow: r, CreatedAt: request.Timestamp(r.CreatedAt), UpdatedAt: request.Timestamp(r.UpdatedAt)}
 	}
 	if c.Query("withTotal") == "true" {
 		return c.JSON(fiber.Map{"data": out, "total": total})
@@ -150,7 +150,7 @@ func (h *Handlers) Analytics(c *fiber.Ctx) error {
 	}
 	out := make([]analyticsRow, len(res.Timeseries))
 	for i, r := range res.Timeseries {
-		out[i] = analyticsRow{Start: api.Timestamp(r.Start), Clicks: r.Clicks, Leads: r.Leads, Sales: r.Sales, SaleAmount: r.SaleAmount}
+		out[i] = analyticsRow{Start: request.Timestamp(r.Start), Clicks: r.Clicks, Leads: r.Leads, Sales: r.Sales, SaleAmount: r.SaleAmount}
 	}
 	return c.JSON(out)
 }
@@ -229,7 +229,7 @@ func (h *Handlers) EarningsTimeseries(c *fiber.Ctx) error {
 	sess := session(c)
 	var q conversions.EarningsQuery
 	var err error
-	if q.Interval, q.Start, q.End, q.Location, err = api.ParseWindow(c, "30d"); err != nil {
+	if q.Interval, q.Start, q.End, q.Location, err = request.ParseWindow(c, "30d"); err != nil {
 		return err
 	}
 	switch g := c.Query("groupBy"); g {
@@ -246,7 +246,7 @@ func (h *Handlers) EarningsTimeseries(c *fiber.Ctx) error {
 	}
 	out := make([]earningsBucketJSON, len(series))
 	for i, b := range series {
-		out[i] = earningsBucketJSON{Start: api.Timestamp(b.Start), Earnings: b.Earnings}
+		out[i] = earningsBucketJSON{Start: request.Timestamp(b.Start), Earnings: b.Earnings}
 		if q.GroupByLink {
 			out[i].GroupBy, out[i].Data = "linkId", b.ByLink
 		}

@@ -13,15 +13,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/apierr"
-	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/models"
 )
@@ -30,8 +29,8 @@ import (
 type Deps struct {
 	DB        *models.DB
 	Referrals *referrals.Service
-	Analytics *analytics.Engine // GET /api/embed/referrals/events
-	Limiter   ratelimit.Limiter
+	Analytics *analytics.Engine  // GET /api/embed/referrals/events
+	RateLimit *request.RateLimit // the server's one rate-limit gate
 	Now       func() time.Time
 	Log       *slog.Logger
 }
@@ -86,26 +85,11 @@ func (h *Handlers) Auth(c *fiber.Ctx) error {
 }
 
 // limit counts the request against the token's budget and sets the rate
-// limit headers (§6.7: on every response).
+// limit headers (§6.7: on every response, Retry-After included).
 func (h *Handlers) limit(c *fiber.Ctx, token string) error {
-	if h.d.Limiter == nil {
-		return nil
-	}
 	sum := sha256.Sum256([]byte(token))
-	res, err := h.d.Limiter.Allow(c.UserContext(), "embed:"+hex.EncodeToString(sum[:12]), RequestsPerMinute, time.Minute)
-	if err != nil {
-		h.d.Log.Error("rate limiter unavailable; embed request allowed", "err", err)
-		return nil
-	}
-	wait := max(res.Reset.Sub(h.d.Now()), 0)
-	c.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-	c.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-	c.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
-	c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(int64((wait+time.Second-1)/time.Second), 10))
-	if !res.Allowed {
-		return apierr.New(apierr.RateLimitExceeded, "Too many requests.")
-	}
-	return nil
+	return h.d.RateLimit.Check(c, request.Rule{Bucket: "embed:" + hex.EncodeToString(sum[:12]),
+		Limit: RequestsPerMinute, Window: time.Minute, Message: "Too many requests.", RetryAfterAlways: true})
 }
 
 // asAPIError unwraps an *apierr.Error.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -478,5 +479,28 @@ func TestEmbedPageAndFragments(t *testing.T) {
 			}
 		})
 
+	})
+}
+
+// TestEmbedRateLimitResetUnit: the embed's X-RateLimit-Reset is the Unix
+// epoch in milliseconds, as the API's (one unit, links.md §1.6; upstream
+// sends Upstash's millisecond reset on the embed routes too), within the
+// coming minute.
+func TestEmbedRateLimitResetUnit(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		e := newEnv(t, db, "rlunit")
+		tok, _ := e.partner("rl-unit", "rl-unit")
+		before := time.Now()
+		r := e.do(appHost, "GET", "/api/embed/referrals/token", "", bearer(tok))
+		if r.status != 200 {
+			t.Fatalf("token probe: %d %s", r.status, r.body)
+		}
+		reset, err := strconv.ParseInt(r.header.Get("X-RateLimit-Reset"), 10, 64)
+		if err != nil {
+			t.Fatalf("X-RateLimit-Reset %q: %v", r.header.Get("X-RateLimit-Reset"), err)
+		}
+		if at := time.UnixMilli(reset); at.Before(before) || at.After(before.Add(61*time.Second)) {
+			t.Fatalf("X-RateLimit-Reset %d is %v, not a millisecond epoch within the minute after %v", reset, at, before)
+		}
 	})
 }

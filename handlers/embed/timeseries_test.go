@@ -75,9 +75,12 @@ func TestEarningsTimeseries(t *testing.T) {
 			return n
 		}
 
-		t.Run("default: 30 daily buckets of sale earnings", func(t *testing.T) {
+		// The one interval table (internal/interval, analytics.md §3.3): 30d
+		// starts at now − 30 days (31 daily buckets, the first partial), 7d
+		// at now − 7 days (8). This endpoint used midnight 29 / 6 days ago.
+		t.Run("default: 31 daily buckets of sale earnings", func(t *testing.T) {
 			status, bs, body := get(t, tokA, "")
-			if status != 200 || len(bs) != 30 {
+			if status != 200 || len(bs) != 31 {
 				t.Fatalf("%d, %d buckets: %s", status, len(bs), body)
 			}
 			if got := sum(bs); got != 2000+700+300 {
@@ -100,7 +103,7 @@ func TestEarningsTimeseries(t *testing.T) {
 
 		t.Run("intervals and all", func(t *testing.T) {
 			_, bs, _ := get(t, tokA, "?interval=7d")
-			if len(bs) != 7 || sum(bs) != 3000 {
+			if len(bs) != 8 || sum(bs) != 3000 {
 				t.Errorf("7d: %d buckets, sum %d", len(bs), sum(bs))
 			}
 			_, bs, _ = get(t, tokA, "?interval=all")
@@ -127,7 +130,7 @@ func TestEarningsTimeseries(t *testing.T) {
 
 		t.Run("grouped by link", func(t *testing.T) {
 			status, bs, body := get(t, tokA, "?groupBy=linkId")
-			if status != 200 || len(bs) != 30 {
+			if status != 200 || len(bs) != 31 {
 				t.Fatalf("%d %s", status, body)
 			}
 			for _, b := range bs {

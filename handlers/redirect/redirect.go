@@ -4,9 +4,7 @@
 package redirect
 
 import (
-	"crypto/subtle"
 	"log/slog"
-	"math/rand/v2"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
-	"golang.org/x/net/idna"
 
 	pages "github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/apierr"
@@ -22,7 +19,7 @@ import (
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/ratelimit"
-	"github.com/relinkhq/relink/internal/useragent"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/models"
 	"github.com/relinkhq/relink/views/layout"
 	views "github.com/relinkhq/relink/views/redirect"
@@ -30,7 +27,7 @@ import (
 
 // Deps are the redirect's collaborators.
 type Deps struct {
-	Cache   *Cache
+	Cache   *shortlink.Cache
 	Clicks  *ingest.Pipeline
 	Geo     *geo.Locator // country for geo targeting; nil: trusted headers only
 	Headers geo.Headers  // trusted proxy geo headers
@@ -70,21 +67,6 @@ func New(d Deps) *Handlers {
 	return &Handlers{d: d, recent: newRecentClicks(d.TrackDedup, recentClicksMax)}
 }
 
-// reserved are the app's top-level paths; they never resolve as keys
-// (DESIGN.md, redirects row).
-var reserved = []string{"api", "embed", "static", "console", "healthz"}
-
-// isReserved reports whether the first path segment of key is reserved.
-func isReserved(key string) bool {
-	first, _, _ := strings.Cut(key, "/")
-	for _, r := range reserved {
-		if strings.EqualFold(first, r) {
-			return true
-		}
-	}
-	return false
-}
-
 // Short serves `/` and `/*` on the short-link face: the domain is the Host.
 func (h *Handlers) Short(c *fiber.Ctx) error {
 	host := strings.ToLower(string(c.Request().Host()))
@@ -105,7 +87,8 @@ func (h *Handlers) Default(c *fiber.Ctx) error {
 }
 
 // serve answers a short link; appFace makes an unknown key fall through to
-// the app's later routes instead of the link-not-found page.
+// the app's later routes instead of the link-not-found page. The rules are
+// shortlink.Decide's; this reads the request and writes the answer.
 func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	rawPath := string(c.Request().URI().PathOriginal())
 	if i := strings.IndexByte(rawPath, '?'); i >= 0 {
@@ -116,11 +99,15 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	if strings.IndexByte(key, '%') >= 0 {
 		k, err := url.PathUnescape(key)
 		if err != nil {
-			return h.notFound(c, domain, key, nil)
+			return h.notFound(c, domain, key, "")
 		}
 		key = k
 	}
-	if isReserved(key) {
+	face := shortlink.ShortFace
+	if appFace {
+		face = shortlink.AppFace
+	}
+	if shortlink.IsReserved(key, face) {
 		return c.Next()
 	}
 	inspect := false
@@ -132,137 +119,148 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	if key == aasaPath || key == assetLinksPath {
 		return h.wellKnown(c, domain, key)
 	}
-	// #1: crawlers of well-known paths and PHP probes are sent home untracked.
-	low := strings.ToLower(key)
-	if strings.HasPrefix(low, ".well-known") || strings.HasSuffix(low, ".php") || strings.HasSuffix(low, ".php7") {
-		c.Set("X-Robots-Tag", "googlebot: noindex")
-		return c.Redirect("/?dub-no-track=1", fiber.StatusFound)
-	}
-	key = lookupKey(key)
-
-	res, found, err := h.d.Cache.Get(c.UserContext(), domain, key)
-	if err != nil {
-		return err
-	}
-	// #2, #6: unknown or disabled.
-	if !found || res.Link == nil {
-		if appFace {
-			return c.Next()
-		}
-		return h.notFound(c, domain, key, res)
-	}
-	t := res.Link
-	if inspect && t.Password == "" { // #3
-		return page(c, fiber.StatusOK, "Inspect link", views.Inspect(views.Preview{URL: t.URL, ShortLink: shortLink(t), Title: t.Title}))
-	}
-	// #4: password.
-	var dropParams []string
-	if t.Password != "" {
-		ok, via, err := h.checkPassword(c, t, rawPath)
-		if err != nil || !ok {
+	v := h.visit(c, shortlink.LookupKey(key), inspect)
+	var res *shortlink.Resolved
+	if !shortlink.IsProbe(v.Key) { // #1 needs no lookup
+		r, _, err := h.d.Cache.Get(c.UserContext(), domain, v.Key)
+		if err != nil {
 			return err
 		}
-		if via == "pw" {
-			dropParams = []string{"pw"}
-		}
+		res = r
+	}
+	cookieName := "dub_id_" + hostOnly(domain) + "_" + v.Key
+	if res != nil && res.Link != nil {
+		h.linkVisit(c, &v, res.Link, cookieName)
 	}
 	now := h.d.Now()
-	// #7: expired.
-	if t.Expired(now) {
-		switch {
-		case t.ExpiredURL != "":
-			return h.redirectTo(c, t, t.ExpiredURL, fiber.StatusFound)
-		case res.DomainExpiredURL != "":
-			return h.redirectTo(c, t, res.DomainExpiredURL, fiber.StatusTemporaryRedirect)
+	d := shortlink.Decide(res, v, now)
+	if d.Action == shortlink.ActNotFound && appFace {
+		return c.Next()
+	}
+	if d.SetClickCookie {
+		c.Cookie(&fiber.Cookie{Name: cookieName, Value: v.ClickID, Path: "/" + origKey, MaxAge: 3600})
+	}
+	if d.Variant != "" {
+		c.Cookie(&fiber.Cookie{Name: "dub_test_url", Value: d.Variant, Path: "/" + origKey, MaxAge: 604800})
+	}
+	if d.Record {
+		h.record(c, d.Link, v.ClickID, d.URL, v.Bot, v.UA, now)
+	}
+	return h.answer(c, d, domain, v.Key, origKey, rawPath)
+}
+
+// visit reads what the decision needs from the request.
+func (h *Handlers) visit(c *fiber.Ctx, key string, inspect bool) shortlink.Visit {
+	args := c.Request().URI().QueryArgs()
+	v := shortlink.Visit{
+		Key: key, Inspect: inspect, UA: string(c.Request().Header.UserAgent()),
+		Bot:                 c.Method() == fiber.MethodHead || len(args.Peek("bot")) > 0,
+		NoTrack:             len(c.Request().Header.Peek("dub-no-track")) > 0 || args.Has("dub-no-track"),
+		SkipDeeplinkPreview: args.Has("skip_deeplink_preview"),
+	}
+	if q := c.Request().URI().QueryString(); len(q) > 0 {
+		v.Query = string(q)
+	}
+	return v
+}
+
+// linkVisit adds what only a found link needs: the click id, and (only
+// for links that use them, to keep the common redirect cheap) the password
+// candidate, the pinned A/B variant and the visitor's country.
+func (h *Handlers) linkVisit(c *fiber.Ctx, v *shortlink.Visit, t *shortlink.Target, cookieName string) {
+	v.ClickID = clickID(c, cookieName)
+	if t.Password != "" {
+		v.Password, v.PasswordVia = passwordCandidate(c, t)
+	}
+	if len(t.TestVariants) > 0 {
+		v.PinnedVariant = c.Cookies("dub_test_url")
+	}
+	if len(t.Geo) > 0 {
+		v.Country = func() string { return h.d.Geo.Country(h.ip(c), h.geoHint(c)) }
+	}
+}
+
+// clickID is the dub_id cookie's id when it looks like one, else a new id
+// (links.md §10.4).
+func clickID(c *fiber.Ctx, cookieName string) string {
+	id := c.Cookies(cookieName)
+	if id == "" || len(id) > 64 {
+		return ids.Click()
+	}
+	return strings.Clone(id)
+}
+
+// passwordCandidate is #4's candidate: the form's on POST, else ?pw=, else
+// the dub_password_{linkId} cookie.
+func passwordCandidate(c *fiber.Ctx, t *shortlink.Target) (string, shortlink.Via) {
+	switch {
+	case c.Method() == fiber.MethodPost:
+		return c.FormValue("password"), shortlink.ViaForm
+	case c.Query("pw") != "":
+		return c.Query("pw"), shortlink.ViaQuery
+	}
+	return c.Cookies("dub_password_" + t.ID), shortlink.ViaCookie
+}
+
+// answer writes the decision.
+func (h *Handlers) answer(c *fiber.Ctx, d shortlink.Decision, domain, key, origKey, rawPath string) error {
+	t := d.Link
+	if d.SetPasswordCookie {
+		c.Cookie(&fiber.Cookie{Name: "dub_password_" + t.ID, Value: t.Password, Path: rawPath, HTTPOnly: true,
+			Secure: h.d.SecureCookie, SameSite: fiber.CookieSameSiteLaxMode})
+	}
+	if t != nil && (d.Rule >= 8 || d.Action == shortlink.ActExpired && d.URL != "") {
+		c.Set(fiber.HeaderCacheControl, "private, no-store")
+		if !t.DoIndex {
+			c.Set("X-Robots-Tag", "googlebot: noindex")
 		}
-		return page(c, fiber.StatusGone, "Link expired", views.Expired(domain, t.Key))
 	}
-
-	// From here on the visitor reaches the link: click id, cookie, click.
-	cookieName := "dub_id_" + hostOnly(domain) + "_" + key
-	clickID := c.Cookies(cookieName)
-	if clickID == "" || len(clickID) > 64 {
-		clickID = ids.Click()
-	} else {
-		clickID = strings.Clone(clickID)
-	}
-	c.Cookie(&fiber.Cookie{Name: cookieName, Value: clickID, Path: "/" + origKey, MaxAge: 3600})
-	c.Set(fiber.HeaderCacheControl, "private, no-store")
-	if !t.DoIndex {
+	switch d.Action {
+	case shortlink.ActProbe:
 		c.Set("X-Robots-Tag", "googlebot: noindex")
-	}
-
-	ua := c.Request().Header.UserAgent()
-	reqBot := c.Method() == fiber.MethodHead || len(c.Request().URI().QueryArgs().Peek("bot")) > 0
-	noTrack := len(c.Request().Header.Peek("dub-no-track")) > 0 || c.Request().URI().QueryArgs().Has("dub-no-track")
-	qr := string(c.Request().URI().QueryArgs().Peek("qr")) == "1"
-
-	dest := t.URL
-	if len(t.TestVariants) > 0 && t.TestCompletedAt.After(now) {
-		dest = h.pickVariant(c, t, origKey)
-	}
-	// #9: crawlers get the custom preview, not the redirect, and no click.
-	if t.Proxy && (reqBot || useragent.IsBot(string(ua))) {
+		return c.Redirect(d.URL, d.Status)
+	case shortlink.ActNotFound:
+		return h.notFound(c, domain, key, d.URL)
+	case shortlink.ActInspect:
+		return page(c, fiber.StatusOK, "Inspect link", views.Inspect(views.Preview{URL: t.URL, ShortLink: shortLink(t), Title: t.Title}))
+	case shortlink.ActPassword:
+		return h.passwordPage(c, t, rawPath, d.Status == fiber.StatusUnauthorized)
+	case shortlink.ActExpired:
+		if d.URL == "" {
+			return page(c, fiber.StatusGone, "Link expired", views.Expired(domain, t.Key))
+		}
+		return c.Redirect(d.URL, d.Status)
+	case shortlink.ActProxy:
 		return render(c, fiber.StatusOK, views.Proxy(views.Preview{URL: t.URL, ShortLink: shortLink(t),
 			Title: t.Title, Description: t.Description, Image: t.Image, Video: t.Video}))
-	}
-	target, status := dest, fiber.StatusFound
-	if t.Root() {
-		status = fiber.StatusMovedPermanently
-	}
-	// #12, #13: the visitor's OS target; store is the app store it lists (or "").
-	osTarget, store := t.storeTarget(string(ua))
-	switch {
-	case osTarget != "":
-		target = osTarget
-	case len(t.Geo) > 0: // #14
-		if u := t.Geo[h.d.Geo.Country(h.ip(c), h.geoHint(c))]; u != "" {
-			target = u
-		}
-	}
-	final := ""
-	if target != "" {
-		d := destination{clickID: clickID, key: t.Key, track: t.TrackConversion || t.Partner, partner: t.Partner,
-			noTrack: noTrack, dropParams: dropParams}
-		if q := c.Request().URI().QueryString(); len(q) > 0 {
-			d.reqQuery = string(q)
-		}
-		final = d.build(target)
-	}
-	if !noTrack {
-		h.record(c, t, clickID, final, qr, reqBot, string(ua), now)
-	}
-	// #12, #13: a store destination goes through the interstitial first,
-	// unless the visitor comes from it (skip_deeplink_preview).
-	if store != "" && !c.Request().URI().QueryArgs().Has("skip_deeplink_preview") {
+	case shortlink.ActInterstitial:
 		u := h.d.AppURL + "/deeplink/" + domain + "/" + origKey
 		if q := c.Request().URI().QueryString(); len(q) > 0 {
 			u += "?" + string(q)
 		}
-		return c.Redirect(u, fiber.StatusTemporaryRedirect)
-	}
-	switch {
-	case dest == "" && target == "": // #8: root without destination
+		return c.Redirect(u, d.Status)
+	case shortlink.ActPlaceholder:
 		return page(c, fiber.StatusOK, domain, views.Placeholder(domain))
-	case hasScheme(final, "mailto:", "sms:", "tel:", "tg:", "whatsapp:", "xmpp:"): // #10
-		return render(c, fiber.StatusOK, views.Refresh(final))
-	case t.Rewrite: // #11
-		if err := render(c, fiber.StatusOK, views.Cloaked(views.Preview{URL: final, Title: t.Title}, !t.DoIndex)); err != nil {
+	case shortlink.ActRefresh:
+		return render(c, fiber.StatusOK, views.Refresh(d.URL))
+	case shortlink.ActCloak:
+		if err := render(c, fiber.StatusOK, views.Cloaked(views.Preview{URL: d.URL, Title: t.Title}, !t.DoIndex)); err != nil {
 			return err
 		}
 		// The page frames the destination: allow exactly that frame.
-		c.Set(fiber.HeaderContentSecurityPolicy, "default-src 'none'; style-src 'nonce-"+pages.Nonce(c)+"'; frame-src "+frameSource(final)+"; base-uri 'none'")
+		c.Set(fiber.HeaderContentSecurityPolicy, "default-src 'none'; style-src 'nonce-"+pages.Nonce(c)+"'; frame-src "+frameSource(d.URL)+"; base-uri 'none'")
 		return nil
 	}
-	return c.Redirect(final, status)
+	return c.Redirect(d.URL, d.Status)
 }
 
 // record hands the click to the pipeline; every string is copied because
 // Fiber reuses its buffers after the handler returns.
-func (h *Handlers) record(c *fiber.Ctx, t *Target, clickID, final string, qr, bot bool, ua string, now time.Time) {
+func (h *Handlers) record(c *fiber.Ctx, t *shortlink.Target, clickID, final string, bot bool, ua string, now time.Time) {
 	if h.d.Clicks == nil {
 		return
 	}
+	qr := string(c.Request().URI().QueryArgs().Peek("qr")) == "1"
 	h.d.Clicks.Enqueue(ingest.Hit{
 		ClickID: clickID, LinkID: t.ID, WorkspaceID: t.WorkspaceID, Domain: t.Domain, Key: t.Key,
 		URL: final, Time: now, IP: h.ip(c), UA: strings.Clone(ua),
@@ -287,21 +285,12 @@ func (h *Handlers) geoHint(c *fiber.Ctx) geo.Hint {
 }
 
 // notFound is #2: the domain's notFoundUrl (307) or the 404 page.
-func (h *Handlers) notFound(c *fiber.Ctx, domain, key string, res *Resolved) error {
-	if res != nil && res.DomainNotFoundURL != "" {
-		return c.Redirect(res.DomainNotFoundURL, fiber.StatusTemporaryRedirect)
+func (h *Handlers) notFound(c *fiber.Ctx, domain, key, notFoundURL string) error {
+	if notFoundURL != "" {
+		return c.Redirect(notFoundURL, fiber.StatusTemporaryRedirect)
 	}
 	c.Set("X-Robots-Tag", "googlebot: noindex")
 	return page(c, fiber.StatusNotFound, "Link not found", views.NotFound(domain, key))
-}
-
-// redirectTo answers an expired link's redirect (no click).
-func (h *Handlers) redirectTo(c *fiber.Ctx, t *Target, u string, status int) error {
-	c.Set(fiber.HeaderCacheControl, "private, no-store")
-	if !t.DoIndex {
-		c.Set("X-Robots-Tag", "googlebot: noindex")
-	}
-	return c.Redirect(u, status)
 }
 
 const (
@@ -309,70 +298,31 @@ const (
 	passwordWindow = 10 * time.Minute
 )
 
-// checkPassword is #4. It returns ok when the visitor may continue, and via
-// "pw" when the password came in the query (it is then not forwarded).
-// When not ok, the password page has been written.
-func (h *Handlers) checkPassword(c *fiber.Ctx, t *Target, rawPath string) (ok bool, via string, err error) {
-	cookieName := "dub_password_" + t.ID
-	var candidate string
-	switch {
-	case c.Method() == fiber.MethodPost:
-		candidate, via = c.FormValue("password"), "form"
-	case c.Query("pw") != "":
-		candidate, via = c.Query("pw"), "pw"
-	default:
-		candidate, via = c.Cookies(cookieName), "cookie"
+func notFoundURL(res *shortlink.Resolved) string {
+	if res == nil {
+		return ""
 	}
-	if candidate != "" && subtle.ConstantTimeCompare([]byte(candidate), []byte(t.Password)) == 1 {
-		if via == "form" {
-			c.Cookie(&fiber.Cookie{Name: cookieName, Value: t.Password, Path: rawPath, HTTPOnly: true,
-				Secure: h.d.SecureCookie, SameSite: fiber.CookieSameSiteLaxMode})
-		}
-		return true, via, nil
-	}
+	return res.DomainNotFoundURL
+}
+
+// passwordPage is #4's answer: the password form, or after a wrong
+// password the form with an error, limited per link (links.md §10.2 #4).
+func (h *Handlers) passwordPage(c *fiber.Ctx, t *shortlink.Target, rawPath string, wrong bool) error {
 	c.Set(fiber.HeaderCacheControl, "private, no-store")
 	form := views.PasswordForm{Action: rawPath}
-	if candidate == "" || via == "cookie" {
-		return false, "", page(c, fiber.StatusOK, "Password required", views.Password(form))
+	if !wrong {
+		return page(c, fiber.StatusOK, "Password required", views.Password(form))
 	}
-	// A wrong password: limited per link (links.md §10.2 #4).
 	if h.d.Limiter != nil {
-		res, lerr := h.d.Limiter.Allow(c.UserContext(), "pw:"+t.ID, passwordLimit, passwordWindow)
-		if lerr != nil {
-			h.d.Logger.Error("password rate limiter unavailable", "link_id", t.ID, "err", lerr)
+		res, err := h.d.Limiter.Allow(c.UserContext(), "pw:"+t.ID, passwordLimit, passwordWindow)
+		if err != nil {
+			h.d.Logger.Error("password rate limiter unavailable", "link_id", t.ID, "err", err)
 		} else if !res.Allowed {
-			return false, "", page(c, fiber.StatusTooManyRequests, "Too many attempts", views.TooManyAttempts())
+			return page(c, fiber.StatusTooManyRequests, "Too many attempts", views.TooManyAttempts())
 		}
 	}
 	form.Error = "Incorrect password. Try again."
-	return false, "", page(c, fiber.StatusUnauthorized, "Password required", views.Password(form))
-}
-
-// pickVariant chooses an A/B destination (links.md §10.2): a valid
-// dub_test_url cookie pins it; else weighted random, then pinned for 7 days.
-func (h *Handlers) pickVariant(c *fiber.Ctx, t *Target, origKey string) string {
-	if pinned := c.Cookies("dub_test_url"); pinned != "" {
-		for _, v := range t.TestVariants {
-			if v.URL == pinned {
-				return v.URL
-			}
-		}
-	}
-	total := 0.0
-	for _, v := range t.TestVariants {
-		total += v.Percentage
-	}
-	pick := t.TestVariants[len(t.TestVariants)-1].URL
-	r := rand.Float64() * total
-	for _, v := range t.TestVariants {
-		if r < v.Percentage {
-			pick = v.URL
-			break
-		}
-		r -= v.Percentage
-	}
-	c.Cookie(&fiber.Cookie{Name: "dub_test_url", Value: pick, Path: "/" + origKey, MaxAge: 604800})
-	return pick
+	return page(c, fiber.StatusUnauthorized, "Password required", views.Password(form))
 }
 
 const (
@@ -407,39 +357,6 @@ func (h *Handlers) wellKnown(c *fiber.Ctx, domain, path string) error {
 	return c.SendString(doc)
 }
 
-// lookupKey turns a percent-decoded key into the cache's lookup key: the root
-// for "", non-ASCII labels punycoded, lowercased (links.md §10.1).
-func lookupKey(key string) string {
-	if key == "" {
-		return models.RootKey
-	}
-	if !isASCII(key) {
-		if a, err := idna.Punycode.ToASCII(strings.Trim(key, "/")); err == nil {
-			key = a
-		}
-	}
-	return strings.ToLower(key)
-}
-
-// appStore names the store a target is a listing of: "the App Store" for
-// apps.apple.com and itunes.apple.com, "Google Play" for play.google.com's
-// app pages, else "".
-func appStore(target string) string {
-	u, err := url.Parse(target)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
-		return ""
-	}
-	switch strings.ToLower(u.Hostname()) {
-	case "apps.apple.com", "itunes.apple.com":
-		return "the App Store"
-	case "play.google.com":
-		if strings.HasPrefix(u.Path, "/store/apps") {
-			return "Google Play"
-		}
-	}
-	return ""
-}
-
 // Deeplink serves the app-store interstitial at
 // {app}/deeplink/{domain}/{key}?{query} (links.md §10.2 #12, #13). The click
 // was recorded by the redirect that sent the visitor here; the page's button
@@ -451,15 +368,15 @@ func (h *Handlers) Deeplink(c *fiber.Ctx) error {
 	domain = strings.TrimPrefix(strings.ToLower(domain), "www.")
 	key, err := url.PathUnescape(origKey)
 	if err != nil || domain == "" {
-		return h.notFound(c, domain, origKey, nil)
+		return h.notFound(c, domain, origKey, "")
 	}
-	key = lookupKey(key)
+	key = shortlink.LookupKey(key)
 	res, found, err := h.d.Cache.Get(c.UserContext(), domain, key)
 	if err != nil {
 		return err
 	}
 	if !found || res.Link == nil {
-		return h.notFound(c, domain, key, res)
+		return h.notFound(c, domain, key, notFoundURL(res))
 	}
 	t := res.Link
 	short := c.Protocol() + "://" + domain + "/" + origKey
@@ -468,7 +385,7 @@ func (h *Handlers) Deeplink(c *fiber.Ctx) error {
 		cont += string(q) + "&"
 	}
 	cont += "skip_deeplink_preview=1"
-	_, store := t.storeTarget(string(c.Request().Header.UserAgent()))
+	_, store := t.StoreTarget(string(c.Request().Header.UserAgent()))
 	// Not a store visitor (the URL opened on a desktop), or a link whose
 	// password or expiry the short link itself must handle (the page would
 	// show its title to someone who has not given the password): the link
@@ -481,20 +398,11 @@ func (h *Handlers) Deeplink(c *fiber.Ctx) error {
 		ShortLink: short, Continue: cont, Store: store, Title: t.Title, Desc: t.Description, Image: t.Image}))
 }
 
-func shortLink(t *Target) string {
+func shortLink(t *shortlink.Target) string {
 	if t.Root() {
 		return "https://" + t.Domain
 	}
 	return "https://" + t.Domain + "/" + t.Key
-}
-
-func hasScheme(u string, schemes ...string) bool {
-	for _, s := range schemes {
-		if len(u) >= len(s) && strings.EqualFold(u[:len(s)], s) {
-			return true
-		}
-	}
-	return false
 }
 
 // hostOnly drops a port (dev domains like localhost:8080): ':' is not
@@ -515,15 +423,6 @@ func frameSource(u string) string {
 	return p.Scheme + "://" + p.Host
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 // page writes a readable page inside the app layout (never indexed).
 func page(c *fiber.Ctx, status int, title string, body templ.Component) error {
 	return pages.Page(c, status, layout.Page{Title: title, NoIndex: true}, body)
@@ -533,4 +432,11 @@ func page(c *fiber.Ctx, status int, title string, body templ.Component) error {
 // pages' CSP; its inline <style> carries the request's nonce.
 func render(c *fiber.Ctx, status int, comp templ.Component) error {
 	return pages.Component(c, status, comp)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -1,18 +1,18 @@
 package redirect
 
 import (
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/relinkhq/relink/handlers/api"
+	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/internal/ttlmap"
-	"github.com/relinkhq/relink/models"
 )
 
 // TrackCORS sets the CORS headers POST /track/click carries on every answer
@@ -42,7 +42,7 @@ type trackClickPartner struct {
 // as a redirect's. The same visitor on the same link within the dedup
 // window gets the same id back and no new click.
 func (h *Handlers) TrackClick(c *fiber.Ctx) error {
-	in, err := api.ParseTrackClick(c.Body())
+	in, err := conversions.ParseTrackClick(c.Body())
 	if err != nil {
 		return err
 	}
@@ -67,8 +67,8 @@ func (h *Handlers) TrackClick(c *fiber.Ctx) error {
 
 // clientTarget is the link the client-side script names by domain and key:
 // 404 "Link not found ..." when there is none or it has no workspace.
-func (h *Handlers) clientTarget(c *fiber.Ctx, domain, key string) (*Target, error) {
-	res, found, err := h.d.Cache.Get(c.UserContext(), domain, lookupKey(key))
+func (h *Handlers) clientTarget(c *fiber.Ctx, domain, key string) (*shortlink.Target, error) {
+	res, found, err := h.d.Cache.Get(c.UserContext(), domain, shortlink.LookupKey(key))
 	if err != nil {
 		return nil, err
 	}
@@ -82,9 +82,10 @@ func (h *Handlers) clientTarget(c *fiber.Ctx, domain, key string) (*Target, erro
 // /track/click and /track/visit) and answers its id. The same visitor on
 // the same link within the dedup window gets the id it got before and no
 // new click; a new click from a page off the workspace's allowed hostnames
-// is refused with CheckPageHost's 403. dest ("" for the link's destination)
+// is refused with CheckPageHost's 403; a request marked dub-no-track gets a
+// fresh id and records nothing (Dub's recordClick). dest ("" for the link's destination)
 // is the URL recorded; trigger ("" for link) the click's trigger.
-func (h *Handlers) clientClick(c *fiber.Ctx, t *Target, dest, referrer, trigger string) (string, error) {
+func (h *Handlers) clientClick(c *fiber.Ctx, t *shortlink.Target, dest, referrer, trigger string) (string, error) {
 	ip, ua := h.ip(c), string(c.Request().Header.UserAgent())
 	visitor := visitorKey(ip, ua, t.Domain, t.Key)
 	if clickID, seen := h.recent.get(visitor, h.d.Now()); seen {
@@ -96,6 +97,10 @@ func (h *Handlers) clientClick(c *fiber.Ctx, t *Target, dest, referrer, trigger 
 	clickID := ids.Click()
 	if dest == "" {
 		dest = t.URL
+	}
+	// dub-no-track (header or query, as on a redirect): an id, no click.
+	if len(c.Request().Header.Peek("dub-no-track")) > 0 || c.Request().URI().QueryArgs().Has("dub-no-track") {
+		return clickID, nil
 	}
 	if h.d.Clicks != nil {
 		h.d.Clicks.Enqueue(ingest.Hit{
@@ -110,7 +115,7 @@ func (h *Handlers) clientClick(c *fiber.Ctx, t *Target, dest, referrer, trigger 
 
 // trackPartner is the partner object of a partner link's click (§1.4); nil
 // when the partner or its enrollment is gone.
-func (h *Handlers) trackPartner(c *fiber.Ctx, t *Target) (*trackClickPartner, error) {
+func (h *Handlers) trackPartner(c *fiber.Ctx, t *shortlink.Target) (*trackClickPartner, error) {
 	if h.d.DB == nil {
 		return nil, nil
 	}
@@ -142,25 +147,7 @@ func (h *Handlers) checkAllowedHostname(c *fiber.Ctx, workspaceID string) error 
 	if err != nil {
 		return err
 	}
-	return CheckPageHost(c, ws)
-}
-
-// CheckPageHost is the allowed-hostnames gate of the public tracking
-// endpoints (§1.4, §1.5): 403 when the request's page (Referer, else
-// Origin) is not on the workspace's list.
-func CheckPageHost(c *fiber.Ctx, ws *models.Workspace) error {
-	page := string(c.Request().Header.Referer())
-	if page == "" {
-		page = string(c.Request().Header.Peek(fiber.HeaderOrigin))
-	}
-	host := ""
-	if u, err := url.Parse(page); err == nil {
-		host = strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
-	}
-	if ws.AllowsHost(host) {
-		return nil
-	}
-	return apierr.Newf(apierr.Forbidden, "Request origin '%s' is not included in the allowed hostnames for this workspace. Update your allowed hostnames in the workspace settings.", host)
+	return request.CheckPageHost(c, ws)
 }
 
 // visitorKey identifies a visitor on a link: the identity hash of links.md

@@ -3,8 +3,8 @@ package redirect
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/relinkhq/relink/handlers/api"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ids"
 )
 
@@ -25,7 +25,7 @@ const TriggerPageview = "pageview"
 // counted (Stats().VisitsRefused, relink_track_visits_refused_total) and
 // logged.
 func (h *Handlers) TrackVisit(c *fiber.Ctx) error {
-	in, err := api.ParseTrackVisit(c.Body())
+	in, err := conversions.ParseTrackVisit(c.Body())
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,10 @@
-// Package request holds typed accessors for request-scoped values. Values are
-// stored on the fasthttp context so they survive the hand-off from the host
-// dispatcher to the face that serves the request.
+// Package request is what every face shares about a request: typed
+// accessors for request-scoped values (stored on the fasthttp context so
+// they survive the hand-off from the host dispatcher to the face that serves
+// the request), JSON binding (BindJSON), time windows and timestamps
+// (ParseWindow, ParseTime, Timestamp) and the page-host gate of the public
+// tracking endpoints (CheckPageHost). Faces import this package, never one
+// another.
 package request
 
 import (

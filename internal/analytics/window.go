@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/interval"
 )
 
 // Window is a resolved time range: Start ≤ event time ≤ End, with the
@@ -35,28 +36,17 @@ func (q *Query) Resolve(now, allStart time.Time) Window {
 		}
 		return w
 	}
-	nowL := now.In(tz)
 	eod := endOfDay(now, tz)
 	w.End = eod
-	switch q.EffectiveInterval() {
-	case Interval24h:
-		w.Start, w.End, w.Granularity = now.Add(-24*time.Hour), now, Hour
-	case Interval7d:
-		w.Start, w.Granularity = nowL.AddDate(0, 0, -7), Day
-	case Interval30d:
-		w.Start, w.Granularity = nowL.AddDate(0, 0, -30), Day
-	case Interval90d:
-		w.Start, w.Granularity = nowL.AddDate(0, 0, -90), Day
-	case Interval1y:
-		w.Start, w.Granularity = nowL.AddDate(0, -12, 0), Month
-	case IntervalMTD:
-		w.Start, w.Granularity = time.Date(nowL.Year(), nowL.Month(), 1, 0, 0, 0, 0, tz), Day
-	case IntervalQTD:
-		qm := time.Month((int(nowL.Month())-1)/3*3 + 1)
-		w.Start, w.Granularity = time.Date(nowL.Year(), qm, 1, 0, 0, 0, 0, tz), Day
-	case IntervalYTD:
-		w.Start, w.Granularity = time.Date(nowL.Year(), 1, 1, 0, 0, 0, 0, tz), Month
-	case IntervalAll:
+	iv := q.EffectiveInterval()
+	start, g, ok := interval.Start(string(iv), now, tz)
+	switch {
+	case ok: // the one interval table (internal/interval, spec 3.3 Case C)
+		w.Start, w.Granularity = start, Granularity(g)
+		if iv == Interval24h {
+			w.End = now
+		}
+	case iv == IntervalAll:
 		if q.GroupBy == Timeseries && q.Endpoint == EndpointAnalytics {
 			w.Start = startOfDay(allStart, tz)
 			w.Granularity = granularityFor(w.Start, w.End, tz)

@@ -15,11 +15,11 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/auth"
 	"github.com/relinkhq/relink/internal/config"
@@ -29,9 +29,13 @@ import (
 	"github.com/relinkhq/relink/internal/jobs"
 	"github.com/relinkhq/relink/internal/linkcache"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/privacy"
 	"github.com/relinkhq/relink/internal/qr"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/referrals"
+	"github.com/relinkhq/relink/internal/shortlink"
+	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/wsset"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -61,7 +65,7 @@ type Services struct {
 	// The click path: GeoIP, the redirect's link cache (invalidated across
 	// instances through Redis), and the click pipeline.
 	Geo       *geo.Locator
-	LinkCache *redirect.Cache
+	LinkCache *shortlink.Cache
 	Clicks    *ingest.Pipeline
 
 	// FX converts non-USD sales (RELINK_FX_RATES).
@@ -80,6 +84,16 @@ type Services struct {
 	Logos *qr.Logos
 	// Sessions signs the console's session cookies (RELINK_SESSION_KEYS).
 	Sessions *auth.SessionCodec
+
+	// Webhooks runs the webhook management rules (API and console);
+	// WebhookWorker delivers the outbox; ClickWebhooks feeds link.clicked
+	// from the click batches (its Hook is one of the pipeline's hooks).
+	Webhooks      *webhooks.Service
+	WebhookWorker *webhooks.Worker
+	ClickWebhooks *webhooks.Clicks
+	// KeepIPs is the set of workspaces whose clicks keep IP addresses
+	// (their privacy setting); the console invalidates it on a change.
+	KeepIPs *wsset.Set
 
 	// Jobs is the background work; the server starts it with the listeners
 	// and stops and drains it at shutdown.
@@ -156,6 +170,19 @@ func (s *Services) jobs() {
 	s.Jobs = jobs.New(s.Log)
 	s.Jobs.Add(jobs.Job{Name: "clicks", Drain: s.Clicks.Drain})
 	s.Jobs.Add(jobs.Job{Name: "commissions", Every: CommissionPeriod, Run: s.commissions})
+	// Webhook delivery (it finishes its attempts in flight when stopped;
+	// undelivered rows stay in the outbox for the next start) and the
+	// refresh of the click-webhook set (changes made by other instances).
+	s.Jobs.Add(jobs.Job{Name: "webhooks", Loop: func(ctx context.Context) { _ = s.WebhookWorker.Run(ctx) }})
+	s.Jobs.Add(jobs.Job{Name: "webhook click set", Loop: func(ctx context.Context) { _ = s.ClickWebhooks.Run(ctx) }})
+	// Privacy: the keep-IP set's refresh (other instances' changes) and the
+	// deletion of raw clicks past their workspace's retention period.
+	s.Jobs.Add(jobs.Job{Name: "keep-IP set", Loop: s.KeepIPs.Run})
+	retention := &privacy.Retention{DB: s.DB, Now: s.Now, Logger: s.Log}
+	s.Jobs.Add(jobs.Job{Name: "retention", Every: privacy.RetentionPeriod, Run: func(ctx context.Context) error {
+		_, err := retention.Run(ctx)
+		return err
+	}})
 }
 
 // commissions is one round of the commission schedule (it logs its own
@@ -221,7 +248,7 @@ func newLimiter(ctx context.Context, cfg *config.Config, now func() time.Time) (
 }
 
 // clickPath is GeoIP, the link cache and the click pipeline.
-func (s *Services) clickPath(context.Context) error {
+func (s *Services) clickPath(ctx context.Context) error {
 	cfg := s.Config
 	loc, err := geo.Open(cfg.GeoIPDB)
 	if err != nil {
@@ -229,7 +256,7 @@ func (s *Services) clickPath(context.Context) error {
 	}
 	s.onClose("geoip", loc.Close)
 	s.Geo = loc
-	cache, err := redirect.NewCache(s.DB, linkcache.Options{Size: cfg.LinkCacheSize, TTL: cfg.LinkCacheTTL,
+	cache, err := shortlink.NewCache(s.DB, linkcache.Options{Size: cfg.LinkCacheSize, TTL: cfg.LinkCacheTTL,
 		Redis: s.Redis, Now: s.Now, Logger: s.Log})
 	if err != nil {
 		return err
@@ -239,7 +266,20 @@ func (s *Services) clickPath(context.Context) error {
 	if s.LinkInvalidator == nil {
 		s.LinkInvalidator = cache
 	}
-	opt := ClickOptions(cfg, loc, s.Log, s.Now)
+	// link.clicked comes from the click batches: the feed's hook runs in
+	// each batch's transaction.
+	wc, err := webhooks.NewClicks(ctx, s.DB, webhooks.Links{})
+	if err != nil {
+		return err
+	}
+	wc.Logger = s.Log
+	s.ClickWebhooks = wc
+	if s.KeepIPs, err = privacy.KeepingIPs(ctx, s.DB); err != nil {
+		return err
+	}
+	s.KeepIPs.Logger = s.Log
+	opt := ClickOptions(cfg, loc, s.Log, s.Now, wc.Hook)
+	opt.KeepIP = s.KeepIPs.Has
 	// The click journal (RELINK_CLICK_JOURNAL) when this process owns its
 	// database (production), or when a test asks for one.
 	if cfg.ClickJournal && (s.ownDB || s.journalDir != "") {
@@ -259,7 +299,9 @@ func (s *Services) clickPath(context.Context) error {
 }
 
 // ClickOptions are the click pipeline's options the configuration gives.
-func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger, now func() time.Time) ingest.Options {
+// extra hooks run after the aggregates, in the same transaction (the
+// link.clicked webhook feed).
+func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger, now func() time.Time, extra ...models.ClickHook) ingest.Options {
 	dedup := cfg.ClickDedupWindow
 	if dedup == 0 {
 		dedup = -1 // disabled
@@ -268,7 +310,7 @@ func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger, now fu
 		DedupWindow: dedup, Geo: loc, Logger: log, Now: now,
 		// The analytics engine reads hourly aggregates; keep them in the
 		// same transaction as the clicks.
-		Hooks: []models.ClickHook{models.AggregateClicks}}
+		Hooks: append([]models.ClickHook{models.AggregateClicks}, extra...)}
 }
 
 // domain is the business services over the database: links, FX,
@@ -285,7 +327,9 @@ func (s *Services) domain(context.Context) error {
 		ReservedHosts:    []string{cfg.AppURL.Host, cfg.APIURL.Host},
 		PlainHTTPDefault: cfg.DevMode && cfg.AppURL.Scheme == "http",
 	}
-	s.Conversions = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Links: s.Links, Now: s.Now, Log: s.Log, Pending: s.Clicks})
+	s.webhooks()
+	s.Conversions = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Links: s.Links, Now: s.Now, Log: s.Log, Pending: s.Clicks,
+		Webhooks: s.ClickWebhooks.Links})
 	s.Referrals = &referrals.Service{DB: s.DB, Conversions: s.Conversions, Now: s.Now}
 	s.Analytics = analytics.NewEngine(s.DB, s.Now)
 	s.Analytics.QRBase = cfg.APIURL.String() + "/qr"
@@ -295,6 +339,20 @@ func (s *Services) domain(context.Context) error {
 	}
 	s.Logos = qr.NewLogos(fetch)
 	return nil
+}
+
+// webhooks wires the webhook outbox into the link service and the click
+// feed, and makes the management service and the delivery worker.
+func (s *Services) webhooks() {
+	cfg := s.Config
+	wl := webhooks.Links{ShortLink: s.Links.ShortLink,
+		QRBase: strings.TrimSuffix(cfg.APIURL.Scheme+"://"+cfg.APIURL.Host, "/")}
+	s.Links.Events = &webhooks.LinkEvents{Links: wl}
+	s.ClickWebhooks.Links = wl
+	s.WebhookWorker = webhooks.NewWorker(s.DB, webhooks.Options{Targets: webhooks.Targets(cfg.WebhookTargets),
+		Timeout: cfg.WebhookTimeout, Concurrency: cfg.WebhookConcurrency, Schedule: cfg.WebhookRetries,
+		Retention: cfg.WebhookLogRetention, Logger: s.Log})
+	s.Webhooks = &webhooks.Service{DB: s.DB, Changed: s.ClickWebhooks.Invalidate, Wake: s.WebhookWorker.Wake}
 }
 
 // console is the session cookie codec. Keys come from the configuration;

@@ -48,7 +48,7 @@ type Config struct {
 	SessionBlockKeys [][]byte      // securecookie block keys, same order
 
 	// Click path (internal/ingest, internal/linkcache, internal/geo).
-	GeoIPDB            string        // MaxMind-format .mmdb; empty: trusted headers only
+	GeoIPDB            string        // MaxMind-format .mmdb; empty: the embedded country database; "off": trusted headers only
 	GeoCountryHeaders  []string      // trusted proxy headers with the ISO-2 country, first non-empty wins
 	GeoRegionHeaders   []string      // … with the subdivision code
 	GeoCityHeaders     []string      // … with the city (percent-decoded)
@@ -72,6 +72,13 @@ type Config struct {
 	UsageLimits bool // enforce each plan's monthly event and link limits (RELINK_USAGE_LIMITS=plan)
 
 	QRLogoFetch qr.Fetch // which logo URLs /qr may download (RELINK_QR_LOGO_FETCH)
+
+	// Outgoing webhooks (internal/webhooks).
+	WebhookTargets      string          // "public" or "any" (RELINK_WEBHOOK_TARGETS)
+	WebhookTimeout      time.Duration   // per delivery attempt
+	WebhookConcurrency  int             // deliveries in flight per instance
+	WebhookRetries      []time.Duration // waits before each retry
+	WebhookLogRetention time.Duration   // delivery log kept this long
 }
 
 // Var documents one environment variable; the README table is generated from
@@ -99,7 +106,7 @@ var Vars = []Var{
 	{"RELINK_BODY_LIMIT", "1048576", "Largest accepted request body in bytes; larger bodies get 400 `bad_request` naming the limit."},
 	{"RELINK_SHUTDOWN_TIMEOUT", "20s", "On SIGTERM: how long in-flight requests may take to finish, and then, separately, how long the queues (the click pipeline) may take to drain."},
 	{"RELINK_INVITE_TTL", "168h", "How long a console invite link stays valid; an expired one answers 410 `invite_expired`."},
-	{"RELINK_GEOIP_DB", "(empty)", "MaxMind-format `.mmdb` (GeoLite2/GeoIP2 City or Country) used to locate clicks by IP when no trusted geo header says where they come from."},
+	{"RELINK_GEOIP_DB", "(empty)", "MaxMind-format `.mmdb` (GeoLite2/GeoIP2 City or Country) used to locate clicks by IP when no trusted geo header says where they come from. Empty: the free country database embedded in the binary (countries and continents, no regions or cities); `off`: trusted headers only. `relink geoip status` says which is in use and how old it is."},
 	{"RELINK_GEO_COUNTRY_HEADERS", "CF-IPCountry,X-Vercel-IP-Country", "Headers a trusted proxy (RELINK_TRUSTED_PROXIES) sets with the visitor's ISO country code; the first non-empty one wins."},
 	{"RELINK_GEO_REGION_HEADERS", "X-Vercel-IP-Country-Region", "Headers a trusted proxy sets with the visitor's region (subdivision code)."},
 	{"RELINK_GEO_CITY_HEADERS", "X-Vercel-IP-City", "Headers a trusted proxy sets with the visitor's city (percent-encoded names are decoded)."},
@@ -111,6 +118,11 @@ var Vars = []Var{
 	{"RELINK_LINK_CACHE_TTL", "0", "Life of a cached link. `0`: until the link changes (invalidated in-process, and across instances through Redis when RELINK_REDIS_URL is set). Set e.g. `30s` when several instances run without Redis."},
 	{"RELINK_FX_RATES", "(built-in table)", "JSON file of FX rates, units of each currency per 1 USD (`{\"eur\": 0.92}` or `{\"base\":\"USD\",\"rates\":{…}}`), used to convert non-USD sales to USD cents. Overrides the approximate built-in table; re-read when it changes, so a daily cron can refresh it."},
 	{"RELINK_USAGE_LIMITS", "off", "`off`: no usage limits (self-hosted default). `plan`: each workspace's plan caps its events (clicks, leads and sales) and new links per calendar month (UTC), as upstream's plans do — free 1,000 events and 25 links, pro 50,000 and 1,000, business 250,000 and 10,000, advanced 1,000,000 and 50,000, enterprise unlimited. Over the limit, `/analytics` and `/events` and link creation answer 403 `forbidden`; clicks are still recorded."},
+	{"RELINK_WEBHOOK_TARGETS", "public", "Which addresses webhook deliveries may reach: `public` (public addresses only, checked on the resolved address when connecting, so a webhook URL cannot make the server reach loopback, private or link-local addresses) or `any` (receivers on an intranet). A refused delivery is logged in the webhook's delivery log as a failed attempt."},
+	{"RELINK_WEBHOOK_TIMEOUT", "15s", "Time limit of one webhook delivery attempt (connect, send, and the receiver's answer)."},
+	{"RELINK_WEBHOOK_CONCURRENCY", "16", "Webhook deliveries in flight per instance."},
+	{"RELINK_WEBHOOK_RETRIES", "12s,2m28s,30m8s,6h7m,24h", "Waits before each retry of a failed webhook delivery, comma-separated (Dub's queue schedule: 6 attempts over about 30 hours). After the last, the delivery is marked failed; 20 consecutive failed attempts disable the webhook."},
+	{"RELINK_WEBHOOK_LOG_RETENTION", "720h", "How long webhook delivery log entries (and finished deliveries) are kept."},
 	{"RELINK_QR_LOGO_FETCH", "public", "Which logo URLs `GET /qr` may download for the codes of paid workspaces' links (the `logo` parameter, else the domain's logo; `data:image/…;base64` logos need no download): `public` (public addresses only: `/qr` is unauthenticated, so it may not make the server reach loopback, private or link-local addresses), `any` (logos on an intranet) or `off`. Logos are at most 2 MiB and 4096×4096 pixels, cached for an hour."},
 	{"RELINK_DB_TIMEOUT", "5s", "Deadline of every database call: `statement_timeout` on PostgreSQL, the busy timeout on SQLite, and a context deadline on each query and on API and console requests. A database that does not answer in time gets 503 `service_unavailable` with `Retry-After`, never a hung request."},
 	{"RELINK_METRICS_TOKEN", "(empty)", "Bearer token `/metrics` requires (`Authorization: Bearer …`). Empty: `/metrics` answers only in dev mode and is 404 otherwise."},
@@ -130,116 +142,18 @@ func FromEnv() (*Config, error) { return Load(os.Getenv) }
 
 // Load parses and validates configuration from getenv.
 func Load(getenv Getenv) (*Config, error) {
-	var errs []error
-	get := func(name, def string) string {
-		if v := strings.TrimSpace(getenv(name)); v != "" {
-			return v
-		}
-		if f := strings.TrimSpace(getenv(name + "_FILE")); f != "" {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				// A secret that cannot be read must stop the start, not
-				// silently fall back to the default.
-				errs = append(errs, fmt.Errorf("%s_FILE: %w", name, err))
-				return def
-			}
-			return strings.TrimSpace(string(b))
-		}
-		return def
-	}
-	c := &Config{}
-	c.DatabaseURL = get("RELINK_DATABASE_URL", "sqlite:relink.db")
-	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
-		errs = append(errs, fmt.Errorf("RELINK_DATABASE_URL: want sqlite:PATH or postgres://…, got %q", c.DatabaseURL))
-	}
+	l := &loader{getenv: getenv}
+	get, positive, duration := l.get, l.positive, l.duration
+	var errs []error // this function's own; joined after the loader's
 	var err error
-	if c.AppURL, err = parseOrigin("RELINK_APP_URL", get("RELINK_APP_URL", "http://localhost:8080")); err != nil {
-		errs = append(errs, err)
-	}
-	if c.APIURL, err = parseOrigin("RELINK_API_URL", get("RELINK_API_URL", "http://localhost:8081")); err != nil {
-		errs = append(errs, err)
-	}
-	if c.AppURL != nil {
-		c.ShortDomain = strings.ToLower(get("RELINK_SHORT_DOMAIN", c.AppURL.Host))
-	}
-	if c.AppURL != nil && c.APIURL != nil {
-		dev := isLocal(c.AppURL) && isLocal(c.APIURL)
-		if v := get("RELINK_DEV", ""); v != "" {
-			b, perr := strconv.ParseBool(v)
-			if perr != nil {
-				errs = append(errs, fmt.Errorf("RELINK_DEV: want true or false, got %q", v))
-			}
-			dev = b
-		}
-		c.DevMode = dev
-	}
-	c.RedisURL = get("RELINK_REDIS_URL", "")
-	c.TLSCert = get("RELINK_TLS_CERT", "")
-	c.TLSKey = get("RELINK_TLS_KEY", "")
-	if (c.TLSCert == "") != (c.TLSKey == "") {
-		errs = append(errs, errors.New("RELINK_TLS_CERT and RELINK_TLS_KEY must be set together"))
-	}
-	c.ACMEEmail = get("RELINK_ACME_EMAIL", "")
-	c.ACMEDir = get("RELINK_ACME_DIR", "./certs")
-	httpDef := ""
-	if c.TLSEnabled() {
-		httpDef = ":80"
-	}
-	c.HTTPAddr = get("RELINK_HTTP_ADDR", httpDef)
-	for _, s := range strings.Split(get("RELINK_TRUSTED_PROXIES", "127.0.0.1/32,::1/128"), ",") {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			continue
-		}
-		if !strings.Contains(s, "/") {
-			if a, perr := netip.ParseAddr(s); perr == nil {
-				c.TrustedProxies = append(c.TrustedProxies, netip.PrefixFrom(a, a.BitLen()))
-				continue
-			}
-		}
-		p, perr := netip.ParsePrefix(s)
-		if perr != nil {
-			errs = append(errs, fmt.Errorf("RELINK_TRUSTED_PROXIES: %q is not a CIDR or address", s))
-			continue
-		}
-		c.TrustedProxies = append(c.TrustedProxies, p)
-	}
-	c.LogFormat = get("RELINK_LOG_FORMAT", "text")
-	if c.LogFormat != "text" && c.LogFormat != "json" {
-		errs = append(errs, fmt.Errorf("RELINK_LOG_FORMAT: want text or json, got %q", c.LogFormat))
-	}
-	if err := c.LogLevel.UnmarshalText([]byte(get("RELINK_LOG_LEVEL", "info"))); err != nil {
-		errs = append(errs, fmt.Errorf("RELINK_LOG_LEVEL: %w", err))
-	}
-	bodyLimit := get("RELINK_BODY_LIMIT", "1048576")
-	if c.BodyLimit, err = strconv.Atoi(bodyLimit); err != nil || c.BodyLimit <= 0 {
-		errs = append(errs, fmt.Errorf("RELINK_BODY_LIMIT: want a positive number of bytes, got %q", bodyLimit))
-	}
-	shutdown := get("RELINK_SHUTDOWN_TIMEOUT", "20s")
-	if c.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil || c.ShutdownTimeout <= 0 {
-		errs = append(errs, fmt.Errorf("RELINK_SHUTDOWN_TIMEOUT: want a positive duration like 20s, got %q", shutdown))
-	}
-	if c.InviteTTL, err = time.ParseDuration(get("RELINK_INVITE_TTL", "168h")); err != nil || c.InviteTTL <= 0 {
-		errs = append(errs, fmt.Errorf("RELINK_INVITE_TTL: want a positive duration like 168h"))
-	}
+	c := &Config{}
+	l.origins(c)
+	l.transport(c)
+	l.logging(c)
 	c.GeoIPDB = get("RELINK_GEOIP_DB", "")
 	c.GeoCountryHeaders = list(get("RELINK_GEO_COUNTRY_HEADERS", "CF-IPCountry,X-Vercel-IP-Country"))
 	c.GeoRegionHeaders = list(get("RELINK_GEO_REGION_HEADERS", "X-Vercel-IP-Country-Region"))
 	c.GeoCityHeaders = list(get("RELINK_GEO_CITY_HEADERS", "X-Vercel-IP-City"))
-	positive := func(name, def string) int {
-		n, err := strconv.Atoi(get(name, def))
-		if err != nil || n <= 0 {
-			errs = append(errs, fmt.Errorf("%s: want a positive number", name))
-		}
-		return n
-	}
-	duration := func(name, def string, allowZero bool) time.Duration {
-		d, err := time.ParseDuration(get(name, def))
-		if err != nil || d < 0 || (d == 0 && !allowZero) {
-			errs = append(errs, fmt.Errorf("%s: want a duration like 1s or 5m, got %q", name, get(name, def)))
-		}
-		return d
-	}
 	c.ClickQueue = positive("RELINK_CLICK_QUEUE", "50000")
 	c.ClickBatch = positive("RELINK_CLICK_BATCH", "1000")
 	c.ClickFlushInterval = duration("RELINK_CLICK_FLUSH_INTERVAL", "1s", false)
@@ -277,6 +191,7 @@ func Load(getenv Getenv) (*Config, error) {
 	if c.QRLogoFetch, err = qr.ParseFetch(get("RELINK_QR_LOGO_FETCH", string(qr.FetchPublic))); err != nil {
 		errs = append(errs, fmt.Errorf("RELINK_QR_LOGO_FETCH: %w", err))
 	}
+	l.webhooks(c)
 	c.FXRatesFile = get("RELINK_FX_RATES", "")
 	if c.FXRatesFile != "" {
 		if _, err := os.Stat(c.FXRatesFile); err != nil {
@@ -291,10 +206,164 @@ func Load(getenv Getenv) (*Config, error) {
 	} else if !c.DevMode {
 		errs = append(errs, errors.New("RELINK_SESSION_KEYS is required outside dev mode (generate with `openssl rand -hex 32` twice: HASH:BLOCK)"))
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(append(l.errs, errs...)...); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// loader reads RELINK_* variables and collects every problem, so one start
+// reports them all.
+type loader struct {
+	getenv Getenv
+	errs   []error
+}
+
+// get is the variable's value (or the content of the file NAME_FILE
+// names), else def.
+func (l *loader) get(name, def string) string {
+	if v := strings.TrimSpace(l.getenv(name)); v != "" {
+		return v
+	}
+	if f := strings.TrimSpace(l.getenv(name + "_FILE")); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			// A secret that cannot be read must stop the start, not
+			// silently fall back to the default.
+			l.errs = append(l.errs, fmt.Errorf("%s_FILE: %w", name, err))
+			return def
+		}
+		return strings.TrimSpace(string(b))
+	}
+	return def
+}
+
+func (l *loader) positive(name, def string) int {
+	n, err := strconv.Atoi(l.get(name, def))
+	if err != nil || n <= 0 {
+		l.errs = append(l.errs, fmt.Errorf("%s: want a positive number", name))
+	}
+	return n
+}
+
+func (l *loader) duration(name, def string, allowZero bool) time.Duration {
+	d, err := time.ParseDuration(l.get(name, def))
+	if err != nil || d < 0 || (d == 0 && !allowZero) {
+		l.errs = append(l.errs, fmt.Errorf("%s: want a duration like 1s or 5m, got %q", name, l.get(name, def)))
+	}
+	return d
+}
+
+// origins: the database, the app and API origins, the short domain, dev
+// mode.
+func (l *loader) origins(c *Config) {
+	c.DatabaseURL = l.get("RELINK_DATABASE_URL", "sqlite:relink.db")
+	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_DATABASE_URL: want sqlite:PATH or postgres://…, got %q", c.DatabaseURL))
+	}
+	var err error
+	if c.AppURL, err = parseOrigin("RELINK_APP_URL", l.get("RELINK_APP_URL", "http://localhost:8080")); err != nil {
+		l.errs = append(l.errs, err)
+	}
+	if c.APIURL, err = parseOrigin("RELINK_API_URL", l.get("RELINK_API_URL", "http://localhost:8081")); err != nil {
+		l.errs = append(l.errs, err)
+	}
+	if c.AppURL != nil {
+		c.ShortDomain = strings.ToLower(l.get("RELINK_SHORT_DOMAIN", c.AppURL.Host))
+	}
+	if c.AppURL != nil && c.APIURL != nil {
+		dev := isLocal(c.AppURL) && isLocal(c.APIURL)
+		if v := l.get("RELINK_DEV", ""); v != "" {
+			b, perr := strconv.ParseBool(v)
+			if perr != nil {
+				l.errs = append(l.errs, fmt.Errorf("RELINK_DEV: want true or false, got %q", v))
+			}
+			dev = b
+		}
+		c.DevMode = dev
+	}
+}
+
+// transport: Redis, TLS (files or ACME), the plain-HTTP listener, trusted
+// proxies.
+func (l *loader) transport(c *Config) {
+	c.RedisURL = l.get("RELINK_REDIS_URL", "")
+	c.TLSCert = l.get("RELINK_TLS_CERT", "")
+	c.TLSKey = l.get("RELINK_TLS_KEY", "")
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		l.errs = append(l.errs, errors.New("RELINK_TLS_CERT and RELINK_TLS_KEY must be set together"))
+	}
+	c.ACMEEmail = l.get("RELINK_ACME_EMAIL", "")
+	c.ACMEDir = l.get("RELINK_ACME_DIR", "./certs")
+	httpDef := ""
+	if c.TLSEnabled() {
+		httpDef = ":80"
+	}
+	c.HTTPAddr = l.get("RELINK_HTTP_ADDR", httpDef)
+	for _, s := range strings.Split(l.get("RELINK_TRUSTED_PROXIES", "127.0.0.1/32,::1/128"), ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if !strings.Contains(s, "/") {
+			if a, perr := netip.ParseAddr(s); perr == nil {
+				c.TrustedProxies = append(c.TrustedProxies, netip.PrefixFrom(a, a.BitLen()))
+				continue
+			}
+		}
+		p, perr := netip.ParsePrefix(s)
+		if perr != nil {
+			l.errs = append(l.errs, fmt.Errorf("RELINK_TRUSTED_PROXIES: %q is not a CIDR or address", s))
+			continue
+		}
+		c.TrustedProxies = append(c.TrustedProxies, p)
+	}
+}
+
+// logging and request limits.
+func (l *loader) logging(c *Config) {
+	var err error
+	c.LogFormat = l.get("RELINK_LOG_FORMAT", "text")
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_LOG_FORMAT: want text or json, got %q", c.LogFormat))
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(l.get("RELINK_LOG_LEVEL", "info"))); err != nil {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_LOG_LEVEL: %w", err))
+	}
+	bodyLimit := l.get("RELINK_BODY_LIMIT", "1048576")
+	if c.BodyLimit, err = strconv.Atoi(bodyLimit); err != nil || c.BodyLimit <= 0 {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_BODY_LIMIT: want a positive number of bytes, got %q", bodyLimit))
+	}
+	shutdown := l.get("RELINK_SHUTDOWN_TIMEOUT", "20s")
+	if c.ShutdownTimeout, err = time.ParseDuration(shutdown); err != nil || c.ShutdownTimeout <= 0 {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_SHUTDOWN_TIMEOUT: want a positive duration like 20s, got %q", shutdown))
+	}
+	if c.InviteTTL, err = time.ParseDuration(l.get("RELINK_INVITE_TTL", "168h")); err != nil || c.InviteTTL <= 0 {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_INVITE_TTL: want a positive duration like 168h"))
+	}
+}
+
+// webhooks: outgoing webhook delivery (internal/webhooks).
+func (l *loader) webhooks(c *Config) {
+	c.WebhookTargets = strings.ToLower(l.get("RELINK_WEBHOOK_TARGETS", "public"))
+	if c.WebhookTargets != "public" && c.WebhookTargets != "any" {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_WEBHOOK_TARGETS: want public or any, got %q", c.WebhookTargets))
+	}
+	c.WebhookTimeout = l.duration("RELINK_WEBHOOK_TIMEOUT", "15s", false)
+	c.WebhookConcurrency = l.positive("RELINK_WEBHOOK_CONCURRENCY", "16")
+	c.WebhookLogRetention = l.duration("RELINK_WEBHOOK_LOG_RETENTION", "720h", false)
+	c.WebhookRetries = []time.Duration{}
+	for _, part := range strings.Split(l.get("RELINK_WEBHOOK_RETRIES", "12s,2m28s,30m8s,6h7m,24h"), ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		d, err := time.ParseDuration(part)
+		if err != nil || d < 0 {
+			l.errs = append(l.errs, fmt.Errorf("RELINK_WEBHOOK_RETRIES: want durations like 12s,2m, got %q", part))
+			continue
+		}
+		c.WebhookRetries = append(c.WebhookRetries, d)
+	}
 }
 
 // TLSEnabled reports whether Relink terminates TLS itself.

@@ -30,36 +30,46 @@ type commissionEvent struct {
 // earns, inside the tracking transaction (§4.3). Most events earn nothing:
 // no partner link, an ineligible enrollment, no reward, a repeated lead, a
 // sale past maxDuration, zero earnings, or a spent limit.
-func (s *Service) eventCommission(ctx context.Context, tx *models.DB, ev commissionEvent) error {
+func (s *Service) eventCommission(ctx context.Context, tx *models.DB, ev commissionEvent) (*models.Commission, error) {
+	cm, err := s.eventCommissionRow(ctx, tx, ev)
+	if err != nil || cm == nil {
+		return nil, err
+	}
+	return cm, s.emitCommission(ctx, tx, cm, ev.Customer, ev.Link)
+}
+
+// eventCommissionRow writes the commission of a lead or sale event, if
+// any, and returns it.
+func (s *Service) eventCommissionRow(ctx context.Context, tx *models.DB, ev commissionEvent) (*models.Commission, error) {
 	l := ev.Link
 	if l.ProgramID == nil || l.PartnerID == nil {
-		return nil
+		return nil, nil
 	}
 	ws := ev.Workspace
 	e, err := tx.EnrollmentByPartner(ctx, ws.ID, *l.ProgramID, *l.PartnerID)
 	if models.IsNotFound(err) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !e.CommissionEligible() {
-		return nil
+		return nil, nil
 	}
 	rewardID := e.RewardIDFor(ev.Type)
 	if rewardID == nil {
-		return nil
+		return nil, nil
 	}
 	stored, err := tx.RewardByID(ctx, ws.ID, *rewardID)
 	if models.IsNotFound(err) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	first, err := tx.FirstCommission(ctx, ws.ID, e.ProgramID, e.PartnerID, ev.Customer.ID, ev.Type)
 	if err != nil && !models.IsNotFound(err) {
-		return err
+		return nil, err
 	}
 	if err != nil {
 		first = nil
@@ -95,20 +105,20 @@ func (s *Service) eventCommission(ctx context.Context, tx *models.DB, ev commiss
 	if needsPartner(stored) {
 		pc, err := partnerContext(ctx, tx, ws.ID, e)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rctx["partner"] = pc
 	}
 	r := Resolve(stored, rctx)
 	if r.IsZero() {
-		return nil
+		return nil, nil
 	}
 	if first != nil {
 		if first.Status == models.CommissionFraud || first.Status == models.CommissionCanceled {
-			return nil
+			return nil, nil
 		}
 		if ev.Type == models.CommissionLead {
-			return nil // one lead commission per (partner, customer), ever
+			return nil, nil // one lead commission per (partner, customer), ever
 		}
 		different := first.RewardID == nil || *first.RewardID != r.ID
 		var firstMax *int
@@ -116,11 +126,11 @@ func (s *Service) eventCommission(ctx context.Context, tx *models.DB, ev commiss
 			if fr, err := tx.RewardByID(ctx, ws.ID, *first.RewardID); err == nil {
 				firstMax = fr.MaxDuration
 			} else if !models.IsNotFound(err) {
-				return err
+				return nil, err
 			}
 		}
 		if !SaleAllowed(r, different, firstMax, first.CreatedAt, ev.At) {
-			return nil
+			return nil, nil
 		}
 	}
 	earnings := Earnings(r, ev.Quantity, ev.Amount)
@@ -135,12 +145,12 @@ func (s *Service) eventCommission(ctx context.Context, tx *models.DB, ev commiss
 		}
 		spent, err := tx.EarnedSince(ctx, ws.ID, e.ProgramID, e.PartnerID, customerID, ev.Type, SpendWindowStart(interval, ev.At))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		earnings = max(0, min(earnings, *stored.SpendLimitAmount-spent))
 	}
 	if earnings <= 0 {
-		return nil
+		return nil, nil
 	}
 	amount := int64(0)
 	if ev.Type == models.CommissionSale {
@@ -155,9 +165,9 @@ func (s *Service) eventCommission(ctx context.Context, tx *models.DB, ev commiss
 	}
 	created, err := tx.InsertCommission(ctx, cm)
 	if err != nil || !created {
-		return err
+		return nil, err
 	}
-	return tx.AddTotalCommissions(ctx, ws.ID, e.ProgramID, e.PartnerID, earnings)
+	return cm, tx.AddTotalCommissions(ctx, ws.ID, e.ProgramID, e.PartnerID, earnings)
 }
 
 // needsPartner reports whether any modifier looks at the partner.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -36,6 +37,10 @@ type Service struct {
 	// sale naming a click that was accepted a moment ago but not yet written
 	// flushes it and looks again. Nil: no pipeline in this process.
 	Pending Flusher
+	// Webhooks renders links in webhook payloads (lead.created,
+	// sale.created, commission.created); its zero value uses the links'
+	// own short links and Dub's QR origin.
+	Webhooks webhooks.Links
 }
 
 // Flusher writes everything accepted so far (the click pipeline).
@@ -52,11 +57,12 @@ type Deps struct {
 	Now        func() time.Time
 	Log        *slog.Logger
 	Pending    Flusher
+	Webhooks   webhooks.Links
 }
 
 // New returns a Service. Without FX it uses the built-in rates table.
 func New(d Deps) *Service {
-	s := &Service{DB: d.DB, FX: d.FX, Aggregator: d.Aggregator, Links: d.Links, Now: d.Now, Log: d.Log, Pending: d.Pending}
+	s := &Service{DB: d.DB, FX: d.FX, Aggregator: d.Aggregator, Links: d.Links, Now: d.Now, Log: d.Log, Pending: d.Pending, Webhooks: d.Webhooks}
 	if s.Now == nil {
 		s.Now = time.Now
 	}

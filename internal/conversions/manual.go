@@ -100,7 +100,13 @@ func (s *Service) customCommission(ctx context.Context, ws *models.Workspace, e 
 		if _, err := tx.InsertCommission(ctx, cm); err != nil {
 			return err
 		}
-		return tx.AddTotalCommissions(ctx, ws.ID, e.ProgramID, e.PartnerID, cm.Earnings)
+		if err := tx.AddTotalCommissions(ctx, ws.ID, e.ProgramID, e.PartnerID, cm.Earnings); err != nil {
+			return err
+		}
+		if cm.Earnings == 0 {
+			return nil // zero-earnings outcomes fire nothing (webhooks.md §3.9)
+		}
+		return s.emitCommission(ctx, tx, cm, nil, nil)
 	})
 }
 
@@ -231,8 +237,9 @@ func (s *Service) manualConversion(ctx context.Context, ws *models.Workspace, pr
 			return fmt.Errorf("aggregate manual lead: %w", err)
 		}
 		if in.Type == models.CommissionLead {
-			return s.eventCommission(ctx, tx, commissionEvent{Workspace: ws, Link: l, Customer: c, Type: models.CommissionLead,
+			_, err := s.eventCommission(ctx, tx, commissionEvent{Workspace: ws, Link: l, Customer: c, Type: models.CommissionLead,
 				Quantity: 1, EventID: lead.EventID, Metadata: in.Metadata, At: at, UserID: in.UserID})
+			return err
 		}
 		return s.manualSale(ctx, tx, ws, c, l, &lead, in, at)
 	})
@@ -280,7 +287,7 @@ func (s *Service) manualSale(ctx context.Context, tx *models.DB, ws *models.Work
 	if err := tx.AddCustomerSale(ctx, c, in.SaleAmount, at, l.ProgramID, l.PartnerID); err != nil {
 		return err
 	}
-	if err := s.eventCommission(ctx, tx, commissionEvent{Workspace: ws, Link: l, Customer: c, Type: models.CommissionSale,
+	if _, err := s.eventCommission(ctx, tx, commissionEvent{Workspace: ws, Link: l, Customer: c, Type: models.CommissionSale,
 		Quantity: 1, Amount: in.SaleAmount, InvoiceID: in.InvoiceID, EventID: ev.EventID, Metadata: meta, At: at, SignupAt: signup,
 		UserID: in.UserID}); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/interval"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -38,42 +39,15 @@ type PartnerAnalytics struct {
 	TopLinks   []TopLink
 }
 
-// Intervals accepted by GET /partners/analytics.
-var Intervals = []string{"24h", "7d", "30d", "90d", "1y", "mtd", "qtd", "ytd", "all"}
+// Intervals accepted by GET /partners/analytics (the one interval table).
+var Intervals = interval.Names
 
-// IntervalStart is where a named interval starts at now in loc; "all" (or
-// an unknown name) has no start.
-func IntervalStart(interval string, now time.Time, loc *time.Location) (time.Time, bool) {
-	if loc == nil {
-		loc = time.UTC
-	}
-	now = now.In(loc)
-	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
-	switch interval {
-	case "24h":
-		return now.Add(-24 * time.Hour), true
-	case "7d":
-		return day.AddDate(0, 0, -6), true
-	case "30d":
-		return day.AddDate(0, 0, -29), true
-	case "90d":
-		return day.AddDate(0, 0, -89), true
-	case "1y":
-		return time.Date(now.Year()-1, now.Month(), 1, 0, 0, 0, 0, loc).AddDate(0, 1, 0), true
-	case "mtd":
-		return time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc), true
-	case "qtd":
-		m := time.Month((int(now.Month())-1)/3*3 + 1)
-		return time.Date(now.Year(), m, 1, 0, 0, 0, 0, loc), true
-	case "ytd":
-		return time.Date(now.Year(), 1, 1, 0, 0, 0, 0, loc), true
-	}
-	return time.Time{}, false
+// IntervalStart is where a named interval starts at now in loc
+// (internal/interval); "all" (or an unknown name) has no start.
+func IntervalStart(name string, now time.Time, loc *time.Location) (time.Time, bool) {
+	start, _, ok := interval.Start(name, now, loc)
+	return start, ok
 }
-
-// intervalStep is the bucket size of a named interval's timeseries.
-var intervalStep = map[string]string{"24h": "hour", "7d": "day", "30d": "day", "90d": "day", "mtd": "day", "qtd": "day",
-	"1y": "month", "ytd": "month", "all": "month"}
 
 // window resolves the time range and bucket size in loc; "all" starts at
 // the month of earliest.
@@ -83,14 +57,15 @@ func window(q AnalyticsQuery, now time.Time, earliest time.Time) (start, end tim
 		loc = time.UTC
 	}
 	end = now.In(loc)
-	step = intervalStep[q.Interval]
-	if step == "" {
-		step = "month"
-	}
 	var ok bool
-	if start, ok = IntervalStart(q.Interval, now, loc); !ok {
+	var g interval.Granularity
+	if start, g, ok = interval.Start(q.Interval, now, loc); !ok {
 		e := earliest.In(loc)
 		start = time.Date(e.Year(), e.Month(), 1, 0, 0, 0, 0, loc)
+	}
+	step = string(g)
+	if step == "" {
+		step = "month"
 	}
 	if q.Start != nil {
 		start = q.Start.In(loc)
@@ -137,6 +112,51 @@ type eventRow struct {
 	Amount    int64
 }
 
+// partnerEvents loads the partner's clicks, leads, sales and sale
+// earnings in [start, end), in that order (the kinds partnerAnalytics adds).
+func (s *Service) partnerEvents(ctx context.Context, wsID, progID, partnerID string, linkIDs []string, start, end time.Time) ([][]eventRow, error) {
+	load := func(table, amountCol string, extra string, args ...any) ([]eventRow, error) {
+		var rows []eventRow
+		if len(linkIDs) == 0 {
+			return rows, nil
+		}
+		sel := "link_id, timestamp, 0 AS amount"
+		if amountCol != "" {
+			sel = "link_id, timestamp, " + amountCol + " AS amount"
+		}
+		tx := s.DB.WithContext(ctx).Table(table).Select(sel).
+			Where("workspace_id = ? AND link_id IN ? AND timestamp >= ? AND timestamp < ?", wsID, linkIDs, start.UTC(), end.UTC())
+		if extra != "" {
+			tx = tx.Where(extra, args...)
+		}
+		if err := tx.Scan(&rows).Error; err != nil {
+			return nil, fmt.Errorf("partner analytics %s: %w", table, err)
+		}
+		return rows, nil
+	}
+	clicks, err := load("clicks", "", "")
+	if err != nil {
+		return nil, err
+	}
+	leads, err := load("lead_events", "", "")
+	if err != nil {
+		return nil, err
+	}
+	sales, err := load("sale_events", "amount", "")
+	if err != nil {
+		return nil, err
+	}
+	earned, err := s.DB.PartnerSaleEarnings(ctx, wsID, progID, partnerID, start, end, "")
+	if err != nil {
+		return nil, err
+	}
+	commissions := make([]eventRow, len(earned))
+	for i, p := range earned {
+		commissions[i] = eventRow{LinkID: p.LinkID, Timestamp: p.CreatedAt, Amount: p.Earnings}
+	}
+	return [][]eventRow{clicks, leads, sales, commissions}, nil
+}
+
 // PartnerAnalytics computes clicks, leads, sales, sale amount and sale
 // commission earnings over the partner's links in the window.
 func (s *Service) PartnerAnalytics(ctx context.Context, ws *models.Workspace, q AnalyticsQuery) (*PartnerAnalytics, error) {
@@ -168,44 +188,9 @@ func (s *Service) PartnerAnalytics(ctx context.Context, ws *models.Workspace, q 
 	if !start.Before(end) {
 		return nil, apierr.Validation("custom", "", "The start date must be before the end date.")
 	}
-	load := func(table, amountCol string, extra string, args ...any) ([]eventRow, error) {
-		var rows []eventRow
-		if len(linkIDs) == 0 {
-			return rows, nil
-		}
-		sel := "link_id, timestamp, 0 AS amount"
-		if amountCol != "" {
-			sel = "link_id, timestamp, " + amountCol + " AS amount"
-		}
-		tx := s.DB.WithContext(ctx).Table(table).Select(sel).
-			Where("workspace_id = ? AND link_id IN ? AND timestamp >= ? AND timestamp < ?", ws.ID, linkIDs, start.UTC(), end.UTC())
-		if extra != "" {
-			tx = tx.Where(extra, args...)
-		}
-		if err := tx.Scan(&rows).Error; err != nil {
-			return nil, fmt.Errorf("partner analytics %s: %w", table, err)
-		}
-		return rows, nil
-	}
-	clicks, err := load("clicks", "", "")
+	all, err := s.partnerEvents(ctx, ws.ID, prog.ID, e.PartnerID, linkIDs, start, end)
 	if err != nil {
 		return nil, err
-	}
-	leads, err := load("lead_events", "", "")
-	if err != nil {
-		return nil, err
-	}
-	sales, err := load("sale_events", "amount", "")
-	if err != nil {
-		return nil, err
-	}
-	earned, err := s.DB.PartnerSaleEarnings(ctx, ws.ID, prog.ID, e.PartnerID, start, end, "")
-	if err != nil {
-		return nil, err
-	}
-	commissions := make([]eventRow, len(earned))
-	for i, p := range earned {
-		commissions[i] = eventRow{LinkID: p.LinkID, Timestamp: p.CreatedAt, Amount: p.Earnings}
 	}
 	out := &PartnerAnalytics{}
 	add := func(r *AnalyticsRow, kind int, ev eventRow) {
@@ -221,7 +206,6 @@ func (s *Service) PartnerAnalytics(ctx context.Context, ws *models.Workspace, q 
 			r.Earnings += ev.Amount
 		}
 	}
-	all := [][]eventRow{clicks, leads, sales, commissions}
 	switch q.GroupBy {
 	case "timeseries":
 		idx := map[time.Time]int{}

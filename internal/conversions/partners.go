@@ -10,6 +10,7 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -170,6 +171,20 @@ func (s *Service) enroll(ctx context.Context, tx *models.DB, ws *models.Workspac
 		}
 		return &enrolled{e: other}, nil
 	}
+	// partner.enrolled (webhooks.md §3.7) in the enrollment's transaction,
+	// so it exists exactly when the enrollment does; the default links are
+	// created after commit, so its links are those the partner has now.
+	ep, err := tx.EnrolledPartnerByID(ctx, ws.ID, prog.ID, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	r := s.Webhooks
+	if r.ShortLink == nil && s.Links != nil {
+		r.ShortLink = s.Links.ShortLink
+	}
+	if err := webhooks.Emit(ctx, tx, ws.ID, webhooks.PartnerEnrolled, r.EnrolledPartnerOf(ep)); err != nil {
+		return nil, err
+	}
 	return &enrolled{e: e, group: g}, nil
 }
 
@@ -246,7 +261,8 @@ func (s *Service) createDefaultLinks(ctx context.Context, ws *models.Workspace, 
 			if prefix != "" {
 				full = prefix + "/" + key
 			}
-			_, err := s.createFromDefaultLink(ctx, ws, prog, res.e, g, dl, in.LinkProps, full)
+			// Default links made on enrollment fire no link.created (webhooks.md §3.2).
+			_, err := s.createFromDefaultLink(ctx, links.Actor{Workspace: ws, Silent: true}, prog, res.e, g, dl, in.LinkProps, full)
 			if err == nil {
 				break
 			}
@@ -262,8 +278,9 @@ func (s *Service) createDefaultLinks(ctx context.Context, ws *models.Workspace, 
 // createFromDefaultLink creates a partner's link from one of its group's
 // default links (§3.3 step 5): the default link's domain, its URL with the
 // group's UTM template, and partnerGroupDefaultLinkId recorded.
-func (s *Service) createFromDefaultLink(ctx context.Context, ws *models.Workspace, prog *models.Program, e *models.Enrollment, g *models.Group, dl models.DefaultLink, props *LinkProps, key string) (*models.Link, error) {
-	l, err := s.Links.Create(ctx, links.Actor{Workspace: ws}, partnerLinkInput(props, prog, e, dl.Domain, withUTM(dl.URL, g), key))
+func (s *Service) createFromDefaultLink(ctx context.Context, a links.Actor, prog *models.Program, e *models.Enrollment, g *models.Group, dl models.DefaultLink, props *LinkProps, key string) (*models.Link, error) {
+	ws := a.Workspace
+	l, err := s.Links.Create(ctx, a, partnerLinkInput(props, prog, e, dl.Domain, withUTM(dl.URL, g), key))
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +322,7 @@ func (s *Service) CreateDefaultPartnerLink(ctx context.Context, ws *models.Works
 	if err != nil {
 		return nil, err
 	}
-	return s.createFromDefaultLink(ctx, ws, prog, e, g, dl, nil, key)
+	return s.createFromDefaultLink(ctx, links.Actor{Workspace: ws}, prog, e, g, dl, nil, key)
 }
 
 // withUTM adds the group's UTM template to a destination, keeping

@@ -10,6 +10,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -227,10 +228,15 @@ func (s *Service) TrackLead(ctx context.Context, ws *models.Workspace, in LeadIn
 			return err
 		}
 		link.Leads += in.EventQuantity
-		if err := s.eventCommission(ctx, tx, commissionEvent{
+		cm, err := s.eventCommission(ctx, tx, commissionEvent{
 			Workspace: ws, Link: link, Customer: c, Type: models.CommissionLead, Quantity: in.EventQuantity,
 			EventID: events[0].EventID, Metadata: in.Metadata, At: now,
-		}); err != nil {
+		})
+		if err != nil {
+			return err
+		}
+		if err := s.emitLead(ctx, tx, leadEvent{name: in.EventName, customer: c, attrs: models.AttrsOf(click),
+			clickedAt: click.Timestamp, link: link, metadata: in.Metadata, commission: cm}); err != nil {
 			return err
 		}
 		if err := s.Aggregator.AddLeads(ctx, tx, events); err != nil {
@@ -400,6 +406,7 @@ func (s *Service) TrackSale(ctx context.Context, ws *models.Workspace, in SaleIn
 			if err := tx.BumpLinkCounters(ctx, ws.ID, link.ID, d); err != nil {
 				return err
 			}
+			link.Sales, link.SaleAmount, link.Conversions = link.Sales+1, link.SaleAmount+amount, link.Conversions+d.Conversions
 		}
 		var programID, partnerID *string
 		if link != nil && link.ProgramID != nil && link.PartnerID != nil {
@@ -414,11 +421,19 @@ func (s *Service) TrackSale(ctx context.Context, ws *models.Workspace, in SaleIn
 			if invoice != "" {
 				inv = &invoice
 			}
-			if err := s.eventCommission(ctx, tx, commissionEvent{
+			cm, err := s.eventCommission(ctx, tx, commissionEvent{
 				Workspace: ws, Link: link, Customer: c, Type: models.CommissionSale, Quantity: 1, Amount: amount,
 				InvoiceID: inv, EventID: ev.EventID, Metadata: in.Metadata, At: now, SignupAt: signup,
-			}); err != nil {
+			})
+			if err != nil {
 				return err
+			}
+			if amount > 0 {
+				if err := s.emitSale(ctx, tx, leadEvent{name: in.EventName, customer: c, attrs: ev.ClickAttrs, link: link,
+					metadata: in.Metadata, commission: cm}, webhooks.Sale{Amount: amount, Currency: currency,
+					PaymentProcessor: in.PaymentProcessor, InvoiceID: invoice}); err != nil {
+					return err
+				}
 			}
 		}
 		if err := s.Aggregator.AddSale(ctx, tx, ev); err != nil {
@@ -515,6 +530,14 @@ func (s *Service) directSaleLead(ctx context.Context, tx *models.DB, ws *models.
 	}
 	if err := s.Aggregator.AddLeads(ctx, tx, []models.LeadEvent{lv}); err != nil {
 		return nil, nil, fmt.Errorf("aggregate leads: %w", err)
+	}
+	// A direct sale's new customer is a lead too (webhooks.md §3.4), with
+	// no partner on this path.
+	l := *link
+	l.Leads++
+	if err := s.emitLead(ctx, tx, leadEvent{name: name, customer: c, attrs: lv.ClickAttrs, clickedAt: click.Timestamp,
+		link: &l}); err != nil {
+		return nil, nil, err
 	}
 	return c, &lv, nil
 }

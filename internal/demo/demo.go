@@ -2,7 +2,7 @@
 // sales (countries, devices, referrers, UTM tags, partners) for `relink
 // demo`, the analytics benchmark and manual testing.
 //
-// The bulk path (default) writes clicks with models.BulkLoader: the click
+// The bulk path (default) writes clicks with BulkLoader: the click
 // writer's row encoding in large transactions (COPY through a staging table
 // on PostgreSQL, literal multi-row INSERTs on SQLite), with repeated click
 // ids skipped as in RecordClicks, while the next batch is generated. The
@@ -203,7 +203,7 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
 	g := &gen{db: db, ws: ws, o: o, rng: rng}
 	if !o.PerBatch {
-		l, err := db.NewBulkLoader(ctx)
+		l, err := NewBulkLoader(ctx, db)
 		if err != nil {
 			return nil, fmt.Errorf("demo: %w", err)
 		}
@@ -245,7 +245,7 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 
 type gen struct {
 	db       *models.DB
-	loader   *models.BulkLoader // nil with PerBatch
+	loader   *BulkLoader // nil with PerBatch
 	ws       *models.Workspace
 	o        Options
 	rng      *rand.Rand
@@ -355,8 +355,35 @@ func (g *gen) makeClicks(ctx context.Context) error {
 	}
 	end := g.o.Now.Truncate(time.Second)
 	start := end.AddDate(0, 0, -g.o.Days)
-	span := end.Sub(start)
-	// Sorted random instants with a day/night rhythm (UTC afternoon peak).
+	times := g.clickTimes(n, end.Sub(start))
+
+	// Four stages: generate → insert clicks → fold the inserted clicks into
+	// aggregate rows → write the rows of finished days. On PostgreSQL the
+	// aggregates go in on a second connection, concurrently with the
+	// clicks; SQLite has one writer, so its two writers take turns.
+	eg, ectx := errgroup.WithContext(ctx)
+	batches := make(chan []models.Click, 2)
+	eg.Go(func() error {
+		defer close(batches)
+		return g.generateClicks(ectx, start, times, batches)
+	})
+	b := newBar(g.o.Progress, "clicks", n)
+	var err error
+	if g.o.PerBatch {
+		err = g.writeClicksPerBatch(ctx, eg, batches, b)
+	} else {
+		err = g.writeClicksBulk(ctx, eg, ectx, batches, b)
+	}
+	if err != nil {
+		return err
+	}
+	g.stats.Clicks = n
+	return nil
+}
+
+// clickTimes is n sorted random offsets into span with a day/night rhythm
+// (UTC afternoon peak).
+func (g *gen) clickTimes(n int, span time.Duration) []int64 {
 	times := make([]int64, n)
 	for i := range times {
 		for {
@@ -369,6 +396,12 @@ func (g *gen) makeClicks(ctx context.Context) error {
 		}
 	}
 	slices.Sort(times)
+	return times
+}
+
+// generateClicks makes one click per offset and sends them in batches of
+// BatchSize; it samples the clicks the leads will name.
+func (g *gen) generateClicks(ctx context.Context, start time.Time, times []int64, batches chan<- []models.Click) error {
 	// Per-link and per-referrer values, computed once.
 	type linkInfo struct{ s, m, c, t, ct string }
 	infos := make([]linkInfo, len(g.links))
@@ -380,73 +413,68 @@ func (g *gen) makeClicks(ctx context.Context) error {
 	for _, r := range referers.items {
 		hosts[r] = strings.TrimPrefix(strings.SplitN(strings.TrimPrefix(r, "https://"), "/", 2)[0], "www.")
 	}
-	keep := float64(g.o.Leads) / float64(n) * 1.05
-
-	// Four stages: generate → insert clicks → fold the inserted clicks into
-	// aggregate rows → write the rows of finished days. On PostgreSQL the
-	// aggregates go in on a second connection, concurrently with the
-	// clicks; SQLite has one writer, so its two writers take turns.
-	eg, ectx := errgroup.WithContext(ctx)
-	batches := make(chan []models.Click, 2)
-	eg.Go(func() error {
-		defer close(batches)
-		batch := make([]models.Click, 0, g.o.BatchSize)
-		for _, t := range times {
-			li := g.pop.pick(g.rng)
-			l := &g.links[li]
-			p := places.pick(g.rng)
-			a := agents.pick(g.rng)
-			c := models.Click{ClickID: ids.Click(), Timestamp: start.Add(time.Duration(t)).Truncate(time.Millisecond), WorkspaceID: g.ws.ID,
-				LinkID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, IP: "198.51." + strconv.Itoa(g.rng.IntN(256)) + "." + strconv.Itoa(g.rng.IntN(256)),
-				Continent: p.continent, Country: p.country, Region: p.region, City: p.city, Latitude: "Unknown", Longitude: "Unknown",
-				Device: a.device, DeviceVendor: "Unknown", DeviceModel: "Unknown", Browser: a.browser, BrowserVersion: "124",
-				Engine: "Blink", EngineVersion: "124", OS: a.os, OSVersion: "Unknown", CPUArchitecture: "Unknown", UA: a.ua,
-				Trigger: "link", Referer: "(direct)", RefererURL: "(direct)"}
-			if g.rng.IntN(12) == 0 {
-				c.QR, c.Trigger = true, "qr"
-			}
-			if r := referers.pick(g.rng); r != "" {
-				c.RefererURL, c.Referer = r, hosts[r]
-			}
-			x := &infos[li]
-			c.UTMSource, c.UTMMedium, c.UTMCampaign, c.UTMTerm, c.UTMContent = x.s, x.m, x.c, x.t, x.ct
-			batch = append(batch, c)
-			if len(g.sampled) < g.o.Leads && g.rng.Float64() < keep {
-				g.sampled = append(g.sampled, c)
-			}
-			if len(batch) == g.o.BatchSize {
-				if err := send(ectx, batches, batch); err != nil {
-					return err
-				}
-				batch = make([]models.Click, 0, g.o.BatchSize)
-			}
+	keep := float64(g.o.Leads) / float64(len(times)) * 1.05
+	batch := make([]models.Click, 0, g.o.BatchSize)
+	for _, t := range times {
+		li := g.pop.pick(g.rng)
+		l := &g.links[li]
+		p := places.pick(g.rng)
+		a := agents.pick(g.rng)
+		c := models.Click{ClickID: ids.Click(), Timestamp: start.Add(time.Duration(t)).Truncate(time.Millisecond), WorkspaceID: g.ws.ID,
+			LinkID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, IP: "198.51." + strconv.Itoa(g.rng.IntN(256)) + "." + strconv.Itoa(g.rng.IntN(256)),
+			Continent: p.continent, Country: p.country, Region: p.region, City: p.city, Latitude: "Unknown", Longitude: "Unknown",
+			Device: a.device, DeviceVendor: "Unknown", DeviceModel: "Unknown", Browser: a.browser, BrowserVersion: "124",
+			Engine: "Blink", EngineVersion: "124", OS: a.os, OSVersion: "Unknown", CPUArchitecture: "Unknown", UA: a.ua,
+			Trigger: "link", Referer: "(direct)", RefererURL: "(direct)"}
+		if g.rng.IntN(12) == 0 {
+			c.QR, c.Trigger = true, "qr"
 		}
-		if len(batch) > 0 {
-			return send(ectx, batches, batch)
+		if r := referers.pick(g.rng); r != "" {
+			c.RefererURL, c.Referer = r, hosts[r]
 		}
-		return nil
-	})
-	b := newBar(g.o.Progress, "clicks", n)
-	if g.o.PerBatch {
-		written := 0
-		for batch := range batches {
-			if _, err := g.db.RecordClicks(ctx, batch, models.AggregateClicks); err != nil {
-				cancelWait(eg, batches)
-				return fmt.Errorf("demo: write clicks: %w", err)
+		x := &infos[li]
+		c.UTMSource, c.UTMMedium, c.UTMCampaign, c.UTMTerm, c.UTMContent = x.s, x.m, x.c, x.t, x.ct
+		batch = append(batch, c)
+		if len(g.sampled) < g.o.Leads && g.rng.Float64() < keep {
+			g.sampled = append(g.sampled, c)
+		}
+		if len(batch) == g.o.BatchSize {
+			if err := send(ctx, batches, batch); err != nil {
+				return err
 			}
-			written += len(batch)
-			b.set(written)
+			batch = make([]models.Click, 0, g.o.BatchSize)
 		}
-		if err := eg.Wait(); err != nil {
-			return fmt.Errorf("demo: %w", err)
-		}
-		g.stats.Clicks = n
-		return nil
 	}
+	if len(batch) > 0 {
+		return send(ctx, batches, batch)
+	}
+	return nil
+}
 
+// writeClicksPerBatch writes every batch with RecordClicks and the
+// aggregates hook, then waits for the generator.
+func (g *gen) writeClicksPerBatch(ctx context.Context, eg *errgroup.Group, batches chan []models.Click, b *bar) error {
+	written := 0
+	for batch := range batches {
+		if _, err := g.db.RecordClicks(ctx, batch, models.AggregateClicks); err != nil {
+			cancelWait(eg, batches)
+			return fmt.Errorf("demo: write clicks: %w", err)
+		}
+		written += len(batch)
+		b.set(written)
+	}
+	if err := eg.Wait(); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	return nil
+}
+
+// writeClicksBulk inserts the batches with the bulk loader, folds the
+// inserted clicks into aggregate rows and link counts, and writes them.
+func (g *gen) writeClicksBulk(ctx context.Context, eg *errgroup.Group, ectx context.Context, batches chan []models.Click, b *bar) error {
 	aggLoader, turns := g.loader, &sync.Mutex{}
 	if g.db.Dialect == "postgres" {
-		l, err := g.db.NewBulkLoader(ctx)
+		l, err := NewBulkLoader(ctx, g.db)
 		if err != nil {
 			cancelWait(eg, batches)
 			return fmt.Errorf("demo: %w", err)
@@ -463,7 +491,7 @@ func (g *gen) makeClicks(ctx context.Context) error {
 	}
 	foldIn := make(chan []models.Click, 2)
 	aggs := make(chan []models.EventAggregate, 2)
-	counts := map[string]*models.LinkClicks{}
+	counts := map[string]*LinkClicks{}
 	eg.Go(func() error { // insert clicks
 		defer close(foldIn)
 		written := 0
@@ -484,26 +512,7 @@ func (g *gen) makeClicks(ctx context.Context) error {
 	})
 	eg.Go(func() error { // fold
 		defer close(aggs)
-		folder := models.NewAggregateFolder()
-		for in := range foldIn {
-			folder.AddClicks(in)
-			for i := range in {
-				c := counts[in[i].LinkID]
-				if c == nil {
-					c = &models.LinkClicks{}
-					counts[in[i].LinkID] = c
-				}
-				c.AddLink(in[i].Timestamp)
-			}
-			// Clicks come in time order: the days before the last one
-			// folded are complete.
-			if len(in) > 0 {
-				if err := send(ectx, aggs, folder.TakeBefore(in[len(in)-1].Timestamp)); err != nil {
-					return err
-				}
-			}
-		}
-		return send(ectx, aggs, folder.TakeAll())
+		return foldClicks(ectx, foldIn, aggs, counts)
 	})
 	eg.Go(func() error { // write aggregates
 		for rows := range aggs {
@@ -522,8 +531,32 @@ func (g *gen) makeClicks(ctx context.Context) error {
 	if err := g.loader.AddLinkClicks(ctx, counts); err != nil {
 		return fmt.Errorf("demo: link click counters: %w", err)
 	}
-	g.stats.Clicks = n
 	return nil
+}
+
+// foldClicks folds the inserted clicks into aggregate rows, sent on as the
+// days complete, and counts them per link.
+func foldClicks(ctx context.Context, in <-chan []models.Click, aggs chan<- []models.EventAggregate, counts map[string]*LinkClicks) error {
+	folder := models.NewAggregateFolder()
+	for batch := range in {
+		folder.AddClicks(batch)
+		for i := range batch {
+			c := counts[batch[i].LinkID]
+			if c == nil {
+				c = &LinkClicks{}
+				counts[batch[i].LinkID] = c
+			}
+			c.AddLink(batch[i].Timestamp)
+		}
+		// Clicks come in time order: the days before the last one folded
+		// are complete.
+		if len(batch) > 0 {
+			if err := send(ctx, aggs, folder.TakeBefore(batch[len(batch)-1].Timestamp)); err != nil {
+				return err
+			}
+		}
+	}
+	return send(ctx, aggs, folder.TakeAll())
 }
 
 // send hands v to the next stage unless the run was cancelled.

@@ -17,7 +17,8 @@ import (
 )
 
 // TestGenerate writes a small demo workspace and checks that every table
-// and the analytics engine agree on what was written.
+// and the analytics engine agree on what was written. BenchmarkGenerate is
+// the large run.
 func TestGenerate(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
@@ -26,16 +27,16 @@ func TestGenerate(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
-		st, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 50, Clicks: 20000, Leads: 1000, Sales: 300, Days: 30, Partners: 3, Seed: 1, Now: now})
+		st, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 10, Clicks: 500, Leads: 30, Sales: 10, Days: 30, Partners: 3, Seed: 1, Now: now})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Links != 50 || st.Clicks != 20000 || st.Leads < 900 || st.Leads > 1000 || st.Sales != 300 {
+		if st.Links != 10 || st.Clicks != 500 || st.Leads < 27 || st.Leads > 30 || st.Sales != 10 {
 			t.Fatalf("stats %+v", st)
 		}
 		var n int64
 		db.Raw("SELECT COUNT(*) FROM clicks WHERE workspace_id = ?", c.Workspace.ID).Scan(&n)
-		if n != 20000 {
+		if n != 500 {
 			t.Fatalf("%d clicks stored", n)
 		}
 		e := analytics.NewEngine(db, func() time.Time { return now })
@@ -48,7 +49,7 @@ func TestGenerate(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := res.(analytics.Counters)
-		if got.Clicks != 20000 || got.Leads != int64(st.Leads) || got.Sales != 300 || got.SaleAmount != st.SaleAmount {
+		if got.Clicks != 500 || got.Leads != int64(st.Leads) || got.Sales != 10 || got.SaleAmount != st.SaleAmount {
 			t.Fatalf("analytics %+v, stats %+v", got, st)
 		}
 	})
@@ -65,7 +66,7 @@ func TestBackfillMatchesHooks(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
-		if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 20, Clicks: 3000, Leads: 200, Sales: 80, Days: 5, Partners: 2, Seed: 3, Now: now}); err != nil {
+		if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 10, Clicks: 600, Leads: 40, Sales: 16, Days: 5, Partners: 2, Seed: 3, Now: now}); err != nil {
 			t.Fatal(err)
 		}
 		snapshot := func() []models.EventAggregate {
@@ -98,8 +99,8 @@ func TestBackfillMatchesHooks(t *testing.T) {
 		if len(queries) < 2 || !queries[""] {
 			t.Fatalf("url_query values %v", queries)
 		}
-		if len(weeks) != 2 || weeks["2026-05-25 00:00:00 +0000 UTC"]+weeks["2026-06-01 00:00:00 +0000 UTC"] != 3000 {
-			t.Fatalf("weekly link rows %v, want 3000 clicks in the weeks of May 25 and June 1", weeks)
+		if len(weeks) != 2 || weeks["2026-05-25 00:00:00 +0000 UTC"]+weeks["2026-06-01 00:00:00 +0000 UTC"] != 600 {
+			t.Fatalf("weekly link rows %v, want 600 clicks in the weeks of May 25 and June 1", weeks)
 		}
 		// The hooks, fed the stored events.
 		if err := db.Exec("DELETE FROM event_aggregates").Error; err != nil {
@@ -138,48 +139,7 @@ func TestBackfillMatchesHooks(t *testing.T) {
 				}
 			}
 		}
-		fsys, err := migrations.FS(db.Dialect)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, err := fs.ReadFile(fsys, "00300_event_aggregates.sql")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, body, ok := strings.Cut(string(src), "keep the aggregates from here on.\n")
-		body, _, _ = strings.Cut(body, "-- +goose Down")
-		if !ok || strings.Count(body, "INSERT INTO") != 75 {
-			t.Fatalf("backfill section not found")
-		}
-		if err := db.Exec("DELETE FROM event_aggregates").Error; err != nil {
-			t.Fatal(err)
-		}
-		for _, stmt := range strings.Split(body, ";\n") {
-			if strings.TrimSpace(stmt) == "" {
-				continue
-			}
-			if err := db.Exec(stmt).Error; err != nil {
-				t.Fatalf("%s: %v", stmt, err)
-			}
-		}
-		// 00310 adds the url_query dimension and derives the weekly rollups
-		// from the daily rows (last, with models.WeeklyRollupSQL).
-		src, err = fs.ReadFile(fsys, "00310_event_aggregates_weeks_url_query.sql")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, body, ok = strings.Cut(string(src), "(a no-op on a fresh database).\n")
-		body, _, _ = strings.Cut(body, "-- +goose Down")
-		stmts := strings.Split(strings.TrimSpace(body), ";\n")
-		last := stmts[len(stmts)-1]
-		if !ok || len(stmts) != 7 || last[strings.Index(last, "INSERT"):] != models.WeeklyRollupSQL(db.Dialect, "")+";" {
-			t.Fatalf("00310 backfill: %d statements, last %q", len(stmts), last)
-		}
-		for _, stmt := range stmts {
-			if err := db.Exec(stmt).Error; err != nil {
-				t.Fatalf("%s: %v", stmt, err)
-			}
-		}
+		replayBackfill(t, db)
 		got := snapshot()
 		if len(got) != len(want) || len(want) < 1000 {
 			t.Fatalf("backfill made %d rows, hooks %d", len(got), len(want))
@@ -190,6 +150,55 @@ func TestBackfillMatchesHooks(t *testing.T) {
 			}
 		}
 	})
+}
+
+// replayBackfill empties event_aggregates and runs the backfill sections of
+// migrations 00300 and 00310 (the latter derives the weekly rollups with
+// models.WeeklyRollupSQL), as an upgrade from before the aggregates does.
+func replayBackfill(t *testing.T, db *models.DB) {
+	t.Helper()
+	fsys, err := migrations.FS(db.Dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := fs.ReadFile(fsys, "00300_event_aggregates.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, ok := strings.Cut(string(src), "keep the aggregates from here on.\n")
+	body, _, _ = strings.Cut(body, "-- +goose Down")
+	if !ok || strings.Count(body, "INSERT INTO") != 75 {
+		t.Fatalf("backfill section not found")
+	}
+	if err := db.Exec("DELETE FROM event_aggregates").Error; err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range strings.Split(body, ";\n") {
+		if strings.TrimSpace(stmt) == "" {
+			continue
+		}
+		if err := db.Exec(stmt).Error; err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	// 00310 adds the url_query dimension and derives the weekly rollups
+	// from the daily rows (last, with models.WeeklyRollupSQL).
+	src, err = fs.ReadFile(fsys, "00310_event_aggregates_weeks_url_query.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, ok = strings.Cut(string(src), "(a no-op on a fresh database).\n")
+	body, _, _ = strings.Cut(body, "-- +goose Down")
+	stmts := strings.Split(strings.TrimSpace(body), ";\n")
+	last := stmts[len(stmts)-1]
+	if !ok || len(stmts) != 7 || last[strings.Index(last, "INSERT"):] != models.WeeklyRollupSQL(db.Dialect, "")+";" {
+		t.Fatalf("00310 backfill: %d statements, last %q", len(stmts), last)
+	}
+	for _, stmt := range stmts {
+		if err := db.Exec(stmt).Error; err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
 }
 
 // TestBulkMatchesPerBatch: the bulk path (BulkLoader, aggregates folded
@@ -216,14 +225,14 @@ func TestBulkMatchesPerBatch(t *testing.T) {
 					t.Fatal(err)
 				}
 				// Existing data, written per batch in both databases.
-				if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 15, Clicks: 2500, Leads: 150, Sales: 60, Days: 4,
+				if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 15, Clicks: 200, Leads: 12, Sales: 5, Days: 4,
 					Partners: 2, Seed: 7, Now: now, PerBatch: true, KeySuffix: "a"}); err != nil {
 					t.Fatal(err)
 				}
 				// The run under test: small batches so that folded days span
 				// batches.
-				if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 20, Clicks: 6000, Leads: 400, Sales: 150, Days: 5,
-					Partners: 2, Seed: 8, Now: now, PerBatch: perBatch, KeySuffix: "b", BatchSize: 700}); err != nil {
+				if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 20, Clicks: 500, Leads: 30, Sales: 12, Days: 5,
+					Partners: 2, Seed: 8, Now: now, PerBatch: perBatch, KeySuffix: "b", BatchSize: 100}); err != nil {
 					t.Fatal(err)
 				}
 				var links []models.Link
@@ -260,7 +269,7 @@ func TestBulkMatchesPerBatch(t *testing.T) {
 			}
 			want := run(true)
 			got := run(false)
-			if want.totals.Clicks != 8500 || want.totals.Sales != 210 || want.totals.Leads < 500 {
+			if want.totals.Clicks != 700 || want.totals.Sales != 17 || want.totals.Leads < 30 {
 				t.Fatalf("per-batch totals %+v", want.totals)
 			}
 			if got.totals != want.totals {
@@ -279,4 +288,29 @@ func TestBulkMatchesPerBatch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkGenerate is the large demo run (the size TestGenerate used to
+// write): 50 links, 20,000 clicks, 1,000 leads and 300 sales over 30 days,
+// through the bulk path, on SQLite. It reports clicks written per second.
+func BenchmarkGenerate(b *testing.B) {
+	ctx := context.Background()
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	for i := range b.N {
+		b.StopTimer()
+		db := testdb.Open(b, "sqlite")
+		c, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "Demo", Slug: fmt.Sprintf("demo%d", i), Plan: models.PlanEnterprise})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		st, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 50, Clicks: 20000, Leads: 1000, Sales: 300, Days: 30, Partners: 3, Seed: 1, Now: now})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.Clicks != 20000 {
+			b.Fatalf("stats %+v", st)
+		}
+	}
+	b.ReportMetric(float64(20000*b.N)/b.Elapsed().Seconds(), "clicks/s")
 }

@@ -1,6 +1,8 @@
 // Package geo locates a click: from headers a trusted proxy sets (Cloudflare's
-// CF-IPCountry, Vercel's X-Vercel-IP-Country/-Region/-City, configurable) and,
-// when a MaxMind-format .mmdb is configured, from the client IP. It also maps
+// CF-IPCountry, Vercel's X-Vercel-IP-Country/-Region/-City, configurable) and
+// from the client IP, in a MaxMind-format .mmdb: the one RELINK_GEOIP_DB names
+// (a GeoLite2/GeoIP2 City or Country database), else the free country
+// database embedded in the binary (internal/geo/countrydb). It also maps
 // countries to continents.
 package geo
 
@@ -9,8 +11,11 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/oschwald/maxminddb-golang/v2"
+
+	"github.com/relinkhq/relink/internal/geo/countrydb"
 )
 
 // Unknown is the value of a field that could not be determined.
@@ -63,18 +68,73 @@ func first(names []string, get func(string) string) string {
 // Locator resolves locations. The zero value uses headers only.
 type Locator struct {
 	db *maxminddb.Reader
+	// flat: the database's records are {"country_code": …} (ip-location-db's
+	// layout) rather than MaxMind's nested country.iso_code.
+	flat bool
+	info Info
 }
 
-// Open returns a Locator backed by the .mmdb at path ("" for headers only).
+// Off is the RELINK_GEOIP_DB value that turns IP lookups off (trusted
+// headers only).
+const Off = "off"
+
+// Info says which database a Locator uses, for `relink geoip status`.
+type Info struct {
+	Source      string    // "embedded", the file's path, or "" (none: headers only)
+	Name        string    // the database's name
+	Type        string    // its metadata's database_type
+	Built       time.Time // its metadata's build time
+	Granularity string    // "country" or "city"
+	Attribution string    // the credit its licence asks for, if any
+}
+
+// Open returns a Locator backed by the .mmdb at path: "" selects the
+// embedded country database, Off none (trusted headers only).
 func Open(path string) (*Locator, error) {
-	if path == "" {
+	switch path {
+	case Off:
 		return &Locator{}, nil
+	case "":
+		buf, err := countrydb.Bytes()
+		if err != nil {
+			return nil, err
+		}
+		db, err := maxminddb.OpenBytes(buf)
+		if err != nil {
+			return nil, fmt.Errorf("open embedded country database: %w", err)
+		}
+		return newLocator(db, "embedded", countrydb.Name+" "+countrydb.Version, countrydb.Attribution), nil
 	}
 	db, err := maxminddb.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open geoip database %s: %w", path, err)
 	}
-	return &Locator{db: db}, nil
+	return newLocator(db, path, db.Metadata.Description["en"], ""), nil
+}
+
+func newLocator(db *maxminddb.Reader, source, name, attribution string) *Locator {
+	m := db.Metadata
+	l := &Locator{db: db, info: Info{Source: source, Name: name, Type: m.DatabaseType,
+		Built: time.Unix(int64(m.BuildEpoch), 0).UTC(), Granularity: "country", Attribution: attribution}}
+	if name == "" {
+		l.info.Name = m.DatabaseType
+	}
+	if strings.Contains(strings.ToLower(m.DatabaseType), "city") {
+		l.info.Granularity = "city"
+	}
+	// ip-location-db's country databases call themselves "country ipv4",
+	// "country ipvAll" … and keep the code at the top level; MaxMind's say
+	// "GeoLite2-Country" and nest it.
+	l.flat = strings.HasPrefix(m.DatabaseType, "country")
+	return l
+}
+
+// Info describes the database in use.
+func (l *Locator) Info() Info {
+	if l == nil {
+		return Info{}
+	}
+	return l.info
 }
 
 // Close releases the database.
@@ -87,7 +147,8 @@ func (l *Locator) Close() error {
 
 // cityRecord is the subset of GeoIP2/GeoLite2 City (and Country) records used.
 type cityRecord struct {
-	Country struct {
+	CountryCode string `maxminddb:"country_code"` // ip-location-db's layout
+	Country     struct {
 		ISOCode string `maxminddb:"iso_code"`
 	} `maxminddb:"country"`
 	Continent struct {
@@ -114,6 +175,9 @@ func (l *Locator) Locate(ip string, h Hint) Location {
 			var rec cityRecord
 			if err := l.db.Lookup(addr.Unmap()).Decode(&rec); err == nil {
 				dbCountry := strings.ToUpper(rec.Country.ISOCode)
+				if dbCountry == "" {
+					dbCountry = strings.ToUpper(rec.CountryCode)
+				}
 				if loc.Country == "" {
 					loc.Country = dbCountry
 				}
@@ -154,8 +218,12 @@ func (l *Locator) Country(ip string, h Hint) string {
 	if err != nil {
 		return ""
 	}
+	path := []any{"country", "iso_code"}
+	if l.flat {
+		path = []any{"country_code"}
+	}
 	var cc string
-	if err := l.db.Lookup(addr.Unmap()).DecodePath(&cc, "country", "iso_code"); err != nil {
+	if err := l.db.Lookup(addr.Unmap()).DecodePath(&cc, path...); err != nil {
 		return ""
 	}
 	return strings.ToUpper(cc)

@@ -67,3 +67,64 @@ func TestContinentAndEU(t *testing.T) {
 		t.Errorf("continent table has %d countries, want every ISO code", n)
 	}
 }
+
+// The embedded free database locates real addresses by country with no
+// configuration: Google's public resolver in the US, Deutsche Telekom's and
+// heise's networks in Germany, over IPv4, IPv6 and IPv4-mapped IPv6; the
+// continent follows from the country.
+func TestEmbeddedCountryDatabase(t *testing.T) {
+	l, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, tt := range []struct{ ip, country, continent string }{
+		{"8.8.8.8", "US", "NA"},
+		{"80.128.0.1", "DE", "EU"},
+		{"193.99.144.80", "DE", "EU"},
+		{"2003::1", "DE", "EU"},
+		{"::ffff:8.8.4.4", "US", "NA"},
+	} {
+		got := l.Locate(tt.ip, Hint{})
+		if got.Country != tt.country || got.Continent != tt.continent || got.City != Unknown || got.Region != Unknown {
+			t.Errorf("Locate(%s) = %+v, want country %s, continent %s, region and city Unknown", tt.ip, got, tt.country, tt.continent)
+		}
+		if c := l.Country(tt.ip, Hint{}); c != tt.country {
+			t.Errorf("Country(%s) = %q, want %q", tt.ip, c, tt.country)
+		}
+	}
+	if got := l.Locate("127.0.0.1", Hint{}); got.Country != Unknown || got.Continent != "" {
+		t.Errorf("loopback located as %+v", got)
+	}
+	if got := l.Locate("8.8.8.8", Hint{Country: "FR"}); got.Country != "FR" || got.Continent != "EU" {
+		t.Errorf("a trusted header must win over the database: %+v", got)
+	}
+	info := l.Info()
+	if info.Source != "embedded" || info.Granularity != "country" || info.Built.Year() < 2025 || info.Attribution == "" {
+		t.Errorf("Info = %+v", info)
+	}
+}
+
+func TestOff(t *testing.T) {
+	l, err := Open(Off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Locate("8.8.8.8", Hint{}); got.Country != Unknown {
+		t.Errorf("RELINK_GEOIP_DB=off located 8.8.8.8 as %+v", got)
+	}
+	if l.Info().Source != "" {
+		t.Errorf("Info = %+v", l.Info())
+	}
+}
+
+func TestFileInfo(t *testing.T) {
+	l, err := Open(geotest.Write(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if info := l.Info(); info.Granularity != "city" || info.Source == "embedded" || info.Source == "" {
+		t.Errorf("Info = %+v", info)
+	}
+}

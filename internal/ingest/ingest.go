@@ -78,13 +78,17 @@ type Options struct {
 	FlushInterval time.Duration // longest a click waits for a batch to fill (default 1s)
 	DedupWindow   time.Duration // repeat clicks by the same visitor on a link within it are skipped (default 1h; <0 disables)
 	DedupMax      int           // visitors remembered per window (default 200000)
-	MinBackoff    time.Duration // first retry delay after a failed write (default 100ms)
-	MaxBackoff    time.Duration // longest retry delay (default 10s)
-	WriteTimeout  time.Duration // per write attempt (default 30s)
-	Now           func() time.Time
-	Logger        *slog.Logger
-	Geo           *geo.Locator // nil: trusted headers only
-	Hooks         []models.ClickHook
+	// KeepIP says whether a workspace's clicks keep the visitor's IP address
+	// (its privacy setting); nil keeps none. The address locates the click
+	// either way, and EU visitors' is never kept.
+	KeepIP       func(workspaceID string) bool
+	MinBackoff   time.Duration // first retry delay after a failed write (default 100ms)
+	MaxBackoff   time.Duration // longest retry delay (default 10s)
+	WriteTimeout time.Duration // per write attempt (default 30s)
+	Now          func() time.Time
+	Logger       *slog.Logger
+	Geo          *geo.Locator // nil: trusted headers only
+	Hooks        []models.ClickHook
 	// Journal, when set, puts every accepted click on disk before it waits
 	// for the database (journal.go); Open opens it.
 	Journal *JournalOptions
@@ -642,7 +646,7 @@ func (p *Pipeline) add(batch []models.Click, h Hit) []models.Click {
 		OS: ua.OS, OSVersion: ua.OSVersion, CPUArchitecture: ua.CPU, UA: h.UA,
 		QR: h.QR, Trigger: "link", Referer: "(direct)", RefererURL: "(direct)",
 	}
-	if geo.InEU(loc.Country) {
+	if geo.InEU(loc.Country) || p.opt.KeepIP == nil || !p.opt.KeepIP(h.WorkspaceID) {
 		c.IP = ""
 	}
 	if c.UA == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -102,7 +103,8 @@ func TestEnrichment(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := ingest.New(db, ingest.Options{Geo: loc})
+		// The workspace keeps IP addresses (its privacy setting).
+		p := ingest.New(db, ingest.Options{Geo: loc, KeepIP: func(ws string) bool { return ws == f.ws.ID }})
 		defer p.Drain(ctx) //nolint:errcheck
 		iphone := "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1"
 		hits := []ingest.Hit{
@@ -415,6 +417,39 @@ func TestBatchesGrowWhileTheWriterIsBusy(t *testing.T) {
 		for _, s := range sizes {
 			if s > 100 {
 				t.Errorf("batch of %d exceeds MaxBatch: %v", s, sizes)
+			}
+		}
+	})
+}
+
+// Without the workspace's consent a click keeps no IP address, though the
+// address still locates it; another workspace's setting does not apply.
+func TestIPNotKeptByDefault(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		f := setup(t, db)
+		loc, err := geo.Open(geotest.Write(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, keep := range []func(string) bool{nil, func(ws string) bool { return ws == "another" }} {
+			p := ingest.New(db, ingest.Options{Geo: loc, DedupWindow: -1, KeepIP: keep})
+			p.Enqueue(ingest.Hit{ClickID: "c-" + strconv.FormatBool(keep == nil), IP: "81.2.69.10", UA: chromeUA, URL: "https://example.com/",
+				LinkID: f.link.ID, WorkspaceID: f.ws.ID, Domain: f.link.Domain, Key: f.link.Key, Time: time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)})
+			if err := p.Drain(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []models.Click
+		if err := db.Find(&got).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 {
+			t.Fatalf("%d clicks", len(got))
+		}
+		for _, c := range got {
+			if c.IP != "" || c.Country != "GB" || c.City != "London" {
+				t.Errorf("click %s: ip %q country %q city %q: want no IP, located in London", c.ClickID, c.IP, c.Country, c.City)
 			}
 		}
 	})

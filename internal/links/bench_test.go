@@ -1,18 +1,8 @@
 package links
 
 import (
-	"strings"
 	"testing"
 )
-
-func BenchmarkNormalizeKey(b *testing.B) {
-	key := strings.Repeat("ü", 95) + "/" + strings.Repeat("a", 94)
-	for b.Loop() {
-		if _, err := NormalizeKey(key); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
 
 func BenchmarkParseInput(b *testing.B) {
 	body := []byte(`{"url":"https://example.com/p","domain":"acme.link","key":"promo","tagIds":["a","b"],"utm_source":"news","geo":{"US":"https://us.example.com"},"title":"Hello"}`)

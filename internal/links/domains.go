@@ -7,6 +7,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -24,25 +25,21 @@ type DomainInput struct {
 
 // ParseDomainInput validates a domain body (links.md §6.2).
 func ParseDomainInput(body []byte, create bool) (*DomainInput, error) {
-	raw, err := decodeRaw(body)
-	if err != nil {
-		return nil, err
-	}
-	d, err := newDecoder(raw, "")
+	d, err := input.Decode(body)
 	if err != nil {
 		return nil, err
 	}
 	in := &DomainInput{}
-	in.Slug = d.str("slug", strOpts{required: create, trim: true, min: 1, max: 190})
-	in.ExpiredURL = d.str("expiredUrl", strOpts{nullable: true, trim: true, urlify: true, max: maxURL, emptyNull: true})
-	in.NotFoundURL = d.str("notFoundUrl", strOpts{nullable: true, trim: true, urlify: true, max: maxURL, emptyNull: true})
-	in.Archived = d.boolean("archived")
-	in.Placeholder = d.str("placeholder", strOpts{nullable: true, trim: true, urlify: true, max: 100, emptyNull: true})
-	in.Logo = d.str("logo", strOpts{nullable: true, emptyNull: true})
-	in.AssetLinks = d.str("assetLinks", strOpts{nullable: true, emptyNull: true})
-	in.AppleAppSiteAssociation = d.str("appleAppSiteAssociation", strOpts{nullable: true, emptyNull: true})
-	if d.err != nil {
-		return nil, d.err
+	in.Slug = d.Str("slug", input.Str{Required: create, Trim: true, Min: 1, Max: 190})
+	in.ExpiredURL = d.Str("expiredUrl", input.Str{Nullable: true, Trim: true, Transform: urlify, Max: maxURL, EmptyNull: true})
+	in.NotFoundURL = d.Str("notFoundUrl", input.Str{Nullable: true, Trim: true, Transform: urlify, Max: maxURL, EmptyNull: true})
+	in.Archived = d.Bool("archived")
+	in.Placeholder = d.Str("placeholder", input.Str{Nullable: true, Trim: true, Transform: urlify, Max: 100, EmptyNull: true})
+	in.Logo = d.Str("logo", input.Str{Nullable: true, EmptyNull: true})
+	in.AssetLinks = d.Str("assetLinks", input.Str{Nullable: true, EmptyNull: true})
+	in.AppleAppSiteAssociation = d.Str("appleAppSiteAssociation", input.Str{Nullable: true, EmptyNull: true})
+	if d.Err() != nil {
+		return nil, d.Err()
 	}
 	if in.AssetLinks.Has() && !json.Valid([]byte(in.AssetLinks.Value)) {
 		return nil, apierr.New(apierr.Unprocessable, "Invalid Asset Links")

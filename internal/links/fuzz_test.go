@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/input"
 )
 
 var zodMessage = regexp.MustCompile(`^[a-z_]+: [^ ]*: .+$`)
@@ -43,7 +44,7 @@ func FuzzParseInput(f *testing.F) {
 		if Schema(schema%3) == SchemaCreate && !in.URL.Set {
 			t.Fatal("create without url accepted")
 		}
-		if jsLen(in.URL.Value) > maxURL || jsLen(in.ExternalID.Value) > 255 || strings.HasPrefix(in.ExternalID.Value, "ext_") && in.ExternalID.Value == "ext_" {
+		if input.JSLen(in.URL.Value) > maxURL || input.JSLen(in.ExternalID.Value) > 255 || strings.HasPrefix(in.ExternalID.Value, "ext_") && in.ExternalID.Value == "ext_" {
 			t.Fatalf("limits not applied: %+v", in)
 		}
 		for _, f := range []Field[string]{in.ExpiredURL, in.IOS, in.Android} {
@@ -60,35 +61,6 @@ func FuzzParseInput(f *testing.F) {
 			if in.UTM[i].Has() && (in.UTM[i].Value == "" || in.UTM[i].Value != strings.TrimSpace(in.UTM[i].Value)) {
 				t.Fatalf("utm not trimmed/nulled: %q", in.UTM[i].Value)
 			}
-		}
-	})
-}
-
-// FuzzNormalizeKey: an accepted key is non-empty, has no leading/trailing
-// slash, is ASCII after punycode, and normalising it again changes nothing.
-func FuzzNormalizeKey(f *testing.F) {
-	for _, s := range []string{"abc", "/a/b/", "한국어", "😀/x", "_root", "a b", ".well-known", "x.php", "A.B.ü", "a\xd2b", "xn--abc", "Ü" + strings.Repeat("S", 300)} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, key string) {
-		got, err := NormalizeKey(key)
-		if err != nil {
-			if apierr.As(err).Message != "Invalid key." {
-				t.Fatalf("message %q", apierr.As(err).Message)
-			}
-			return
-		}
-		if got == "" || strings.HasPrefix(got, "/") || strings.HasSuffix(got, "/") {
-			t.Fatalf("NormalizeKey(%q) = %q", key, got)
-		}
-		for _, r := range got {
-			if r >= utf8.RuneSelf {
-				t.Fatalf("non-ASCII key %q from %q", got, key)
-			}
-		}
-		again, err := NormalizeKey(got)
-		if err != nil || again != got {
-			t.Fatalf("not idempotent: %q -> %q -> %q (%v)", key, got, again, err)
 		}
 	})
 }

@@ -5,37 +5,21 @@
 package links
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/models"
 )
 
-// Field is an optional JSON value: absent, null, or a value.
-type Field[T any] struct {
-	Set   bool // the key was present
-	Null  bool // present as null (or a value the schema turns into null)
-	Value T
-}
+// Field is an optional JSON value: absent, null, or a value (the input
+// reader's).
+type Field[T any] = input.Field[T]
 
-// Has reports a present, non-null value.
-func (f Field[T]) Has() bool { return f.Set && !f.Null }
-
-// Ptr returns the value, or nil when absent or null.
-func (f Field[T]) Ptr() *T {
-	if !f.Has() {
-		return nil
-	}
-	v := f.Value
-	return &v
-}
-
-func value[T any](v T) Field[T] { return Field[T]{Set: true, Value: v} }
+func value[T any](v T) Field[T] { return input.Value(v) }
 
 func nullable[T any](p *T) Field[T] {
 	if p == nil {
@@ -108,7 +92,7 @@ const MaxBulk = 100
 // ParseInput validates one JSON object body. Malformed JSON is a 400; the
 // first schema issue is a 422 "issue: path: message" (links.md §1.5).
 func ParseInput(body []byte, schema Schema) (*Input, error) {
-	raw, err := decodeRaw(body)
+	raw, err := input.Raw(body)
 	if err != nil {
 		return nil, err
 	}
@@ -118,13 +102,13 @@ func ParseInput(body []byte, schema Schema) (*Input, error) {
 // ParseBulk validates a bulk-create body: an array of 1..100 create bodies,
 // issues reported with the path "[i].field".
 func ParseBulk(body []byte) ([]*Input, error) {
-	raw, err := decodeRaw(body)
+	raw, err := input.Raw(body)
 	if err != nil {
 		return nil, err
 	}
 	var items []json.RawMessage
-	if kind(raw) != "array" || json.Unmarshal(raw, &items) != nil {
-		return nil, apierr.Validation("invalid_type", "", "Invalid input: expected array, received "+kind(raw))
+	if input.Kind(raw) != "array" || json.Unmarshal(raw, &items) != nil {
+		return nil, apierr.Validation("invalid_type", "", "Invalid input: expected array, received "+input.Kind(raw))
 	}
 	if len(items) == 0 {
 		return nil, apierr.Validation("too_small", "", "No links created – you must provide at least one link.")
@@ -152,11 +136,7 @@ type BulkUpdate struct {
 
 // ParseBulkUpdate validates a PATCH /links/bulk body.
 func ParseBulkUpdate(body []byte) (*BulkUpdate, error) {
-	raw, err := decodeRaw(body)
-	if err != nil {
-		return nil, err
-	}
-	d, err := newDecoder(raw, "")
+	d, err := input.Decode(body)
 	if err != nil {
 		return nil, err
 	}
@@ -165,15 +145,15 @@ func ParseBulkUpdate(body []byte) (*BulkUpdate, error) {
 		name string
 		dst  *[]string
 	}{{"linkIds", &b.LinkIDs}, {"externalIds", &b.ExternalIDs}} {
-		v := d.strings(f.name, MaxBulk)
+		v := d.Strings(f.name, MaxBulk, false)
 		if v.Has() {
 			*f.dst = v.Value
 		}
 	}
-	if d.err != nil {
-		return nil, d.err
+	if d.Err() != nil {
+		return nil, d.Err()
 	}
-	data, ok := d.m["data"]
+	data, ok := d.Get("data")
 	if !ok {
 		return nil, apierr.Validation("invalid_type", "data", "Invalid input: expected object, received undefined")
 	}
@@ -181,332 +161,102 @@ func ParseBulkUpdate(body []byte) (*BulkUpdate, error) {
 	return b, err
 }
 
-func decodeRaw(body []byte) (json.RawMessage, error) {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		body = []byte("{}")
-	}
-	var raw json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, apierr.Wrap(apierr.BadRequest, err,
-			"Invalid JSON format in request body. Please ensure the request body is a valid JSON object.")
-	}
-	return raw, nil
-}
-
 func parseItem(raw json.RawMessage, schema Schema, prefix string) (*Input, error) {
-	d, err := newDecoder(raw, prefix)
+	d, err := input.At(raw, prefix)
 	if err != nil {
 		return nil, err
 	}
 	in := &Input{Raw: raw}
 	// Fields in the upstream schema's order: the first issue wins.
 	if schema == SchemaCreate {
-		in.URL = d.str("url", strOpts{required: true, max: maxURL, urlify: true})
+		in.URL = d.Str("url", input.Str{Required: true, Max: maxURL, Transform: urlify})
 	} else {
-		in.URL = d.str("url", strOpts{max: maxURL, urlify: true})
+		in.URL = d.Str("url", input.Str{Max: maxURL, Transform: urlify})
 	}
 	if schema != SchemaBulkUpdate {
-		in.Domain = d.str("domain", strOpts{max: 190})
-		in.Key = d.str("key", strOpts{max: 190})
+		in.Domain = d.Str("domain", input.Str{Max: 190})
+		in.Key = d.Str("key", input.Str{Max: 190})
 	}
 	if schema == SchemaCreate {
-		in.KeyLength = d.number("keyLength", 3, 190)
+		in.KeyLength = keyLength(d)
 	}
 	if schema != SchemaBulkUpdate {
-		in.ExternalID = d.str("externalId", strOpts{nullable: true, trim: true, min: 1, max: 255})
+		in.ExternalID = d.Str("externalId", input.Str{Nullable: true, Trim: true, Min: 1, Max: 255})
 		if in.ExternalID.Has() {
 			in.ExternalID.Value = strings.TrimPrefix(in.ExternalID.Value, "ext_")
 		}
 	}
-	in.TenantID = d.str("tenantId", strOpts{nullable: true, max: 255})
-	in.ProgramID = d.str("programId", strOpts{nullable: true})
-	in.PartnerID = d.str("partnerId", strOpts{nullable: true})
+	in.TenantID = d.Str("tenantId", input.Str{Nullable: true, Max: 255})
+	in.ProgramID = d.Str("programId", input.Str{Nullable: true})
+	in.PartnerID = d.Str("partnerId", input.Str{Nullable: true})
 	if schema == SchemaCreate {
-		in.Prefix = d.str("prefix", strOpts{})
+		in.Prefix = d.Str("prefix", input.Str{})
 	}
-	in.TrackConversion = d.boolean("trackConversion")
-	in.Archived = d.boolean("archived")
-	in.TagIDs = d.stringOrList("tagIds")
-	in.TagNames = d.stringOrList("tagNames")
-	in.FolderID = d.str("folderId", strOpts{nullable: true, emptyNull: true})
-	in.Comments = d.str("comments", strOpts{nullable: true})
-	in.ExpiresAt = d.str("expiresAt", strOpts{nullable: true, emptyNull: true})
-	in.ExpiredURL = d.str("expiredUrl", strOpts{nullable: true, max: maxURL, urlify: true, validURL: true})
-	in.Password = d.str("password", strOpts{nullable: true, emptyNull: true})
-	in.Proxy = d.boolean("proxy")
-	in.Title = d.str("title", strOpts{nullable: true})
-	in.Description = d.str("description", strOpts{nullable: true})
-	in.Image = d.image("image")
-	in.Video = d.str("video", strOpts{nullable: true})
-	in.Rewrite = d.boolean("rewrite")
-	in.IOS = d.str("ios", strOpts{nullable: true, max: maxURL, urlify: true, validURL: true})
-	in.Android = d.str("android", strOpts{nullable: true, max: maxURL, urlify: true, validURL: true})
-	in.Geo = d.geo("geo")
-	in.DoIndex = d.boolean("doIndex")
+	in.TrackConversion = d.Bool("trackConversion")
+	in.Archived = d.Bool("archived")
+	in.TagIDs = d.StringOrList("tagIds")
+	in.TagNames = d.StringOrList("tagNames")
+	in.FolderID = d.Str("folderId", input.Str{Nullable: true, EmptyNull: true})
+	in.Comments = d.Str("comments", input.Str{Nullable: true})
+	in.ExpiresAt = d.Str("expiresAt", input.Str{Nullable: true, EmptyNull: true})
+	in.ExpiredURL = d.Str("expiredUrl", input.Str{Nullable: true, Max: maxURL, Transform: urlify, Check: validURLCheck})
+	in.Password = d.Str("password", input.Str{Nullable: true, EmptyNull: true})
+	in.Proxy = d.Bool("proxy")
+	in.Title = d.Str("title", input.Str{Nullable: true})
+	in.Description = d.Str("description", input.Str{Nullable: true})
+	in.Image = image(d, "image")
+	in.Video = d.Str("video", input.Str{Nullable: true})
+	in.Rewrite = d.Bool("rewrite")
+	in.IOS = d.Str("ios", input.Str{Nullable: true, Max: maxURL, Transform: urlify, Check: validURLCheck})
+	in.Android = d.Str("android", input.Str{Nullable: true, Max: maxURL, Transform: urlify, Check: validURLCheck})
+	in.Geo = geo(d, "geo")
+	in.DoIndex = d.Bool("doIndex")
 	for i, k := range UTMKeys {
-		in.UTM[i] = d.str(k, strOpts{nullable: true, trim: true, max: 255, emptyNull: true})
+		in.UTM[i] = d.Str(k, input.Str{Nullable: true, Trim: true, Max: 255, EmptyNull: true})
 	}
-	in.Ref = d.str("ref", strOpts{nullable: true, trim: true, max: 255, emptyNull: true})
-	in.TestVariants = d.testVariants("testVariants")
-	in.TestStartedAt = d.str("testStartedAt", strOpts{nullable: true, emptyNull: true})
-	in.TestCompletedAt = d.str("testCompletedAt", strOpts{nullable: true, emptyNull: true})
-	in.PublicStats = d.boolean("publicStats")
-	in.TagID = d.str("tagId", strOpts{nullable: true})
-	in.WebhookIDs = d.nullableStrings("webhookIds")
-	if d.err != nil {
-		return nil, d.err
+	in.Ref = d.Str("ref", input.Str{Nullable: true, Trim: true, Max: 255, EmptyNull: true})
+	in.TestVariants = testVariants(d, "testVariants")
+	in.TestStartedAt = d.Str("testStartedAt", input.Str{Nullable: true, EmptyNull: true})
+	in.TestCompletedAt = d.Str("testCompletedAt", input.Str{Nullable: true, EmptyNull: true})
+	in.PublicStats = d.Bool("publicStats")
+	in.TagID = d.Str("tagId", input.Str{Nullable: true})
+	in.WebhookIDs = d.Strings("webhookIds", 0, true)
+	if d.Err() != nil {
+		return nil, d.Err()
 	}
 	return in, nil
 }
 
 const maxURL = 32000
 
-// decoder reads typed fields from one JSON object and keeps the first issue.
-type decoder struct {
-	m      map[string]json.RawMessage
-	prefix string
-	err    error
-}
+// urlify is the schema's URL transform: trimmed, then URLify.
+func urlify(s string) string { return URLify(strings.TrimSpace(s)) }
 
-func newDecoder(raw json.RawMessage, prefix string) (*decoder, error) {
-	if kind(raw) != "object" {
-		return nil, apierr.Validation("invalid_type", prefix, "Invalid input: expected object, received "+kind(raw))
-	}
-	d := &decoder{prefix: prefix}
-	if err := json.Unmarshal(raw, &d.m); err != nil {
-		return nil, apierr.Wrap(apierr.BadRequest, err,
-			"Invalid JSON format in request body. Please ensure the request body is a valid JSON object.")
-	}
-	return d, nil
-}
+// validURLCheck is the link schema's URL refinement.
+var validURLCheck = &input.Check{OK: safeURL, Issue: "custom", Message: "Invalid URL"}
 
-func (d *decoder) path(name string) string {
-	if d.prefix == "" {
-		return name
-	}
-	return d.prefix + "." + name
-}
+// safeURL is a valid URL whose scheme may be a link's target (no
+// javascript:, data:, file: or vbscript:).
+func safeURL(s string) bool { return ValidURL(s) && !UnsafeScheme(s) }
 
-func (d *decoder) fail(issue, name, msg string) {
-	if d.err == nil {
-		d.err = apierr.Validation(issue, d.path(name), msg)
-	}
-}
-
-func (d *decoder) typeErr(name, want string, raw json.RawMessage) {
-	d.fail("invalid_type", name, "Invalid input: expected "+want+", received "+kind(raw))
-}
-
-// kind names a JSON value's type as zod does.
-func kind(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "undefined"
-	}
-	switch raw[0] {
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	case '[':
-		return "array"
-	case '{':
-		return "object"
-	}
-	return "number"
-}
-
-type strOpts struct {
-	required  bool
-	nullable  bool
-	trim      bool
-	min, max  int // UTF-16 length; 0 = no limit
-	emptyNull bool
-	urlify    bool
-	validURL  bool
-}
-
-// jsLen is a string's length as JavaScript counts it (UTF-16 code units).
-func jsLen(s string) int { return len(utf16.Encode([]rune(s))) }
-
-func (d *decoder) str(name string, o strOpts) Field[string] {
-	if d.err != nil {
-		return Field[string]{}
-	}
-	raw, ok := d.m[name]
-	if !ok {
-		if o.required {
-			d.fail("invalid_type", name, "Invalid input: expected string, received undefined")
-		}
-		return Field[string]{}
-	}
-	if kind(raw) == "null" {
-		if !o.nullable {
-			d.typeErr(name, "string", raw)
-		}
-		return Field[string]{Set: true, Null: true}
-	}
-	var s string
-	if kind(raw) != "string" || json.Unmarshal(raw, &s) != nil {
-		d.typeErr(name, "string", raw)
-		return Field[string]{}
-	}
-	if o.trim {
-		s = strings.TrimSpace(s)
-	}
-	if o.urlify {
-		s = URLify(strings.TrimSpace(s))
-	}
-	if o.min > 0 && jsLen(s) < o.min {
-		d.fail("too_small", name, fmt.Sprintf("Too small: expected string to have >=%d characters", o.min))
-		return Field[string]{}
-	}
-	if o.max > 0 && jsLen(s) > o.max {
-		d.fail("too_big", name, fmt.Sprintf("Too big: expected string to have <=%d characters", o.max))
-		return Field[string]{}
-	}
-	if s == "" && o.emptyNull {
-		return Field[string]{Set: true, Null: true}
-	}
-	if o.validURL && (!ValidURL(s) || UnsafeScheme(s)) {
-		d.fail("custom", name, "Invalid URL")
-		return Field[string]{}
-	}
-	return value(s)
-}
-
-func (d *decoder) boolean(name string) Field[bool] {
-	raw, ok := d.m[name]
-	if d.err != nil || !ok {
-		return Field[bool]{}
-	}
-	var b bool
-	if kind(raw) != "boolean" || json.Unmarshal(raw, &b) != nil {
-		d.typeErr(name, "boolean", raw)
-		return Field[bool]{}
-	}
-	return value(b)
-}
-
-func (d *decoder) number(name string, min, max float64) Field[int] {
-	raw, ok := d.m[name]
-	if d.err != nil || !ok {
+// keyLength is z.number().min(3).max(190) (a fraction is truncated).
+func keyLength(d *input.Object) Field[int] {
+	f := d.Num("keyLength", input.Num{Min: input.Bound(3), Max: input.Bound(190)})
+	if !f.Has() {
 		return Field[int]{}
 	}
-	var f float64
-	if kind(raw) != "number" || json.Unmarshal(raw, &f) != nil {
-		d.typeErr(name, "number", raw)
-		return Field[int]{}
-	}
-	if f < min {
-		d.fail("too_small", name, fmt.Sprintf("Too small: expected number to be >=%s", fmtNum(min)))
-		return Field[int]{}
-	}
-	if f > max {
-		d.fail("too_big", name, fmt.Sprintf("Too big: expected number to be <=%s", fmtNum(max)))
-		return Field[int]{}
-	}
-	return value(int(f))
-}
-
-func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// stringOrList accepts "a,b" or ["a","b"], trimmed, empties and duplicates
-// dropped.
-func (d *decoder) stringOrList(name string) Field[[]string] {
-	raw, ok := d.m[name]
-	if d.err != nil || !ok {
-		return Field[[]string]{}
-	}
-	var list []string
-	switch kind(raw) {
-	case "string":
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			list = strings.Split(s, ",")
-			break
-		}
-		fallthrough
-	case "array":
-		if json.Unmarshal(raw, &list) == nil {
-			break
-		}
-		fallthrough
-	default:
-		d.fail("invalid_union", name, "Invalid input")
-		return Field[[]string]{}
-	}
-	return value(dedupe(list))
-}
-
-func dedupe(list []string) []string {
-	out := make([]string, 0, len(list))
-	seen := map[string]bool{}
-	for _, s := range list {
-		s = strings.TrimSpace(s)
-		if s == "" || seen[s] {
-			continue
-		}
-		seen[s] = true
-		out = append(out, s)
-	}
-	return out
-}
-
-// strings reads an optional array of strings of at most max items.
-func (d *decoder) strings(name string, max int) Field[[]string] {
-	raw, ok := d.m[name]
-	if d.err != nil || !ok {
-		return Field[[]string]{}
-	}
-	return d.stringArray(name, raw, max)
-}
-
-func (d *decoder) nullableStrings(name string) Field[[]string] {
-	raw, ok := d.m[name]
-	if d.err != nil || !ok {
-		return Field[[]string]{}
-	}
-	if kind(raw) == "null" {
-		return Field[[]string]{Set: true, Null: true}
-	}
-	return d.stringArray(name, raw, 0)
-}
-
-func (d *decoder) stringArray(name string, raw json.RawMessage, max int) Field[[]string] {
-	var items []json.RawMessage
-	if kind(raw) != "array" || json.Unmarshal(raw, &items) != nil {
-		d.typeErr(name, "array", raw)
-		return Field[[]string]{}
-	}
-	if max > 0 && len(items) > max {
-		d.fail("too_big", name, fmt.Sprintf("Too big: expected array to have <=%d items", max))
-		return Field[[]string]{}
-	}
-	out := make([]string, 0, len(items))
-	for i, it := range items {
-		var s string
-		if kind(it) != "string" || json.Unmarshal(it, &s) != nil {
-			d.typeErr(name+"."+strconv.Itoa(i), "string", it)
-			return Field[[]string]{}
-		}
-		out = append(out, strings.TrimSpace(s))
-	}
-	return value(out)
+	return value(int(f.Value))
 }
 
 // image follows §3: a non-string or "" becomes null, a string that is
 // neither http(s) nor a data:image URL is silently nulled.
-func (d *decoder) image(name string) Field[string] {
-	raw, ok := d.m[name]
-	if d.err != nil || !ok {
+func image(d *input.Object, name string) Field[string] {
+	raw, ok := d.Get(name)
+	if d.Err() != nil || !ok {
 		return Field[string]{}
 	}
 	var s string
-	if kind(raw) != "string" || json.Unmarshal(raw, &s) != nil || strings.TrimSpace(s) == "" {
+	if input.Kind(raw) != "string" || json.Unmarshal(raw, &s) != nil || strings.TrimSpace(s) == "" {
 		return Field[string]{Set: true, Null: true}
 	}
 	s = strings.TrimSpace(s)
@@ -517,17 +267,17 @@ func (d *decoder) image(name string) Field[string] {
 	return value(s)
 }
 
-func (d *decoder) geo(name string) Field[map[string]string] {
-	raw, ok := d.m[name]
-	if d.err != nil || !ok {
+func geo(d *input.Object, name string) Field[map[string]string] {
+	raw, ok := d.Get(name)
+	if d.Err() != nil || !ok {
 		return Field[map[string]string]{}
 	}
-	if kind(raw) == "null" {
+	if input.Kind(raw) == "null" {
 		return Field[map[string]string]{Set: true, Null: true}
 	}
 	var m map[string]json.RawMessage
-	if kind(raw) != "object" || json.Unmarshal(raw, &m) != nil {
-		d.typeErr(name, "record", raw)
+	if input.Kind(raw) != "object" || json.Unmarshal(raw, &m) != nil {
+		d.TypeErr(name, "record", raw)
 		return Field[map[string]string]{}
 	}
 	out := make(map[string]string, len(m))
@@ -535,21 +285,21 @@ func (d *decoder) geo(name string) Field[map[string]string] {
 		v := m[cc]
 		p := name + "." + cc
 		if !isCountryCode(cc) {
-			d.fail("invalid_key", p, "Invalid key in record: expected an ISO 3166-1 alpha-2 country code such as \"US\"")
+			d.Fail("invalid_key", p, "Invalid key in record: expected an ISO 3166-1 alpha-2 country code such as \"US\"")
 			return Field[map[string]string]{}
 		}
 		var s string
-		if kind(v) != "string" || json.Unmarshal(v, &s) != nil {
-			d.typeErr(p, "string", v)
+		if input.Kind(v) != "string" || json.Unmarshal(v, &s) != nil {
+			d.TypeErr(p, "string", v)
 			return Field[map[string]string]{}
 		}
 		s = URLify(strings.TrimSpace(s))
-		if jsLen(s) > maxURL {
-			d.fail("too_big", p, fmt.Sprintf("Too big: expected string to have <=%d characters", maxURL))
+		if input.JSLen(s) > maxURL {
+			d.Fail("too_big", p, fmt.Sprintf("Too big: expected string to have <=%d characters", maxURL))
 			return Field[map[string]string]{}
 		}
-		if !ValidURL(s) || UnsafeScheme(s) {
-			d.fail("custom", p, "Invalid URL")
+		if !safeURL(s) {
+			d.Fail("custom", p, "Invalid URL")
 			return Field[map[string]string]{}
 		}
 		out[cc] = s
@@ -561,53 +311,51 @@ func isCountryCode(s string) bool {
 	return len(s) == 2 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z'
 }
 
-func (d *decoder) testVariants(name string) Field[[]models.TestVariant] {
-	raw, ok := d.m[name]
-	if d.err != nil || !ok {
+func testVariants(d *input.Object, name string) Field[[]models.TestVariant] {
+	raw, ok := d.Get(name)
+	if d.Err() != nil || !ok {
 		return Field[[]models.TestVariant]{}
 	}
-	if kind(raw) == "null" {
+	if input.Kind(raw) == "null" {
 		return Field[[]models.TestVariant]{Set: true, Null: true}
 	}
 	var items []json.RawMessage
-	if kind(raw) != "array" || json.Unmarshal(raw, &items) != nil {
-		d.typeErr(name, "array", raw)
+	if input.Kind(raw) != "array" || json.Unmarshal(raw, &items) != nil {
+		d.TypeErr(name, "array", raw)
 		return Field[[]models.TestVariant]{}
 	}
 	out := make([]models.TestVariant, 0, len(items))
 	for i, it := range items {
-		sub, err := newDecoder(it, d.path(name+"."+strconv.Itoa(i)))
+		sub, err := input.At(it, d.Path(name+"."+strconv.Itoa(i)))
 		if err != nil {
-			if d.err == nil {
-				d.err = err
-			}
+			d.SetErr(err)
 			return Field[[]models.TestVariant]{}
 		}
-		u := sub.str("url", strOpts{required: true, max: maxURL, urlify: true, validURL: true})
+		u := sub.Str("url", input.Str{Required: true, Max: maxURL, Transform: urlify, Check: validURLCheck})
 		var pct float64
-		if sub.err == nil {
-			pr, ok := sub.m["percentage"]
+		if sub.Err() == nil {
+			pr, ok := sub.Get("percentage")
 			switch {
-			case !ok || kind(pr) != "number" || json.Unmarshal(pr, &pct) != nil:
-				sub.typeErr("percentage", "number", pr)
+			case !ok || input.Kind(pr) != "number" || json.Unmarshal(pr, &pct) != nil:
+				sub.TypeErr("percentage", "number", pr)
 			case pct < 10:
-				sub.fail("too_small", "percentage", "Too small: expected number to be >=10")
+				sub.Fail("too_small", "percentage", "Too small: expected number to be >=10")
 			case pct > 90:
-				sub.fail("too_big", "percentage", "Too big: expected number to be <=90")
+				sub.Fail("too_big", "percentage", "Too big: expected number to be <=90")
 			}
 		}
-		if sub.err != nil {
-			d.err = sub.err
+		if sub.Err() != nil {
+			d.SetErr(sub.Err())
 			return Field[[]models.TestVariant]{}
 		}
 		out = append(out, models.TestVariant{URL: u.Value, Percentage: pct})
 	}
 	if len(out) < 2 {
-		d.fail("too_small", name, "Too small: expected array to have >=2 items")
+		d.Fail("too_small", name, "Too small: expected array to have >=2 items")
 		return Field[[]models.TestVariant]{}
 	}
 	if len(out) > 4 {
-		d.fail("too_big", name, "Too big: expected array to have <=4 items")
+		d.Fail("too_big", name, "Too big: expected array to have <=4 items")
 		return Field[[]models.TestVariant]{}
 	}
 	return value(out)

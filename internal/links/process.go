@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -27,7 +28,25 @@ type Service struct {
 	// Cache is told the (domain, key) of every link created, changed or
 	// deleted, and every domain changed, after commit. May be nil.
 	Cache Invalidator
+	// Events is told of link.created, link.updated and link.deleted inside
+	// the transaction of the change (webhooks.md §3.2: single operations
+	// only, never bulk ones or silent actors). May be nil.
+	Events Events
 }
+
+// Events receives the link events; internal/webhooks' LinkEvents writes
+// them to the webhook outbox. old is the stored link before an update (an
+// update that changes nothing emits nothing), nil otherwise.
+type Events interface {
+	LinkEvent(ctx context.Context, tx *models.DB, event string, l, old *models.Link) error
+}
+
+// The link events.
+const (
+	EventCreated = "link.created"
+	EventUpdated = "link.updated"
+	EventDeleted = "link.deleted"
+)
 
 // Invalidator drops cached links (internal/linkcache's cache satisfies it).
 type Invalidator interface {
@@ -39,7 +58,14 @@ type Invalidator interface {
 type Actor struct {
 	Workspace *models.Workspace
 	UserID    *string
+	// Silent makes the change fire no webhook event: the operations Dub
+	// does not announce (upsert's create path, partner default links,
+	// the dashboard's archive and delete, webhooks.md §3.2).
+	Silent bool
 }
+
+// emits reports whether a single operation by a fires webhook events.
+func (s *Service) emits(a Actor) bool { return s.Events != nil && !a.Silent }
 
 func (s *Service) now() time.Time {
 	if s.Now == nil {
@@ -181,43 +207,14 @@ func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []mod
 	}
 
 	// §4.3 key.
-	shared := s.IsDefaultDomain(domain)
-	if key == "" {
-		if key, err = s.randomKey(ctx, domain, in.KeyLength.Value, in.Prefix.Value); err != nil {
-			return nil, err
-		}
-	} else if unchanged := old != nil && old.Domain == domain && strings.EqualFold(old.Key, key); !unchanged && !m.skipUnique {
-		if key, err = NormalizeKey(key); err != nil {
-			return nil, err
-		}
-		if err := CheckReservedKey(key, shared); err != nil {
-			return nil, err
-		}
-		if old == nil || old.Domain != domain || !strings.EqualFold(old.Key, key) {
-			taken, err := s.DB.LinkExists(ctx, domain, key)
-			if err != nil {
-				return nil, err
-			}
-			if taken {
-				return nil, apierr.New(apierr.Conflict, models.MsgDuplicateKey)
-			}
-		}
+	if key, err = s.processKey(ctx, in, key, domain, old, m); err != nil {
+		return nil, err
 	}
 
 	// §4.4 externalId.
 	ext := in.ExternalID.Ptr()
-	if ext != nil && !m.bulk && !m.skipUnique && (old == nil || old.ExternalID == nil || !strings.EqualFold(*old.ExternalID, *ext)) {
-		exceptID := ""
-		if old != nil {
-			exceptID = old.ID
-		}
-		taken, err := s.DB.ExternalIDTaken(ctx, ws.ID, *ext, exceptID)
-		if err != nil {
-			return nil, err
-		}
-		if taken {
-			return nil, apierr.New(apierr.Conflict, models.MsgDuplicateExternalID)
-		}
+	if err := s.checkExternalID(ctx, ws.ID, ext, old, m); err != nil {
+		return nil, err
 	}
 
 	// §4.5 tags.
@@ -270,19 +267,72 @@ func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []mod
 	}
 
 	l.Domain, l.Key, l.URL = domain, key, dest
+	fillLink(l, in, dest)
+	l.ExternalID, l.ExpiresAt, l.Image, l.FolderID = ext, expiresAt, image, folderID
+	l.TestStartedAt, l.TestCompletedAt = testStarted, testCompleted
+	return &prepared{link: l, tagIDs: tagIDs}, nil
+}
+
+// processKey is §4.3: a random key when none is given, else the key
+// normalised, checked against the reserved paths and for uniqueness (unless
+// the link keeps its key).
+func (s *Service) processKey(ctx context.Context, in *Input, key, domain string, old *models.Link, m mode) (string, error) {
+	var err error
+	shared := s.IsDefaultDomain(domain)
+	if key == "" {
+		if key, err = s.randomKey(ctx, domain, in.KeyLength.Value, in.Prefix.Value); err != nil {
+			return "", err
+		}
+	} else if unchanged := old != nil && old.Domain == domain && strings.EqualFold(old.Key, key); !unchanged && !m.skipUnique {
+		if key, err = shortlink.NormalizeKey(key); err != nil {
+			return "", err
+		}
+		if err := shortlink.CheckReservedKey(key, shared); err != nil {
+			return "", err
+		}
+		if old == nil || old.Domain != domain || !strings.EqualFold(old.Key, key) {
+			taken, err := s.DB.LinkExists(ctx, domain, key)
+			if err != nil {
+				return "", err
+			}
+			if taken {
+				return "", apierr.New(apierr.Conflict, models.MsgDuplicateKey)
+			}
+		}
+	}
+	return key, nil
+}
+
+// checkExternalID is §4.4: an externalId is unique in the workspace.
+func (s *Service) checkExternalID(ctx context.Context, workspaceID string, ext *string, old *models.Link, m mode) error {
+	if ext != nil && !m.bulk && !m.skipUnique && (old == nil || old.ExternalID == nil || !strings.EqualFold(*old.ExternalID, *ext)) {
+		exceptID := ""
+		if old != nil {
+			exceptID = old.ID
+		}
+		taken, err := s.DB.ExternalIDTaken(ctx, workspaceID, *ext, exceptID)
+		if err != nil {
+			return err
+		}
+		if taken {
+			return apierr.New(apierr.Conflict, models.MsgDuplicateExternalID)
+		}
+	}
+	return nil
+}
+
+// fillLink copies the validated input's plain fields onto l.
+func fillLink(l *models.Link, in *Input, dest string) {
 	l.TrackConversion = in.TrackConversion.Value
-	l.ExternalID = ext
 	l.TenantID = in.TenantID.Ptr()
 	l.ProgramID = in.ProgramID.Ptr()
 	l.PartnerID = in.PartnerID.Ptr()
 	l.Archived = in.Archived.Value
-	l.ExpiresAt = expiresAt
 	l.ExpiredURL = in.ExpiredURL.Ptr()
 	l.Password = in.Password.Ptr()
 	l.Proxy = in.Proxy.Value
 	l.Title = truncate(in.Title.Ptr(), 120)
 	l.Description = truncate(in.Description.Ptr(), 240)
-	l.Image = image
 	l.Video = in.Video.Ptr()
 	l.Rewrite = in.Rewrite.Value
 	l.DoIndex = in.DoIndex.Value
@@ -293,7 +343,6 @@ func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []mod
 		l.Geo = models.Geo(in.Geo.Value)
 	}
 	l.PublicStats = in.PublicStats.Value
-	l.FolderID = folderID
 	l.Comments = in.Comments.Ptr()
 	utm := UTMFromURL(dest)
 	l.UTMSource, l.UTMMedium, l.UTMCampaign, l.UTMTerm, l.UTMContent =
@@ -302,8 +351,6 @@ func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []mod
 	if in.TestVariants.Has() {
 		l.TestVariants = in.TestVariants.Value
 	}
-	l.TestStartedAt, l.TestCompletedAt = testStarted, testCompleted
-	return &prepared{link: l, tagIDs: tagIDs}, nil
 }
 
 // applyUTM writes the utm_* and ref fields into the destination (§4.8). On

@@ -3,8 +3,6 @@ package links
 import (
 	"strings"
 	"testing"
-
-	"github.com/relinkhq/relink/internal/apierr"
 )
 
 func TestURLify(t *testing.T) {
@@ -51,81 +49,6 @@ func TestValidURL(t *testing.T) {
 				t.Fatalf("ValidURL(%q) = %v", tc.in, got)
 			}
 		})
-	}
-}
-
-func TestNormalizeKey(t *testing.T) {
-	tests := []struct {
-		in, want string
-		ok       bool
-	}{
-		{"Hello", "Hello", true},
-		{"/a/b/", "a/b", true},
-		{"conversion/tracking", "conversion/tracking", true},
-		{"한국어", "xn--3e0bk47br7k", true},
-		{"😀", "xn--e28h", true},
-		{"a.b-c_d", "a.b-c_d", true},
-		{"_root", "_root", true},
-		{"_hidden", "", false},
-		{"has space", "", false},
-		{"q?x", "", false},
-		{"a#b", "", false},
-		{"50%", "", false},
-		{"a+b", "", false},
-		{"a:b", "", false},
-		{".well-known/x", "", false},
-		{"index.php", "", false},
-		{"x.PHP7", "", false},
-		{"///", "", false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.in, func(t *testing.T) {
-			got, err := NormalizeKey(tc.in)
-			if tc.ok != (err == nil) || got != tc.want {
-				t.Fatalf("NormalizeKey(%q) = %q, %v", tc.in, got, err)
-			}
-			if err != nil && apierr.As(err).Message != "Invalid key." {
-				t.Fatalf("message %q", apierr.As(err).Message)
-			}
-		})
-	}
-}
-
-func TestCheckReservedKey(t *testing.T) {
-	tests := []struct {
-		key    string
-		shared bool
-		code   apierr.Code
-	}{
-		{"favicon.ico", false, apierr.Forbidden},
-		{"Robots.txt", false, apierr.Forbidden},
-		{"api", false, ""},
-		{"api", true, apierr.Forbidden},
-		{"console/x", true, apierr.Forbidden},
-		{"Embed", true, apierr.Forbidden},
-		{"healthz", true, apierr.Forbidden},
-		{"static", true, apierr.Forbidden},
-		{"pricing", true, apierr.Conflict},
-		{"_root", true, apierr.Conflict},
-		{"pricing", false, ""},
-		{"my-link", true, ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.key, func(t *testing.T) {
-			err := CheckReservedKey(tc.key, tc.shared)
-			if tc.code == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if !apierr.Is(err, tc.code) {
-				t.Fatalf("got %v, want %s", err, tc.code)
-			}
-		})
-	}
-	if msg := apierr.As(CheckReservedKey("favicon.ico", false)).Message; msg != "favicon.ico is a reserved path and cannot be used as a short link." {
-		t.Fatal(msg)
 	}
 }
 

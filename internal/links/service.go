@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -68,12 +69,7 @@ func (s *Service) Info(ctx context.Context, ws *models.Workspace, q InfoQuery) (
 	if !ValidDomainName(q.Domain) && !s.IsDefaultDomain(q.Domain) {
 		return nil, apierr.Validation("invalid_format", "domain", "Invalid domain")
 	}
-	key := q.Key
-	if key == "" {
-		key = models.RootKey
-	} else {
-		key = LookupKey(key)
-	}
+	key := shortlink.LookupKey(q.Key)
 	l, err := s.DB.LinkByDomainKey(ctx, q.Domain, key)
 	if err != nil {
 		return nil, err
@@ -104,11 +100,27 @@ func (s *Service) create(ctx context.Context, a Actor, in *Input, domains []mode
 	if p.tagIDs != nil {
 		tags = *p.tagIDs
 	}
-	if err := s.DB.InsertLink(ctx, p.link, tags, now); err != nil {
+	if m.bulk || !s.emits(a) {
+		if err := s.DB.InsertLink(ctx, p.link, tags, now); err != nil {
+			return nil, err
+		}
+		s.changed(p.link.Domain, p.link.Key)
+		return p.link, s.DB.LoadTags(ctx, []*models.Link{p.link})
+	}
+	err = s.DB.Tx(ctx, func(tx *models.DB) error {
+		if err := tx.InsertLink(ctx, p.link, tags, now); err != nil {
+			return err
+		}
+		if err := tx.LoadTags(ctx, []*models.Link{p.link}); err != nil {
+			return err
+		}
+		return s.Events.LinkEvent(ctx, tx, EventCreated, p.link, nil)
+	})
+	if err != nil {
 		return nil, err
 	}
 	s.changed(p.link.Domain, p.link.Key)
-	return p.link, s.DB.LoadTags(ctx, []*models.Link{p.link})
+	return p.link, nil
 }
 
 // Update answers PATCH/PUT /links/{ref}: the stored link merged with the
@@ -133,7 +145,11 @@ func (s *Service) update(ctx context.Context, a Actor, old *models.Link, body *I
 		return nil, err
 	}
 	p.link.UserID = old.UserID // never changed by an update
-	if err := s.DB.SaveLink(ctx, p.link, p.tagIDs, s.now()); err != nil {
+	if bulk || !s.emits(a) {
+		if err := s.DB.SaveLink(ctx, p.link, p.tagIDs, s.now()); err != nil {
+			return nil, err
+		}
+	} else if err := s.saveAndEmit(ctx, old, p); err != nil {
 		return nil, err
 	}
 	s.changed(old.Domain, old.Key)
@@ -141,6 +157,22 @@ func (s *Service) update(ctx context.Context, a Actor, old *models.Link, body *I
 		s.changed(p.link.Domain, p.link.Key)
 	}
 	return p.link, s.DB.LoadTags(ctx, []*models.Link{p.link})
+}
+
+// saveAndEmit saves an update and emits link.updated in one transaction.
+func (s *Service) saveAndEmit(ctx context.Context, old *models.Link, p *prepared) error {
+	if err := s.DB.LoadTags(ctx, []*models.Link{old}); err != nil {
+		return err
+	}
+	return s.DB.Tx(ctx, func(tx *models.DB) error {
+		if err := tx.SaveLink(ctx, p.link, p.tagIDs, s.now()); err != nil {
+			return err
+		}
+		if err := tx.LoadTags(ctx, []*models.Link{p.link}); err != nil {
+			return err
+		}
+		return s.Events.LinkEvent(ctx, tx, EventUpdated, p.link, old)
+	})
 }
 
 // Upsert answers PUT /links/upsert: the workspace's first link with the same
@@ -155,6 +187,7 @@ func (s *Service) Upsert(ctx context.Context, a Actor, in *Input) (*models.Link,
 		}
 		return s.update(ctx, a, old, in, domains, false)
 	case apierr.Is(err, apierr.NotFound):
+		a.Silent = true // upstream's upsert create path fires no link.created
 		return s.Create(ctx, a, in)
 	}
 	return nil, err
@@ -162,6 +195,12 @@ func (s *Service) Upsert(ctx context.Context, a Actor, in *Input) (*models.Link,
 
 // Delete answers DELETE /links/{ref} and returns the deleted link's id.
 func (s *Service) Delete(ctx context.Context, ws *models.Workspace, ref string) (string, error) {
+	return s.Remove(ctx, Actor{Workspace: ws}, ref)
+}
+
+// Remove is Delete by an actor (a silent one fires no link.deleted).
+func (s *Service) Remove(ctx context.Context, a Actor, ref string) (string, error) {
+	ws := a.Workspace
 	l, err := s.Find(ctx, ws, ref)
 	if err != nil {
 		return "", err
@@ -169,7 +208,17 @@ func (s *Service) Delete(ctx context.Context, ws *models.Workspace, ref string) 
 	if l.IsRoot() {
 		return "", apierr.New(apierr.Forbidden, msgRootDelete)
 	}
-	if err := s.DB.DeleteLink(ctx, ws.ID, l.ID); err != nil {
+	if !s.emits(a) {
+		err = s.DB.DeleteLink(ctx, ws.ID, l.ID)
+	} else if err = s.DB.LoadTags(ctx, []*models.Link{l}); err == nil {
+		err = s.DB.Tx(ctx, func(tx *models.DB) error {
+			if err := tx.DeleteLink(ctx, ws.ID, l.ID); err != nil {
+				return err
+			}
+			return s.Events.LinkEvent(ctx, tx, EventDeleted, l, nil)
+		})
+	}
+	if err != nil {
 		return "", err
 	}
 	s.changed(l.Domain, l.Key)

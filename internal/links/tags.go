@@ -8,6 +8,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -22,19 +23,15 @@ const msgBadColor = "Invalid color. Must be one of: red, yellow, green, blue, pu
 // ParseTagInput validates a tag body (links.md §7): name (or the deprecated
 // tag) is required, trimmed, 1..190; color from the closed set.
 func ParseTagInput(body []byte) (*TagInput, error) {
-	raw, err := decodeRaw(body)
+	d, err := input.Decode(body)
 	if err != nil {
 		return nil, err
 	}
-	d, err := newDecoder(raw, "")
-	if err != nil {
-		return nil, err
-	}
-	name := d.str("name", strOpts{trim: true, max: 190})
-	color := d.str("color", strOpts{})
-	tag := d.str("tag", strOpts{trim: true, max: 190})
-	if d.err != nil {
-		return nil, d.err
+	name := d.Str("name", input.Str{Trim: true, Max: 190})
+	color := d.Str("color", input.Str{})
+	tag := d.Str("tag", input.Str{Trim: true, Max: 190})
+	if d.Err() != nil {
+		return nil, d.Err()
 	}
 	if color.Has() && !slices.Contains(models.TagColors, color.Value) {
 		return nil, apierr.Validation("invalid_value", "color", msgBadColor)
@@ -90,20 +87,16 @@ type FolderInput struct {
 
 // ParseFolderInput validates a folder body (links.md §8.2).
 func ParseFolderInput(body []byte, create bool) (*FolderInput, error) {
-	raw, err := decodeRaw(body)
-	if err != nil {
-		return nil, err
-	}
-	d, err := newDecoder(raw, "")
+	d, err := input.Decode(body)
 	if err != nil {
 		return nil, err
 	}
 	in := &FolderInput{}
-	in.Name = d.str("name", strOpts{required: create, trim: true, min: 1, max: 190})
-	in.Description = d.str("description", strOpts{nullable: true, max: 500})
-	in.AccessLevel = d.str("accessLevel", strOpts{nullable: true})
-	if d.err != nil {
-		return nil, d.err
+	in.Name = d.Str("name", input.Str{Required: create, Trim: true, Min: 1, Max: 190})
+	in.Description = d.Str("description", input.Str{Nullable: true, Max: 500})
+	in.AccessLevel = d.Str("accessLevel", input.Str{Nullable: true})
+	if d.Err() != nil {
+		return nil, d.Err()
 	}
 	if in.AccessLevel.Has() && in.AccessLevel.Value != "write" && in.AccessLevel.Value != "read" {
 		return nil, apierr.Validation("invalid_value", "accessLevel", `Invalid option: expected one of "write"|"read"`)

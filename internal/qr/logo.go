@@ -13,11 +13,10 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/relinkhq/relink/internal/netguard"
 	"github.com/relinkhq/relink/internal/ttlmap"
 )
 
@@ -72,7 +71,7 @@ type cachedLogo struct {
 func NewLogos(f Fetch) *Logos {
 	dialer := &net.Dialer{Timeout: logoTimeout}
 	if f != FetchAny {
-		dialer.Control = publicOnly
+		dialer.Control = netguard.PublicOnly
 	}
 	tr := &http.Transport{DialContext: dialer.DialContext, Proxy: nil, TLSHandshakeTimeout: logoTimeout,
 		ResponseHeaderTimeout: logoTimeout, MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second}
@@ -87,27 +86,7 @@ func NewLogos(f Fetch) *Logos {
 }
 
 // ErrNotPublic is returned for a logo URL resolving to a non-public address.
-var ErrNotPublic = errors.New("the logo's host is not a public address")
-
-// publicOnly refuses connections to loopback, private, link-local,
-// multicast and unspecified addresses. It runs on the resolved address, so
-// a public name resolving to a private address is refused too.
-func publicOnly(_, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return err
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return err
-	}
-	ip = ip.Unmap()
-	if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() ||
-		netip.MustParsePrefix("100.64.0.0/10").Contains(ip) {
-		return fmt.Errorf("%w: %s", ErrNotPublic, ip)
-	}
-	return nil
-}
+var ErrNotPublic = netguard.ErrNotPublic
 
 // Load returns the logo ref names: a data:image/…;base64 URL or an http(s)
 // URL. Errors say what is wrong with the logo.

@@ -57,6 +57,7 @@ var Nav = []NavGroup{
 		{"settings", "Settings", "/console/settings"},
 		{"members", "Members", "/console/settings/members"},
 		{"keys", "API keys", "/console/settings/keys"},
+		{"webhooks", "Webhooks", "/console/webhooks"},
 	}},
 }
 
@@ -130,6 +131,11 @@ type SettingsForm struct {
 	Errors                            FieldErrors
 	Saved, CanEdit                    bool
 	Plans                             []string
+	// Privacy settings (docs/privacy.md).
+	KeepIPs       bool
+	RetentionDays string // "0": forever
+	PrivacySaved  bool
+	PrivacyError  string
 }
 
 // KeysView is the API keys page.

@@ -1,0 +1,149 @@
+package api
+
+import (
+	"encoding/json"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/request"
+	"github.com/relinkhq/relink/internal/webhooks"
+)
+
+// webhookJSON is the webhook object of the management API (webhooks.md
+// §1.7): every key always present.
+type webhookJSON struct {
+	ID             string   `json:"id"`
+	Name           string   `json:"name"`
+	URL            string   `json:"url"`
+	Secret         string   `json:"secret"`
+	Triggers       []string `json:"triggers"`
+	LinkScope      *string  `json:"linkScope"`
+	DisabledAt     *string  `json:"disabledAt"`
+	InstallationID *string  `json:"installationId"`
+}
+
+func toWebhookJSON(h *webhooks.Webhook) webhookJSON {
+	tr := []string(h.Triggers)
+	if tr == nil {
+		tr = []string{}
+	}
+	return webhookJSON{ID: h.ID, Name: h.Name, URL: h.URL, Secret: h.Secret, Triggers: tr, LinkScope: h.LinkScope,
+		DisabledAt: webhooks.OptTimestamp(h.DisabledAt), InstallationID: h.InstallationID}
+}
+
+// ListWebhooks answers GET /webhooks: a bare array, newest first (§2.1).
+func (h *Handlers) ListWebhooks(c *fiber.Ctx) error {
+	list, err := h.Webhooks.List(c.UserContext(), request.Workspace(c).ID)
+	if err != nil {
+		return err
+	}
+	out := make([]webhookJSON, len(list))
+	for i, w := range list {
+		out[i] = toWebhookJSON(w)
+	}
+	return c.JSON(out)
+}
+
+// CreateWebhook answers POST /webhooks with 201 (§2.2).
+func (h *Handlers) CreateWebhook(c *fiber.Ctx) error {
+	in, err := webhooks.ParseInput(c.Body(), true)
+	if err != nil {
+		return err
+	}
+	w, err := h.Webhooks.Create(c.UserContext(), request.Workspace(c), in)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(toWebhookJSON(w))
+}
+
+// GetWebhook answers GET /webhooks/{id} (§2.3).
+func (h *Handlers) GetWebhook(c *fiber.Ctx) error {
+	w, err := h.Webhooks.Get(c.UserContext(), request.Workspace(c).ID, Param(c, "webhookId"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toWebhookJSON(w))
+}
+
+// UpdateWebhook answers PATCH /webhooks/{id} (§2.4).
+func (h *Handlers) UpdateWebhook(c *fiber.Ctx) error {
+	in, err := webhooks.ParseInput(c.Body(), false)
+	if err != nil {
+		return err
+	}
+	w, err := h.Webhooks.Update(c.UserContext(), request.Workspace(c), Param(c, "webhookId"), in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toWebhookJSON(w))
+}
+
+// DeleteWebhook answers DELETE /webhooks/{id} with {"id"} (§2.5).
+func (h *Handlers) DeleteWebhook(c *fiber.Ctx) error {
+	id := Param(c, "webhookId")
+	if err := h.Webhooks.Delete(c.UserContext(), request.Workspace(c).ID, id); err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"id": id})
+}
+
+// WebhookLinks answers GET /webhooks/{id}/links (§2.6).
+func (h *Handlers) WebhookLinks(c *fiber.Ctx) error {
+	w, err := h.Webhooks.Get(c.UserContext(), request.Workspace(c).ID, Param(c, "webhookId"))
+	if err != nil {
+		return err
+	}
+	ids, err := webhooks.LinkIDs(c.UserContext(), h.DB, w.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(ids)
+}
+
+// WebhookFolders answers GET /webhooks/{id}/folders (§2.6).
+func (h *Handlers) WebhookFolders(c *fiber.Ctx) error {
+	w, err := h.Webhooks.Get(c.UserContext(), request.Workspace(c).ID, Param(c, "webhookId"))
+	if err != nil {
+		return err
+	}
+	ids, err := webhooks.FolderIDs(c.UserContext(), h.DB, w.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(ids)
+}
+
+// webhookEventJSON is a delivery log record (§2.7), keys in order.
+type webhookEventJSON struct {
+	EventID      string          `json:"event_id"`
+	WebhookID    string          `json:"webhook_id"`
+	MessageID    string          `json:"message_id"`
+	Event        string          `json:"event"`
+	URL          string          `json:"url"`
+	HTTPStatus   int             `json:"http_status"`
+	RequestBody  json.RawMessage `json:"request_body"`
+	ResponseBody string          `json:"response_body"`
+	Timestamp    string          `json:"timestamp"`
+}
+
+// WebhookEvents answers GET /webhooks/{id}/events: the latest 100 delivery
+// attempts, newest first, request bodies parsed back into JSON (§2.7).
+func (h *Handlers) WebhookEvents(c *fiber.Ctx) error {
+	log, err := h.Webhooks.Attempts(c.UserContext(), request.Workspace(c).ID, Param(c, "webhookId"), 100)
+	if err != nil {
+		return err
+	}
+	out := make([]webhookEventJSON, len(log))
+	for i, a := range log {
+		body := json.RawMessage(a.RequestBody)
+		if !json.Valid(body) {
+			b, _ := json.Marshal(a.RequestBody)
+			body = b
+		}
+		out[i] = webhookEventJSON{EventID: a.EventID, WebhookID: a.WebhookID, MessageID: a.MessageID, Event: a.Event,
+			URL: a.URL, HTTPStatus: a.HTTPStatus, RequestBody: body, ResponseBody: a.ResponseBody,
+			Timestamp: webhooks.Timestamp(a.CreatedAt)}
+	}
+	return c.JSON(out)
+}

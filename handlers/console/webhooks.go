@@ -1,0 +1,299 @@
+package console
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/render"
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/models"
+	vc "github.com/relinkhq/relink/views/console"
+)
+
+// The console's webhooks pages (issue 14): list and create, and per
+// webhook its settings, secret (shown once), state, test events and
+// delivery log. Changes are owner-only (RequireOwner on the routes).
+
+func (h *Handlers) canEditWebhooks(c *fiber.Ctx) bool { return viewer(c).Role == models.RoleOwner }
+
+func hasWebhooks(ws *models.Workspace) bool { return ws.Plan.AtLeast(models.PlanBusiness) }
+
+func emptyWebhookForm() vc.WebhookForm {
+	return vc.WebhookForm{Triggers: map[string]bool{}, AllTriggers: webhooks.Triggers}
+}
+
+func formOf(w *webhooks.Webhook, linkIDs, folderIDs []string) vc.WebhookForm {
+	f := emptyWebhookForm()
+	f.Name, f.URL, f.Scope = w.Name, w.URL, w.Scope()
+	for _, t := range w.Triggers {
+		f.Triggers[t] = true
+	}
+	f.LinkIDs, f.FolderIDs = strings.Join(linkIDs, ", "), strings.Join(folderIDs, ", ")
+	return f
+}
+
+func (h *Handlers) webhooksView(c *fiber.Ctx) (vc.WebhooksView, error) {
+	ws := viewer(c).Workspace
+	v := vc.WebhooksView{CSRF: session(c).CSRF, CanEdit: h.canEditWebhooks(c), Form: emptyWebhookForm(), Upgrade: !hasWebhooks(ws)}
+	list, err := h.hooks.List(c.UserContext(), ws.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, w := range list {
+		row := vc.WebhookRow{ID: w.ID, Name: w.Name, URL: w.URL, Triggers: fmt.Sprintf("%d", len(w.Triggers)),
+			Disabled: w.DisabledAt != nil, Reason: disabledReason(w)}
+		if len(w.Triggers) <= 2 {
+			row.Triggers = strings.Join(w.Triggers, ", ")
+		}
+		v.Webhooks = append(v.Webhooks, row)
+	}
+	return v, nil
+}
+
+func disabledReason(w *webhooks.Webhook) string {
+	if w.DisabledAt == nil {
+		return ""
+	}
+	when := w.DisabledAt.UTC().Format("Jan 2, 15:04 UTC")
+	if w.DisabledReason != nil && *w.DisabledReason == webhooks.ReasonFailures {
+		return fmt.Sprintf("after %d consecutive failed deliveries (%s)", w.ConsecutiveFailures, when)
+	}
+	return "by a user (" + when + ")"
+}
+
+// Webhooks lists the workspace's webhooks with the create form.
+func (h *Handlers) Webhooks(c *fiber.Ctx) error {
+	v, err := h.webhooksView(c)
+	if err != nil {
+		return err
+	}
+	return h.page(c, fiber.StatusOK, "Webhooks", "webhooks", vc.Webhooks(v))
+}
+
+// webhookBody turns the form into a /webhooks API body, so the console
+// and the API share one set of rules and messages.
+func webhookBody(c *fiber.Ctx) ([]byte, vc.WebhookForm) {
+	f := emptyWebhookForm()
+	f.Name, f.URL = strings.TrimSpace(c.FormValue("name")), strings.TrimSpace(c.FormValue("url"))
+	f.Scope, f.LinkIDs, f.FolderIDs = c.FormValue("linkScope"), c.FormValue("linkIds"), c.FormValue("folderIds")
+	triggers := []string{}
+	for _, t := range c.Request().PostArgs().PeekMulti("triggers") {
+		triggers = append(triggers, string(t))
+		f.Triggers[string(t)] = true
+	}
+	body := map[string]any{"name": f.Name, "url": f.URL, "triggers": triggers}
+	if f.Triggers[webhooks.LinkClicked] {
+		if f.Scope == "" {
+			body["linkScope"] = nil
+		} else {
+			body["linkScope"] = f.Scope
+		}
+		body["linkIds"], body["folderIds"] = splitIDs(f.LinkIDs), splitIDs(f.FolderIDs)
+	}
+	b, _ := json.Marshal(body)
+	return b, f
+}
+
+func splitIDs(s string) []string {
+	return append([]string{}, strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })...)
+}
+
+// CreateWebhook creates a webhook and opens its page with the secret.
+func (h *Handlers) CreateWebhook(c *fiber.Ctx) error {
+	ws := viewer(c).Workspace
+	body, f := webhookBody(c)
+	var w *webhooks.Webhook
+	in, err := webhooks.ParseInput(body, true)
+	if err == nil && !hasWebhooks(ws) {
+		err = apierr.New(apierr.Forbidden, "Webhooks need the Business plan or higher.")
+	}
+	if err == nil {
+		w, err = h.hooks.Create(c.UserContext(), ws, in)
+	}
+	if err != nil {
+		msg, ok := userError(err)
+		if !ok {
+			return err
+		}
+		v, verr := h.webhooksView(c)
+		if verr != nil {
+			return verr
+		}
+		v.Form, v.Error = f, msg
+		return h.page(c, fiber.StatusUnprocessableEntity, "Webhooks", "webhooks", vc.Webhooks(v))
+	}
+	v, err := h.webhookView(c, w.ID)
+	if err != nil {
+		return err
+	}
+	v.NewSecret, v.Notice = w.Secret, "Webhook created."
+	return h.page(c, fiber.StatusCreated, w.Name, "webhooks", vc.Webhook(v))
+}
+
+// userError is the message of a 4xx, false for anything else.
+func userError(err error) (string, bool) {
+	ae, ok := err.(*apierr.Error)
+	if !ok || ae.Code == apierr.InternalServerError {
+		return "", false
+	}
+	return ae.Message, true
+}
+
+func maskSecret(s string) string {
+	if len(s) <= 10 {
+		return "••••"
+	}
+	return s[:10] + strings.Repeat("•", 8) + s[len(s)-4:]
+}
+
+func (h *Handlers) webhookView(c *fiber.Ctx, id string) (vc.WebhookView, error) {
+	ws := viewer(c).Workspace
+	w, err := h.hooks.Get(c.UserContext(), ws.ID, id)
+	if err != nil {
+		return vc.WebhookView{}, err
+	}
+	linkIDs, err := webhooks.LinkIDs(c.UserContext(), h.db, w.ID)
+	if err != nil {
+		return vc.WebhookView{}, err
+	}
+	folderIDs, err := webhooks.FolderIDs(c.UserContext(), h.db, w.ID)
+	if err != nil {
+		return vc.WebhookView{}, err
+	}
+	v := vc.WebhookView{CSRF: session(c).CSRF, CanEdit: h.canEditWebhooks(c), ID: w.ID, Name: w.Name, URL: w.URL,
+		Form: formOf(w, linkIDs, folderIDs), SecretHint: maskSecret(w.Secret), Disabled: w.DisabledAt != nil,
+		Reason: disabledReason(w), Failures: w.ConsecutiveFailures}
+	v.Log, err = h.webhookLog(c, w.ID)
+	return v, err
+}
+
+const logRows = 50
+
+func (h *Handlers) webhookLog(c *fiber.Ctx, id string) (vc.WebhookLogView, error) {
+	v := vc.WebhookLogView{ID: id}
+	log, err := h.hooks.Attempts(c.UserContext(), viewer(c).Workspace.ID, id, logRows)
+	if err != nil {
+		return v, err
+	}
+	for _, a := range log {
+		e := vc.WebhookLogEntry{Time: a.CreatedAt.UTC().Format("Jan 2 15:04:05"), Event: a.Event, EventID: a.EventID,
+			Status: fmt.Sprintf("%d", a.HTTPStatus), Duration: (time.Duration(a.DurationMS) * time.Millisecond).String(),
+			Request: a.RequestBody, Response: a.ResponseBody, Error: a.Error, OK: a.HTTPStatus >= 200 && a.HTTPStatus < 300}
+		if a.Error != "" {
+			e.Status = "failed"
+		}
+		v.Entries = append(v.Entries, e)
+	}
+	return v, nil
+}
+
+// Webhook is one webhook's page.
+func (h *Handlers) Webhook(c *fiber.Ctx) error {
+	v, err := h.webhookView(c, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return h.page(c, fiber.StatusOK, v.Name, "webhooks", vc.Webhook(v))
+}
+
+// WebhookLog is the delivery log fragment (htmx polling).
+func (h *Handlers) WebhookLog(c *fiber.Ctx) error {
+	v, err := h.webhookLog(c, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return render.Component(c, fiber.StatusOK, vc.WebhookLog(v))
+}
+
+// UpdateWebhook saves the settings form (a PATCH with every field).
+func (h *Handlers) UpdateWebhook(c *fiber.Ctx) error {
+	ws := viewer(c).Workspace
+	body, f := webhookBody(c)
+	in, err := webhooks.ParseInput(body, false)
+	if err == nil {
+		_, err = h.hooks.Update(c.UserContext(), ws, c.Params("id"), in)
+	}
+	if err != nil {
+		msg, ok := userError(err)
+		if !ok || apierr.Is(err, apierr.NotFound) {
+			return err
+		}
+		v, verr := h.webhookView(c, c.Params("id"))
+		if verr != nil {
+			return verr
+		}
+		v.Form, v.Error = f, msg
+		return h.page(c, fiber.StatusUnprocessableEntity, v.Name, "webhooks", vc.Webhook(v))
+	}
+	return redirect(c, "/console/webhooks/"+c.Params("id"))
+}
+
+// RotateWebhookSecret gives the webhook a new secret and shows it once.
+func (h *Handlers) RotateWebhookSecret(c *fiber.Ctx) error {
+	w, err := h.hooks.RotateSecret(c.UserContext(), viewer(c).Workspace.ID, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	v, err := h.webhookView(c, w.ID)
+	if err != nil {
+		return err
+	}
+	v.NewSecret, v.Notice = w.Secret, "Secret rotated. Deliveries are signed with the new secret from now on."
+	return h.page(c, fiber.StatusOK, v.Name, "webhooks", vc.Webhook(v))
+}
+
+// ToggleWebhook enables a disabled webhook or disables an enabled one.
+func (h *Handlers) ToggleWebhook(c *fiber.Ctx) error {
+	ws := viewer(c).Workspace
+	w, err := h.hooks.Get(c.UserContext(), ws.ID, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	if _, err := h.hooks.SetDisabled(c.UserContext(), ws, w.ID, w.DisabledAt == nil); err != nil {
+		msg, ok := userError(err)
+		if !ok {
+			return err
+		}
+		v, verr := h.webhookView(c, w.ID)
+		if verr != nil {
+			return verr
+		}
+		v.Error = msg
+		return h.page(c, fiber.StatusForbidden, v.Name, "webhooks", vc.Webhook(v))
+	}
+	return redirect(c, "/console/webhooks/"+w.ID)
+}
+
+// DeleteWebhook deletes the webhook and returns to the list.
+func (h *Handlers) DeleteWebhook(c *fiber.Ctx) error {
+	if err := h.hooks.Delete(c.UserContext(), viewer(c).Workspace.ID, c.Params("id")); err != nil {
+		return err
+	}
+	return redirect(c, "/console/webhooks")
+}
+
+// SendTestWebhook queues the chosen event's sample payload (§2.8).
+func (h *Handlers) SendTestWebhook(c *fiber.Ctx) error {
+	id := c.Params("id")
+	evID, err := h.hooks.SendTest(c.UserContext(), viewer(c).Workspace.ID, id, c.FormValue("event"))
+	v, verr := h.webhookView(c, id)
+	if verr != nil {
+		return verr
+	}
+	status := fiber.StatusAccepted
+	if err != nil {
+		msg, ok := userError(err)
+		if !ok {
+			return err
+		}
+		v.Error, status = msg, fiber.StatusUnprocessableEntity
+	} else {
+		v.Notice = "Test event " + evID + " queued; it appears in the delivery log below once attempted."
+	}
+	return h.page(c, status, v.Name, "webhooks", vc.Webhook(v))
+}

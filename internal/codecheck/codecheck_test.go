@@ -1,0 +1,147 @@
+package codecheck
+
+import (
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/relinkhq/relink/"
+
+// root is the repository root (this package is internal/codecheck).
+var root = filepath.Join("..", "..")
+
+// longAllowed are the functions still over MaxLines, each with the reason
+// (docs/architecture.md, "Function length"). The list only shrinks: an
+// entry that is no longer long fails the test too, so it is removed.
+var longAllowed = map[string]string{
+	"handlers/embed/embed_test.go TestEmbedPageAndFragments":           "to split (issue 12 item 8)",
+	"handlers/console/analytics.go (*Handlers).analyticsView":          "to split (issue 12 item 8)",
+	"handlers/embed/tabs_test.go TestTabs":                             "to split (issue 12 item 8)",
+	"handlers/console/links_test.go TestLinks":                         "to split (issue 12 item 8)",
+	"handlers/redirect_test.go TestRedirectDecisions":                  "to split (issue 12 item 8)",
+	"handlers/embed/timeseries_test.go TestEarningsTimeseries":         "to split (issue 12 item 8)",
+	"handlers/api/links_create_test.go TestCreateLink":                 "to split (issue 12 item 8)",
+	"internal/conversions/track.go (*Service).TrackSale":               "to split (issue 12 item 8)",
+	"handlers/console/members_test.go TestInvites":                     "to split (issue 12 item 8)",
+	"internal/ingest/ingest.go (*Pipeline).run":                        "to split (issue 12 item 8)",
+	"handlers/console/session_test.go TestSignIn":                      "to split (issue 12 item 8)",
+	"handlers/api/domains_tags_folders_test.go TestDomains":            "to split (issue 12 item 8)",
+	"internal/analytics/params_test.go TestParseAccepts":               "to split (issue 12 item 8)",
+	"internal/analytics/params.go Parse":                               "to split (issue 12 item 8)",
+	"internal/conversions/commission.go (*Service).eventCommissionRow": "to split (issue 12 item 8)",
+}
+
+// TestFunctionLength: no hand-written function is longer than MaxLines
+// lines (generated files excepted).
+func TestFunctionLength(t *testing.T) {
+	long, err := LongFunctions(root, MaxLines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, f := range long {
+		found[f.ID()] = true
+		if _, ok := longAllowed[f.ID()]; !ok {
+			t.Errorf("%s: over %d lines; split it (or list it, with the reason, in longAllowed and docs/architecture.md)", f, MaxLines)
+		}
+	}
+	for id := range longAllowed {
+		if !found[id] {
+			t.Errorf("%s is no longer over %d lines: remove it from longAllowed", id, MaxLines)
+		}
+	}
+}
+
+// faces are the handler packages serving one face each.
+var faces = []string{"handlers/api", "handlers/console", "handlers/embed", "handlers/redirect"}
+
+// borrowAllowed are face-to-face imports still to be removed, with the
+// reason.
+var borrowAllowed = map[string]string{}
+
+// TestFacesDoNotBorrow: no face imports another face; what they share
+// lives in handlers/request and handlers/render. Below the faces, nothing
+// in internal/ or models imports handlers (internal/apptest, which builds
+// the whole server for tests, excepted).
+func TestFacesDoNotBorrow(t *testing.T) {
+	for _, dir := range packageDirs(t, "internal", "models") {
+		if dir == "internal/apptest" {
+			continue
+		}
+		imps, err := Imports(filepath.Join(root, dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range imps {
+			if rel, ok := strings.CutPrefix(imp, module); ok && (rel == "handlers" || strings.HasPrefix(rel, "handlers/")) {
+				t.Errorf("%s imports %s: the domain does not know the HTTP faces", dir, rel)
+			}
+		}
+	}
+	for _, face := range faces {
+		imps, err := Imports(filepath.Join(root, face))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range imps {
+			rel, ok := strings.CutPrefix(imp, module)
+			if !ok || rel == face {
+				continue
+			}
+			for _, other := range faces {
+				if rel == other || strings.HasPrefix(rel, other+"/") {
+					if _, ok := borrowAllowed[face+" -> "+other]; !ok {
+						t.Errorf("%s imports %s: move what it needs to handlers/request (or a domain package)", face, other)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLongFunctionsFound: the checker itself measures a function from its
+// func keyword to its closing brace and names methods with their receiver.
+func TestLongFunctionsFound(t *testing.T) {
+	long, err := LongFunctions(filepath.Join("testdata"), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range long {
+		got = append(got, f.String())
+	}
+	want := "sample.go:10 (*T).Long (5 lines)"
+	if strings.Join(got, "; ") != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// packageDirs lists the directories with Go files under the given roots
+// (slash-separated, relative to the repository root).
+func packageDirs(t *testing.T, roots ...string) []string {
+	t.Helper()
+	var out []string
+	for _, r := range roots {
+		err := filepath.WalkDir(filepath.Join(root, r), func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && skipDir(d.Name()) {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() && strings.HasSuffix(path, ".go") {
+				rel, _ := filepath.Rel(root, filepath.Dir(path))
+				if len(out) == 0 || out[len(out)-1] != filepath.ToSlash(rel) {
+					out = append(out, filepath.ToSlash(rel))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}

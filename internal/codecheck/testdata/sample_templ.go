@@ -1,0 +1,7 @@
+package sample
+
+func GeneratedByName() {
+	_ = 1
+	_ = 2
+	_ = 3
+}

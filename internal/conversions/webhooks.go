@@ -1,0 +1,98 @@
+package conversions
+
+import (
+	"context"
+	"time"
+
+	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/models"
+)
+
+// The webhook events of conversions (webhooks.md §3.4, §3.5, §3.9), each
+// written to the outbox inside the tracking transaction.
+
+// webhookPartner is the commission's partner with its totals (which
+// include the commission), nil without a commission.
+func webhookPartner(ctx context.Context, tx *models.DB, cm *models.Commission) (*webhooks.Partner, error) {
+	if cm == nil {
+		return nil, nil
+	}
+	ep, err := tx.EnrolledPartnerByID(ctx, cm.WorkspaceID, cm.ProgramID, cm.PartnerID)
+	if err != nil {
+		return nil, err
+	}
+	return webhooks.PartnerOf(ep), nil
+}
+
+// webhookLink renders link (its tags loaded in tx) in the webhook form.
+func (s *Service) webhookLink(ctx context.Context, tx *models.DB, l *models.Link) (webhooks.Link, error) {
+	if err := tx.LoadTags(ctx, []*models.Link{l}); err != nil {
+		return webhooks.Link{}, err
+	}
+	r := s.Webhooks
+	if r.ShortLink == nil && s.Links != nil {
+		r.ShortLink = s.Links.ShortLink
+	}
+	return r.Link(l), nil
+}
+
+// emitCommission writes commission.created.
+func (s *Service) emitCommission(ctx context.Context, tx *models.DB, cm *models.Commission, c *models.Customer, l *models.Link) error {
+	p, err := webhookPartner(ctx, tx, cm)
+	if err != nil {
+		return err
+	}
+	r := s.Webhooks
+	if r.ShortLink == nil && s.Links != nil {
+		r.ShortLink = s.Links.ShortLink
+	}
+	return webhooks.Emit(ctx, tx, cm.WorkspaceID, webhooks.CommissionCreated, r.CommissionOf(cm, p, c, l))
+}
+
+// leadEvent is what lead.created says.
+type leadEvent struct {
+	name       string
+	customer   *models.Customer
+	attrs      models.ClickAttrs
+	clickedAt  time.Time
+	link       *models.Link
+	metadata   map[string]any
+	commission *models.Commission // the partner is shown only with one
+}
+
+// emitLead writes lead.created.
+func (s *Service) emitLead(ctx context.Context, tx *models.DB, ev leadEvent) error {
+	l, err := s.webhookLink(ctx, tx, ev.link)
+	if err != nil {
+		return err
+	}
+	p, err := webhookPartner(ctx, tx, ev.commission)
+	if err != nil {
+		return err
+	}
+	return webhooks.Emit(ctx, tx, ev.customer.WorkspaceID, webhooks.LeadCreated, webhooks.LeadCreatedData{
+		EventName: ev.name, Customer: webhooks.CustomerOf(ev.customer, *DisplayName(ev.customer)),
+		Click: webhooks.ClickOf(&ev.attrs, webhooks.Timestamp(ev.clickedAt)), Link: l, Partner: p, Metadata: ev.metadata,
+	})
+}
+
+// emitSale writes sale.created: the click is the customer's attributed
+// click, at the customer's clickedAt (else its creation).
+func (s *Service) emitSale(ctx context.Context, tx *models.DB, ev leadEvent, sale webhooks.Sale) error {
+	l, err := s.webhookLink(ctx, tx, ev.link)
+	if err != nil {
+		return err
+	}
+	p, err := webhookPartner(ctx, tx, ev.commission)
+	if err != nil {
+		return err
+	}
+	at := ev.customer.CreatedAt
+	if ev.customer.ClickedAt != nil {
+		at = *ev.customer.ClickedAt
+	}
+	return webhooks.Emit(ctx, tx, ev.customer.WorkspaceID, webhooks.SaleCreated, webhooks.SaleCreatedData{
+		EventName: ev.name, Customer: webhooks.CustomerOf(ev.customer, *DisplayName(ev.customer)),
+		Click: webhooks.ClickOf(&ev.attrs, webhooks.Timestamp(at)), Link: l, Sale: sale, Partner: p, Metadata: ev.metadata,
+	})
+}

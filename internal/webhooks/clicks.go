@@ -1,0 +1,252 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/relinkhq/relink/models"
+)
+
+// Clicks feeds link.clicked from the click ingest batches (§7): Hook runs
+// inside the transaction that stores a batch and writes one outbox row per
+// (click, matching webhook), in a few multi-row INSERTs. Only workspaces in
+// an in-memory set of "workspaces with an enabled link.clicked webhook" are
+// looked at, so while no workspace has one the batch path pays one atomic
+// load. The set is reloaded on every webhook change in this process
+// (Invalidate) and every Refresh (changes made by other instances).
+type Clicks struct {
+	DB      *models.DB
+	Links   Links
+	Refresh time.Duration // default 10s
+	Logger  *slog.Logger
+
+	set atomic.Pointer[map[string]bool]
+}
+
+// NewClicks returns the feed with its set loaded.
+func NewClicks(ctx context.Context, db *models.DB, links Links) (*Clicks, error) {
+	c := &Clicks{DB: db, Links: links}
+	return c, c.Reload(ctx)
+}
+
+// Reload rebuilds the set from the database.
+func (c *Clicks) Reload(ctx context.Context) error {
+	var wss []string
+	err := c.DB.WithContext(ctx).Model(&Webhook{}).Distinct("workspace_id").
+		Where("disabled_at IS NULL AND triggers LIKE ?", `%"`+LinkClicked+`"%`).
+		Where("EXISTS (SELECT 1 FROM workspaces w WHERE w.id = webhooks.workspace_id AND w.plan IN ?)", paidPlans).
+		Pluck("workspace_id", &wss).Error
+	if err != nil {
+		return fmt.Errorf("webhooks: load click webhook set: %w", err)
+	}
+	m := make(map[string]bool, len(wss))
+	for _, w := range wss {
+		m[w] = true
+	}
+	c.set.Store(&m)
+	return nil
+}
+
+// Invalidate reloads the set after a change of workspaceID's webhooks.
+func (c *Clicks) Invalidate(workspaceID string) {
+	if err := c.Reload(context.Background()); err != nil {
+		c.log().Error("webhooks: reload click webhook set", "workspace", workspaceID, "err", err)
+	}
+}
+
+func (c *Clicks) log() *slog.Logger {
+	if c.Logger == nil {
+		return slog.Default()
+	}
+	return c.Logger
+}
+
+// Run reloads the set every Refresh until ctx ends.
+func (c *Clicks) Run(ctx context.Context) error {
+	every := c.Refresh
+	if every <= 0 {
+		every = 10 * time.Second
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			if err := c.Reload(ctx); err != nil && ctx.Err() == nil {
+				c.log().Error("webhooks: reload click webhook set", "err", err)
+			}
+		}
+	}
+}
+
+// Active reports whether workspaceID has a click webhook (per the set).
+func (c *Clicks) Active(workspaceID string) bool {
+	p := c.set.Load()
+	return p != nil && (*p)[workspaceID]
+}
+
+// outboxRowsPerInsert bounds one INSERT's rows (PostgreSQL's parameter cap
+// is 65535; a row has 9).
+const outboxRowsPerInsert = 1000
+
+// Hook is a models.ClickHook.
+func (c *Clicks) Hook(ctx context.Context, tx *models.DB, inserted []models.Click) error {
+	p := c.set.Load()
+	if p == nil || len(*p) == 0 {
+		return nil
+	}
+	set := *p
+	var mine []*models.Click
+	for i := range inserted {
+		if set[inserted[i].WorkspaceID] && !inserted[i].Bot {
+			mine = append(mine, &inserted[i])
+		}
+	}
+	if len(mine) == 0 {
+		return nil
+	}
+	rows, err := c.deliveries(ctx, tx, mine)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	if err := tx.WithContext(ctx).CreateInBatches(rows, outboxRowsPerInsert).Error; err != nil {
+		return fmt.Errorf("webhooks: write link.clicked outbox (%d rows): %w", len(rows), err)
+	}
+	return nil
+}
+
+// clickTargets is what the batch needs to route its clicks.
+type clickTargets struct {
+	hooks   map[string][]*Webhook      // workspace → enabled link.clicked webhooks
+	links   map[string]*models.Link    // link id → link with tags
+	folders map[string]map[string]bool // webhook → folder ids
+	linked  map[string]map[string]bool // webhook → link ids (of this batch)
+}
+
+func (c *Clicks) load(ctx context.Context, tx *models.DB, clicks []*models.Click) (*clickTargets, error) {
+	wsSet, linkSet := map[string]bool{}, map[string]bool{}
+	for _, k := range clicks {
+		wsSet[k.WorkspaceID], linkSet[k.LinkID] = true, true
+	}
+	t := &clickTargets{hooks: map[string][]*Webhook{}, links: map[string]*models.Link{},
+		folders: map[string]map[string]bool{}, linked: map[string]map[string]bool{}}
+	db := tx.WithContext(ctx)
+	var hooks []*Webhook
+	if err := db.Where("workspace_id IN ? AND disabled_at IS NULL AND link_scope IS NOT NULL", keys(wsSet)).
+		Order("created_at").Find(&hooks).Error; err != nil {
+		return nil, fmt.Errorf("webhooks: click webhooks: %w", err)
+	}
+	var hookIDs []string
+	for _, h := range hooks {
+		if h.Has(LinkClicked) && Sendable(h, LinkClicked) {
+			t.hooks[h.WorkspaceID] = append(t.hooks[h.WorkspaceID], h)
+			hookIDs = append(hookIDs, h.ID)
+		}
+	}
+	if len(hookIDs) == 0 {
+		return t, nil
+	}
+	var ls []*models.Link
+	if err := db.Where("id IN ?", keys(linkSet)).Find(&ls).Error; err != nil {
+		return nil, fmt.Errorf("webhooks: clicked links: %w", err)
+	}
+	if err := tx.LoadTags(ctx, ls); err != nil {
+		return nil, err
+	}
+	for _, l := range ls {
+		t.links[l.ID] = l
+	}
+	var fs []WebhookFolder
+	if err := db.Where("webhook_id IN ?", hookIDs).Find(&fs).Error; err != nil {
+		return nil, fmt.Errorf("webhooks: webhook folders: %w", err)
+	}
+	for _, f := range fs {
+		addTo(t.folders, f.WebhookID, f.FolderID)
+	}
+	var wl []WebhookLink
+	if err := db.Where("webhook_id IN ? AND link_id IN ?", hookIDs, keys(linkSet)).Find(&wl).Error; err != nil {
+		return nil, fmt.Errorf("webhooks: webhook links: %w", err)
+	}
+	for _, x := range wl {
+		addTo(t.linked, x.WebhookID, x.LinkID)
+	}
+	return t, nil
+}
+
+func addTo(m map[string]map[string]bool, k, v string) {
+	if m[k] == nil {
+		m[k] = map[string]bool{}
+	}
+	m[k][v] = true
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// matches is §1.4's scope rule.
+func (t *clickTargets) matches(h *Webhook, l *models.Link) bool {
+	switch h.Scope() {
+	case ScopeWorkspace:
+		return true
+	case ScopeFolders:
+		return l.FolderID != nil && t.folders[h.ID][*l.FolderID]
+	case ScopeLinks:
+		return t.linked[h.ID][l.ID]
+	}
+	return false
+}
+
+// deliveries builds one envelope per click (shared by its webhooks) and a
+// row per matching webhook. A click on a link deleted meanwhile is skipped.
+func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models.Click) ([]Delivery, error) {
+	t, err := c.load(ctx, tx, clicks)
+	if err != nil {
+		return nil, err
+	}
+	now := Now()
+	created := Timestamp(now)
+	var rows []Delivery
+	linkForm := map[string]*Link{}
+	for _, k := range clicks {
+		l := t.links[k.LinkID]
+		if l == nil {
+			continue
+		}
+		var targets []*Webhook
+		for _, h := range t.hooks[k.WorkspaceID] {
+			if t.matches(h, l) {
+				targets = append(targets, h)
+			}
+		}
+		if len(targets) == 0 {
+			continue
+		}
+		lf := linkForm[l.ID]
+		if lf == nil {
+			x := c.Links.Link(l)
+			lf = &x
+			linkForm[l.ID] = lf
+		}
+		attrs := models.AttrsOf(k)
+		env := Envelope{ID: NewEventID(), Event: LinkClicked, CreatedAt: created,
+			Data: LinkClickedData{Click: ClickOf(&attrs, Timestamp(k.Timestamp)), Link: *lf}}
+		body, err := Marshal(env)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range targets {
+			rows = append(rows, newDelivery(env.ID, LinkClicked, h, string(body), now))
+		}
+	}
+	return rows, nil
+}

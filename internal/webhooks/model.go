@@ -1,0 +1,212 @@
+// Package webhooks is Relink's outgoing webhooks (../shared/spec/webhooks.md):
+// the webhook rows, the outbox every event is written to in the transaction
+// of the change that causes it (Emit), the workers that deliver the outbox
+// at least once with retries (Worker), the link.clicked feed from the click
+// ingest batches (ClickHook), and the rules of the /webhooks management API
+// (Service).
+//
+// Calling it from a feature is one line inside the feature's transaction:
+//
+//	err := webhooks.Emit(ctx, tx, workspaceID, webhooks.CommissionCreated, payload)
+//
+// payload is the event's data object, a struct whose JSON keys are in the
+// spec's order (§3). Emit selects the workspace's enabled webhooks that
+// subscribe to the event and writes one delivery row per webhook; with none
+// it writes nothing.
+package webhooks
+
+import (
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Event names (webhooks.md §3.0), in the trigger enum's order.
+const (
+	LinkCreated                 = "link.created"
+	LinkUpdated                 = "link.updated"
+	LinkDeleted                 = "link.deleted"
+	LinkClicked                 = "link.clicked"
+	LeadCreated                 = "lead.created"
+	SaleCreated                 = "sale.created"
+	PartnerApplicationSubmitted = "partner.application_submitted"
+	PartnerEnrolled             = "partner.enrolled"
+	PartnerMerged               = "partner.merged"
+	CommissionCreated           = "commission.created"
+	BountyCreated               = "bounty.created"
+	BountyUpdated               = "bounty.updated"
+	PayoutConfirmed             = "payout.confirmed"
+	DiscountCodeCreated         = "discount_code.created"
+	DiscountCodeDeleted         = "discount_code.deleted"
+)
+
+// Triggers is every event name, in the enum's order (422 messages list them so).
+var Triggers = []string{LinkCreated, LinkUpdated, LinkDeleted, LinkClicked, LeadCreated, SaleCreated,
+	PartnerApplicationSubmitted, PartnerEnrolled, PartnerMerged, CommissionCreated, BountyCreated,
+	BountyUpdated, PayoutConfirmed, DiscountCodeCreated, DiscountCodeDeleted}
+
+// IsTrigger reports whether name is an event name.
+func IsTrigger(name string) bool { return slices.Contains(Triggers, name) }
+
+// Link scopes of link.clicked webhooks (§1.4).
+const (
+	ScopeWorkspace = "workspace"
+	ScopeFolders   = "folders"
+	ScopeLinks     = "links"
+)
+
+// Receiver kinds (§1.3).
+const (
+	ReceiverUser   = "user"
+	ReceiverZapier = "zapier"
+	ReceiverMake   = "make"
+	ReceiverSlack  = "slack"
+	ReceiverSeg    = "segment"
+)
+
+// Disabled reasons.
+const (
+	ReasonFailures = "failures" // the failure threshold was reached
+	ReasonManual   = "manual"   // a user disabled it
+)
+
+// Webhook is one endpoint of a workspace (§1.1).
+type Webhook struct {
+	ID                  string `gorm:"primaryKey"`
+	WorkspaceID         string
+	Name                string
+	URL                 string `gorm:"column:url"`
+	Secret              string
+	Receiver            string
+	InstallationID      *string
+	Triggers            StringList
+	LinkScope           *string
+	ConsecutiveFailures int
+	LastFailedAt        *time.Time
+	DisabledAt          *time.Time
+	DisabledReason      *string
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
+// TableName pins the table.
+func (Webhook) TableName() string { return "webhooks" }
+
+// Has reports whether the webhook subscribes to event.
+func (w *Webhook) Has(event string) bool { return slices.Contains(w.Triggers, event) }
+
+// Scope is the link scope, "" for none.
+func (w *Webhook) Scope() string {
+	if w.LinkScope == nil {
+		return ""
+	}
+	return *w.LinkScope
+}
+
+// WebhookLink is a link of a links-scoped webhook.
+type WebhookLink struct {
+	WebhookID string `gorm:"primaryKey"`
+	LinkID    string `gorm:"primaryKey"`
+}
+
+// TableName pins the table.
+func (WebhookLink) TableName() string { return "webhook_links" }
+
+// WebhookFolder is a folder of a folders-scoped webhook.
+type WebhookFolder struct {
+	WebhookID string `gorm:"primaryKey"`
+	FolderID  string `gorm:"primaryKey"`
+}
+
+// TableName pins the table.
+func (WebhookFolder) TableName() string { return "webhook_folders" }
+
+// Delivery statuses.
+const (
+	StatusPending   = "pending"
+	StatusDelivered = "delivered"
+	StatusFailed    = "failed" // every attempt failed
+)
+
+// Delivery is one outbox row: one event for one webhook.
+type Delivery struct {
+	ID            int64 `gorm:"primaryKey;autoIncrement"`
+	EventID       string
+	Event         string
+	WebhookID     string
+	WorkspaceID   string
+	Body          string
+	Test          bool
+	Status        string
+	Attempts      int
+	LastStatus    int
+	NextAttemptAt time.Time
+	ClaimedUntil  *time.Time
+	CreatedAt     time.Time
+	FinishedAt    *time.Time
+}
+
+// TableName pins the table.
+func (Delivery) TableName() string { return "webhook_deliveries" }
+
+// Attempt is one delivery attempt, the delivery log (§2.7, §6.9).
+type Attempt struct {
+	ID           int64 `gorm:"primaryKey;autoIncrement"`
+	DeliveryID   int64
+	WebhookID    string
+	EventID      string
+	Event        string
+	MessageID    string
+	URL          string `gorm:"column:url"`
+	HTTPStatus   int    `gorm:"column:http_status"`
+	RequestBody  string
+	ResponseBody string
+	Error        string
+	DurationMS   int64 `gorm:"column:duration_ms"`
+	CreatedAt    time.Time
+}
+
+// TableName pins the table.
+func (Attempt) TableName() string { return "webhook_attempts" }
+
+// StringList is a JSON array of strings stored as text.
+type StringList []string
+
+// GormDataType is text on both dialects.
+func (StringList) GormDataType() string { return "text" }
+
+// Value encodes the list ([] for nil).
+func (l StringList) Value() (driver.Value, error) {
+	if l == nil {
+		return "[]", nil
+	}
+	b, err := json.Marshal([]string(l))
+	return string(b), err
+}
+
+// Scan decodes the stored JSON.
+func (l *StringList) Scan(v any) error {
+	var b []byte
+	switch x := v.(type) {
+	case nil:
+		*l = StringList{}
+		return nil
+	case string:
+		b = []byte(x)
+	case []byte:
+		b = x
+	default:
+		return fmt.Errorf("webhooks: scan %T into StringList", v)
+	}
+	var out []string
+	if err := json.Unmarshal(b, &out); err != nil {
+		return fmt.Errorf("webhooks: triggers: %w", err)
+	}
+	if out == nil {
+		out = []string{}
+	}
+	*l = out
+	return nil
+}

@@ -1,0 +1,517 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/relinkhq/relink/internal/netguard"
+	"github.com/relinkhq/relink/models"
+	"gorm.io/gorm"
+)
+
+// Targets says which destination addresses deliveries may reach.
+type Targets string
+
+const (
+	// TargetsPublic delivers to public addresses only: a webhook URL is
+	// chosen by any workspace owner, so it must not make the server reach
+	// its own network. Checked on the resolved address at dial time.
+	TargetsPublic Targets = "public"
+	// TargetsAny delivers anywhere (receivers on an intranet, tests).
+	TargetsAny Targets = "any"
+)
+
+// ParseTargets validates a RELINK_WEBHOOK_TARGETS value.
+func ParseTargets(s string) (Targets, error) {
+	switch t := Targets(s); t {
+	case TargetsPublic, TargetsAny:
+		return t, nil
+	}
+	return "", fmt.Errorf("want public or any, got %q", s)
+}
+
+// DefaultSchedule is the wait before each retry: QStash's documented
+// backoff min(86400, e^(2.5n)) s (§6.3), so an event gets 6 attempts over
+// about 30 hours.
+var DefaultSchedule = []time.Duration{12 * time.Second, 148 * time.Second, 1808 * time.Second,
+	22020 * time.Second, 24 * time.Hour}
+
+// DisableAt is the consecutive failed attempts that disable a webhook
+// (§6.4); owners are warned (logged) at 5, 10 and 15.
+const DisableAt = 20
+
+// Options configure a Worker.
+type Options struct {
+	Targets      Targets         // default public
+	Timeout      time.Duration   // per attempt, default 15s
+	Schedule     []time.Duration // waits before retries; default DefaultSchedule
+	Concurrency  int             // deliveries in flight, default 16
+	PollInterval time.Duration   // how often due rows are looked for, default 250ms
+	Retention    time.Duration   // delivery log kept this long, default 30 days
+	Logger       *slog.Logger
+}
+
+func (o *Options) defaults() {
+	if o.Targets == "" {
+		o.Targets = TargetsPublic
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 15 * time.Second
+	}
+	if o.Schedule == nil {
+		o.Schedule = DefaultSchedule
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 16
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 250 * time.Millisecond
+	}
+	if o.Retention <= 0 {
+		o.Retention = 30 * 24 * time.Hour
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// Stats are a worker's counters since start.
+type Stats struct {
+	Delivered      uint64 `json:"delivered"`      // deliveries that got a 2xx
+	FailedAttempts uint64 `json:"failedAttempts"` // attempts without a 2xx
+	Exhausted      uint64 `json:"exhausted"`      // deliveries whose every attempt failed
+	Disabled       uint64 `json:"disabled"`       // webhooks disabled at the threshold
+	Unsubscribed   uint64 `json:"unsubscribed"`   // Zapier webhooks deleted on 410
+}
+
+// Worker delivers the outbox: it claims due rows (FOR UPDATE SKIP LOCKED on
+// PostgreSQL, so several instances share the work and each row goes to one;
+// SQLite has one writer and one claiming loop), POSTs them, and records
+// each attempt. Delivery is at least once: a worker that dies after the
+// receiver answered but before recording it leaves the claim to expire, and
+// the row is delivered again.
+type Worker struct {
+	db     *models.DB
+	opt    Options
+	client *http.Client
+	wake   chan struct{}
+	lease  time.Duration
+
+	delivered, failed, exhausted, disabled, unsubscribed atomic.Uint64
+}
+
+// NewWorker returns a worker over db.
+func NewWorker(db *models.DB, opt Options) *Worker {
+	opt.defaults()
+	dialer := &net.Dialer{Timeout: opt.Timeout}
+	if opt.Targets != TargetsAny {
+		dialer.Control = netguard.PublicOnly
+	}
+	tr := &http.Transport{DialContext: dialer.DialContext, Proxy: nil, TLSHandshakeTimeout: opt.Timeout,
+		ResponseHeaderTimeout: opt.Timeout, MaxIdleConns: 256, MaxIdleConnsPerHost: opt.Concurrency,
+		IdleConnTimeout: 90 * time.Second}
+	client := &http.Client{Transport: tr, Timeout: opt.Timeout,
+		// A redirect is the receiver's answer, not followed (a 3xx is not a
+		// success: the attempt is retried).
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// A claimed row waits at most claimSize/Concurrency rounds of attempts
+	// before its own; the lease covers that and then some.
+	return &Worker{db: db, opt: opt, client: client, wake: make(chan struct{}, 1),
+		lease: 5*opt.Timeout + 30*time.Second}
+}
+
+// Stats returns the counters.
+func (w *Worker) Stats() Stats {
+	return Stats{Delivered: w.delivered.Load(), FailedAttempts: w.failed.Load(), Exhausted: w.exhausted.Load(),
+		Disabled: w.disabled.Load(), Unsubscribed: w.unsubscribed.Load()}
+}
+
+// Wake makes the worker look for due rows now (after a test send).
+func (w *Worker) Wake() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run delivers until ctx is cancelled, then waits for the attempts in
+// flight (each bounded by the timeout), records them, and releases the
+// rows it claimed but did not start, so another instance or the next start
+// delivers them.
+func (w *Worker) Run(ctx context.Context) error {
+	queue := make(chan claimed, w.claimSize())
+	results, recorded := make(chan outcome, recordBatch), make(chan struct{})
+	go w.recorder(results, recorded)
+	var wg sync.WaitGroup
+	for range w.opt.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for d := range queue {
+				w.attempt(context.WithoutCancel(ctx), d, results)
+			}
+		}()
+	}
+	w.feed(ctx, queue)
+	// Stopping: rows still queued are released, the rest finish.
+	var unstarted []int64
+drain:
+	for {
+		select {
+		case d := <-queue:
+			unstarted = append(unstarted, d.ID)
+		default:
+			break drain
+		}
+	}
+	close(queue)
+	wg.Wait()
+	close(results)
+	<-recorded
+	if len(unstarted) > 0 {
+		err := w.db.WithContext(context.WithoutCancel(ctx)).Model(&Delivery{}).Where("id IN ?", unstarted).
+			Update("claimed_until", nil).Error
+		if err != nil {
+			w.opt.Logger.Warn("webhooks: release claims at stop (they expire with the lease)", "rows", len(unstarted), "err", err)
+		}
+	}
+	return nil
+}
+
+// claimSize is how many rows one claim takes: a few rounds of the
+// concurrency, so the claim query is amortised over many deliveries.
+func (w *Worker) claimSize() int { return 4 * w.opt.Concurrency }
+
+// feed claims due rows into queue whenever it runs low, until ctx ends.
+func (w *Worker) feed(ctx context.Context, queue chan claimed) {
+	nextCleanup := time.Time{}
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		case <-w.wake:
+		}
+		if now := Now(); now.After(nextCleanup) {
+			w.cleanup(ctx, now)
+			nextCleanup = now.Add(time.Hour)
+		}
+		for ctx.Err() == nil {
+			room := cap(queue) - len(queue)
+			if room < cap(queue)/2 {
+				time.Sleep(5 * time.Millisecond) // the queue is still busy
+				continue
+			}
+			// The claim is not cancelled half-way by a stop: rows it claims
+			// are queued (and released at stop if not started).
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.opt.Timeout)
+			batch, err := w.claim(cctx, room)
+			cancel()
+			if err != nil {
+				if ctx.Err() == nil {
+					w.opt.Logger.Error("webhooks: claim deliveries", "err", err)
+				}
+				break
+			}
+			for _, d := range batch {
+				queue <- d
+			}
+			if len(batch) < room {
+				break
+			}
+		}
+		timer.Reset(w.opt.PollInterval)
+	}
+}
+
+// claimed is a claimed delivery with its webhook (nil when deleted).
+type claimed struct {
+	Delivery
+	hook *Webhook
+}
+
+// claim takes up to n due rows.
+func (w *Worker) claim(ctx context.Context, n int) ([]claimed, error) {
+	now := Now()
+	lock := ""
+	if w.db.Dialect == "postgres" {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	var rows []Delivery
+	err := w.db.WithContext(ctx).Raw(`UPDATE webhook_deliveries SET claimed_until = ? WHERE id IN (
+		SELECT id FROM webhook_deliveries WHERE status = ? AND next_attempt_at <= ?
+		AND (claimed_until IS NULL OR claimed_until < ?) ORDER BY next_attempt_at, id LIMIT ?`+lock+`)
+		RETURNING id, event_id, event, webhook_id, workspace_id, body, test, status, attempts, last_status,
+		next_attempt_at, claimed_until, created_at, finished_at`,
+		now.Add(w.lease), StatusPending, now, now, n).Scan(&rows).Error
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	hookIDs := make([]string, 0, len(rows))
+	for _, r := range rows {
+		hookIDs = append(hookIDs, r.WebhookID)
+	}
+	var hooks []*Webhook
+	if err := w.db.WithContext(ctx).Where("id IN ?", hookIDs).Find(&hooks).Error; err != nil {
+		return nil, fmt.Errorf("load webhooks: %w", err)
+	}
+	byID := make(map[string]*Webhook, len(hooks))
+	for _, h := range hooks {
+		byID[h.ID] = h
+	}
+	out := make([]claimed, len(rows))
+	for i, r := range rows {
+		out[i] = claimed{Delivery: r, hook: byID[r.WebhookID]}
+	}
+	return out, nil
+}
+
+// result is one attempt's outcome.
+type result struct {
+	status   int // 0: no response
+	respBody string
+	err      error
+	reqBody  []byte
+	took     time.Duration
+}
+
+func (r result) ok() bool { return r.status >= 200 && r.status < 300 }
+
+// attempt makes one HTTP attempt and hands it to the recorder.
+func (w *Worker) attempt(ctx context.Context, d claimed, out chan<- outcome) {
+	if d.hook == nil { // deleted meanwhile; the cascade removes the row
+		return
+	}
+	out <- outcome{d: d, res: w.post(ctx, d.hook, []byte(d.Body))}
+}
+
+const maxLoggedResponse = 64 << 10
+
+// post sends body (the envelope) to h in h's receiver format.
+func (w *Worker) post(ctx context.Context, h *Webhook, envelope []byte) result {
+	body, header, err := Format(h, envelope)
+	if err != nil {
+		return result{err: err, reqBody: envelope}
+	}
+	start := time.Now()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(body))
+	if err != nil {
+		return result{err: fmt.Errorf("build request: %w", err), reqBody: body}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Relink-Webhooks/1.0")
+	req.Header.Set("Dub-Signature", Sign(h.Secret, body))
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := w.client.Do(req)
+	if err != nil {
+		return result{err: err, reqBody: body, took: time.Since(start)}
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxLoggedResponse))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // reuse the connection
+	return result{status: resp.StatusCode, respBody: string(b), reqBody: body, took: time.Since(start)}
+}
+
+// errorStatus is the status logged for an attempt without a response (§2.7).
+const errorStatus = 503
+
+// outcome is an attempt waiting to be recorded.
+type outcome struct {
+	d   claimed
+	res result
+}
+
+// recordBatch is the most attempts recorded in one transaction.
+const recordBatch = 500
+
+// recorder writes outcomes in batches, one transaction each, so the
+// database's cost per delivery stays small at click volume (SQLite has one
+// writer). A batch that fails to commit is logged; its rows keep their
+// claims until the lease expires and are attempted again (at least once).
+func (w *Worker) recorder(in <-chan outcome, done chan<- struct{}) {
+	defer close(done)
+	for first := range in {
+		batch := []outcome{first}
+	fill:
+		for len(batch) < recordBatch {
+			select {
+			case o, ok := <-in:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, o)
+			default:
+				break fill
+			}
+		}
+		if err := w.record(context.Background(), batch); err != nil {
+			w.opt.Logger.Error("webhooks: record attempts", "attempts", len(batch), "err", err)
+		}
+	}
+}
+
+func (o *outcome) status() (int, string) {
+	if o.res.err == nil {
+		return o.res.status, ""
+	}
+	text := o.res.err.Error()
+	if errors.Is(o.res.err, netguard.ErrNotPublic) {
+		text += " (RELINK_WEBHOOK_TARGETS=public)"
+	}
+	return errorStatus, text
+}
+
+// record writes a batch's log rows, the deliveries' next states and the
+// webhooks' failure bookkeeping (§6.4, §6.5) in one transaction. Successes
+// of webhooks with no failure in the batch are written with one UPDATE per
+// status code; everything else row by row, in order, so the failure count
+// sees attempts in the order they ended.
+func (w *Worker) record(ctx context.Context, batch []outcome) error {
+	now := Now()
+	failing := map[string]bool{}
+	for _, o := range batch {
+		if !o.res.ok() {
+			failing[o.d.WebhookID] = true
+		}
+	}
+	return w.db.Tx(ctx, func(tx *models.DB) error {
+		logs := make([]Attempt, 0, len(batch))
+		okByStatus := map[int][]int64{}
+		var okHooks []string
+		var counters Stats
+		for i := range batch {
+			o := &batch[i]
+			d := o.d
+			if o.res.status == http.StatusGone && d.hook.Receiver == ReceiverZapier {
+				counters.Unsubscribed++
+				w.opt.Logger.Info("webhooks: zapier answered 410, webhook deleted", "webhook", d.WebhookID)
+				if err := tx.WithContext(ctx).Delete(&Webhook{}, "id = ?", d.WebhookID).Error; err != nil {
+					return fmt.Errorf("delete unsubscribed webhook: %w", err)
+				}
+				continue
+			}
+			status, errText := o.status()
+			logs = append(logs, Attempt{DeliveryID: d.ID, WebhookID: d.WebhookID, EventID: d.EventID, Event: d.Event,
+				MessageID: fmt.Sprintf("msg_%d_%d", d.ID, d.Attempts+1), URL: d.hook.URL, HTTPStatus: status,
+				RequestBody: string(o.res.reqBody), ResponseBody: o.res.respBody, Error: errText,
+				DurationMS: o.res.took.Milliseconds(), CreatedAt: now})
+			if o.res.ok() && !failing[d.WebhookID] {
+				counters.Delivered++
+				okByStatus[status] = append(okByStatus[status], d.ID)
+				okHooks = append(okHooks, d.WebhookID)
+				continue
+			}
+			if err := w.recordOne(ctx, tx, o, status, now, &counters); err != nil {
+				return err
+			}
+		}
+		if err := tx.WithContext(ctx).Omit("id").CreateInBatches(logs, 100).Error; err != nil {
+			return fmt.Errorf("log attempts: %w", err)
+		}
+		for status, idList := range okByStatus {
+			if err := tx.WithContext(ctx).Model(&Delivery{}).Where("id IN ?", idList).Updates(map[string]any{
+				"status": StatusDelivered, "attempts": gorm.Expr("attempts + 1"), "last_status": status,
+				"claimed_until": nil, "finished_at": now}).Error; err != nil {
+				return fmt.Errorf("mark delivered: %w", err)
+			}
+		}
+		if len(okHooks) > 0 {
+			if err := tx.WithContext(ctx).Model(&Webhook{}).Where("id IN ? AND consecutive_failures > 0", okHooks).
+				Updates(map[string]any{"consecutive_failures": 0, "last_failed_at": nil}).Error; err != nil {
+				return fmt.Errorf("reset failures: %w", err)
+			}
+		}
+		w.delivered.Add(counters.Delivered)
+		w.failed.Add(counters.FailedAttempts)
+		w.exhausted.Add(counters.Exhausted)
+		w.unsubscribed.Add(counters.Unsubscribed)
+		return nil
+	})
+}
+
+// recordOne writes one attempt's delivery state and bookkeeping.
+func (w *Worker) recordOne(ctx context.Context, tx *models.DB, o *outcome, status int, now time.Time, c *Stats) error {
+	d := o.d
+	up := map[string]any{"attempts": d.Attempts + 1, "last_status": status, "claimed_until": nil}
+	if o.res.ok() {
+		c.Delivered++
+		up["status"], up["finished_at"] = StatusDelivered, now
+	} else {
+		c.FailedAttempts++
+		if d.Attempts+1 > len(w.opt.Schedule) {
+			c.Exhausted++
+			up["status"], up["finished_at"] = StatusFailed, now
+			w.opt.Logger.Warn("webhooks: delivery failed after every retry", "webhook", d.WebhookID,
+				"event", d.Event, "eventId", d.EventID, "attempts", d.Attempts+1, "status", status)
+		} else {
+			up["next_attempt_at"] = now.Add(w.opt.Schedule[d.Attempts])
+		}
+	}
+	if err := tx.WithContext(ctx).Model(&Delivery{}).Where("id = ?", d.ID).Updates(up).Error; err != nil {
+		return fmt.Errorf("update delivery: %w", err)
+	}
+	return w.bookkeep(ctx, tx, d.WebhookID, o.res.ok(), now)
+}
+
+// bookkeep counts consecutive failed attempts: a success resets the count,
+// the 5th, 10th and 15th failure warn, the 20th and later disable (§6.4).
+func (w *Worker) bookkeep(ctx context.Context, tx *models.DB, hookID string, ok bool, now time.Time) error {
+	q := tx.WithContext(ctx).Model(&Webhook{}).Where("id = ?", hookID)
+	if ok {
+		return q.Where("consecutive_failures > 0").
+			Updates(map[string]any{"consecutive_failures": 0, "last_failed_at": nil}).Error
+	}
+	if err := q.Updates(map[string]any{"consecutive_failures": gormExpr("consecutive_failures + 1"),
+		"last_failed_at": now}).Error; err != nil {
+		return fmt.Errorf("count failure: %w", err)
+	}
+	var h Webhook
+	if err := tx.WithContext(ctx).Where("id = ?", hookID).Take(&h).Error; err != nil {
+		return fmt.Errorf("read webhook: %w", err)
+	}
+	n := h.ConsecutiveFailures
+	switch {
+	case h.DisabledAt != nil:
+	case n == 5 || n == 10 || n == 15:
+		w.opt.Logger.Warn("webhooks: webhook is failing to deliver", "webhook", h.ID, "workspace", h.WorkspaceID,
+			"consecutiveFailures", n, "disableAt", DisableAt)
+	case n >= DisableAt:
+		w.disabled.Add(1)
+		w.opt.Logger.Warn("webhooks: webhook disabled after consecutive failures", "webhook", h.ID,
+			"workspace", h.WorkspaceID, "consecutiveFailures", n)
+		reason := ReasonFailures
+		return tx.WithContext(ctx).Model(&Webhook{}).Where("id = ?", hookID).
+			Updates(map[string]any{"disabled_at": now, "disabled_reason": reason}).Error
+	}
+	return nil
+}
+
+// cleanup deletes the delivery log and finished deliveries older than the
+// retention.
+func (w *Worker) cleanup(ctx context.Context, now time.Time) {
+	cut := now.Add(-w.opt.Retention)
+	db := w.db.WithContext(ctx)
+	a := db.Where("created_at < ?", cut).Delete(&Attempt{})
+	dl := db.Where("status <> ? AND finished_at < ?", StatusPending, cut).Delete(&Delivery{})
+	if err := errors.Join(a.Error, dl.Error); err != nil {
+		w.opt.Logger.Error("webhooks: delete old delivery log", "err", err)
+	} else if a.RowsAffected+dl.RowsAffected > 0 {
+		w.opt.Logger.Info("webhooks: delivery log trimmed", "attempts", a.RowsAffected, "deliveries", dl.RowsAffected,
+			"olderThan", cut)
+	}
+}
+
+func gormExpr(s string) any { return gorm.Expr(s) }

@@ -1,0 +1,54 @@
+package console
+
+// WebhooksView is the webhooks page: the list and the create form.
+type WebhooksView struct {
+	CSRF     string
+	CanEdit  bool // owners change webhooks
+	Webhooks []WebhookRow
+	Form     WebhookForm
+	Error    string
+	Upgrade  bool // the plan has no webhooks
+}
+
+// WebhookRow is one webhook in the list.
+type WebhookRow struct {
+	ID, Name, URL, Triggers, Status, Reason string
+	Disabled                                bool
+}
+
+// WebhookForm is the create/edit form's values.
+type WebhookForm struct {
+	Name, URL, Scope, LinkIDs, FolderIDs string
+	Triggers                             map[string]bool
+	AllTriggers                          []string
+}
+
+// WebhookView is one webhook's page: edit form, secret, state, test
+// event and the delivery log.
+type WebhookView struct {
+	CSRF       string
+	CanEdit    bool
+	ID, Name   string
+	URL        string
+	Form       WebhookForm
+	Error      string
+	Notice     string
+	NewSecret  string // shown once, after creation or rotation
+	SecretHint string // the masked secret
+	Disabled   bool
+	Reason     string // why it is disabled
+	Failures   int
+	Log        WebhookLogView
+}
+
+// WebhookLogView is the delivery log (refreshed by htmx).
+type WebhookLogView struct {
+	ID      string
+	Entries []WebhookLogEntry
+}
+
+// WebhookLogEntry is one delivery attempt.
+type WebhookLogEntry struct {
+	Time, Event, EventID, Status, Duration, Request, Response, Error string
+	OK                                                               bool
+}
