@@ -70,7 +70,8 @@ func New(svc *app.Services) *Server {
 	s.routes()
 	s.readyExtra = func() map[string]any {
 		st := svc.Clicks.Stats()
-		return map[string]any{"clickBacklog": st.JournalBacklog + uint64(st.Queued+st.Pending), "clickJournalFull": st.JournalFull}
+		// The journal's backlog includes the queued and pending clicks.
+		return map[string]any{"clickBacklog": max(st.JournalBacklog, uint64(st.Queued+st.Pending)), "clickJournalFull": st.JournalFull}
 	}
 	return s
 }

@@ -315,13 +315,19 @@ func (s *server) backlog() int64 {
 	}
 	defer r.Body.Close()
 	b, _ := io.ReadAll(r.Body)
-	var total int64
+	// The journal's backlog already counts the queued and pending clicks;
+	// without a journal it is 0 and the queue is the backlog.
+	var journal, memory int64
 	found := 0
 	for _, l := range strings.Split(string(b), "\n") {
 		for _, m := range []string{"relink_click_journal_backlog ", "relink_clicks_queued ", "relink_clicks_pending "} {
 			if v, ok := strings.CutPrefix(l, m); ok {
 				n, _ := strconv.ParseInt(v, 10, 64)
-				total += n
+				if m == "relink_click_journal_backlog " {
+					journal = n
+				} else {
+					memory += n
+				}
 				found++
 			}
 		}
@@ -329,7 +335,7 @@ func (s *server) backlog() int64 {
 	if found < 3 {
 		return -1
 	}
-	return total
+	return max(journal, memory)
 }
 
 // rss is the process's resident memory in MiB.
