@@ -97,8 +97,10 @@ func TestJournalReplayIsIdempotent(t *testing.T) {
 		if err := p2.Drain(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if st := p2.Stats(); st.Repeated != n || st.Written != 0 {
-			t.Fatalf("replay stats %+v: want %d repeats, 0 written", st, n)
+		// The once-a-second trim may have dropped a first batch before the
+		// snapshot; whatever the snapshot holds is replayed as repeats.
+		if st := p2.Stats(); st.Repeated == 0 || st.Repeated > n || st.Written != 0 {
+			t.Fatalf("replay stats %+v: want up to %d repeats, 0 written", st, n)
 		}
 		if got, lc := f.count(t), f.linkClicks(t); got != n || lc != n {
 			t.Fatalf("after a replay of written clicks: %d rows, link counter %d; want %d", got, lc, n)
