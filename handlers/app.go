@@ -106,7 +106,7 @@ func (s *Server) newFace(f request.Face) *fiber.App {
 func (s *Server) routes() {
 	d := s.svc
 	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: d.Links, Conversions: d.Conversions,
-		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks})
+		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks, Pages: d.Pages})
 	rd := s.redirects()
 	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Analytics: d.Analytics, Referrals: d.Referrals})
 
@@ -162,6 +162,7 @@ func (s *Server) linkRoutes(h *api.Handlers) {
 	a.Patch("/workspaces/:idOrSlug", s.key("workspaces.write"), h.UpdateWorkspace)
 	a.Get("/invites/:token", h.GetInvite) // console invite links (issue 7); the token is the credential
 
+	s.parityRoutes(h) // before /links/:linkId and /domains/:slug
 	// Fixed paths before /links/:linkId.
 	a.Get("/links/info", s.key("links.read"), h.LinkInfo)
 	a.Get("/links/count", s.key("links.read"), h.CountLinks)
@@ -192,6 +193,7 @@ func (s *Server) linkRoutes(h *api.Handlers) {
 	a.Get("/folders/:id", s.key("folders.read"), h.GetFolder)
 	a.Patch("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.UpdateFolder)
 	a.Delete("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.DeleteFolder)
+	a.Get(api.AvatarPath+":seed", api.Avatar) // partners without an image (parity.md §8.7)
 	a.Options("/qr", api.QRCORS)
 	a.Get("/qr", api.QRCORS, s.limitIP("qr", 10, 10*time.Second, "Don't DDoS me pls 🥺"), h.QRCode)
 }
@@ -205,6 +207,7 @@ func (s *Server) conversionRoutes(h *api.Handlers, rd *redirect.Handlers) {
 	// Client-side click tracking (§1.4): public, CORS, limited per IP.
 	a.Options("/track/click", redirect.TrackCORS)
 	a.Post("/track/click", redirect.TrackCORS, s.limitIP("track-click", 600, time.Minute, "Too many requests."), rd.TrackClick)
+	s.trackOpenRoutes(rd)
 	// Site visits (Dub's /track/visit, docs/browser-script.md): the pageview
 	// click of a page on a site whose short domain is configured.
 	s.track = rd
@@ -300,8 +303,8 @@ func (s *Server) embedPageRoutes(emb *embed.Handlers) {
 
 // redirectRoutes: redirects (links.md §10): every path of a short-link
 // domain is a key. Mounted LAST: the catch-all must come after every other
-// app route; reserved paths (/api, /embed, /static, /console, /healthz)
-// never resolve.
+// app route; the reserved paths (shortlink's one list, checked against
+// these routes by TestReservedPathsCoverRoutes) never resolve.
 func (s *Server) redirectRoutes(rd *redirect.Handlers) {
 	s.app.Get("/deeplink/*", rd.Deeplink) // the app-store interstitial (#12, #13)
 	s.short.Get("/", rd.Short)
@@ -508,6 +511,10 @@ func (s *Server) consoleRoutes() {
 	u.Post("/program/rewards", h.RequireOwner, h.SetReward)
 	u.Post("/program/groups", h.RequireOwner, h.SetHoldingPeriod)
 	u.Post("/program/groups/new", h.RequireOwner, h.CreateGroup)
+	u.Get("/program/discounts", h.Discounts)
+	u.Post("/program/discounts", h.RequireOwner, h.SetGroupDiscount)
+	u.Post("/program/discount-codes", h.RequireOwner, h.CreateDiscountCode)
+	u.Post("/program/discount-codes/:id/delete", h.RequireOwner, h.DeleteDiscountCode)
 	u.Get("/partners", h.Partners)
 	u.Post("/partners", h.RequireOwner, h.Enroll)
 	u.Post("/partners/:id/status", h.RequireOwner, h.SetPartnerStatus)

@@ -27,6 +27,7 @@ func (s *Server) redirects() *redirect.Handlers {
 		Now:           s.svc.Now,
 		DefaultDomain: CanonicalHost(cfg.ShortDomain),
 		AppURL:        cfg.AppURL.String(),
+		APIURL:        strings.TrimSuffix(cfg.APIURL.String(), "/"),
 		DB:            s.svc.DB,
 		TrackDedup:    cfg.ClickDedupWindow,
 		ClientIP:      s.ClientIP,

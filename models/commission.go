@@ -193,7 +193,7 @@ func (db *DB) ListCommissions(ctx context.Context, workspaceID, programID string
 			return nil, dbErr(err, "check cursor", "", "")
 		}
 		if n == 0 {
-			return nil, apierr.Validation("custom", "", "Invalid cursor: the provided ID does not exist.")
+			return nil, apierr.New(apierr.Unprocessable, "Invalid cursor: the provided ID does not exist.")
 		}
 		after := q.StartingAfter != ""
 		cmp := ">"

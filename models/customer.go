@@ -199,7 +199,7 @@ func (db *DB) ListCustomers(ctx context.Context, workspaceID string, q CustomerQ
 			return nil, dbErr(err, "check cursor", "", "")
 		}
 		if n == 0 {
-			return nil, apierr.Validation("custom", "", "Invalid cursor: the provided ID does not exist.")
+			return nil, apierr.New(apierr.Unprocessable, "Invalid cursor: the provided ID does not exist.")
 		}
 		after := q.StartingAfter != ""
 		// "After" follows the sort direction; "before" walks back from the

@@ -24,6 +24,7 @@ type Domain struct {
 	Logo                    *string
 	AssetLinks              *string `gorm:"column:asset_links"`
 	AppleAppSiteAssociation *string `gorm:"column:apple_app_site_association"`
+	DeepviewData            *string `gorm:"column:deepview_data"` // compact JSON (parity.md §11.4)
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
 }
@@ -125,10 +126,28 @@ func (db *DB) SaveDomain(ctx context.Context, d *Domain, oldSlug string) error {
 			}
 		}
 		err := tx.WithContext(ctx).Model(d).Where("workspace_id = ?", d.WorkspaceID).
-			Select("slug", "archived", "placeholder", "expired_url", "not_found_url", "logo", "asset_links", "apple_app_site_association", "updated_at").
+			Select("slug", "archived", "placeholder", "expired_url", "not_found_url", "logo", "asset_links", "apple_app_site_association", "deepview_data", "updated_at").
 			Updates(d).Error
 		return dbErr(err, "update domain", "", MsgDomainInUse)
 	})
+}
+
+// SetPrimaryDomain makes d its workspace's primary domain and every other
+// domain of the workspace not primary (parity.md §11.2).
+func (db *DB) SetPrimaryDomain(ctx context.Context, d *Domain, now time.Time) error {
+	err := db.Tx(ctx, func(tx *DB) error {
+		if err := tx.WithContext(ctx).Model(&Domain{}).Where("workspace_id = ? AND is_primary = ? AND id <> ?", d.WorkspaceID, true, d.ID).
+			Updates(map[string]any{"is_primary": false, "updated_at": now}).Error; err != nil {
+			return err
+		}
+		return tx.WithContext(ctx).Model(&Domain{}).Where("workspace_id = ? AND id = ?", d.WorkspaceID, d.ID).
+			Updates(map[string]any{"is_primary": true, "updated_at": now}).Error
+	})
+	if err != nil {
+		return dbErr(err, "set primary domain", "", "")
+	}
+	d.Primary, d.UpdatedAt = true, now
+	return nil
 }
 
 // DeleteDomain removes a workspace's domain and every link on it, and

@@ -84,14 +84,19 @@ func (l *Link) IsRoot() bool { return l.Key == RootKey }
 // Expired reports whether the link has expired at now.
 func (l *Link) Expired(now time.Time) bool { return l.ExpiresAt != nil && !l.ExpiresAt.After(now) }
 
-// ShortLink is https://{domain}/{key}, or https://{domain} for the root link
-// (links.md §2.1); the key is not URL-encoded.
-func (l *Link) ShortLink() string {
-	if l.IsRoot() {
-		return "https://" + l.Domain
+// ShortLinkURL builds every short link (links.md §2.1):
+// {scheme}://{domain}/{key}, or {scheme}://{domain} for the root link; the
+// key is not URL-encoded. links.Service.ShortLinkFor picks the scheme.
+func ShortLinkURL(scheme, domain, key string) string {
+	if key == RootKey {
+		return scheme + "://" + domain
 	}
-	return "https://" + l.Domain + "/" + l.Key
+	return scheme + "://" + domain + "/" + key
 }
+
+// ShortLink is the link's short link over https. API answers use
+// links.Service.ShortLink, which knows when the default domain is plain http.
+func (l *Link) ShortLink() string { return ShortLinkURL("https", l.Domain, l.Key) }
 
 // Geo maps an ISO-3166 alpha-2 country code to a destination. It is stored as
 // JSON text; a nil map is NULL.

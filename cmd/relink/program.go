@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -30,6 +32,9 @@ const programUsage = `relink program — configure a workspace's partner program
         [--modifiers JSON] [--description TEXT]
         (flat amounts are cents, percentage amounts percent: --amount 10 = 10%)
   relink program reward clear --workspace W --event click|lead|sale [--group default]
+  relink program discount set --workspace W --type percentage|flat --amount A [--max-duration MONTHS|lifetime]
+        [--group default] [--description TEXT]
+        (the group's discount for referred customers, given to its partners; flat amounts are cents)
   relink program resources set --workspace W (--file PATH | --json JSON)
         (JSON {logos:[{name,size,url}], colors:[{name,color}], files:[…], links:[{name,url}]};
         replaces the program's resources shown in the embed's Resources tab; {} clears them)
@@ -55,7 +60,7 @@ func program(ctx context.Context, cfg *config.Config, args []string, stdout io.W
 	}
 	cmd := args[0]
 	rest := args[1:]
-	if (cmd == "group" || cmd == "reward" || cmd == "commissions" || cmd == "resources" || cmd == "bounty") && len(rest) > 0 {
+	if (cmd == "group" || cmd == "reward" || cmd == "discount" || cmd == "commissions" || cmd == "resources" || cmd == "bounty") && len(rest) > 0 {
 		cmd, rest = cmd+" "+rest[0], rest[1:]
 	}
 	fs := newFlags("program " + cmd)
@@ -77,6 +82,8 @@ func program(ctx context.Context, cfg *config.Config, args []string, stdout io.W
 		return p.rewardSet(rest)
 	case "reward clear":
 		return p.rewardClear(rest)
+	case "discount set":
+		return p.discountSet(rest)
 	case "resources set":
 		return p.resourcesSet(rest)
 	case "bounty add":
@@ -420,6 +427,41 @@ func (p *programCmd) rewardClear(args []string) error {
 		return cliErr(err)
 	}
 	return p.show()
+}
+
+// discountSet gives a group a new discount (parity.md §8.1).
+func (p *programCmd) discountSet(args []string) error {
+	sel := p.fs.String("group", models.DefaultGroupSlug, "group slug or grp_ id")
+	typ := p.fs.String("type", models.DiscountPercentage, "percentage or flat")
+	amount := p.fs.Int64("amount", -1, "percent, or cents for flat")
+	maxDur := p.fs.String("max-duration", "lifetime", "months, or lifetime")
+	desc := p.fs.String("description", "", "text shown instead of the generated sentence")
+	if err := p.parse(args, true); err != nil {
+		return err
+	}
+	if *amount < 0 {
+		return usageError{"--amount is required\n\n" + programUsage}
+	}
+	g, err := p.group(*sel)
+	if err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	d := &models.Discount{ID: ids.New(ids.Discount), Type: *typ, Amount: *amount, CreatedAt: now, UpdatedAt: now}
+	if *maxDur != "lifetime" && *maxDur != "" {
+		n, err := strconv.Atoi(*maxDur)
+		if err != nil {
+			return usageError{"--max-duration: want a number of months or lifetime\n\n" + programUsage}
+		}
+		d.MaxDuration = &n
+	}
+	if *desc != "" {
+		d.Description = desc
+	}
+	if err := p.db.SetGroupDiscount(p.ctx, g, d); err != nil {
+		return cliErr(err)
+	}
+	return p.print(d)
 }
 
 type countOut struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/metatags"
 	"github.com/relinkhq/relink/internal/qr"
 	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
@@ -31,6 +32,8 @@ type Deps struct {
 	Webhooks *webhooks.Service
 	// Logos loads the logos drawn on QR codes (RELINK_QR_LOGO_FETCH).
 	Logos *qr.Logos
+	// Pages fetches GET /links/metatags' pages (RELINK_METATAGS_FETCH).
+	Pages *metatags.Fetcher
 }
 
 // Handlers is the API's handler set.

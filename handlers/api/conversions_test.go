@@ -189,9 +189,9 @@ func TestCustomersAPI(t *testing.T) {
 		if len(page) != 1 || page[0]["externalId"] != "u_2" {
 			t.Errorf("startingAfter page %v", page)
 		}
-		e.expectErr(e.do("acme", "GET", "/customers?startingAfter=cus_nope", ""), 422, "unprocessable_entity", "custom: : Invalid cursor: the provided ID does not exist.")
+		e.expectErr(e.do("acme", "GET", "/customers?startingAfter=cus_nope", ""), 422, "unprocessable_entity", "Invalid cursor: the provided ID does not exist.")
 		e.expectErr(e.do("acme", "GET", "/customers?startingAfter="+id+"&sortBy=saleAmount", ""), 422, "unprocessable_entity",
-			"custom: : Cursor pagination (startingAfter or endingBefore) is only supported with sortBy=createdAt.")
+			"Cursor-based pagination only supports sorting by `createdAt`. Use offset-based pagination (page/pageSize) for other sort fields.")
 		if got := e.ok(200, "acme", "GET", "/customers?email=c2@example.com", "").list(t); len(got) != 1 || got[0]["externalId"] != "u_2" {
 			t.Errorf("email filter %v", got)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/input"
+	"github.com/relinkhq/relink/internal/paging"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -145,22 +146,11 @@ func (h *Handlers) ListCustomers(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-// checkCursor applies the cursor rules shared by customers and commissions.
+// checkCursor applies upstream's pagination rules (internal/paging) to
+// customers and commissions.
 func checkCursor(c *fiber.Ctx, p Page, after, before string) error {
-	if p.Page > 1000 {
-		return apierr.Validation("too_big", "page", "Page must be at most 1000.")
-	}
-	switch {
-	case after == "" && before == "":
-		return nil
-	case after != "" && before != "":
-		return apierr.Validation("custom", "", "You cannot use both startingAfter and endingBefore at the same time.")
-	case c.Query("page") != "":
-		return apierr.Validation("custom", "", "You cannot use page together with startingAfter or endingBefore.")
-	case p.SortBy != "createdAt":
-		return apierr.Validation("custom", "", "Cursor pagination (startingAfter or endingBefore) is only supported with sortBy=createdAt.")
-	}
-	return nil
+	return paging.Check(paging.Request{PageSet: Query(c, "page") != "", Page: p.Page, StartingAfter: after, EndingBefore: before,
+		SortByCreatedAt: p.SortBy == "createdAt"})
 }
 
 // queryBool reads a true/false query parameter.

@@ -9,6 +9,35 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
+// checkDomainCreateErrors: each refused POST /domains answers its error.
+func checkDomainCreateErrors(t *testing.T, e *linkEnv) {
+	create := []struct {
+		name, key, body string
+		status          int
+		code, msg       string
+	}{
+		{"invalid", "acme", `{"slug":"not a domain"}`, 422, "unprocessable_entity", "Invalid domain"},
+		{"default short domain host", "acme", `{"slug":"localhost"}`, 422, "unprocessable_entity", "Invalid domain"},
+		{"www", "acme", `{"slug":"www.acme.net"}`, 422, "unprocessable_entity", "Custom domain cannot start with www."},
+		{"taken here", "acme", `{"slug":"ACME.link"}`, 409, "conflict", "Domain is already in use."},
+		{"taken by another workspace", "acme", `{"slug":"other.link"}`, 409, "conflict", "Domain is already in use."},
+		{"missing slug", "acme", `{}`, 422, "unprocessable_entity", "invalid_type: slug: Invalid input: expected string, received undefined"},
+		{"bad asset links", "acme", `{"slug":"x.acme.net","assetLinks":"{"}`, 422, "unprocessable_entity", "Invalid Asset Links"},
+		{"bad AASA", "acme", `{"slug":"x.acme.net","appleAppSiteAssociation":"nope"}`, 422, "unprocessable_entity", "Invalid Apple App Site Association"},
+		{"free plan extras", "freebie", `{"slug":"free.link","notFoundUrl":"https://x.com"}`, 403, "forbidden",
+			"You can only set not found URLs on a Pro plan and above. Upgrade to Pro to use these features."},
+		{"free plan extras, listed in upstream's order", "freebie", `{"slug":"free.link","deepviewData":"{\"variant\":\"minimal\"}","logo":"https://x.com/l.png","assetLinks":"[]","expiredUrl":"https://x.com"}`, 403, "forbidden",
+			"You can only set custom QR code logos, default expiration URLs, Asset Links and Deep View on a Pro plan and above. Upgrade to Pro to use these features."},
+		{"bad deep view data", "acme", `{"slug":"x.acme.net","deepviewData":"{nope"}`, 422, "unprocessable_entity", "Invalid Deep View data"},
+		{"malformed", "acme", `{"slug":`, 400, "bad_request", "Invalid JSON format in request body. Please ensure the request body is a valid JSON object."},
+	}
+	for _, tc := range create {
+		t.Run("create/"+tc.name, func(t *testing.T) {
+			e.sub(t).expectErr(e.do(tc.key, "POST", "/domains", tc.body), tc.status, tc.code, tc.msg)
+		})
+	}
+}
+
 func TestDomains(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newLinkEnv(t, db)
@@ -17,7 +46,7 @@ func TestDomains(t *testing.T) {
 		e.workspace("other", models.PlanPro)
 
 		d := e.ok(201, "acme", "POST", "/domains", `{"slug":"Acme.Link","placeholder":"acme.com","expiredUrl":"https://acme.com/expired","notFoundUrl":"","archived":false}`).json(t)
-		wantKeys := []string{"appleAppSiteAssociation", "archived", "assetLinks", "createdAt", "expiredUrl", "id", "logo", "notFoundUrl", "placeholder", "primary", "registeredDomain", "slug", "updatedAt", "verified"}
+		wantKeys := []string{"appleAppSiteAssociation", "archived", "assetLinks", "createdAt", "deepviewData", "expiredUrl", "id", "logo", "notFoundUrl", "placeholder", "primary", "registeredDomain", "slug", "updatedAt", "verified"}
 		var got []string
 		for k := range d {
 			got = append(got, k)
@@ -41,28 +70,7 @@ func TestDomains(t *testing.T) {
 		e.ok(201, "other", "POST", "/domains", `{"slug":"other.link"}`)
 		e.ok(200, "acme", "POST", "/links", `{"url":"https://e.com","domain":"go.acme.io","key":"k1"}`)
 
-		create := []struct {
-			name, key, body string
-			status          int
-			code, msg       string
-		}{
-			{"invalid", "acme", `{"slug":"not a domain"}`, 422, "unprocessable_entity", "Invalid domain"},
-			{"default short domain host", "acme", `{"slug":"localhost"}`, 422, "unprocessable_entity", "Invalid domain"},
-			{"www", "acme", `{"slug":"www.acme.net"}`, 422, "unprocessable_entity", "Custom domain cannot start with www."},
-			{"taken here", "acme", `{"slug":"ACME.link"}`, 409, "conflict", "Domain is already in use."},
-			{"taken by another workspace", "acme", `{"slug":"other.link"}`, 409, "conflict", "Domain is already in use."},
-			{"missing slug", "acme", `{}`, 422, "unprocessable_entity", "invalid_type: slug: Invalid input: expected string, received undefined"},
-			{"bad asset links", "acme", `{"slug":"x.acme.net","assetLinks":"{"}`, 422, "unprocessable_entity", "Invalid Asset Links"},
-			{"bad AASA", "acme", `{"slug":"x.acme.net","appleAppSiteAssociation":"nope"}`, 422, "unprocessable_entity", "Invalid Apple App Site Association"},
-			{"free plan extras", "freebie", `{"slug":"free.link","notFoundUrl":"https://x.com"}`, 403, "forbidden",
-				"You can only set a logo, an expired URL, a not-found URL, Asset Links or an Apple App Site Association on a Pro plan and above. Upgrade to Pro to use these features."},
-			{"malformed", "acme", `{"slug":`, 400, "bad_request", "Invalid JSON format in request body. Please ensure the request body is a valid JSON object."},
-		}
-		for _, tc := range create {
-			t.Run("create/"+tc.name, func(t *testing.T) {
-				e.sub(t).expectErr(e.do(tc.key, "POST", "/domains", tc.body), tc.status, tc.code, tc.msg)
-			})
-		}
+		checkDomainCreateErrors(t, e)
 		e.ok(201, "freebie", "POST", "/domains", `{"slug":"free.link"}`)
 
 		slugs := func(r linkResp) string {

@@ -175,6 +175,7 @@ type domainJSON struct {
 	CreatedAt               string    `json:"createdAt"`
 	UpdatedAt               string    `json:"updatedAt"`
 	RegisteredDomain        *struct{} `json:"registeredDomain"`
+	DeepviewData            *string   `json:"deepviewData"` // not in the SDKs, which ignore it (parity.md §11.4)
 }
 
 func toDomainJSON(d *models.Domain) domainJSON {
@@ -182,7 +183,7 @@ func toDomainJSON(d *models.Domain) domainJSON {
 		ID: d.ID, Slug: d.Slug, Verified: d.Verified, Primary: d.Primary, Archived: d.Archived,
 		Placeholder: d.Placeholder, ExpiredURL: d.ExpiredURL, NotFoundURL: d.NotFoundURL, Logo: d.Logo,
 		AssetLinks: d.AssetLinks, AppleAppSiteAssociation: d.AppleAppSiteAssociation,
-		CreatedAt: request.Timestamp(d.CreatedAt), UpdatedAt: request.Timestamp(d.UpdatedAt),
+		CreatedAt: request.Timestamp(d.CreatedAt), UpdatedAt: request.Timestamp(d.UpdatedAt), DeepviewData: links.DeepviewEcho(d.DeepviewData),
 	}
 }
 

@@ -37,7 +37,7 @@ func TestGetLinkInfo(t *testing.T) {
 			{name: "unknown key", path: "/links/info?domain=acme.link&key=nope", status: 404, code: "not_found", msg: "Link not found."},
 			{name: "unknown externalId without prefix", path: "/links/info?externalId=nope", status: 400, code: "bad_request", msg: "Invalid externalId. Did you forget to prefix it with `ext_`?"},
 			{name: "unknown externalId with prefix", path: "/links/info?externalId=ext_nope", status: 404, code: "not_found", msg: "Link not found."},
-			{name: "bad domain", path: "/links/info?domain=not_a_domain&key=x", status: 422, code: "unprocessable_entity", msg: "invalid_format: domain: Invalid domain"},
+			{name: "bad domain", path: "/links/info?domain=not_a_domain&key=x", status: 422, code: "unprocessable_entity", msg: "custom: domain: Invalid domain format"},
 			{name: "other workspace by domain+key", path: "/links/info?domain=other.link&key=secret", status: 401, code: "unauthorized", msg: notMine},
 			{name: "other workspace by linkId", path: "/links/info?linkId=" + theirs["id"].(string), status: 401, code: "unauthorized", msg: notMine},
 			{name: "other workspace's externalId is not found", path: "/links/info?externalId=ext_o-1", status: 404, code: "not_found", msg: "Link not found."},

@@ -203,6 +203,7 @@ func (h *Handlers) CreatePartner(c *fiber.Ctx) error {
 	if o.Err() != nil {
 		return o.Err()
 	}
+	in.UserID = actor(c).UserID
 	ep, err := h.Conversions.EnrollPartner(c.UserContext(), request.Workspace(c), in)
 	if err != nil {
 		return err
@@ -297,6 +298,7 @@ func (h *Handlers) CreatePartnerLink(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	in.UserID = actor(c).UserID
 	l, err := h.Conversions.CreatePartnerLink(c.UserContext(), request.Workspace(c), in)
 	if err != nil {
 		return err
@@ -310,6 +312,7 @@ func (h *Handlers) UpsertPartnerLink(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	in.UserID = actor(c).UserID
 	l, err := h.Conversions.UpsertPartnerLink(c.UserContext(), request.Workspace(c), in)
 	if err != nil {
 		return err

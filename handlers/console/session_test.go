@@ -11,6 +11,55 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
+// checkSignInSuccess: signing in replaces the session cookie and the CSRF token and shows the console.
+func checkSignInSuccess(t *testing.T, e *env) {
+	c := e.client()
+	c.get("/console/login?next=/console/settings")
+	before, csrfBefore := c.cookies["relink_session"], c.csrf
+	r := c.post("/console/login", url.Values{"email": {"OWNER@acme.test"}, "password": {password}, "next": {"/console/settings"}})
+	wantStatus(t, r, http.StatusSeeOther)
+	if r.Header.Get("Location") != "/console/settings" {
+		t.Errorf("Location %q", r.Header.Get("Location"))
+	}
+	if c.cookies["relink_session"] == before {
+		t.Error("session cookie not replaced at sign-in")
+	}
+	r = c.get("/console")
+	wantStatus(t, r, http.StatusOK)
+	if c.csrf == csrfBefore {
+		t.Error("CSRF token kept across sign-in")
+	}
+	if got := r.text(t, `[data-testid="user-email"]`); got != "owner@acme.test" {
+		t.Errorf("user email %q", got)
+	}
+	hx, _ := r.doc(t).Find(`[data-testid="console-shell"]`).Attr("hx-headers")
+	if !strings.Contains(hx, c.csrf) {
+		t.Errorf("hx-headers %q lacks the CSRF token", hx)
+	}
+}
+
+// checkLoginPage: the login page sets a hardened session cookie, a CSRF field and frame-ancestors 'none'.
+func checkLoginPage(t *testing.T, e *env) {
+	c := e.client()
+	r := c.get("/console/login")
+	wantStatus(t, r, http.StatusOK)
+	sc := r.Header.Get("Set-Cookie")
+	for _, want := range []string{"relink_session=", "HttpOnly", "SameSite=Lax", "path=/console"} {
+		if !strings.Contains(strings.ToLower(sc), strings.ToLower(want)) {
+			t.Errorf("Set-Cookie %q lacks %q", sc, want)
+		}
+	}
+	if strings.Contains(sc, "secure") {
+		t.Errorf("dev mode cookie is Secure: %q", sc)
+	}
+	if c.csrf == "" {
+		t.Fatal("no _csrf field on the login form")
+	}
+	if csp := r.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") {
+		t.Errorf("CSP %q lacks frame-ancestors 'none'", csp)
+	}
+}
+
 func TestSignIn(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newEnv(t, db)
@@ -36,26 +85,7 @@ func TestSignIn(t *testing.T) {
 			}
 		})
 
-		t.Run("login page sets a hardened cookie and a CSRF field", func(t *testing.T) {
-			c := e.client()
-			r := c.get("/console/login")
-			wantStatus(t, r, http.StatusOK)
-			sc := r.Header.Get("Set-Cookie")
-			for _, want := range []string{"relink_session=", "HttpOnly", "SameSite=Lax", "path=/console"} {
-				if !strings.Contains(strings.ToLower(sc), strings.ToLower(want)) {
-					t.Errorf("Set-Cookie %q lacks %q", sc, want)
-				}
-			}
-			if strings.Contains(sc, "secure") {
-				t.Errorf("dev mode cookie is Secure: %q", sc)
-			}
-			if c.csrf == "" {
-				t.Fatal("no _csrf field on the login form")
-			}
-			if csp := r.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") {
-				t.Errorf("CSP %q lacks frame-ancestors 'none'", csp)
-			}
-		})
+		t.Run("login page sets a hardened cookie and a CSRF field", func(t *testing.T) { checkLoginPage(t, e) })
 
 		bad := []struct{ name, email, password string }{
 			{"wrong password", "owner@acme.test", "not the password"},
@@ -77,31 +107,7 @@ func TestSignIn(t *testing.T) {
 			})
 		}
 
-		t.Run("success resets the session and shows the console", func(t *testing.T) {
-			c := e.client()
-			c.get("/console/login?next=/console/settings")
-			before, csrfBefore := c.cookies["relink_session"], c.csrf
-			r := c.post("/console/login", url.Values{"email": {"OWNER@acme.test"}, "password": {password}, "next": {"/console/settings"}})
-			wantStatus(t, r, http.StatusSeeOther)
-			if r.Header.Get("Location") != "/console/settings" {
-				t.Errorf("Location %q", r.Header.Get("Location"))
-			}
-			if c.cookies["relink_session"] == before {
-				t.Error("session cookie not replaced at sign-in")
-			}
-			r = c.get("/console")
-			wantStatus(t, r, http.StatusOK)
-			if c.csrf == csrfBefore {
-				t.Error("CSRF token kept across sign-in")
-			}
-			if got := r.text(t, `[data-testid="user-email"]`); got != "owner@acme.test" {
-				t.Errorf("user email %q", got)
-			}
-			hx, _ := r.doc(t).Find(`[data-testid="console-shell"]`).Attr("hx-headers")
-			if !strings.Contains(hx, c.csrf) {
-				t.Errorf("hx-headers %q lacks the CSRF token", hx)
-			}
-		})
+		t.Run("success resets the session and shows the console", func(t *testing.T) { checkSignInSuccess(t, e) })
 
 		t.Run("unknown console page is a 404 page", func(t *testing.T) {
 			c := e.client()

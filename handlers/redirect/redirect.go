@@ -20,6 +20,7 @@ import (
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/shortlink"
+	"github.com/relinkhq/relink/internal/ttlmap"
 	"github.com/relinkhq/relink/models"
 	"github.com/relinkhq/relink/views/layout"
 	views "github.com/relinkhq/relink/views/redirect"
@@ -40,6 +41,8 @@ type Deps struct {
 	// AppURL is the app origin serving the app-store interstitial
 	// (/deeplink/…).
 	AppURL string
+	// APIURL is the API origin (partner avatars of POST /track/click).
+	APIURL string
 	// DB serves what is read per request and not cached: the domains'
 	// app-association files and POST /track/click's workspace and partner.
 	// The redirect itself never reads it.
@@ -56,15 +59,17 @@ type Deps struct {
 
 // Handlers serves redirects.
 type Handlers struct {
-	d      Deps
-	recent *recentClicks // POST /track/click's and /track/visit's same-visitor answers
+	d         Deps
+	recent    *recentClicks  // POST /track/click's and /track/visit's same-visitor answers
+	deeplinks deeplinkClicks // app-store redirects, for POST /track/open
 
 	visitsRefused atomic.Int64 // POST /track/visit: pages off the allowed hostnames
 }
 
 // New builds the handlers.
 func New(d Deps) *Handlers {
-	return &Handlers{d: d, recent: newRecentClicks(d.TrackDedup, recentClicksMax)}
+	return &Handlers{d: d, recent: newRecentClicks(d.TrackDedup, recentClicksMax),
+		deeplinks: deeplinkClicks{m: ttlmap.New[openAnswer](recentClicksMax)}}
 }
 
 // Short serves `/` and `/*` on the short-link face: the domain is the Host.
@@ -145,6 +150,9 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	}
 	if d.Record {
 		h.record(c, d.Link, v.ClickID, d.URL, v.Bot, v.UA, now)
+		if d.Action == shortlink.ActInterstitial {
+			h.rememberStoreClick(c, d.Link, v.ClickID) // for the app's first open (POST /track/open)
+		}
 	}
 	return h.answer(c, d, domain, v.Key, origKey, rawPath)
 }

@@ -27,12 +27,15 @@ func TrackCORS(c *fiber.Ctx) error {
 	return c.Next()
 }
 
+// trackClickPartner is the partner of a partner link's click (§1.4,
+// parity.md §8.7): image always set (the partner's, else the avatar of
+// handlers/api.Avatar), groupId and tenantId left out when null.
 type trackClickPartner struct {
 	ID       string  `json:"id"`
 	Name     string  `json:"name"`
-	Image    *string `json:"image"`
-	GroupID  *string `json:"groupId"`
-	TenantID *string `json:"tenantId"`
+	Image    string  `json:"image"`
+	GroupID  *string `json:"groupId,omitempty"`
+	TenantID *string `json:"tenantId,omitempty"`
 }
 
 // TrackClick is POST /track/click (§1.4), the click a client-side script
@@ -55,12 +58,12 @@ func (h *Handlers) TrackClick(c *fiber.Ctx) error {
 		return err
 	}
 	out := fiber.Map{"clickId": clickID}
-	if t.Partner { // partner links only: the partner, and the discount (not modelled: null)
-		p, err := h.trackPartner(c, t)
+	if t.Partner { // partner links only: the partner and its enrollment's discount
+		p, d, err := h.trackPartner(c, t)
 		if err != nil {
 			return err
 		}
-		out["partner"], out["discount"] = p, nil
+		out["partner"], out["discount"] = p, d
 	}
 	return c.JSON(out)
 }
@@ -113,28 +116,54 @@ func (h *Handlers) clientClick(c *fiber.Ctx, t *shortlink.Target, dest, referrer
 	return clickID, nil
 }
 
-// trackPartner is the partner object of a partner link's click (§1.4); nil
-// when the partner or its enrollment is gone.
-func (h *Handlers) trackPartner(c *fiber.Ctx, t *shortlink.Target) (*trackClickPartner, error) {
+// trackClickDiscount is the enrollment's discount (parity.md §8.7).
+type trackClickDiscount struct {
+	ID           string  `json:"id"`
+	Amount       int64   `json:"amount"`
+	Type         string  `json:"type"`
+	MaxDuration  *int    `json:"maxDuration"`
+	CouponID     *string `json:"couponId"`
+	CouponTestID *string `json:"couponTestId"`
+}
+
+// trackPartner is the partner object of a partner link's click (§1.4) and
+// its enrollment's discount (§8.7: nil when none or its amount is 0); the
+// partner is nil when it or its enrollment is gone.
+func (h *Handlers) trackPartner(c *fiber.Ctx, t *shortlink.Target) (*trackClickPartner, *trackClickDiscount, error) {
 	if h.d.DB == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	ctx := c.UserContext()
 	p, err := h.d.DB.PartnerByID(ctx, t.WorkspaceID, t.PartnerID)
 	if apierr.Is(err, apierr.NotFound) {
-		return nil, nil
+		return nil, nil, nil
 	} else if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := &trackClickPartner{ID: p.ID, Name: p.Name, Image: p.Image}
+	out := &trackClickPartner{ID: p.ID, Name: p.Name, Image: h.d.APIURL + request.AvatarPath + p.ID}
+	if p.Image != nil && *p.Image != "" {
+		out.Image = *p.Image
+	}
 	e, err := h.d.DB.EnrollmentByPartner(ctx, t.WorkspaceID, t.ProgramID, t.PartnerID)
 	switch {
-	case err == nil:
-		out.GroupID, out.TenantID = e.GroupID, e.TenantID
-	case !apierr.Is(err, apierr.NotFound):
-		return nil, err
+	case apierr.Is(err, apierr.NotFound):
+		return out, nil, nil
+	case err != nil:
+		return nil, nil, err
 	}
-	return out, nil
+	out.GroupID, out.TenantID = e.GroupID, e.TenantID
+	if e.DiscountID == nil {
+		return out, nil, nil
+	}
+	d, err := h.d.DB.DiscountByID(ctx, t.WorkspaceID, *e.DiscountID)
+	switch {
+	case apierr.Is(err, apierr.NotFound) || (err == nil && d.Amount == 0):
+		return out, nil, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	return out, &trackClickDiscount{ID: d.ID, Amount: d.Amount, Type: d.Type, MaxDuration: d.MaxDuration,
+		CouponID: d.CouponID, CouponTestID: d.CouponTestID}, nil
 }
 
 // checkAllowedHostname refuses a new click whose page (Referer, else

@@ -114,3 +114,7 @@ func itoa(n int) string {
 	}
 	return string(b[i:])
 }
+
+// AvatarPath is where GET /og/avatar/{seed} is served on the API origin
+// (handlers/api.Avatar): the image of partners who have none.
+const AvatarPath = "/og/avatar/"

@@ -175,26 +175,29 @@ func enumOnly(field string) func(string) string {
 
 func split(v string) []string { return strings.Split(v, models.KeySep) }
 
-var dimSpecs = map[GroupBy]dimSpec{
-	Continents: {dim: "continent", fold: enumOnly("continent"), row: single("continent")},
-	Regions: {dim: "region", fold: func(v string) string {
+// geoFold is the one rule of the geo groupings (analytics.md §4.5, issue 13):
+// a row whose own value is unknown ("" or "Unknown") is dropped, as
+// countries and continents drop theirs. For the composite keys of regions
+// (country, region) and cities (country, region, city) that value is the
+// last part, so "US-Unknown" regions and unknown cities count nowhere.
+func geoFold(parts int) func(string) string {
+	return func(v string) string {
 		p := split(v)
-		if len(p) != 2 || p[0]+"-"+p[1] == "" {
+		if len(p) != parts || dropUnknown(p[parts-1]) == "" {
 			return ""
 		}
 		return v
-	}, row: func(k string) Row {
+	}
+}
+
+var dimSpecs = map[GroupBy]dimSpec{
+	Continents: {dim: "continent", fold: enumOnly("continent"), row: single("continent")},
+	Regions: {dim: "region", fold: geoFold(2), row: func(k string) Row {
 		p := split(k)
 		return Row{"country": p[0], "region": p[0] + "-" + p[1], "city": "*"}
 	}},
 	Countries: {dim: "country", fold: dropUnknown, row: func(k string) Row { return Row{"country": k, "region": "*", "city": "*"} }},
-	Cities: {dim: "city", fold: func(v string) string {
-		p := split(v)
-		if len(p) != 3 || dropUnknown(p[2]) == "" {
-			return ""
-		}
-		return v
-	}, row: func(k string) Row {
+	Cities: {dim: "city", fold: geoFold(3), row: func(k string) Row {
 		p := split(k)
 		return Row{"country": p[0], "region": p[0] + "-" + p[1], "city": p[2]}
 	}},
@@ -311,7 +314,7 @@ func (e *Engine) dimension(ctx context.Context, s *scope) ([]Row, error) {
 			if l == nil {
 				continue // deleted links are dropped
 			}
-			rows = append(rows, topLinkRow(l).set(*cs[id]))
+			rows = append(rows, topLinkRow(l, e.shortLink(l.Domain, l.Key)).set(*cs[id]))
 		}
 		return rows, nil
 	}
@@ -359,11 +362,7 @@ func (e *Engine) topLinks(ctx context.Context, wsID string, ids []string) (map[s
 	return out, nil
 }
 
-func topLinkRow(l *topLink) Row {
-	short := "https://" + l.Domain
-	if l.Key != models.RootKey {
-		short += "/" + l.Key
-	}
+func topLinkRow(l *topLink, short string) Row {
 	r := make(Row, 15) // room for the counters
 	r["link"], r["id"], r["domain"], r["key"], r["shortLink"] = l.ID, l.ID, l.Domain, l.Key, short
 	r["url"], r["title"], r["comments"], r["folderId"] = l.URL, l.Title, l.Comments, l.FolderID

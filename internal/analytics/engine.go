@@ -25,6 +25,10 @@ type Engine struct {
 	ForceRaw bool
 	// QRBase is the QR endpoint linked from event link objects.
 	QRBase string
+	// ShortLink builds the shortLink of top_links rows and event link
+	// objects (links.Service.ShortLinkFor, so they match the link objects);
+	// nil: https://{domain}/{key}.
+	ShortLink func(domain, key string) string
 
 	aggReads, rawReads atomic.Int64
 	spanReads          [weekly + 1]atomic.Int64 // range reads per grain …
@@ -41,6 +45,14 @@ func NewEngine(db *models.DB, now func() time.Time) *Engine {
 		now = time.Now
 	}
 	return &Engine{DB: db, Now: now}
+}
+
+// shortLink builds a short link the way the API's link objects do.
+func (e *Engine) shortLink(domain, key string) string {
+	if e.ShortLink != nil {
+		return e.ShortLink(domain, key)
+	}
+	return models.ShortLinkURL("https", domain, key)
 }
 
 // counts is one group's counter pair for one event kind.

@@ -251,7 +251,7 @@ func (e *Engine) linkObject(ws *models.Workspace, l *models.Link, tags []map[str
 	if qrBase == "" {
 		qrBase = "https://api.dub.co/qr"
 	}
-	short := l.ShortLink()
+	short := e.shortLink(l.Domain, l.Key)
 	return map[string]any{
 		"id": l.ID, "domain": l.Domain, "key": l.Key, "url": l.URL, "trackConversion": l.TrackConversion,
 		"externalId": l.ExternalID, "tenantId": l.TenantID, "programId": l.ProgramID, "partnerId": l.PartnerID,

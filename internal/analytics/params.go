@@ -1,13 +1,12 @@
 package analytics
 
 import (
-	"math"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/input"
 )
 
 // Parse validates a query string into a Query. Checks run in the schema's
@@ -15,7 +14,7 @@ import (
 // 422 *apierr.Error with the spec's message. A repeated key's last value
 // wins; unknown keys are ignored. now is the request time (relative dates).
 func Parse(vals url.Values, ep Endpoint, now time.Time) (*Query, error) {
-	p := params{vals: vals}
+	p := params{input.Query{Vals: vals}}
 	q := &Query{Endpoint: ep, Event: Clicks, GroupBy: Count, TZ: time.UTC, Page: 1, Limit: 100, SortOrder: "desc"}
 
 	// event
@@ -85,27 +84,7 @@ func Parse(vals url.Values, ep Endpoint, now time.Time) (*Query, error) {
 	}
 	q.TZ = loadZone(p.str("timezone"))
 
-	// event-level filters
-	q.Country = p.multi("country")
-	q.City = p.multi("city")
-	if r := p.str("region"); r != "" {
-		cc, rr, _ := strings.Cut(r, "-")
-		q.Country = Filter{Values: []string{cc}}
-		q.Region = rr
-	}
-	q.Continent = p.multi("continent")
-	q.Device = capitalized(p.multi("device"), false)
-	q.Browser = capitalized(p.multi("browser"), false)
-	q.OS = capitalized(p.multi("os"), true)
-	q.Trigger = p.multi("trigger")
-	q.Referer = p.multi("referer")
-	q.RefererURL = p.multi("refererUrl")
-	q.URL = p.multi("url")
-	q.UTMSource = p.multi("utm_source")
-	q.UTMMedium = p.multi("utm_medium")
-	q.UTMCampaign = p.multi("utm_campaign")
-	q.UTMTerm = p.multi("utm_term")
-	q.UTMContent = p.multi("utm_content")
+	p.eventFilters(q)
 
 	root, err := p.boolean("root")
 	if err != nil {
@@ -202,21 +181,15 @@ func capitalized(f Filter, keepIOS bool) Filter {
 	return f
 }
 
-type params struct{ vals url.Values }
+// params reads the query string with the one input reader
+// (internal/input); multi and paging are the analytics-specific parts.
+type params struct{ input.Query }
 
-// get returns the last value of key and whether the key was sent.
-func (p params) get(key string) (string, bool) {
-	vs, ok := p.vals[key]
-	if !ok || len(vs) == 0 {
-		return "", false
-	}
-	return vs[len(vs)-1], true
-}
+func (p params) get(key string) (string, bool) { return p.Get(key) }
 
-func (p params) str(key string) string {
-	v, _ := p.get(key)
-	return v
-}
+func (p params) str(key string) string { return p.Str(key) }
+
+func (p params) boolean(key string) (*bool, error) { return p.Bool(key) }
 
 // multi parses the advanced-filter syntax (spec 2.1).
 func (p params) multi(key string) Filter {
@@ -238,22 +211,6 @@ func (p params) multi(key string) Filter {
 		return Filter{}
 	}
 	return f
-}
-
-func (p params) boolean(key string) (*bool, error) {
-	v, ok := p.get(key)
-	if !ok {
-		return nil, nil
-	}
-	switch strings.ToLower(v) {
-	case "true":
-		b := true
-		return &b, nil
-	case "false":
-		b := false
-		return &b, nil
-	}
-	return nil, apierr.Validation("invalid_value", key, `Invalid option: expected one of "true"|"false"`)
 }
 
 // paging reads /events' page, limit, sortBy, sortOrder and order.
@@ -305,29 +262,36 @@ func (p params) paging(q *Query) error {
 	return nil
 }
 
-// positiveInt coerces like JavaScript's Number(): surrounding whitespace is
-// ignored and "" is 0.
+// positiveInt is input.PositiveInt, with /events' own message for a
+// limit over the maximum page size.
 func positiveInt(v, field, label string) (int, error) {
-	s := strings.TrimSpace(v)
-	f := 0.0
-	if s != "" {
-		var err error
-		f, err = strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || strings.ContainsAny(s, "xXpP_nN") {
-			return 0, apierr.Validation("invalid_type", field, label+" must be a number.")
-		}
+	n, err := input.PositiveInt(v, field, label)
+	if err != nil && field == "limit" && apierr.Is(err, apierr.Unprocessable) && strings.HasPrefix(apierr.As(err).Message, "too_big") {
+		return 0, apierr.Validation("too_big", "limit", "Max page size is 1000.")
 	}
-	if f != math.Trunc(f) {
-		return 0, apierr.Validation("invalid_type", field, label+" must be an integer.")
+	return n, err
+}
+
+// eventFilters reads the event-level filters (spec 2.1, 2.2).
+func (p params) eventFilters(q *Query) {
+	q.Country = p.multi("country")
+	q.City = p.multi("city")
+	if r := p.str("region"); r != "" {
+		cc, rr, _ := strings.Cut(r, "-")
+		q.Country = Filter{Values: []string{cc}}
+		q.Region = rr
 	}
-	if f < 1 {
-		return 0, apierr.Validation("too_small", field, label+" must be greater than 0.")
-	}
-	if f > 1e9 {
-		if field == "limit" {
-			return 0, apierr.Validation("too_big", "limit", "Max page size is 1000.")
-		}
-		return 0, apierr.Validation("too_big", field, label+" is too large.")
-	}
-	return int(f), nil
+	q.Continent = p.multi("continent")
+	q.Device = capitalized(p.multi("device"), false)
+	q.Browser = capitalized(p.multi("browser"), false)
+	q.OS = capitalized(p.multi("os"), true)
+	q.Trigger = p.multi("trigger")
+	q.Referer = p.multi("referer")
+	q.RefererURL = p.multi("refererUrl")
+	q.URL = p.multi("url")
+	q.UTMSource = p.multi("utm_source")
+	q.UTMMedium = p.multi("utm_medium")
+	q.UTMCampaign = p.multi("utm_campaign")
+	q.UTMTerm = p.multi("utm_term")
+	q.UTMContent = p.multi("utm_content")
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/relinkhq/relink/internal/jobs"
 	"github.com/relinkhq/relink/internal/linkcache"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/metatags"
 	"github.com/relinkhq/relink/internal/privacy"
 	"github.com/relinkhq/relink/internal/qr"
 	"github.com/relinkhq/relink/internal/ratelimit"
@@ -82,6 +83,8 @@ type Services struct {
 	Analytics *analytics.Engine
 	// Logos loads the logos drawn on QR codes (RELINK_QR_LOGO_FETCH).
 	Logos *qr.Logos
+	// Pages fetches the pages of GET /links/metatags (RELINK_METATAGS_FETCH).
+	Pages *metatags.Fetcher
 	// Sessions signs the console's session cookies (RELINK_SESSION_KEYS).
 	Sessions *auth.SessionCodec
 
@@ -333,11 +336,18 @@ func (s *Services) domain(context.Context) error {
 	s.Referrals = &referrals.Service{DB: s.DB, Conversions: s.Conversions, Now: s.Now}
 	s.Analytics = analytics.NewEngine(s.DB, s.Now)
 	s.Analytics.QRBase = cfg.APIURL.String() + "/qr"
+	// top_links rows and event link objects build shortLink as link objects do.
+	s.Analytics.ShortLink = s.Links.ShortLinkFor
 	fetch := qr.FetchPublic
 	if cfg.QRLogoFetch != "" {
 		fetch = cfg.QRLogoFetch
 	}
 	s.Logos = qr.NewLogos(fetch)
+	pages := qr.FetchPublic
+	if cfg.MetatagsFetch != "" {
+		pages = cfg.MetatagsFetch
+	}
+	s.Pages = metatags.New(pages != qr.FetchAny, pages == qr.FetchOff)
 	return nil
 }
 

@@ -72,6 +72,9 @@ type Config struct {
 	UsageLimits bool // enforce each plan's monthly event and link limits (RELINK_USAGE_LIMITS=plan)
 
 	QRLogoFetch qr.Fetch // which logo URLs /qr may download (RELINK_QR_LOGO_FETCH)
+	// MetatagsFetch is which pages GET /links/metatags may download
+	// (RELINK_METATAGS_FETCH; same values as RELINK_QR_LOGO_FETCH).
+	MetatagsFetch qr.Fetch
 
 	// Outgoing webhooks (internal/webhooks).
 	WebhookTargets      string          // "public" or "any" (RELINK_WEBHOOK_TARGETS)
@@ -131,6 +134,7 @@ var Vars = []Var{
 	{"RELINK_CLICK_JOURNAL_MAX", "1073741824", "Largest size of the click journal in bytes (1 GiB, about 3 million clicks). Past it new clicks are refused, counted in `relink_clicks_dropped_total` and logged; redirects still answer."},
 	{"RELINK_CLICK_JOURNAL_FSYNC", "commit", "`commit`: each group commit (every RELINK_CLICK_JOURNAL_WINDOW) is fsynced, so a power loss costs at most one window of clicks. `none`: written to the OS only (a process crash loses nothing more, a power loss may lose the OS's unwritten pages)."},
 	{"RELINK_CLICK_JOURNAL_WINDOW", "5ms", "Group-commit window of the click journal: clicks accepted within it are written (and fsynced) together. A SIGKILL loses at most the clicks of one window."},
+	{"RELINK_METATAGS_FETCH", "public", "Which pages `GET /links/metatags` (link previews: title, description, image) may download: `public` (public addresses only, checked on every connection and redirect: the route is unauthenticated), `any` (pages on an intranet) or `off` (every answer is built from the URL alone). Pages are read for at most 5 seconds, 5 redirects and 2 MiB of HTML; answers are cached for 5 minutes."},
 	{"RELINK_SESSION_KEYS", "(random per start in dev)", "Console session keys: comma-separated `hashkey:blockkey` pairs (hex or base64, 32 bytes each), newest first; older pairs still decode (rotation). Also accepts RELINK_SESSION_KEYS_FILE. Required outside dev."},
 }
 
@@ -190,6 +194,9 @@ func Load(getenv Getenv) (*Config, error) {
 	}
 	if c.QRLogoFetch, err = qr.ParseFetch(get("RELINK_QR_LOGO_FETCH", string(qr.FetchPublic))); err != nil {
 		errs = append(errs, fmt.Errorf("RELINK_QR_LOGO_FETCH: %w", err))
+	}
+	if c.MetatagsFetch, err = qr.ParseFetch(get("RELINK_METATAGS_FETCH", string(qr.FetchPublic))); err != nil {
+		errs = append(errs, fmt.Errorf("RELINK_METATAGS_FETCH: %w", err))
 	}
 	l.webhooks(c)
 	c.FXRatesFile = get("RELINK_FX_RATES", "")

@@ -78,6 +78,9 @@ type EnrollInput struct {
 	Country     *string
 	Description *string
 	LinkProps   *LinkProps
+	// UserID is the user the request acts as (the API key's user): the
+	// creator (userId) of the partner's default links.
+	UserID *string
 }
 
 func msgTenantTaken(t string) string {
@@ -262,7 +265,7 @@ func (s *Service) createDefaultLinks(ctx context.Context, ws *models.Workspace, 
 				full = prefix + "/" + key
 			}
 			// Default links made on enrollment fire no link.created (webhooks.md §3.2).
-			_, err := s.createFromDefaultLink(ctx, links.Actor{Workspace: ws, Silent: true}, prog, res.e, g, dl, in.LinkProps, full)
+			_, err := s.createFromDefaultLink(ctx, links.Actor{Workspace: ws, UserID: in.UserID, Silent: true}, prog, res.e, g, dl, in.LinkProps, full)
 			if err == nil {
 				break
 			}
@@ -366,6 +369,8 @@ type PartnerLinkInput struct {
 	URL       string // "" = the group's first default link (POST only)
 	Key       string // "" = random
 	LinkProps *LinkProps
+	// UserID is the user the request acts as: the link's creator (userId).
+	UserID *string
 }
 
 // checkDestination applies the group's additional-link rules (§3.5 check 3).
@@ -449,7 +454,7 @@ func (s *Service) CreatePartnerLink(ctx context.Context, ws *models.Workspace, i
 			dest = g.DefaultLinks.V[0].URL
 		}
 	}
-	return s.Links.Create(ctx, links.Actor{Workspace: ws}, partnerLinkInput(in.LinkProps, prog, e, *prog.Domain, withUTM(dest, g), in.Key))
+	return s.Links.Create(ctx, links.Actor{Workspace: ws, UserID: in.UserID}, partnerLinkInput(in.LinkProps, prog, e, *prog.Domain, withUTM(dest, g), in.Key))
 }
 
 // UpsertPartnerLink finds the partner's link with exactly in.URL and updates
@@ -462,7 +467,7 @@ func (s *Service) UpsertPartnerLink(ctx context.Context, ws *models.Workspace, i
 	}
 	existing, err := s.DB.PartnerLinkByURL(ctx, ws.ID, prog.ID, e.PartnerID, in.URL)
 	if models.IsNotFound(err) {
-		return s.CreatePartnerLink(ctx, ws, PartnerLinkInput{PartnerSelector: PartnerSelector{PartnerID: e.PartnerID}, URL: in.URL, Key: in.Key, LinkProps: in.LinkProps})
+		return s.CreatePartnerLink(ctx, ws, PartnerLinkInput{PartnerSelector: PartnerSelector{PartnerID: e.PartnerID}, URL: in.URL, Key: in.Key, LinkProps: in.LinkProps, UserID: in.UserID})
 	}
 	if err != nil {
 		return nil, err
@@ -471,7 +476,7 @@ func (s *Service) UpsertPartnerLink(ctx context.Context, ws *models.Workspace, i
 	if in.Key == "" {
 		body.Key = field(existing.Key)
 	}
-	return s.Links.Update(ctx, links.Actor{Workspace: ws}, existing.ID, body)
+	return s.Links.Update(ctx, links.Actor{Workspace: ws, UserID: in.UserID}, existing.ID, body)
 }
 
 // EmbedInput is a validated POST /tokens/embed/referrals body.

@@ -31,6 +31,8 @@ const (
 	EmbedToken  = "dub_embed_"
 	DefaultLink = "pgdl_"
 	Bounty      = "bnty_"
+	Discount    = "disc_"
+	DiscCode    = "dcode_"
 )
 
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"

@@ -57,13 +57,19 @@ type Hit struct {
 	IP          string
 	UA          string
 	Referer     string
-	QR          bool     // trigger qr (?qr=1)
-	Trigger     string   // overrides link/qr: "pageview" for POST /track/visit
-	Geo         geo.Hint // from trusted proxy headers only
-	Bot         bool     // request-level bot signals (HEAD, ?bot=)
+	QR          bool // trigger qr (?qr=1)
+	// Trigger overrides link/qr: "pageview" for POST /track/visit,
+	// "deeplink" for POST /track/open (whose clicks skip bot detection,
+	// parity.md §9: apps' user agents).
+	Trigger string
+	Geo     geo.Hint // from trusted proxy headers only
+	Bot     bool     // request-level bot signals (HEAD, ?bot=)
 
 	seq uint64 // journal index (0 without a journal)
 }
+
+// TriggerDeeplink marks the clicks of POST /track/open.
+const TriggerDeeplink = "deeplink"
 
 // Store writes batches; *models.DB is the real one.
 type Store interface {
@@ -625,7 +631,7 @@ func (p *Pipeline) add(batch []models.Click, h Hit) []models.Click {
 		}
 		p.uaCache[h.UA] = ua
 	}
-	if h.Bot || ua.Bot {
+	if (h.Bot || ua.Bot) && h.Trigger != TriggerDeeplink {
 		p.bots.Add(1)
 		return batch
 	}

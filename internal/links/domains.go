@@ -1,6 +1,7 @@
 package links
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -21,6 +22,9 @@ type DomainInput struct {
 	Logo                    Field[string]
 	AssetLinks              Field[string]
 	AppleAppSiteAssociation Field[string]
+	// DeepviewData is JSON text (parity.md §11.4), compacted once valid;
+	// null or "" clears it.
+	DeepviewData Field[string]
 }
 
 // ParseDomainInput validates a domain body (links.md §6.2).
@@ -38,16 +42,60 @@ func ParseDomainInput(body []byte, create bool) (*DomainInput, error) {
 	in.Logo = d.Str("logo", input.Str{Nullable: true, EmptyNull: true})
 	in.AssetLinks = d.Str("assetLinks", input.Str{Nullable: true, EmptyNull: true})
 	in.AppleAppSiteAssociation = d.Str("appleAppSiteAssociation", input.Str{Nullable: true, EmptyNull: true})
+	in.DeepviewData = d.Str("deepviewData", input.Str{Nullable: true, EmptyNull: true})
 	if d.Err() != nil {
 		return nil, d.Err()
 	}
+	return in, nil
+}
+
+// checkDomainJSON runs after the plan gate, as upstream parses the JSON
+// settings only then: invalid JSON is a plain 422 naming the setting.
+func checkDomainJSON(in *DomainInput) error {
 	if in.AssetLinks.Has() && !json.Valid([]byte(in.AssetLinks.Value)) {
-		return nil, apierr.New(apierr.Unprocessable, "Invalid Asset Links")
+		return apierr.New(apierr.Unprocessable, "Invalid Asset Links")
 	}
 	if in.AppleAppSiteAssociation.Has() && !json.Valid([]byte(in.AppleAppSiteAssociation.Value)) {
-		return nil, apierr.New(apierr.Unprocessable, "Invalid Apple App Site Association")
+		return apierr.New(apierr.Unprocessable, "Invalid Apple App Site Association")
 	}
-	return in, nil
+	if in.DeepviewData.Has() {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, []byte(in.DeepviewData.Value)); err != nil {
+			return apierr.New(apierr.Unprocessable, "Invalid Deep View data")
+		}
+		in.DeepviewData.Value = buf.String()
+	}
+	return nil
+}
+
+// DeepviewEcho is deepviewData as every Domain answer carries it: the
+// stored compact JSON, or nil for unset and falsy values (0, false, "",
+// null), as upstream's transformDomain does.
+func DeepviewEcho(stored *string) *string {
+	if stored == nil {
+		return nil
+	}
+	switch *stored {
+	case "", "0", "false", `""`, "null", "-0", "0.0":
+		return nil
+	}
+	return stored
+}
+
+// nonEmptyJSONObject reports a JSON object or array with at least one
+// member (upstream's isNonEmptyJson).
+func nonEmptyJSONObject(s string) bool {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return len(x) > 0
+	case []any:
+		return len(x) > 0
+	}
+	return false
 }
 
 // checkSlug validates a domain name for create or rename.
@@ -74,14 +122,40 @@ func hostOnly(h string) string {
 	return h
 }
 
+// domainPlanGate is §11.3's free-plan gate, with upstream's exact message
+// naming the settings present.
 func domainPlanGate(ws *models.Workspace, in *DomainInput) error {
 	if ws.Plan.AtLeast(models.PlanPro) {
 		return nil
 	}
-	if in.Logo.Has() || in.ExpiredURL.Has() || in.NotFoundURL.Has() || in.AssetLinks.Has() || in.AppleAppSiteAssociation.Has() {
-		return apierr.New(apierr.Forbidden, "You can only set a logo, an expired URL, a not-found URL, Asset Links or an Apple App Site Association on a Pro plan and above. Upgrade to Pro to use these features.")
+	var names []string
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{
+		{in.Logo.Has(), "custom QR code logos"},
+		{in.ExpiredURL.Has(), "default expiration URLs"},
+		{in.NotFoundURL.Has(), "not found URLs"},
+		{in.AssetLinks.Has(), "Asset Links"},
+		{in.AppleAppSiteAssociation.Has(), "Apple App Site Association"},
+		{in.DeepviewData.Has() && nonEmptyJSONObject(in.DeepviewData.Value), "Deep View"},
+	} {
+		if f.on {
+			names = append(names, f.name)
+		}
 	}
-	return nil
+	if len(names) == 0 {
+		return nil
+	}
+	return apierr.Newf(apierr.Forbidden, "You can only set %s on a Pro plan and above. Upgrade to Pro to use these features.", combineWords(names))
+}
+
+// combineWords joins "a", "a and b", "a, b and c".
+func combineWords(w []string) string {
+	if len(w) <= 1 {
+		return strings.Join(w, "")
+	}
+	return strings.Join(w[:len(w)-1], ", ") + " and " + w[len(w)-1]
 }
 
 // DomainBySlug loads one of the workspace's domains (links.md §6.2 errors).
@@ -109,12 +183,15 @@ func (s *Service) CreateDomain(ctx context.Context, ws *models.Workspace, in *Do
 	if err := domainPlanGate(ws, in); err != nil {
 		return nil, err
 	}
+	if err := checkDomainJSON(in); err != nil {
+		return nil, err
+	}
 	now := s.now()
 	d := &models.Domain{
 		ID: ids.New(ids.Domain), WorkspaceID: ws.ID, Slug: slug, Archived: in.Archived.Value,
 		Placeholder: in.Placeholder.Ptr(), ExpiredURL: in.ExpiredURL.Ptr(), NotFoundURL: in.NotFoundURL.Ptr(),
 		Logo: in.Logo.Ptr(), AssetLinks: in.AssetLinks.Ptr(), AppleAppSiteAssociation: in.AppleAppSiteAssociation.Ptr(),
-		CreatedAt: now, UpdatedAt: now,
+		DeepviewData: in.DeepviewData.Ptr(), CreatedAt: now, UpdatedAt: now,
 	}
 	if err := s.DB.InsertDomain(ctx, d); err != nil {
 		return nil, err
@@ -140,6 +217,9 @@ func (s *Service) UpdateDomain(ctx context.Context, ws *models.Workspace, slug s
 	if err := domainPlanGate(ws, in); err != nil {
 		return nil, err
 	}
+	if err := checkDomainJSON(in); err != nil {
+		return nil, err
+	}
 	d.Archived = in.Archived.Value
 	set := func(dst **string, f Field[string]) {
 		if f.Set {
@@ -152,6 +232,7 @@ func (s *Service) UpdateDomain(ctx context.Context, ws *models.Workspace, slug s
 	set(&d.Logo, in.Logo)
 	set(&d.AssetLinks, in.AssetLinks)
 	set(&d.AppleAppSiteAssociation, in.AppleAppSiteAssociation)
+	set(&d.DeepviewData, in.DeepviewData)
 	d.UpdatedAt = s.now()
 	var moved []models.Link
 	if old != d.Slug {
@@ -169,6 +250,19 @@ func (s *Service) UpdateDomain(ctx context.Context, ws *models.Workspace, slug s
 	s.domainChanged(old)
 	if old != d.Slug {
 		s.domainChanged(d.Slug)
+	}
+	return d, nil
+}
+
+// SetPrimaryDomain answers POST /domains/{slug}/primary (parity.md §11.2):
+// this domain becomes the workspace's primary one, every other not.
+func (s *Service) SetPrimaryDomain(ctx context.Context, ws *models.Workspace, slug string) (*models.Domain, error) {
+	d, err := s.DomainBySlug(ctx, ws, slug)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.DB.SetPrimaryDomain(ctx, d, s.now()); err != nil {
+		return nil, err
 	}
 	return d, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/paging"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -30,7 +31,7 @@ type ListQuery struct {
 }
 
 // MaxPage is the deepest offset page (links.md §5.2).
-const MaxPage = 1000
+const MaxPage = paging.MaxPage
 
 // filter checks the query's domain and folder against the workspace and
 // builds the model filter with upstream's folder visibility.
@@ -69,27 +70,16 @@ func (s *Service) filter(ctx context.Context, ws *models.Workspace, q ListQuery)
 
 // List answers GET /links.
 func (s *Service) List(ctx context.Context, ws *models.Workspace, q ListQuery) ([]*models.Link, error) {
-	cursor := q.StartingAfter != "" || q.EndingBefore != ""
-	if q.PageSet && q.Page > MaxPage {
-		return nil, apierr.Validation("too_big", "page", "Page is too big (cannot be more than 1000), recommend using cursor-based pagination instead.")
+	pr := paging.Request{PageSet: q.PageSet, Page: q.Page, StartingAfter: q.StartingAfter, EndingBefore: q.EndingBefore,
+		SortByCreatedAt: !q.SortSet || q.Sort == models.SortCreatedAt}
+	if err := paging.Check(pr); err != nil {
+		return nil, err
 	}
-	if cursor {
-		msg := ""
-		switch {
-		case q.StartingAfter != "" && q.EndingBefore != "":
-			msg = "You cannot use both startingAfter and endingBefore at the same time."
-		case q.SortSet && q.Sort != models.SortCreatedAt:
-			msg = "Cursor-based pagination only supports sorting by `createdAt`. Use offset-based pagination (page/pageSize) for other sort fields."
-		case q.PageSet:
-			msg = "You cannot use both page and startingAfter/endingBefore at the same time. Please use one pagination method."
-		}
-		if msg != "" {
-			return nil, apierr.New(apierr.Unprocessable, msg)
-		}
+	if pr.Cursor() {
 		id := q.StartingAfter + q.EndingBefore
 		if _, err := s.DB.LinkByID(ctx, ws.ID, id); err != nil {
 			if apierr.Is(err, apierr.NotFound) {
-				return nil, apierr.New(apierr.Unprocessable, "Invalid cursor: the provided ID does not exist.")
+				return nil, paging.InvalidCursor()
 			}
 			return nil, err
 		}
@@ -108,9 +98,12 @@ func (s *Service) List(ctx context.Context, ws *models.Workspace, q ListQuery) (
 	})
 }
 
-// Count answers GET /links/count without groupBy.
+// Count answers GET /links/count without groupBy. It counts what the
+// grouped counts count (countFilter), so the groups of groupBy=domain add up
+// to the plain count; upstream leaves links in folders out of the plain count
+// (issue 13, docs/parity.md).
 func (s *Service) Count(ctx context.Context, ws *models.Workspace, q ListQuery) (int64, error) {
-	f, err := s.filter(ctx, ws, q)
+	f, err := s.countFilter(ctx, ws, q)
 	if err != nil {
 		return 0, err
 	}
@@ -127,13 +120,22 @@ func (s *Service) CountBy(ctx context.Context, ws *models.Workspace, q ListQuery
 	case models.GroupByTagID:
 		q.TagIDs, q.TagNames = nil, nil
 	}
-	f, err := s.filter(ctx, ws, q)
+	f, err := s.countFilter(ctx, ws, q)
 	if err != nil {
 		return nil, err
 	}
+	return s.DB.CountLinksBy(ctx, ws.ID, f, g)
+}
+
+// countFilter is the one folder rule of every count: with no folderId,
+// links in no folder plus links in every folder the caller can read.
+func (s *Service) countFilter(ctx context.Context, ws *models.Workspace, q ListQuery) (models.LinkFilter, error) {
+	f, err := s.filter(ctx, ws, q)
+	if err != nil {
+		return f, err
+	}
 	if q.FolderID == "" {
-		// Grouped counts see every folder the caller can read.
 		f.AllFolders = true
 	}
-	return s.DB.CountLinksBy(ctx, ws.ID, f, g)
+	return f, nil
 }

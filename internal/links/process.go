@@ -88,12 +88,17 @@ func (s *Service) domainChanged(domain string) {
 
 // ShortLink is the link's public URL (links.md §2.1): https://{domain}/{key},
 // or https://{domain} for the root link.
-func (s *Service) ShortLink(l *models.Link) string {
-	u := l.ShortLink()
-	if s.PlainHTTPDefault && s.IsDefaultDomain(l.Domain) {
-		return "http" + strings.TrimPrefix(u, "https")
+func (s *Service) ShortLink(l *models.Link) string { return s.ShortLinkFor(l.Domain, l.Key) }
+
+// ShortLinkFor is the short link of (domain, key): every answer that carries
+// a shortLink (link objects, top_links rows, event link objects, embeds)
+// builds it here, so they agree on the scheme.
+func (s *Service) ShortLinkFor(domain, key string) string {
+	scheme := "https"
+	if s.PlainHTTPDefault && s.IsDefaultDomain(domain) {
+		scheme = "http"
 	}
-	return u
+	return models.ShortLinkURL(scheme, domain, key)
 }
 
 // DefaultDomain is the configured default short domain, lower-case.

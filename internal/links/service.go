@@ -46,6 +46,10 @@ type InfoQuery struct {
 
 // Info answers GET /links/info (links.md §5.4).
 func (s *Service) Info(ctx context.Context, ws *models.Workspace, q InfoQuery) (*models.Link, error) {
+	// The schema checks the domain first (upstream's domainKeySchema refine).
+	if q.Domain != "" && !ValidDomainName(q.Domain) && !s.IsDefaultDomain(q.Domain) {
+		return nil, apierr.Validation("custom", "domain", "Invalid domain format")
+	}
 	switch {
 	case q.Domain == "" && q.Key == "" && q.LinkID == "" && q.ExternalID == "":
 		e := apierr.New(apierr.BadRequest, "You must provide a domain and a key or a linkId or an externalId to retrieve a link.")
@@ -65,9 +69,6 @@ func (s *Service) Info(ctx context.Context, ws *models.Workspace, q InfoQuery) (
 		return l, s.DB.LoadTags(ctx, []*models.Link{l})
 	case q.Domain == "":
 		return nil, apierr.New(apierr.NotFound, "Link not found.")
-	}
-	if !ValidDomainName(q.Domain) && !s.IsDefaultDomain(q.Domain) {
-		return nil, apierr.Validation("invalid_format", "domain", "Invalid domain")
 	}
 	key := shortlink.LookupKey(q.Key)
 	l, err := s.DB.LinkByDomainKey(ctx, q.Domain, key)

@@ -2,7 +2,8 @@
 // network. Its check runs as a net.Dialer Control function, on the address
 // actually dialled after DNS resolution, so a public name resolving to a
 // private address (or re-resolving to one: DNS rebinding) is refused too.
-// The QR logo fetcher and the webhook deliverer use it.
+// The QR logo fetcher, the link metatags fetcher and the webhook deliverer
+// use it.
 package netguard
 
 import (

@@ -497,5 +497,16 @@ func (s *Service) Rewards(ctx context.Context, sess *Session) (Rewards, error) {
 		}
 		out.Lines = append(out.Lines, RewardSentence(r))
 	}
+	// The enrollment's discount, as /track/click gives it (parity.md §8.7):
+	// none when its amount is 0. Codes are never shown.
+	if e.DiscountID != nil {
+		d, err := s.DB.DiscountByID(ctx, sess.Workspace.ID, *e.DiscountID)
+		switch {
+		case err == nil && d.Amount > 0:
+			out.Lines = append(out.Lines, DiscountSentence(d))
+		case err != nil && !models.IsNotFound(err):
+			return Rewards{}, err
+		}
+	}
 	return out, nil
 }

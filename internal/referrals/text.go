@@ -223,3 +223,29 @@ func DefaultFAQ(programName string, first *models.Reward) []FAQItem {
 			Content: "No. Self-referrals are not allowed and their commissions are canceled."},
 	}
 }
+
+// DiscountSentence is the embed's line for the enrollment's discount
+// (partners-and-embed.md §6.5): its description, else "New users get 20%
+// off for 12 months" and the like.
+func DiscountSentence(d *models.Discount) string {
+	if d.Description != nil && strings.TrimSpace(*d.Description) != "" {
+		return *d.Description
+	}
+	amount := fmt.Sprintf("%d%%", d.Amount)
+	if d.Type == models.DiscountFlat {
+		amount = "$" + strconv.FormatFloat(float64(d.Amount)/100, 'f', -1, 64)
+		if d.Amount%100 != 0 {
+			amount = fmt.Sprintf("$%.2f", float64(d.Amount)/100)
+		}
+	}
+	s := "New users get " + amount + " off"
+	switch {
+	case d.MaxDuration == nil:
+		return s + " for their lifetime"
+	case *d.MaxDuration == 0:
+		return s + " for their first purchase"
+	case *d.MaxDuration == 1:
+		return s + " for their first month"
+	}
+	return s + fmt.Sprintf(" for %d months", *d.MaxDuration)
+}

@@ -44,6 +44,7 @@ var Nav = []NavGroup{
 	}},
 	{"Partner program", []NavItem{
 		{"program", "Program & rewards", "/console/program"},
+		{"discounts", "Discounts", "/console/program/discounts"},
 		{"partners", "Partners", "/console/partners"},
 		{"commissions", "Commissions", "/console/commissions"},
 		{"customers", "Customers", "/console/customers"},

@@ -1,0 +1,48 @@
+package handlers
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/request"
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/models"
+)
+
+// roles gates a route on the workspace role of the user the API key acts
+// as (parity.md §0.1 "roles", §13.2): a key without a user (a machine key)
+// acts as an owner; a key whose user has left the workspace is refused
+// like upstream's. It must follow key() and precede plan().
+func (s *Server) roles(allowed ...models.Role) fiber.Handler {
+	names := make([]string, len(allowed))
+	for i, r := range allowed {
+		names[i] = string(r)
+	}
+	msg := "You don't have the required role to access this endpoint. Required role(s): " + strings.Join(names, ", ") + "."
+	return func(c *fiber.Ctx) error {
+		role, err := keyRole(c, s.svc.DB)
+		if err != nil {
+			return err
+		}
+		for _, r := range allowed {
+			if role == r {
+				return c.Next()
+			}
+		}
+		return apierr.New(apierr.Forbidden, msg)
+	}
+}
+
+// keyRole is the workspace role of the request's key's user.
+func keyRole(c *fiber.Ctx, db *models.DB) (models.Role, error) {
+	p := request.PrincipalOf(c)
+	if p == nil || p.Key == nil || p.Key.UserID == nil {
+		return models.RoleOwner, nil
+	}
+	role, err := db.MemberRole(c.UserContext(), p.Workspace.ID, *p.Key.UserID)
+	if apierr.Is(err, apierr.NotFound) {
+		return "", apierr.New(apierr.NotFound, "Workspace not found.")
+	}
+	return role, err
+}
