@@ -5,7 +5,7 @@ GO ?= go
 RELINK_TEST_DATABASE_URL ?=
 export RELINK_TEST_DATABASE_URL
 
-.PHONY: geoip-update help run build test test-go test-sdk test-embed test-browser test-browser-embed lint structure generate templ css check-generated bench-redirect
+.PHONY: geoip-update help run build test test-go test-sdk test-embed test-browser test-browser-embed lint structure generate templ css check-generated bench-redirect bench-faults
 
 help: ## Show this help
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}'
@@ -59,6 +59,8 @@ check-generated: generate ## Fail when committed generated files are stale
 	@git diff --exit-code --stat -- '*_templ.go' static/ || (echo "generated files are stale: run 'make generate' and commit"; exit 1)
 	@test -z "$$(git status --porcelain --untracked-files=all -- '*_templ.go' static/)" || (echo "untracked generated files: run 'make generate' and commit"; git status --porcelain -- '*_templ.go' static/; exit 1)
 
+bench-faults: ## Fault benchmark: SIGTERM/SIGKILL under load, PostgreSQL stopped 30 s and 5 min and hung 60 s (private instance); see bench/README.md
+	$(GO) run ./bench/faults
 geoip-update: ## Refresh the embedded IP-to-country database (internal/geo/countrydb) from the npm registry
 	@set -euo pipefail; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	  ver=$$(cd "$$tmp" && npm view @ip-location-db/geo-whois-asn-country-mmdb version); \

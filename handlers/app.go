@@ -4,6 +4,7 @@
 package handlers
 
 import (
+	"context"
 	"log/slog"
 	"strings"
 	"sync"
@@ -37,6 +38,9 @@ type Server struct {
 	app     *fiber.App
 	short   *fiber.App
 
+	// readyExtra adds fields to /readyz (the click journal's backlog).
+	readyExtra func() map[string]any
+
 	// seal runs once, on the first request: it appends the API's catch-all
 	// and builds each face's handler, so the route trees are not rebuilt
 	// (under Fiber's app mutex) on every request.
@@ -64,6 +68,11 @@ func New(svc *app.Services) *Server {
 	s.Root.Use(s.logRequests, s.recoverPanics, s.dispatch)
 
 	s.routes()
+	s.readyExtra = func() map[string]any {
+		st := svc.Clicks.Stats()
+		// The journal's backlog includes the queued and pending clicks.
+		return map[string]any{"clickBacklog": max(st.JournalBacklog, uint64(st.Queued+st.Pending)), "clickJournalFull": st.JournalFull}
+	}
 	return s
 }
 
@@ -79,13 +88,17 @@ func (s *Server) fiberConfig() fiber.Config {
 		ReadTimeout:           30 * time.Second,
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           120 * time.Second,
-		ReadBufferSize:        16 * 1024,
+		// Request line and headers: an analytics query of 10,000 characters
+		// (the spec's limit) percent-encoded is up to 90,000 bytes, and
+		// 16 KiB refused it with 431 (issue 15). fasthttp pools these
+		// buffers per connection.
+		ReadBufferSize: 128 * 1024,
 	}
 }
 
 func (s *Server) newFace(f request.Face) *fiber.App {
 	app := fiber.New(s.fiberConfig())
-	app.Use(s.recoverPanics)
+	app.Use(s.recoverPanics, s.guardInput)
 	return app
 }
 
@@ -97,10 +110,16 @@ func (s *Server) routes() {
 	rd := s.redirects()
 	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Referrals: d.Referrals})
 
-	// Every face.
+	// Every face: liveness (no database) and readiness (database ping).
 	for _, f := range []*fiber.App{s.api, s.app, s.short} {
 		f.Get("/healthz", s.healthz)
+		f.Get("/readyz", s.readyz)
 	}
+	// API and console requests: all their database work within
+	// RELINK_DB_TIMEOUT (the redirect's uncached loads get the per-call
+	// deadline of models.OpenTimeout).
+	s.api.Use(s.deadline)
+	s.app.Use(s.deadline)
 
 	// JSON API (root of the API origin, /api on the app origin).
 	s.api.Use(s.requireHTTPS)
@@ -346,6 +365,10 @@ func (s *Server) dispatch(c *fiber.Ctx) error {
 		c.Request().URI().SetPath(rest)
 	}
 	request.SetFace(c, face)
+	if s.IsHTTPS(c) {
+		// Browsers that reached us over HTTPS keep to it for a year.
+		c.Set(fiber.HeaderStrictTransportSecurity, "max-age=31536000")
+	}
 	switch face {
 	case request.FaceAPI:
 		s.apiH(c.Context())
@@ -369,7 +392,7 @@ func (s *Server) faceOf(c *fiber.Ctx) request.Face {
 	case CanonicalHost(cfg.ShortDomain):
 		return request.FaceShort
 	}
-	if s.svc.IsShortDomain(host) {
+	if !bad([]byte(host)) && s.svc.IsShortDomain(host) {
 		return request.FaceShort
 	}
 	// Unknown host: the face of the port it arrived on.
@@ -390,12 +413,51 @@ func CanonicalHost(h string) string {
 	return strings.TrimSuffix(h, ":443")
 }
 
+// healthz is liveness: the process serves requests. It never touches the
+// database, so a database outage does not get healthy instances restarted.
 func (s *Server) healthz(c *fiber.Ctx) error {
-	if err := s.svc.DB.SQL().PingContext(c.UserContext()); err != nil {
-		s.log.Error("healthz: database unreachable", "err", err)
+	return c.JSON(fiber.Map{"status": "ok", "face": string(request.FaceOf(c))})
+}
+
+// readyz is readiness: the database answers a ping within min(2s,
+// RELINK_DB_TIMEOUT). A load balancer takes a 503 instance out of rotation.
+func (s *Server) readyz(c *fiber.Ctx) error {
+	ctx, cancel := context.WithTimeout(context.Background(), min(2*time.Second, s.dbTimeout()))
+	defer cancel()
+	if err := s.svc.DB.SQL().PingContext(ctx); err != nil {
+		s.log.Error("readyz: database unreachable", "err", err)
+		c.Set(fiber.HeaderRetryAfter, "1")
 		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "unavailable", "database": "unreachable"})
 	}
-	return c.JSON(fiber.Map{"status": "ok", "face": string(request.FaceOf(c))})
+	out := fiber.Map{"status": "ok", "database": "ok"}
+	if s.readyExtra != nil {
+		for k, v := range s.readyExtra() {
+			out[k] = v
+		}
+	}
+	return c.JSON(out)
+}
+
+// dbTimeout is RELINK_DB_TIMEOUT (its default for a hand-built Config).
+func (s *Server) dbTimeout() time.Duration {
+	if t := s.svc.Config.DBTimeout; t > 0 {
+		return t
+	}
+	return models.DefaultTimeout
+}
+
+// deadline bounds the request's context by RELINK_DB_TIMEOUT.
+func (s *Server) deadline(c *fiber.Ctx) error {
+	orig := c.UserContext()
+	ctx, cancel := context.WithTimeout(orig, s.dbTimeout())
+	c.SetUserContext(ctx)
+	defer func() {
+		// The error handler (an error page rendered with the request's
+		// context) runs after this returns: give it the original back.
+		cancel()
+		c.SetUserContext(orig)
+	}()
+	return c.Next()
 }
 
 // consoleRoutes is the admin console (issue 7): /console/* on the app
@@ -422,6 +484,8 @@ func (s *Server) consoleRoutes() {
 	u.Get("/", h.Home)
 	u.Post("/workspace", h.SwitchWorkspace)
 	u.Get("/settings", h.Settings)
+	u.Post("/logout/everywhere", h.LogoutEverywhere)
+	u.Post("/settings/password", h.ChangePassword)
 	u.Post("/settings", h.RequireOwner, h.SaveSettings)
 	u.Post("/settings/publishable-key", h.RequireOwner, h.RotatePublishableKey)
 	u.Post("/settings/privacy", h.RequireOwner, h.SavePrivacy)

@@ -1,10 +1,13 @@
 package handlers
 
 import (
+	"crypto/subtle"
 	"fmt"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/internal/apierr"
 
 	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/internal/geo"
@@ -36,6 +39,17 @@ func (s *Server) redirects() *redirect.Handlers {
 // metrics serves the click pipeline's and link cache's counters in the
 // Prometheus text format.
 func (s *Server) metrics(c *fiber.Ctx) error {
+	// Operational counters are not public: a bearer token
+	// (RELINK_METRICS_TOKEN), or dev mode when none is set.
+	if tok := s.svc.Config.MetricsToken; tok != "" {
+		got, ok := strings.CutPrefix(c.Get(fiber.HeaderAuthorization), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(tok)) != 1 {
+			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="metrics"`)
+			return apierr.New(apierr.Unauthorized, "Unauthorized: /metrics needs the RELINK_METRICS_TOKEN bearer token.")
+		}
+	} else if !s.svc.Config.DevMode {
+		return apierr.New(apierr.NotFound, "The requested endpoint does not exist.")
+	}
 	st := s.svc.Clicks.Stats()
 	ls := s.svc.LinkCache.Stats()
 	var b strings.Builder
@@ -53,10 +67,22 @@ func (s *Server) metrics(c *fiber.Ctx) error {
 	metric("relink_clicks_write_errors_total", "counter", "Failed click batch writes (each is retried).", st.WriteErrors)
 	metric("relink_clicks_queued", "gauge", "Clicks waiting in the queue.", st.Queued)
 	metric("relink_clicks_pending", "gauge", "Enriched clicks waiting for a write.", st.Pending)
+	metric("relink_click_journal_backlog", "gauge", "Clicks in the click journal not yet in the database.", st.JournalBacklog)
+	metric("relink_click_journal_bytes", "gauge", "Size of the click journal on disk.", st.JournalBytes)
+	metric("relink_click_journal_full", "gauge", "1 while RELINK_CLICK_JOURNAL_MAX is reached and clicks are refused.", boolGauge(st.JournalFull))
+	metric("relink_click_journal_refused_total", "counter", "Clicks refused because the click journal was full (also in relink_clicks_dropped_total).", st.JournalRefusals)
+	metric("relink_click_journal_lost_total", "counter", "Clicks of failed journal group commits (disk errors).", st.JournalLost)
 	metric("relink_link_cache_entries", "gauge", "Entries in the link cache.", ls.Entries)
 	metric("relink_link_cache_hits_total", "counter", "Link cache hits.", ls.Hits)
 	metric("relink_link_cache_misses_total", "counter", "Link cache misses.", ls.Misses)
 	metric("relink_track_visits_refused_total", "counter", "POST /track/visit calls not recorded: the page is not on the workspace's allowed hostnames.", s.track.Stats().VisitsRefused)
 	c.Set(fiber.HeaderContentType, "text/plain; version=0.0.4; charset=utf-8")
 	return c.SendString(b.String())
+}
+
+func boolGauge(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

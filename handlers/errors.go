@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/models"
 )
 
 // errorBody is the wire shape of every API error.
@@ -27,6 +30,16 @@ type errorDetail struct {
 // page elsewhere.
 func (s *Server) handleError(c *fiber.Ctx, err error) error {
 	e := toAPIError(err, s.svc.Config.BodyLimit)
+	if e.Code == apierr.InternalServerError && models.IsUnavailable(err) {
+		e = apierr.Wrap(apierr.Unavailable, err, "The database is not answering right now. Please retry in a few seconds.")
+	}
+	if e.Code == apierr.Unavailable {
+		// Delta-seconds, and milliseconds for the SDKs (links.md §1.5).
+		retry := max(1, int(s.dbTimeout()/time.Second))
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(retry))
+		c.Set("retry-after-ms", strconv.Itoa(retry*1000))
+		s.log.Warn("database unavailable", "request_id", request.RequestID(c), "path", request.OriginalPath(c), "err", err)
+	}
 	if e.Status() >= 500 {
 		s.log.Error("request failed",
 			"request_id", request.RequestID(c), "method", c.Method(), "path", request.OriginalPath(c), "err", err)

@@ -79,7 +79,7 @@ func (s *Server) IsHTTPS(c *fiber.Ctx) bool {
 
 // requireHTTPS refuses plain-HTTP API requests outside dev mode.
 func (s *Server) requireHTTPS(c *fiber.Ctx) error {
-	if s.svc.Config.DevMode || s.IsHTTPS(c) || c.Path() == "/healthz" {
+	if s.svc.Config.DevMode || s.IsHTTPS(c) || c.Path() == "/healthz" || c.Path() == "/readyz" {
 		return c.Next()
 	}
 	return apierr.Newf(apierr.BadRequest, "HTTPS is required. Send this request to https://%s%s.", s.httpsHost(request.Host(c)), request.OriginalPath(c))
@@ -88,7 +88,7 @@ func (s *Server) requireHTTPS(c *fiber.Ctx) error {
 // upgradeHTTPS redirects plain-HTTP page and short-link requests to HTTPS
 // outside dev mode.
 func (s *Server) upgradeHTTPS(c *fiber.Ctx) error {
-	if s.svc.Config.DevMode || s.IsHTTPS(c) || c.Path() == "/healthz" {
+	if s.svc.Config.DevMode || s.IsHTTPS(c) || c.Path() == "/healthz" || c.Path() == "/readyz" {
 		return c.Next()
 	}
 	target := "https://" + s.httpsHost(request.Host(c)) + string(c.Request().RequestURI())

@@ -5,10 +5,12 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/acme/autocert"
@@ -109,6 +111,7 @@ func Listen(ls []Listener) ([]net.Listener, error) {
 			}
 			return nil, fmt.Errorf("listen %s: %w", l.Addr, err)
 		}
+		ln = lingerListener{ln}
 		if l.TLS != nil {
 			ln = tls.NewListener(ln, l.TLS)
 		}
@@ -159,4 +162,51 @@ func (s *Server) Shutdown() error {
 	}
 	s.log.Info("stopped", "took", time.Since(start))
 	return errors.Join(errs...)
+}
+
+// lingerListener's connections close gracefully: the write side is shut
+// first (the client gets the answer and a FIN), then whatever the client is
+// still sending is read and discarded for up to lingerTimeout before the
+// socket is closed. Without it a request refused before its body was read
+// (a body over RELINK_BODY_LIMIT) closed a socket with unread data, which
+// the kernel answers with a reset, and a client still writing its body never
+// saw the 400 (issue 15 item 5).
+type lingerListener struct{ net.Listener }
+
+// lingerTimeout bounds the discard; lingerMax bounds the bytes read.
+const (
+	lingerTimeout = 2 * time.Second
+	lingerMax     = 64 << 20
+)
+
+func (l lingerListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		return &lingerConn{TCPConn: tc}, nil
+	}
+	return c, nil
+}
+
+type lingerConn struct {
+	*net.TCPConn
+	once sync.Once
+}
+
+func (c *lingerConn) Close() error {
+	var err error
+	c.once.Do(func() {
+		if c.TCPConn.CloseWrite() != nil {
+			err = c.TCPConn.Close()
+			return
+		}
+		go func() {
+			_ = c.TCPConn.SetReadDeadline(time.Now().Add(lingerTimeout))
+			_, _ = io.CopyN(io.Discard, c.TCPConn, lingerMax)
+			_ = c.TCPConn.Close()
+		}()
+	})
+	return err
 }

@@ -28,12 +28,43 @@ import (
 // DB wraps the GORM handle with the dialect it speaks.
 type DB struct {
 	*gorm.DB
-	Dialect string // "sqlite" or "postgres"
+	Dialect string        // "sqlite" or "postgres"
+	Timeout time.Duration // RELINK_DB_TIMEOUT
 }
 
 // Open connects to databaseURL: "sqlite:PATH" (pure-Go embedded SQLite) or a
 // postgres:// URL. It does not migrate.
 func Open(databaseURL string) (*DB, error) {
+	return OpenTimeout(databaseURL, DefaultTimeout)
+}
+
+// TxTimeoutFactor bounds a transaction without a deadline of its own: its
+// statements each get RELINK_DB_TIMEOUT, the whole of it this many times
+// that (a 50,000-click seed is one transaction).
+const TxTimeoutFactor = 6
+
+// DefaultTimeout is RELINK_DB_TIMEOUT's default.
+const DefaultTimeout = 5 * time.Second
+
+// OpenTimeout is Open with the deadline every database call carries
+// (RELINK_DB_TIMEOUT): PostgreSQL's statement_timeout and connect_timeout,
+// SQLite's busy timeout, and a context deadline on every GORM call whose
+// context has none (deadlines.go). Migrations, which may take longer, run
+// with their own context.
+func OpenTimeout(databaseURL string, timeout time.Duration) (*DB, error) {
+	db, err := open(databaseURL, timeout)
+	if err != nil {
+		return nil, err
+	}
+	db.Timeout = timeout
+	if err := registerDeadlines(db.DB, timeout); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func open(databaseURL string, timeout time.Duration) (*DB, error) {
 	cfg := &gorm.Config{
 		TranslateError:         true,
 		SkipDefaultTransaction: true,
@@ -51,7 +82,7 @@ func Open(databaseURL string) (*DB, error) {
 				return nil, fmt.Errorf("open sqlite: create %s: %w", dir, err)
 			}
 		}
-		dsn := "file:" + url.PathEscape(path) + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate"
+		dsn := "file:" + url.PathEscape(path) + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(" + fmt.Sprint(timeout.Milliseconds()) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 		g, err := gorm.Open(sqlite.Open(dsn), cfg)
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
@@ -65,7 +96,11 @@ func Open(databaseURL string) (*DB, error) {
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 		return &DB{DB: g, Dialect: "sqlite"}, nil
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
-		g, err := gorm.Open(postgres.Open(databaseURL), cfg)
+		dsn, err := withPostgresTimeouts(databaseURL, timeout)
+		if err != nil {
+			return nil, err
+		}
+		g, err := gorm.Open(postgres.Open(dsn), cfg)
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
@@ -179,7 +214,15 @@ func (l slowLog) Trace(ctx context.Context, begin time.Time, fc func() (string, 
 
 // Tx runs fn in a transaction; fn's DB is bound to it.
 func (db *DB) Tx(ctx context.Context, fn func(tx *DB) error) error {
+	if _, ok := ctx.Deadline(); !ok && db.Timeout > 0 {
+		// The whole transaction (BEGIN included: a hung server holds the
+		// pool's connections) within TxTimeoutFactor × RELINK_DB_TIMEOUT;
+		// each statement in it has RELINK_DB_TIMEOUT.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, TxTimeoutFactor*db.Timeout)
+		defer cancel()
+	}
 	return db.WithContext(ctx).Transaction(func(g *gorm.DB) error {
-		return fn(&DB{DB: g, Dialect: db.Dialect})
+		return fn(&DB{DB: g, Dialect: db.Dialect, Timeout: db.Timeout})
 	})
 }

@@ -104,7 +104,7 @@ ceiling_run() {
   echo "$res $(cpu_per_req "$work/ceiling.time" "$base" "$redir")"
 }
 
-# relink_run NAME DB_URL CONNS RUN_ID [notrack]
+# relink_run NAME DB_URL CONNS RUN_ID [notrack] [journal: on (default) | off]
 #   -> "rps p50 p99 responses redirects errors accepted dropped drain_s cpu_us rows counter"
 relink_run() {
   local db=$2 domain=127.0.0.1:9082
@@ -112,6 +112,7 @@ relink_run() {
   RELINK_WEBHOOK_TARGETS=any RELINK_DATABASE_URL="$db" RELINK_APP_URL=http://localhost:9080 RELINK_API_URL=http://localhost:9081 \
     RELINK_SHORT_DOMAIN="$domain" RELINK_LOG_LEVEL="$LOG_LEVEL" RELINK_SHUTDOWN_TIMEOUT=120s \
     RELINK_CLICK_QUEUE="${RELINK_CLICK_QUEUE:-500000}" \
+    RELINK_DATA_DIR="$work/data-$1" RELINK_CLICK_JOURNAL="${6:-on}" \
     /usr/bin/time -f "%U %S" -o "$work/relink.time" "$work/relink" serve 2>>"$work/relink-$1.log" &
   local tpid=$!
   pids+=("$tpid")
@@ -149,6 +150,7 @@ printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" target 
 printf "|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n" "$(printf -- '-%.0s' {1..24})" "-------" "-----------" "-----------" "-----------" "---------------" "---------------" "-----------" "$(printf -- '-%.0s' {1..26})"
 run=0
 fail=0
+jcost=()
 for c in $CONNS; do
   run=$((run + 1))
   read -r crps cp50 cp99 _ _ _ ccpu < <(ceiling_run "$c" "$run")
@@ -174,7 +176,17 @@ for c in $CONNS; do
     fi
     [ "$errs" != 0 ] && check="$check, $errs wrk errors"
     printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" "relink ($t)" "$c" "$rps" "$(fmt_ms "$p50")" "$(fmt_ms "$p99")" "$ratio" "$p99r" "$cpu" "$check"
+    [ "$t" = sqlite ] && jcpu=$cpu
   done
+  # The click journal's cost: the same SQLite run with RELINK_CLICK_JOURNAL=off.
+  run=$((run + 1))
+  read -r rps p50 p99 resp redir errs accepted dropped drain cpu rows counter < <(relink_run "nojournal-$c" "sqlite:$work/nojournal-$c.db" "$c" "$run" "" off)
+  ratio=$(awk -v a="$rps" -v b="$crps" 'BEGIN { printf "%.1f%%", 100 * a / b }')
+  p99r=$(awk -v a="$p99" -v b="$cp99" 'BEGIN { printf "%.2fx", a / b }')
+  check="$rows / $redir"
+  [ "$rows" -lt "$redir" ] && { check="$check MISSING"; fail=1; }
+  printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" "relink (sqlite, no jrnl)" "$c" "$rps" "$(fmt_ms "$p50")" "$(fmt_ms "$p99")" "$ratio" "$p99r" "$cpu" "$check"
+  jcost+=("$c conns: journal on $jcpu, off $cpu CPU µs/req: the journal costs $(awk -v a="$jcpu" -v b="$cpu" 'BEGIN { printf "%.1f", a - b }') CPU µs per click (target <= 5)")
   if [ -n "${WEBHOOK:-}" ]; then
     if [ -z "${sinkpid:-}" ]; then
       "$work/benchdb" sink -addr 127.0.0.1:9093 2>>"$work/sink.log" &
@@ -204,5 +216,6 @@ for c in $CONNS; do
   fi
 done
 echo
+for l in "${jcost[@]}"; do echo "$l"; done
 echo "Targets at 64 connections: throughput >= 85% of the ceiling, p99 <= 1.5x the ceiling's, zero clicks missing."
 exit $fail

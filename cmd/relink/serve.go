@@ -11,7 +11,7 @@ import (
 )
 
 func openDB(ctx context.Context, cfg *config.Config) (*models.DB, error) {
-	db, err := models.Open(cfg.DatabaseURL)
+	db, err := models.OpenTimeout(cfg.DatabaseURL, cfg.DBTimeout)
 	if err != nil {
 		return nil, err
 	}

@@ -185,7 +185,7 @@ func parseCommissionPatch(body []byte) (conversions.CommissionPatch, error) {
 	p.SaleAmount = o.Int("saleAmount", nonNeg)
 	p.ModifySaleAmount = o.Int("modifySaleAmount", input.Num{})
 	p.Currency = "usd"
-	if v := o.Str("currency", input.Str{Trim: true, Lower: true, Min: 1}).Ptr(); v != nil {
+	if v := o.Str("currency", input.Str{Trim: true, Lower: true, Min: 1, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		p.Currency = *v
 	}
 	if s := o.Enum("status", conversions.EditableStatuses, ""); s != "" {
@@ -231,10 +231,10 @@ func (h *Handlers) CreateReferralsEmbedToken(c *fiber.Ctx) error {
 		return err
 	}
 	var in conversions.EmbedInput
-	if v := o.Str("partnerId", input.Str{Trim: true}).Ptr(); v != nil {
+	if v := o.Str("partnerId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		in.PartnerID = *v
 	}
-	if v := o.Str("tenantId", input.Str{Trim: true}).Ptr(); v != nil {
+	if v := o.Str("tenantId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		in.TenantID = *v
 	}
 	if p := o.Child("partner"); p != nil {

@@ -67,18 +67,18 @@ func parseManualCommission(body []byte, fx *conversions.FX) (conversions.ManualC
 	if err != nil {
 		return in, err
 	}
-	t := o.Str("type", input.Str{}).Ptr()
+	t := o.Str("type", input.Str{Max: input.MaxIdentifier}).Ptr()
 	if o.Err() != nil || t == nil || !contains(manualCommissionTypes, *t) {
 		return in, apierr.Validation("invalid_union", "type", "Invalid input")
 	}
 	in.Type = *t
-	if v := o.Str("partnerId", input.Str{Required: true}).Ptr(); v != nil {
+	if v := o.Str("partnerId", input.Str{Required: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		in.PartnerID = *v
 	}
 	if in.Type == models.CommissionCustom {
 		return in, parseCustomCommission(o, &in)
 	}
-	if v := o.Str("customerId", input.Str{Trim: true}).Ptr(); v != nil && *v != "" {
+	if v := o.Str("customerId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil && *v != "" {
 		in.CustomerID = *v
 	}
 	if c := o.Child("customer"); c != nil {
@@ -87,7 +87,7 @@ func parseManualCommission(body []byte, fx *conversions.FX) (conversions.ManualC
 			o.SetErr(c.Err())
 		}
 	}
-	if v := o.Str("linkId", input.Str{Trim: true}).Ptr(); v != nil && *v != "" {
+	if v := o.Str("linkId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil && *v != "" {
 		in.LinkID = *v
 	}
 	if in.Type == models.CommissionLead {
@@ -119,15 +119,15 @@ func parseCustomerObject(c *input.Object) *conversions.CustomerInput {
 	if v := c.Str("email", input.Str{Check: input.Email}).Ptr(); v != nil {
 		out.Email = v
 	}
-	out.Name = c.Str("name", input.Str{}).Ptr()
+	out.Name = c.Str("name", input.Str{Max: input.MaxIdentifier}).Ptr()
 	if v := c.Str("avatar", input.Str{Check: input.URL}).Ptr(); v != nil {
 		out.Avatar = v
 	}
-	if v := c.Str("externalId", input.Str{Required: true, ReqMsg: "External ID is required"}).Ptr(); v != nil {
+	if v := c.Str("externalId", input.Str{Required: true, ReqMsg: "External ID is required", Max: input.MaxIdentifier}).Ptr(); v != nil {
 		out.ExternalID = *v
 	}
-	out.StripeCustomerID = c.Str("stripeCustomerId", input.Str{}).Ptr()
-	if v := c.Str("country", input.Str{Required: true}).Ptr(); v != nil {
+	out.StripeCustomerID = c.Str("stripeCustomerId", input.Str{Max: input.MaxIdentifier}).Ptr()
+	if v := c.Str("country", input.Str{Required: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		out.Country = *v
 	}
 	return &out
@@ -136,7 +136,7 @@ func parseCustomerObject(c *input.Object) *conversions.CustomerInput {
 func parseManualLead(o *input.Object, in *conversions.ManualCommissionInput) {
 	legacyDate := date(o, "leadEventDate")
 	name := "Sign up"
-	if v := o.Str("leadEventName", input.Str{}).Ptr(); v != nil {
+	if v := o.Str("leadEventName", input.Str{Max: input.MaxIdentifier}).Ptr(); v != nil {
 		name = *v
 	}
 	in.Date = date(o, "date")
@@ -168,8 +168,8 @@ func parseManualSale(o *input.Object, in *conversions.ManualCommissionInput, fx 
 		o.Fail("too_small", "saleAmount", "Too small: expected number to be >=0")
 	}
 	legacyDate := date(o, "saleEventDate")
-	in.InvoiceID = nonBlank(o.Str("invoiceId", input.Str{}).Ptr())
-	in.ProductID = nonBlank(o.Str("productId", input.Str{}).Ptr())
+	in.InvoiceID = nonBlank(o.Str("invoiceId", input.Str{Max: input.MaxIdentifier}).Ptr())
+	in.ProductID = nonBlank(o.Str("productId", input.Str{Max: input.MaxIdentifier}).Ptr())
 	in.Date = date(o, "date")
 	if in.Date == nil {
 		in.Date = legacyDate
@@ -181,14 +181,14 @@ func parseManualSale(o *input.Object, in *conversions.ManualCommissionInput, fx 
 		if v := s.Int("amount", input.Num{Min: input.Bound(0)}); v != nil {
 			amount = v
 		}
-		if v := s.Str("currency", input.Str{Trim: true, Lower: true}).Ptr(); v != nil {
+		if v := s.Str("currency", input.Str{Trim: true, Lower: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 			in.Currency = *v
 		}
 		if v := s.Str("eventName", input.Str{Max: 255}).Ptr(); v != nil {
 			in.EventName = *v
 		}
 		in.PaymentProcessor = s.Enum("paymentProcessor", paymentProcessors, "custom")
-		if v := nonBlank(s.Str("invoiceId", input.Str{}).Ptr()); v != nil {
+		if v := nonBlank(s.Str("invoiceId", input.Str{Max: input.MaxIdentifier}).Ptr()); v != nil {
 			in.InvoiceID = v
 		}
 		in.Metadata = s.Metadata("metadata")
@@ -267,7 +267,7 @@ func (h *Handlers) BulkUpdateCommissions(c *fiber.Ctx) error {
 	case !unique(idList):
 		o.Fail("custom", "commissionIds", "commissionIds must be unique.")
 	}
-	status := o.Str("status", input.Str{}).Ptr()
+	status := o.Str("status", input.Str{Max: input.MaxIdentifier}).Ptr()
 	if o.Err() == nil && (status == nil || !contains(conversions.EditableStatuses, *status)) {
 		o.Fail("invalid_value", "status", "Invalid option: expected one of "+input.QuoteOptions(conversions.EditableStatuses))
 	}

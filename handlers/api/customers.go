@@ -207,7 +207,7 @@ func parseCustomerPatch(body []byte) (models.CustomerPatch, error) {
 		p.ExternalID = o.Str("externalId", input.Str{Required: true, Trim: true, Min: 1, Max: 100}).Ptr()
 	}
 	p.StripeCustomerID = opt("stripeCustomerId", input.Str{Trim: true})
-	o.Str("country", input.Str{}).Ptr()
+	o.Str("country", input.Str{Max: input.MaxIdentifier}).Ptr()
 	return p, o.Err()
 }
 

@@ -19,7 +19,7 @@ func (h *Handlers) BanPartner(c *fiber.Ctx) error {
 		return err
 	}
 	sel := partnerSelector(o)
-	reason := o.Str("reason", input.Str{}).Ptr()
+	reason := o.Str("reason", input.Str{Max: input.MaxIdentifier}).Ptr()
 	if o.Err() == nil && (reason == nil || !contains(conversions.BanReasons, *reason)) {
 		o.Fail("invalid_value", "reason", "Invalid option: expected one of "+input.QuoteOptions(conversions.BanReasons))
 	}

@@ -151,13 +151,13 @@ func parsePartnerBody(o *input.Object) conversions.EnrollInput {
 		}
 	}
 	in.Image = o.Str("image", input.Str{Check: input.URL}).Ptr()
-	if v := o.Str("tenantId", input.Str{Trim: true}).Ptr(); v != nil {
+	if v := o.Str("tenantId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		in.TenantID = *v
 	}
-	if v := o.Str("groupId", input.Str{Trim: true}).Ptr(); v != nil {
+	if v := o.Str("groupId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		in.GroupID = *v
 	}
-	if in.Country = o.Str("country", input.Str{Trim: true}).Ptr(); in.Country != nil {
+	if in.Country = o.Str("country", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); in.Country != nil {
 		if len(*in.Country) != 2 {
 			o.Fail("invalid_format", "country", "Invalid country code: use an ISO 3166-1 alpha-2 code.")
 		}
@@ -182,7 +182,7 @@ func parseLinkProps(o *input.Object) *conversions.LinkProps {
 	}
 	props := &conversions.LinkProps{Input: in}
 	if p := o.Child("linkProps"); p != nil {
-		if v := p.Str("prefix", input.Str{Trim: true}).Ptr(); v != nil {
+		if v := p.Str("prefix", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 			props.Prefix = *v
 		}
 		if p.Err() != nil {
@@ -260,10 +260,10 @@ func (h *Handlers) ListPartners(c *fiber.Ctx) error {
 // partnerSelector reads partnerId / tenantId from a body.
 func partnerSelector(o *input.Object) conversions.PartnerSelector {
 	var s conversions.PartnerSelector
-	if v := o.Str("partnerId", input.Str{Trim: true}).Ptr(); v != nil {
+	if v := o.Str("partnerId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		s.PartnerID = *v
 	}
-	if v := o.Str("tenantId", input.Str{Trim: true}).Ptr(); v != nil {
+	if v := o.Str("tenantId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		s.TenantID = *v
 	}
 	return s
@@ -280,14 +280,14 @@ func parsePartnerLink(body []byte, upsert bool) (conversions.PartnerLinkInput, e
 	in.PartnerSelector = partnerSelector(o)
 	if v := o.Str("url", input.Str{Required: upsert, Trim: true, Max: 32000}).Ptr(); v != nil && *v != "" {
 		in.URL = links.URLify(*v)
-		if !links.ValidURL(in.URL) {
+		if !links.ValidURL(in.URL) || links.UnsafeScheme(in.URL) {
 			o.Fail("invalid_format", "url", "Invalid URL")
 		}
 	}
 	if v := o.Str("key", input.Str{Trim: true, Max: 190}).Ptr(); v != nil {
 		in.Key = *v
 	}
-	o.Str("comments", input.Str{}).Ptr()
+	o.Str("comments", input.Str{Max: input.MaxIdentifier}).Ptr()
 	in.LinkProps = parseLinkProps(o)
 	return in, o.Err()
 }

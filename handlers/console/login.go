@@ -46,7 +46,11 @@ func (h *Handlers) Login(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	s := auth.Session{UserID: u.ID, CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}
+	sid, err := h.db.CreateConsoleSession(ctx, u.ID, h.now())
+	if err != nil {
+		return err
+	}
+	s := auth.Session{UserID: u.ID, SessionID: sid, CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}
 	if len(ms) > 0 {
 		s.WorkspaceID = ms[0].Workspace.ID
 	}
@@ -57,8 +61,15 @@ func (h *Handlers) Login(c *fiber.Ctx) error {
 	return render.Redirect(c, f.Next)
 }
 
-// Logout ends the session: the cookie is replaced by a fresh anonymous one.
+// Logout ends the session on the server (its row is deleted, so a copy of
+// the old cookie no longer signs anyone in) and replaces the cookie by a
+// fresh anonymous one.
 func (h *Handlers) Logout(c *fiber.Ctx) error {
+	if sid := session(c).SessionID; sid != "" {
+		if err := h.db.RevokeConsoleSession(c.UserContext(), sid); err != nil {
+			return err
+		}
+	}
 	if err := h.saveSession(c, auth.Session{CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}); err != nil {
 		return err
 	}
@@ -96,4 +107,39 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 	}
 	ov.Links, ov.Clicks, ov.Sales = thousands(n), thousands(t.Clicks), thousands(t.Sales)
 	return h.page(c, fiber.StatusOK, "Overview", "home", vc.Overview(ov))
+}
+
+// LogoutEverywhere signs the user out of every other session (other
+// browsers, a stolen cookie); this one stays signed in.
+func (h *Handlers) LogoutEverywhere(c *fiber.Ctx) error {
+	v := viewer(c)
+	n, err := h.db.RevokeOtherConsoleSessions(c.UserContext(), v.User.ID, session(c).SessionID)
+	if err != nil {
+		return err
+	}
+	h.log.Info("console sessions revoked", "user_id", v.User.ID, "sessions", n)
+	return render.Redirect(c, "/console/settings")
+}
+
+// ChangePassword checks the current password, stores the new one and signs
+// the user out of every other session.
+func (h *Handlers) ChangePassword(c *fiber.Ctx) error {
+	v := viewer(c)
+	if !auth.CheckPassword(v.User.PasswordHash, c.FormValue("current_password")) {
+		return apierr.New(apierr.Forbidden, "The current password is not correct.")
+	}
+	hash, err := auth.HashPassword(c.FormValue("new_password"))
+	if err != nil {
+		return apierr.Validation("too_small", "new_password", err.Error())
+	}
+	ctx := c.UserContext()
+	if err := h.db.SetPasswordHash(ctx, v.User.ID, hash, h.now()); err != nil {
+		return err
+	}
+	n, err := h.db.RevokeOtherConsoleSessions(ctx, v.User.ID, session(c).SessionID)
+	if err != nil {
+		return err
+	}
+	h.log.Info("console password changed; other sessions revoked", "user_id", v.User.ID, "sessions", n)
+	return render.Redirect(c, "/console/settings")
 }

@@ -153,7 +153,11 @@ func (h *Handlers) AcceptInvite(c *fiber.Ctx) error {
 	case err != nil:
 		return err
 	}
-	if err := h.saveSession(c, auth.Session{UserID: u.ID, WorkspaceID: w.ID, CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}); err != nil {
+	sid, err := h.db.CreateConsoleSession(c.UserContext(), u.ID, h.now())
+	if err != nil {
+		return err
+	}
+	if err := h.saveSession(c, auth.Session{UserID: u.ID, SessionID: sid, WorkspaceID: w.ID, CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}); err != nil {
 		return err
 	}
 	h.log.Info("console invite accepted", "workspace_id", w.ID, "user_id", u.ID)

@@ -84,6 +84,13 @@ func (h *Handlers) RequireUser(c *fiber.Ctx) error {
 		return toSignIn(c)
 	}
 	ctx := c.UserContext()
+	// Signed out on the server (sign-out, "sign out everywhere", a password
+	// change), or a cookie from before server-side sessions: sign in again.
+	if ok, err := h.db.ConsoleSessionValid(ctx, s.SessionID, s.UserID); err != nil {
+		return err
+	} else if !ok {
+		return toSignIn(c)
+	}
 	u, err := h.db.UserByID(ctx, s.UserID)
 	if models.IsNotFound(err) {
 		return toSignIn(c)

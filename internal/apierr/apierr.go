@@ -27,6 +27,10 @@ const (
 	Unprocessable       Code = "unprocessable_entity"
 	RateLimitExceeded   Code = "rate_limit_exceeded"
 	InternalServerError Code = "internal_server_error"
+	// Unavailable is Relink's own: the database did not answer within
+	// RELINK_DB_TIMEOUT (sent with Retry-After). Dub has no 503 code; the
+	// SDKs retry 503s.
+	Unavailable Code = "service_unavailable"
 )
 
 var statuses = map[Code]int{
@@ -41,6 +45,7 @@ var statuses = map[Code]int{
 	Unprocessable:       http.StatusUnprocessableEntity,
 	RateLimitExceeded:   http.StatusTooManyRequests,
 	InternalServerError: http.StatusInternalServerError,
+	Unavailable:         http.StatusServiceUnavailable,
 }
 
 // Status is the HTTP status for the code (500 for an unknown code).

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -102,6 +103,9 @@ type Services struct {
 	Jobs *jobs.Table
 
 	closers []closer // what Build opened, closed in reverse by Close
+
+	ownDB      bool   // Build opened the database (not Options.DB)
+	journalDir string // Options.ClickJournalDir
 }
 
 type closer struct {
@@ -127,6 +131,10 @@ type Options struct {
 	// LinkInvalidator replaces the link cache as the receiver of link and
 	// domain changes (tests record them).
 	LinkInvalidator links.Invalidator
+	// ClickJournalDir turns the click journal on in this directory even
+	// with Options.DB (tests). Without Options.DB the journal follows
+	// RELINK_CLICK_JOURNAL and RELINK_DATA_DIR.
+	ClickJournalDir string
 }
 
 // Build makes the services and the jobs table from cfg. On error whatever
@@ -134,7 +142,7 @@ type Options struct {
 // after the server has shut down.
 func Build(ctx context.Context, cfg *config.Config, o Options) (_ *Services, err error) {
 	s := &Services{Config: cfg, DB: o.DB, Log: o.Logger, Now: o.Now, Limiter: o.Limiter,
-		IsShortDomain: o.IsShortDomain, LinkInvalidator: o.LinkInvalidator}
+		IsShortDomain: o.IsShortDomain, LinkInvalidator: o.LinkInvalidator, journalDir: o.ClickJournalDir}
 	if s.Log == nil {
 		s.Log = slog.Default()
 	}
@@ -192,11 +200,12 @@ func (s *Services) database(ctx context.Context) error {
 	if s.DB != nil {
 		return nil
 	}
-	db, err := models.Open(s.Config.DatabaseURL)
+	db, err := models.OpenTimeout(s.Config.DatabaseURL, s.Config.DBTimeout)
 	if err != nil {
 		return err
 	}
 	s.onClose("database", db.Close)
+	s.ownDB = true
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
@@ -274,7 +283,21 @@ func (s *Services) clickPath(ctx context.Context) error {
 	s.KeepIPs.Logger = s.Log
 	opt := ClickOptions(cfg, loc, s.Log, s.Now, wc.Hook)
 	opt.KeepIP = s.KeepIPs.Has
-	s.Clicks = ingest.New(s.DB, opt)
+	// The click journal (RELINK_CLICK_JOURNAL) when this process owns its
+	// database (production), or when a test asks for one.
+	if cfg.ClickJournal && (s.ownDB || s.journalDir != "") {
+		dir := s.journalDir
+		if dir == "" {
+			dir = filepath.Join(cfg.DataDir, "clicks")
+		}
+		opt.Journal = &ingest.JournalOptions{Dir: dir, MaxBytes: cfg.ClickJournalMax, Window: cfg.ClickJournalWindow,
+			FsyncCommit: cfg.ClickJournalFsync}
+	}
+	clicks, err := ingest.Open(s.DB, opt)
+	if err != nil {
+		return err
+	}
+	s.Clicks = clicks
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 // sign-in form is protected too.
 type Session struct {
 	UserID      string `json:"u,omitempty"`
+	SessionID   string `json:"s,omitempty"` // the server-side session (console_sessions); revoked when its row is gone
 	WorkspaceID string `json:"w,omitempty"` // the workspace the console shows
 	CSRF        string `json:"c"`           // synchroniser token for forms and htmx requests
 	IssuedAt    int64  `json:"t"`           // unix seconds; sessions older than SessionMaxAge are refused

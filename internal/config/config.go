@@ -59,6 +59,16 @@ type Config struct {
 	LinkCacheSize      int           // links kept in the redirect's cache
 	LinkCacheTTL       time.Duration // life of a cached link; 0: until changed (invalidated) or evicted
 
+	DBTimeout time.Duration // deadline of every database call (RELINK_DB_TIMEOUT)
+
+	MetricsToken string // bearer token /metrics requires (RELINK_METRICS_TOKEN)
+
+	DataDir            string // RELINK_DATA_DIR: the click journal lives in DataDir/clicks
+	ClickJournal       bool   // RELINK_CLICK_JOURNAL (on by default)
+	ClickJournalMax    int64  // bytes; past it clicks are refused (RELINK_CLICK_JOURNAL_MAX)
+	ClickJournalFsync  bool   // fsync each group commit (RELINK_CLICK_JOURNAL_FSYNC=commit)
+	ClickJournalWindow time.Duration
+
 	UsageLimits bool // enforce each plan's monthly event and link limits (RELINK_USAGE_LIMITS=plan)
 
 	QRLogoFetch qr.Fetch // which logo URLs /qr may download (RELINK_QR_LOGO_FETCH)
@@ -117,6 +127,13 @@ var Vars = []Var{
 	{"RELINK_WEBHOOK_RETRIES", "12s,2m28s,30m8s,6h7m,24h", "Waits before each retry of a failed webhook delivery, comma-separated (Dub's queue schedule: 6 attempts over about 30 hours). After the last, the delivery is marked failed; 20 consecutive failed attempts disable the webhook."},
 	{"RELINK_WEBHOOK_LOG_RETENTION", "720h", "How long webhook delivery log entries (and finished deliveries) are kept."},
 	{"RELINK_QR_LOGO_FETCH", "public", "Which logo URLs `GET /qr` may download for the codes of paid workspaces' links (the `logo` parameter, else the domain's logo; `data:image/…;base64` logos need no download): `public` (public addresses only: `/qr` is unauthenticated, so it may not make the server reach loopback, private or link-local addresses), `any` (logos on an intranet) or `off`. Logos are at most 2 MiB and 4096×4096 pixels, cached for an hour."},
+	{"RELINK_DB_TIMEOUT", "5s", "Deadline of every database call: `statement_timeout` on PostgreSQL, the busy timeout on SQLite, and a context deadline on each query and on API and console requests. A database that does not answer in time gets 503 `service_unavailable` with `Retry-After`, never a hung request."},
+	{"RELINK_METRICS_TOKEN", "(empty)", "Bearer token `/metrics` requires (`Authorization: Bearer …`). Empty: `/metrics` answers only in dev mode and is 404 otherwise."},
+	{"RELINK_DATA_DIR", "./data", "Directory for local state: the click journal (`clicks/`)."},
+	{"RELINK_CLICK_JOURNAL", "on", "`on`: every accepted click is appended to the on-disk journal (RELINK_DATA_DIR/clicks) before it waits for the database, and replayed after a crash or an outage (docs/reliability.md). `off`: clicks wait in memory only (RELINK_CLICK_QUEUE) and a crash loses them."},
+	{"RELINK_CLICK_JOURNAL_MAX", "1073741824", "Largest size of the click journal in bytes (1 GiB, about 3 million clicks). Past it new clicks are refused, counted in `relink_clicks_dropped_total` and logged; redirects still answer."},
+	{"RELINK_CLICK_JOURNAL_FSYNC", "commit", "`commit`: each group commit (every RELINK_CLICK_JOURNAL_WINDOW) is fsynced, so a power loss costs at most one window of clicks. `none`: written to the OS only (a process crash loses nothing more, a power loss may lose the OS's unwritten pages)."},
+	{"RELINK_CLICK_JOURNAL_WINDOW", "5ms", "Group-commit window of the click journal: clicks accepted within it are written (and fsynced) together. A SIGKILL loses at most the clicks of one window."},
 	{"RELINK_METATAGS_FETCH", "public", "Which pages `GET /links/metatags` (link previews: title, description, image) may download: `public` (public addresses only, checked on every connection and redirect: the route is unauthenticated), `any` (pages on an intranet) or `off` (every answer is built from the URL alone). Pages are read for at most 5 seconds, 5 redirects and 2 MiB of HTML; answers are cached for 5 minutes."},
 	{"RELINK_SESSION_KEYS", "(random per start in dev)", "Console session keys: comma-separated `hashkey:blockkey` pairs (hex or base64, 32 bytes each), newest first; older pairs still decode (rotation). Also accepts RELINK_SESSION_KEYS_FILE. Required outside dev."},
 }
@@ -147,6 +164,27 @@ func Load(getenv Getenv) (*Config, error) {
 	c.ClickDedupWindow = duration("RELINK_CLICK_DEDUP_WINDOW", "1h", true)
 	c.LinkCacheSize = positive("RELINK_LINK_CACHE_SIZE", "100000")
 	c.LinkCacheTTL = duration("RELINK_LINK_CACHE_TTL", "0", true)
+	c.DBTimeout = duration("RELINK_DB_TIMEOUT", "5s", false)
+	c.MetricsToken = get("RELINK_METRICS_TOKEN", "")
+	c.DataDir = get("RELINK_DATA_DIR", "./data")
+	switch v := strings.ToLower(get("RELINK_CLICK_JOURNAL", "on")); v {
+	case "on", "true", "1":
+		c.ClickJournal = true
+	case "off", "false", "0":
+	default:
+		errs = append(errs, fmt.Errorf("RELINK_CLICK_JOURNAL: want on or off, got %q", v))
+	}
+	if c.ClickJournalMax, err = strconv.ParseInt(get("RELINK_CLICK_JOURNAL_MAX", "1073741824"), 10, 64); err != nil || c.ClickJournalMax < 1<<20 {
+		errs = append(errs, fmt.Errorf("RELINK_CLICK_JOURNAL_MAX: want a number of bytes of at least 1048576"))
+	}
+	switch v := strings.ToLower(get("RELINK_CLICK_JOURNAL_FSYNC", "commit")); v {
+	case "commit":
+		c.ClickJournalFsync = true
+	case "none":
+	default:
+		errs = append(errs, fmt.Errorf("RELINK_CLICK_JOURNAL_FSYNC: want commit or none, got %q", v))
+	}
+	c.ClickJournalWindow = duration("RELINK_CLICK_JOURNAL_WINDOW", "5ms", false)
 	switch v := strings.ToLower(get("RELINK_USAGE_LIMITS", "off")); v {
 	case "off":
 	case "plan":

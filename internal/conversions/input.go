@@ -26,7 +26,7 @@ var PaymentProcessors = []string{"stripe", "shopify", "polar", "paddle", "apple"
 // optional name, email and avatar shared by both track bodies.
 func customerFields(o *input.Object, trimID bool) (ext string, name, email, avatar *string) {
 	for _, k := range []string{"customerExternalId", "externalId", "customerId"} {
-		if v := o.Str(k, input.Str{Trim: trimID}).Ptr(); v != nil && *v != "" && ext == "" {
+		if v := o.Str(k, input.Str{Trim: trimID, Max: input.MaxIdentifier}).Ptr(); v != nil && *v != "" && ext == "" {
 			ext = *v
 		}
 	}
@@ -44,7 +44,7 @@ func ParseTrackLead(body []byte) (LeadInput, error) {
 	if err != nil {
 		return in, err
 	}
-	if v := o.Str("clickId", input.Str{Trim: true}).Ptr(); v != nil {
+	if v := o.Str("clickId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		in.ClickID = *v
 	}
 	if v := o.Str("eventName", input.Str{Required: true, Trim: true, Min: 1, Max: 255, MinMsg: "eventName is required"}).Ptr(); v != nil {
@@ -77,7 +77,7 @@ func ParseTrackSale(body []byte) (SaleInput, error) {
 	}
 	var ext string
 	for _, k := range []string{"customerExternalId", "externalId", "customerId"} {
-		if v := o.Str(k, input.Str{}).Ptr(); v != nil && *v != "" && ext == "" {
+		if v := o.Str(k, input.Str{Max: input.MaxIdentifier}).Ptr(); v != nil && *v != "" && ext == "" {
 			ext = *v
 		}
 	}
@@ -85,7 +85,7 @@ func ParseTrackSale(body []byte) (SaleInput, error) {
 		in.Amount = *v
 	}
 	in.Currency = "usd"
-	if v := o.Str("currency", input.Str{Trim: true, Lower: true, Min: 1}).Ptr(); v != nil {
+	if v := o.Str("currency", input.Str{Trim: true, Lower: true, Min: 1, Max: input.MaxIdentifier}).Ptr(); v != nil {
 		in.Currency = *v
 	}
 	in.EventName = "Purchase"
@@ -93,14 +93,14 @@ func ParseTrackSale(body []byte) (SaleInput, error) {
 		in.EventName = *v
 	}
 	in.PaymentProcessor = o.Enum("paymentProcessor", PaymentProcessors, "custom")
-	if v := o.Str("invoiceId", input.Str{}).Ptr(); v != nil && *v != "" {
+	if v := o.Str("invoiceId", input.Str{Max: input.MaxIdentifier}).Ptr(); v != nil && *v != "" {
 		in.InvoiceID = v
 	}
 	in.Metadata = o.Metadata("metadata")
-	if v := o.Str("leadEventName", input.Str{}).Ptr(); v != nil && *v != "" {
+	if v := o.Str("leadEventName", input.Str{Max: input.MaxIdentifier}).Ptr(); v != nil && *v != "" {
 		in.LeadEventName = v
 	}
-	if v := o.Str("clickId", input.Str{Trim: true}).Ptr(); v != nil && *v != "" {
+	if v := o.Str("clickId", input.Str{Trim: true, Max: input.MaxIdentifier}).Ptr(); v != nil && *v != "" {
 		in.ClickID = v
 	}
 	_, in.CustomerName, in.CustomerEmail, in.CustomerAvatar = customerFields(o, false)

@@ -37,6 +37,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/useragent"
@@ -63,6 +64,8 @@ type Hit struct {
 	Trigger string
 	Geo     geo.Hint // from trusted proxy headers only
 	Bot     bool     // request-level bot signals (HEAD, ?bot=)
+
+	seq uint64 // journal index (0 without a journal)
 }
 
 // TriggerDeeplink marks the clicks of POST /track/open.
@@ -92,6 +95,9 @@ type Options struct {
 	Logger       *slog.Logger
 	Geo          *geo.Locator // nil: trusted headers only
 	Hooks        []models.ClickHook
+	// Journal, when set, puts every accepted click on disk before it waits
+	// for the database (journal.go); Open opens it.
+	Journal *JournalOptions
 	// OnWriteError, when set, is called after each failed write (on the
 	// goroutine that wrote), with the error; observability and tests use it.
 	OnWriteError func(error)
@@ -146,6 +152,13 @@ type Stats struct {
 	WriteErrors     uint64 `json:"write_errors"`     // failed write attempts (each retried)
 	Queued          int    `json:"queued"`           // waiting in the queue now
 	Pending         int    `json:"pending"`          // enriched, waiting for a write now
+
+	// The click journal (zero without one).
+	JournalBacklog  uint64 `json:"journal_backlog"`  // clicks in the journal not yet in the database
+	JournalBytes    int64  `json:"journal_bytes"`    // size of the journal on disk
+	JournalFull     bool   `json:"journal_full"`     // RELINK_CLICK_JOURNAL_MAX reached: clicks are refused
+	JournalLost     uint64 `json:"journal_lost"`     // clicks of failed group commits
+	JournalRefusals uint64 `json:"journal_refusals"` // refused because the journal was full (also in Dropped)
 }
 
 // Pipeline is the click pipeline. Create it with New; stop it with Drain.
@@ -170,10 +183,28 @@ type Pipeline struct {
 	// Owned by the consumer goroutine.
 	uaCache map[string]useragent.Info
 	seen    dedupSet
+	lastSeq uint64 // journal index of the last hit taken from the queue
+
+	j         *journal // nil without a journal
+	feedStop  chan struct{}
+	feedDone  chan struct{}
+	feedAbort chan struct{}
+	fed       atomic.Uint64
+	jRefusals atomic.Uint64
 }
 
-// New starts a pipeline writing to store.
+// New starts a pipeline writing to store, without a journal (Options.Journal
+// is ignored: use Open).
 func New(store Store, opt Options) *Pipeline {
+	opt.Journal = nil
+	p, _ := Open(store, opt)
+	return p
+}
+
+// Open starts a pipeline writing to store, with the click journal when
+// opt.Journal is set: what the journal holds from a previous run is
+// replayed first.
+func Open(store Store, opt Options) (*Pipeline, error) {
 	opt.defaults()
 	p := &Pipeline{
 		store:    store,
@@ -186,8 +217,27 @@ func New(store Store, opt Options) *Pipeline {
 		uaCache:  map[string]useragent.Info{},
 		seen:     dedupSet{window: opt.DedupWindow, max: opt.DedupMax},
 	}
+	if opt.Journal != nil {
+		j, err := openJournal(*opt.Journal, opt.Logger)
+		if err != nil {
+			return nil, err
+		}
+		p.j, p.feedStop, p.feedDone, p.feedAbort = j, make(chan struct{}), make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(p.feedDone)
+			j.feed(func(h Hit) bool {
+				select {
+				case p.queue <- h:
+					p.fed.Store(h.seq)
+					return true
+				case <-p.feedAbort:
+					return false
+				}
+			}, p.feedStop)
+		}()
+	}
 	go p.run()
-	return p
+	return p, nil
 }
 
 // Enqueue hands a click to the pipeline without blocking. It returns false
@@ -199,6 +249,17 @@ func (p *Pipeline) Enqueue(h Hit) bool {
 		p.mu.RUnlock()
 		p.refuse("pipeline stopped")
 		return false
+	}
+	if p.j != nil {
+		ok := p.j.append(&h)
+		p.mu.RUnlock()
+		if !ok {
+			p.jRefusals.Add(1)
+			p.refuse("click journal full (RELINK_CLICK_JOURNAL_MAX)")
+			return false
+		}
+		p.accepted.Add(1)
+		return true
 	}
 	select {
 	case p.queue <- h:
@@ -223,17 +284,28 @@ func (p *Pipeline) refuse(why string) {
 
 // Stats returns the counters.
 func (p *Pipeline) Stats() Stats {
-	return Stats{
+	st := Stats{
 		Accepted: p.accepted.Load(), Dropped: p.dropped.Load(), DroppedShutdown: p.droppedShutdown.Load(),
 		Bots: p.bots.Load(), Deduplicated: p.dedup.Load(), Repeated: p.repeated.Load(), Written: p.written.Load(),
 		Batches: p.batches.Load(), WriteErrors: p.writeErrors.Load(), Queued: len(p.queue), Pending: int(p.pending.Load()),
 	}
+	if j := p.j; j != nil {
+		if last, c := j.last.Load(), j.committed.Load(); last > c {
+			st.JournalBacklog = last - c
+		}
+		st.JournalBytes, st.JournalFull, st.JournalLost = j.size.Load(), j.full.Load(), j.commitErrors.Load()
+		st.JournalRefusals = p.jRefusals.Load()
+	}
+	return st
 }
 
 // Flush writes every click accepted before the call (one attempt per batch)
 // and returns the first write error; clicks that failed stay pending and are
 // retried. Tests and seeding use it to flush synchronously.
 func (p *Pipeline) Flush(ctx context.Context) error {
+	if err := p.journalCaughtUp(ctx); err != nil {
+		return err
+	}
 	reply := make(chan error, 1)
 	select {
 	case p.flushReq <- reply:
@@ -257,16 +329,55 @@ func (p *Pipeline) Flush(ctx context.Context) error {
 func (p *Pipeline) Drain(ctx context.Context) error {
 	p.mu.Lock()
 	first := !p.closed
+	p.closed = true
+	p.mu.Unlock()
+	if first && p.j != nil {
+		// The last group to the log, then the reader hands over the rest.
+		// With the database down the queue does not move: at the deadline
+		// the reader stops and the rest stays in the journal (written on
+		// the next start, not lost).
+		p.j.closeWrites()
+		close(p.feedStop)
+		select {
+		case <-p.feedDone:
+		case <-ctx.Done():
+			close(p.feedAbort)
+			<-p.feedDone
+		}
+	}
 	if first {
-		p.closed = true
 		close(p.queue)
 	}
-	p.mu.Unlock()
 	if first {
 		p.drainc <- ctx
 	}
 	<-p.done
+	if first && p.j != nil {
+		if err := p.j.closeLog(); err != nil {
+			return errors.Join(p.drainErr, fmt.Errorf("ingest: close click journal: %w", err))
+		}
+	}
 	return p.drainErr
+}
+
+// journalCaughtUp commits the journal's open group and waits until the
+// reader has handed every committed click to the queue.
+func (p *Pipeline) journalCaughtUp(ctx context.Context) error {
+	if p.j == nil {
+		return nil
+	}
+	if err := p.j.sync(ctx); err != nil {
+		return err
+	}
+	target := p.j.last.Load()
+	for p.fed.Load() < target && p.j.committed.Load() < target {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return nil
 }
 
 // run is the consumer. It enriches clicks into the pending batch while the
@@ -290,9 +401,12 @@ func (p *Pipeline) run() {
 		failed        []models.Click // waits for retry
 		retry         <-chan time.Time
 		backoff       time.Duration
+		// The journal index each batch covers (bots and repeats included):
+		// a committed batch moves the journal's watermark to it.
+		inflightUpto, failedUpto uint64
 	)
-	start := func(b []models.Click) {
-		inflightBatch, inflight = b, make(chan error, 1)
+	start := func(b []models.Click, upto uint64) {
+		inflightBatch, inflight, inflightUpto = b, make(chan error, 1), upto
 		go func(ch chan<- error) {
 			ctx, cancel := context.WithTimeout(context.Background(), p.opt.WriteTimeout)
 			defer cancel()
@@ -305,9 +419,10 @@ func (p *Pipeline) run() {
 		if err == nil {
 			p.pending.Add(-int64(len(b)))
 			backoff = 0
+			p.markCommitted(inflightUpto)
 			return nil
 		}
-		failed = b
+		failed, failedUpto = b, inflightUpto
 		backoff = min(max(2*backoff, p.opt.MinBackoff), p.opt.MaxBackoff)
 		retry = time.After(backoff)
 		p.log.Error("writing clicks failed; retrying", "clicks", len(b), "retry_in", backoff,
@@ -319,13 +434,13 @@ func (p *Pipeline) run() {
 	// being written.
 	startFull := func() {
 		if len(pending) >= p.opt.BatchSize && idle() {
-			start(pending)
+			start(pending, p.lastSeq)
 			pending = newBatch()
 		}
 	}
 	// writeSync writes b now and waits (Flush).
-	writeSync := func(b []models.Click) error {
-		start(b)
+	writeSync := func(b []models.Click, upto uint64) error {
+		start(b, upto)
 		return finished(<-inflight)
 	}
 	// takeQueued moves up to n queued clicks into pending without waiting;
@@ -381,14 +496,16 @@ func (p *Pipeline) run() {
 			startFull()
 		case <-ticker.C:
 			if len(pending) > 0 && idle() {
-				start(pending)
+				start(pending, p.lastSeq)
 				pending = newBatch()
+			} else if len(pending) == 0 && idle() {
+				p.markCommitted(p.lastSeq) // only bots and repeats since the last batch
 			}
 		case <-retry:
 			retry = nil
 			b := failed
 			failed = nil
-			start(b)
+			start(b, failedUpto)
 		case reply := <-p.flushReq:
 			reply <- func() error {
 				// Everything accepted before the call: the write in flight,
@@ -401,7 +518,7 @@ func (p *Pipeline) run() {
 				if failed != nil {
 					b := failed
 					failed, retry = nil, nil
-					if err := writeSync(b); err != nil {
+					if err := writeSync(b, failedUpto); err != nil {
 						return err
 					}
 				}
@@ -415,7 +532,7 @@ func (p *Pipeline) run() {
 					}
 					b := pending
 					pending = newBatch()
-					if err := writeSync(b); err != nil {
+					if err := writeSync(b, p.lastSeq); err != nil {
 						return err
 					}
 					if closed || n <= 0 {
@@ -437,6 +554,9 @@ func (p *Pipeline) final(ctx context.Context, rest []models.Click) {
 		rest = p.add(rest, h)
 	}
 	backoff := p.opt.MinBackoff
+	if len(rest) == 0 {
+		p.markCommitted(p.lastSeq)
+	}
 	for len(rest) > 0 {
 		n := min(len(rest), p.opt.MaxBatch)
 		wctx, cancel := context.WithTimeout(ctx, p.opt.WriteTimeout)
@@ -445,11 +565,21 @@ func (p *Pipeline) final(ctx context.Context, rest []models.Click) {
 		if err == nil {
 			rest = rest[n:]
 			p.pending.Store(int64(len(rest)))
+			if len(rest) == 0 {
+				p.markCommitted(p.lastSeq)
+			}
 			continue
 		}
 		p.log.Error("writing clicks at shutdown failed; retrying", "clicks", len(rest), "err", err)
 		select {
 		case <-ctx.Done():
+			if p.j != nil {
+				// Not lost: they stay in the journal and are written on the
+				// next start.
+				p.pending.Store(0)
+				p.log.Warn("clicks left in the click journal for the next start", "clicks", len(rest), "err", err)
+				return
+			}
 			lost := uint64(len(rest))
 			p.droppedShutdown.Add(lost)
 			p.pending.Store(0)
@@ -477,8 +607,22 @@ func (p *Pipeline) write(ctx context.Context, batch []models.Click) error {
 	return nil
 }
 
+// markCommitted moves the journal's watermark: every click up to journal
+// index upto is in the database (or was a bot or a repeat).
+func (p *Pipeline) markCommitted(upto uint64) {
+	if p.j != nil && upto > p.j.committed.Load() {
+		p.j.committed.Store(upto)
+	}
+}
+
 // add enriches h and appends it, unless it is a bot or a repeat.
 func (p *Pipeline) add(batch []models.Click, h Hit) []models.Click {
+	if h.seq > p.lastSeq {
+		p.lastSeq = h.seq
+	}
+	// Headers are the visitor's bytes: a NUL or invalid UTF-8 in the user
+	// agent or referer would make PostgreSQL refuse the whole batch.
+	h.UA, h.Referer, h.IP = cleanText(h.UA), cleanText(h.Referer), cleanText(h.IP)
 	ua, ok := p.uaCache[h.UA]
 	if !ok {
 		ua = useragent.Parse(h.UA)
@@ -540,6 +684,15 @@ func (p *Pipeline) add(batch []models.Click, h Hit) []models.Click {
 	}
 	p.pending.Add(1)
 	return append(batch, c)
+}
+
+// cleanText drops NUL bytes and replaces invalid UTF-8, which no text column
+// on PostgreSQL accepts; valid text is returned as is without allocating.
+func cleanText(s string) string {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }
 
 // IdentityHash is links.md §10.4's visitor identity: sha256 hex of "ip-ua".

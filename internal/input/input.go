@@ -205,6 +205,14 @@ type Check struct {
 	Message string
 }
 
+// MaxIdentifier is the documented limit (docs/reliability.md) of an
+// identifier or short text field the spec leaves unbounded (invoiceId,
+// clickId, customerExternalId on the main route, tenantId, …). Such fields
+// are indexed, and PostgreSQL refuses a btree row over 2,704 bytes: an
+// unbounded one was a 500 (issue 15). 255 characters are at most 1,020
+// bytes.
+const MaxIdentifier = 255
+
 // Str are a string field's rules, applied in this order: trim, lower,
 // transform, length, empty-as-null, check.
 type Str struct {

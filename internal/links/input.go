@@ -233,7 +233,11 @@ const maxURL = 32000
 func urlify(s string) string { return URLify(strings.TrimSpace(s)) }
 
 // validURLCheck is the link schema's URL refinement.
-var validURLCheck = &input.Check{OK: ValidURL, Issue: "custom", Message: "Invalid URL"}
+var validURLCheck = &input.Check{OK: safeURL, Issue: "custom", Message: "Invalid URL"}
+
+// safeURL is a valid URL whose scheme may be a link's target (no
+// javascript:, data:, file: or vbscript:).
+func safeURL(s string) bool { return ValidURL(s) && !UnsafeScheme(s) }
 
 // keyLength is z.number().min(3).max(190) (a fraction is truncated).
 func keyLength(d *input.Object) Field[int] {
@@ -294,7 +298,7 @@ func geo(d *input.Object, name string) Field[map[string]string] {
 			d.Fail("too_big", p, fmt.Sprintf("Too big: expected string to have <=%d characters", maxURL))
 			return Field[map[string]string]{}
 		}
-		if !ValidURL(s) {
+		if !safeURL(s) {
 			d.Fail("custom", p, "Invalid URL")
 			return Field[map[string]string]{}
 		}

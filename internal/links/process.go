@@ -182,7 +182,7 @@ func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []mod
 	if old != nil && old.IsRoot() {
 		key = models.RootKey
 	}
-	if dest != "" && !ValidURL(dest) {
+	if dest != "" && (!ValidURL(dest) || UnsafeScheme(dest)) {
 		return nil, apierr.New(apierr.Unprocessable, msgInvalidURL)
 	}
 	if dest == "" && key != models.RootKey {

@@ -298,7 +298,7 @@ func (s *Service) BulkUpdate(ctx context.Context, a Actor, b *BulkUpdate) ([]Bul
 	if len(b.LinkIDs) == 0 && len(b.ExternalIDs) == 0 {
 		return out, nil
 	}
-	if b.Data.URL.Has() && b.Data.URL.Value != "" && !ValidURL(b.Data.URL.Value) {
+	if b.Data.URL.Has() && b.Data.URL.Value != "" && (!ValidURL(b.Data.URL.Value) || UnsafeScheme(b.Data.URL.Value)) {
 		return nil, apierr.Validation("custom", "data.url", "Invalid URL")
 	}
 	if _, err := s.resolveTags(ctx, ws.ID, b.Data, false); err != nil {

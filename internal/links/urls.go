@@ -49,6 +49,28 @@ func ValidURL(s string) bool {
 	return u.Opaque != "" || u.Host != "" || u.Path != ""
 }
 
+// unsafeSchemes run code or read local data in the visitor's browser; a
+// short link may not send anyone there (issue 15 item 5).
+var unsafeSchemes = map[string]bool{"javascript": true, "data": true, "file": true, "vbscript": true}
+
+// UnsafeScheme reports a URL whose scheme is javascript:, data:, file: or
+// vbscript: (any case, leading spaces and control characters ignored, as
+// browsers do).
+func UnsafeScheme(s string) bool {
+	s = strings.TrimLeft(s, "\x00\t\n\r\f ")
+	scheme, _, ok := strings.Cut(s, ":")
+	if !ok {
+		return false
+	}
+	scheme = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1 // browsers drop these inside a scheme
+		}
+		return r
+	}, scheme)
+	return unsafeSchemes[strings.ToLower(scheme)]
+}
+
 var hostLabelRe = regexp.MustCompile(`^[\p{L}\p{N}_]([\p{L}\p{N}\-_]*[\p{L}\p{N}_])?$`)
 
 func validHost(h string) bool {

@@ -1,0 +1,584 @@
+// Command faults is the fault benchmark of issue 15 (bench/README.md):
+// the real binary under load, one short link, every request a distinct
+// visitor, while the process is killed or the database is stopped or hung,
+// on SQLite and on a private PostgreSQL (internal/ownpg: never the shared
+// cluster). It prints what it measured; it does not judge timings.
+//
+//	go run ./bench/faults                       # every scenario, full length
+//	go run ./bench/faults -short                # the CI form (seconds)
+//	go run ./bench/faults -only sigkill,pg-stop # some scenarios
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/relinkhq/relink/internal/ownpg"
+	"github.com/relinkhq/relink/models"
+)
+
+func main() {
+	short := flag.Bool("short", false, "the CI form: seconds instead of minutes")
+	only := flag.String("only", "", "comma-separated scenarios (sigterm, sigkill, pg-stop, pg-stop-long, pg-hang)")
+	conns := flag.Int("c", 32, "concurrent connections")
+	flag.Parse()
+	rep, err := Run(Config{Short: *short, Only: *only, Conns: *conns, Out: os.Stdout})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "faults:", err)
+		os.Exit(1)
+	}
+	if rep.Failed {
+		os.Exit(1)
+	}
+}
+
+// Config selects the scenarios and their length.
+type Config struct {
+	Short bool
+	Only  string
+	Conns int
+	Out   io.Writer
+}
+
+// Report is every scenario's result.
+type Report struct {
+	Results []Result
+	Failed  bool // a scenario lost more than its bound
+}
+
+// Result is one scenario on one database.
+type Result struct {
+	Scenario, DB string
+	Seen         int64 // 302s the load generator received
+	Stored       int64 // click rows afterwards
+	Lost         int64 // Seen - Stored when positive
+	Bound        int64 // clicks the scenario may lose
+	Note         string
+}
+
+type env struct {
+	cfg     Config
+	bin     string
+	work    string
+	pg      *ownpg.Instance
+	dbSeq   int
+	window  time.Duration
+	loadFor time.Duration
+}
+
+// Run builds the binary, starts a private PostgreSQL when it can, and runs
+// the scenarios.
+func Run(cfg Config) (*Report, error) {
+	if cfg.Conns <= 0 {
+		cfg.Conns = 32
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	work, err := os.MkdirTemp("", "relink-faults-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	e := &env{cfg: cfg, bin: filepath.Join(work, "relink"), work: work, window: 5 * time.Millisecond, loadFor: 15 * time.Second}
+	if cfg.Short {
+		e.loadFor = 3 * time.Second
+	}
+	build := exec.Command("go", "build", "-o", e.bin, "./cmd/relink")
+	build.Dir = repoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build relink: %w: %s", err, out)
+	}
+	if ownpg.Available() {
+		if e.pg, err = ownpg.Start(); err != nil {
+			fmt.Fprintf(cfg.Out, "no private PostgreSQL (%v): SQLite scenarios only\n", err)
+			e.pg = nil
+		} else {
+			defer e.pg.Close()
+		}
+	}
+	rep := &Report{}
+	want := func(s string) bool {
+		return cfg.Only == "" || strings.Contains(","+cfg.Only+",", ","+s+",")
+	}
+	dbs := []string{"sqlite"}
+	if e.pg != nil {
+		dbs = append(dbs, "postgres")
+	}
+	add := func(r Result, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s on %s: %w", r.Scenario, r.DB, err)
+		}
+		if r.Seen > r.Stored {
+			r.Lost = r.Seen - r.Stored
+		}
+		if r.Lost > r.Bound {
+			rep.Failed = true
+		}
+		rep.Results = append(rep.Results, r)
+		fmt.Fprintf(cfg.Out, "%-14s %-9s 302s %8d  stored %8d  lost %6d (bound %d)  %s\n", r.Scenario, r.DB, r.Seen, r.Stored, r.Lost, r.Bound, r.Note)
+		return nil
+	}
+	for _, db := range dbs {
+		if want("sigterm") {
+			if err := add(e.sigterm(db)); err != nil {
+				return rep, err
+			}
+		}
+		if want("sigkill") {
+			if err := add(e.sigkill(db)); err != nil {
+				return rep, err
+			}
+		}
+	}
+	if e.pg != nil {
+		stops := []time.Duration{30 * time.Second}
+		if cfg.Short {
+			stops = []time.Duration{3 * time.Second}
+		}
+		if want("pg-stop") {
+			for _, d := range stops {
+				if err := add(e.pgStop(d)); err != nil {
+					return rep, err
+				}
+			}
+		}
+		if want("pg-stop-long") && !cfg.Short {
+			if err := add(e.pgStop(5 * time.Minute)); err != nil {
+				return rep, err
+			}
+		}
+		if want("pg-hang") {
+			hang := 60 * time.Second
+			if cfg.Short {
+				hang = 3 * time.Second
+			}
+			if err := add(e.pgHang(hang)); err != nil {
+				return rep, err
+			}
+		}
+	}
+	return rep, nil
+}
+
+func repoRoot() string {
+	dir, _ := os.Getwd()
+	for d := dir; d != "/"; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+	}
+	return dir
+}
+
+// database makes a fresh database of the dialect with one link and returns
+// its URL.
+func (e *env) database(dialect, domain string) (string, error) {
+	e.dbSeq++
+	var u string
+	if dialect == "sqlite" {
+		u = "sqlite:" + filepath.Join(e.work, fmt.Sprintf("faults-%d.db", e.dbSeq))
+	} else {
+		name := fmt.Sprintf("faults_%d", e.dbSeq)
+		if err := e.pg.CreateDatabase(name); err != nil {
+			return "", err
+		}
+		u = e.pg.URL(name)
+	}
+	db, err := models.Open(u)
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if err := db.Migrate(ctx); err != nil {
+		return "", err
+	}
+	ws, err := db.CreateWorkspace(ctx, "Faults", "faults", models.PlanPro)
+	if err != nil {
+		return "", err
+	}
+	return u, db.CreateLink(ctx, &models.Link{WorkspaceID: ws.ID, Domain: domain, Key: "bench", URL: "https://example.com/landing"})
+}
+
+// stored counts the click rows (retrying while the database is down).
+func stored(dbURL string) (int64, error) {
+	var last error
+	for range 60 {
+		db, err := models.Open(dbURL)
+		if err == nil {
+			var n int64
+			err = db.Raw("SELECT COUNT(*) FROM clicks").Scan(&n).Error
+			db.Close()
+			if err == nil {
+				return n, nil
+			}
+		}
+		last = err
+		time.Sleep(time.Second)
+	}
+	return 0, last
+}
+
+// server is one relink process.
+type server struct {
+	cmd     *exec.Cmd
+	done    chan struct{}
+	domain  string
+	data    string
+	appPort int
+}
+
+func freePort() int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// start runs relink serve on dbURL with its data directory data.
+func (e *env) start(dbURL, domain, data string, extra ...string) (*server, error) {
+	appPort, apiPort := freePort(), freePort()
+	cmd := exec.Command(e.bin, "serve")
+	cmd.Env = append(os.Environ(),
+		"RELINK_DATABASE_URL="+dbURL,
+		"RELINK_APP_URL=http://localhost:"+strconv.Itoa(appPort),
+		"RELINK_API_URL=http://localhost:"+strconv.Itoa(apiPort),
+		"RELINK_SHORT_DOMAIN="+domain,
+		"RELINK_DATA_DIR="+data,
+		"RELINK_LOG_LEVEL=warn",
+		"RELINK_CLICK_FLUSH_INTERVAL=100ms",
+		"RELINK_SHUTDOWN_TIMEOUT=60s",
+		"RELINK_CLICK_JOURNAL_WINDOW="+e.window.String(),
+	)
+	cmd.Env = append(cmd.Env, extra...)
+	logf, err := os.OpenFile(filepath.Join(e.work, "relink.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, err
+	}
+	s := &server{cmd: cmd, done: make(chan struct{}), domain: domain, data: data, appPort: appPort}
+	go func() { _ = cmd.Wait(); logf.Close(); close(s.done) }()
+	for range 300 {
+		if r, err := http.Get("http://" + domain + "/healthz"); err == nil {
+			r.Body.Close()
+			return s, nil
+		}
+		select {
+		case <-s.done:
+			return nil, fmt.Errorf("relink exited at start (see %s)", logf.Name())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return nil, fmt.Errorf("relink not ready")
+}
+
+func (s *server) signal(sig syscall.Signal) { _ = s.cmd.Process.Signal(sig) }
+
+// wait waits for the process to exit.
+func (s *server) wait(d time.Duration) error {
+	select {
+	case <-s.done:
+		return nil
+	case <-time.After(d):
+		s.signal(syscall.SIGKILL)
+		<-s.done
+		return fmt.Errorf("relink did not exit within %s", d)
+	}
+}
+
+// backlog is the clicks accepted and not yet in the database, from
+// /metrics (journal backlog, queue, pending); -1 when unreadable.
+func (s *server) backlog() int64 {
+	r, err := http.Get("http://localhost:" + strconv.Itoa(s.appPort) + "/metrics")
+	if err != nil {
+		return -1
+	}
+	defer r.Body.Close()
+	b, _ := io.ReadAll(r.Body)
+	// The journal's backlog already counts the queued and pending clicks;
+	// without a journal it is 0 and the queue is the backlog.
+	var journal, memory int64
+	found := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		for _, m := range []string{"relink_click_journal_backlog ", "relink_clicks_queued ", "relink_clicks_pending "} {
+			if v, ok := strings.CutPrefix(l, m); ok {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				if m == "relink_click_journal_backlog " {
+					journal = n
+				} else {
+					memory += n
+				}
+				found++
+			}
+		}
+	}
+	if found < 3 {
+		return -1
+	}
+	return max(journal, memory)
+}
+
+// rss is the process's resident memory in MiB.
+func (s *server) rss() float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			f := strings.Fields(l)
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// load sends GETs to the link from conns goroutines until stop, each with
+// its own X-Forwarded-For; it counts 302s and keeps latencies.
+type load struct {
+	seen, errs atomic.Int64
+	mu         sync.Mutex
+	lat        []time.Duration
+	stop       chan struct{}
+	wg         sync.WaitGroup
+}
+
+func startLoad(domain string, conns int) *load {
+	l := &load{stop: make(chan struct{})}
+	var seq atomic.Int64
+	for range conns {
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			c := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+				Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+			for {
+				select {
+				case <-l.stop:
+					return
+				default:
+				}
+				n := seq.Add(1)
+				req, _ := http.NewRequest("GET", "http://"+domain+"/bench", nil)
+				req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255))
+				req.Header.Set("User-Agent", "faults/"+strconv.FormatInt(n>>24, 10))
+				t0 := time.Now()
+				r, err := c.Do(req)
+				if err != nil {
+					l.errs.Add(1)
+					time.Sleep(10 * time.Millisecond)
+					continue
+				}
+				_, _ = io.Copy(io.Discard, r.Body)
+				r.Body.Close()
+				if r.StatusCode == http.StatusFound {
+					l.seen.Add(1)
+					l.mu.Lock()
+					l.lat = append(l.lat, time.Since(t0))
+					l.mu.Unlock()
+				}
+			}
+		}()
+	}
+	return l
+}
+
+func (l *load) end() { close(l.stop); l.wg.Wait() }
+
+// p99 of the latencies since the last reset, and reset.
+func (l *load) p99() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lat) == 0 {
+		return 0
+	}
+	sort.Slice(l.lat, func(i, j int) bool { return l.lat[i] < l.lat[j] })
+	p := l.lat[len(l.lat)*99/100]
+	l.lat = l.lat[:0]
+	return p
+}
+
+// sigterm: load, SIGTERM mid-load; every answered click is stored.
+func (e *env) sigterm(dialect string) (Result, error) {
+	r := Result{Scenario: "sigterm", DB: dialect}
+	domain := "127.0.0.1:" + strconv.Itoa(freePort())
+	u, err := e.database(dialect, domain)
+	if err != nil {
+		return r, err
+	}
+	s, err := e.start(u, domain, filepath.Join(e.work, fmt.Sprintf("data-%d", e.dbSeq)))
+	if err != nil {
+		return r, err
+	}
+	l := startLoad(domain, e.cfg.Conns)
+	time.Sleep(e.loadFor)
+	s.signal(syscall.SIGTERM)
+	werr := s.wait(2 * time.Minute)
+	l.end()
+	r.Seen = l.seen.Load()
+	if r.Stored, err = stored(u); err != nil {
+		return r, err
+	}
+	return r, werr
+}
+
+// sigkill: load, SIGKILL mid-load, restart on the same data directory: the
+// journal replays; at most one group-commit window of clicks may be lost.
+func (e *env) sigkill(dialect string) (Result, error) {
+	r := Result{Scenario: "sigkill", DB: dialect}
+	domain := "127.0.0.1:" + strconv.Itoa(freePort())
+	u, err := e.database(dialect, domain)
+	if err != nil {
+		return r, err
+	}
+	data := filepath.Join(e.work, fmt.Sprintf("data-%d", e.dbSeq))
+	s, err := e.start(u, domain, data)
+	if err != nil {
+		return r, err
+	}
+	l := startLoad(domain, e.cfg.Conns)
+	time.Sleep(e.loadFor)
+	rate := float64(l.seen.Load()) / e.loadFor.Seconds()
+	s.signal(syscall.SIGKILL)
+	_ = s.wait(time.Minute)
+	l.end()
+	r.Seen = l.seen.Load()
+	before, _ := stored(u)
+	s2, err := e.start(u, domain, data)
+	if err != nil {
+		return r, err
+	}
+	t0 := time.Now()
+	for s2.backlog() != 0 && time.Since(t0) < 2*time.Minute {
+		time.Sleep(200 * time.Millisecond)
+	}
+	replayed := time.Since(t0)
+	s2.signal(syscall.SIGTERM)
+	werr := s2.wait(2 * time.Minute)
+	if r.Stored, err = stored(u); err != nil {
+		return r, err
+	}
+	// The issue's bound: 20 ms of traffic (four 5 ms windows), plus the
+	// conns requests in flight.
+	r.Bound = int64(rate*0.020) + int64(e.cfg.Conns)
+	lostMs := 0.0
+	if r.Seen > r.Stored {
+		lostMs = float64(r.Seen-r.Stored) / rate * 1000
+	}
+	r.Note = fmt.Sprintf("%.0f clicks/s; lost = %.1f ms of traffic; %d stored at the kill, %d replayed after restart in %s",
+		rate, lostMs, before, r.Stored-before, replayed.Round(100*time.Millisecond))
+	return r, werr
+}
+
+// pgStop: load throughout; the private PostgreSQL is stopped for d and
+// started again; nothing is lost, and the backlog is written after.
+func (e *env) pgStop(d time.Duration) (Result, error) {
+	r := Result{Scenario: "pg-stop " + d.String(), DB: "postgres"}
+	domain := "127.0.0.1:" + strconv.Itoa(freePort())
+	u, err := e.database("postgres", domain)
+	if err != nil {
+		return r, err
+	}
+	s, err := e.start(u, domain, filepath.Join(e.work, fmt.Sprintf("data-%d", e.dbSeq)))
+	if err != nil {
+		return r, err
+	}
+	l := startLoad(domain, e.cfg.Conns)
+	time.Sleep(e.loadFor / 3)
+	if err := e.pg.Stop(); err != nil {
+		return r, err
+	}
+	var peak int64
+	var rss float64
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(500 * time.Millisecond) {
+		peak, rss = max(peak, s.backlog()), max(rss, s.rss())
+	}
+	if err := e.pg.Restart(); err != nil {
+		return r, err
+	}
+	t0 := time.Now()
+	time.Sleep(e.loadFor / 3)
+	l.end()
+	for s.backlog() != 0 && time.Since(t0) < 5*time.Minute {
+		time.Sleep(200 * time.Millisecond)
+	}
+	drained := time.Since(t0)
+	s.signal(syscall.SIGTERM)
+	werr := s.wait(2 * time.Minute)
+	r.Seen = l.seen.Load()
+	if r.Stored, err = stored(u); err != nil {
+		return r, err
+	}
+	r.Note = fmt.Sprintf("backlog at restart %d clicks, written %s after the database came back; max RSS %.0f MiB", peak, drained.Round(100*time.Millisecond), rss)
+	return r, werr
+}
+
+// pgHang: the private PostgreSQL is SIGSTOPped for d under load: cached
+// redirects keep answering (p99 measured), memory stays bounded.
+func (e *env) pgHang(d time.Duration) (Result, error) {
+	r := Result{Scenario: "pg-hang " + d.String(), DB: "postgres"}
+	domain := "127.0.0.1:" + strconv.Itoa(freePort())
+	u, err := e.database("postgres", domain)
+	if err != nil {
+		return r, err
+	}
+	s, err := e.start(u, domain, filepath.Join(e.work, fmt.Sprintf("data-%d", e.dbSeq)))
+	if err != nil {
+		return r, err
+	}
+	l := startLoad(domain, e.cfg.Conns)
+	time.Sleep(e.loadFor / 3)
+	before := l.p99()
+	seenBefore := l.seen.Load()
+	if err := e.pg.Pause(); err != nil {
+		return r, err
+	}
+	var maxRSS float64
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		maxRSS = max(maxRSS, s.rss())
+		time.Sleep(500 * time.Millisecond)
+	}
+	during := l.p99()
+	duringCount := l.seen.Load() - seenBefore
+	if err := e.pg.Resume(); err != nil {
+		return r, err
+	}
+	t0 := time.Now()
+	time.Sleep(e.loadFor / 3)
+	l.end()
+	for s.backlog() != 0 && time.Since(t0) < 5*time.Minute {
+		time.Sleep(200 * time.Millisecond)
+	}
+	drained := time.Since(t0)
+	s.signal(syscall.SIGTERM)
+	werr := s.wait(2 * time.Minute)
+	r.Seen = l.seen.Load()
+	if r.Stored, err = stored(u); err != nil {
+		return r, err
+	}
+	r.Note = fmt.Sprintf("p99 before %s, during the hang %s (%d redirects answered, %.0f/s); max RSS %.0f MiB; backlog written %s after resume",
+		before.Round(10*time.Microsecond), during.Round(10*time.Microsecond), duringCount, float64(duringCount)/d.Seconds(), maxRSS, drained.Round(100*time.Millisecond))
+	return r, werr
+}
