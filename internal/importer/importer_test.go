@@ -218,7 +218,7 @@ func TestImportedClicksOnOriginalDates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return res.(analytics.Counters).Clicks
+			return res.Total.Clicks
 		}
 		if n := count("2025-01-10", "2025-01-11", nil); n != 2 {
 			t.Fatalf("clicks on 2025-01-10: %d", n)
