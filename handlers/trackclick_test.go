@@ -137,73 +137,7 @@ func TestTrackClick(t *testing.T) {
 			}
 		})
 
-		t.Run("a partner link names its partner; the discount is null", func(t *testing.T) {
-			status, _, m := e.trackClick(`{"domain":"acme.link","key":"pat"}`, chromeUA+" track-p", nil)
-			p, _ := m["partner"].(map[string]any)
-			if status != 200 || p["id"] != "pn_track" || p["name"] != "Pat Partner" || p["groupId"] != grp.ID || p["tenantId"] != tenant {
-				t.Fatalf("%d %v", status, m)
-			}
-			if d, ok := m["discount"]; !ok || d != nil {
-				t.Errorf("discount %v (present %v), want null", d, ok)
-			}
-			if n := len(e.clicksOf(partnerLink)); n != 1 {
-				t.Errorf("%d partner clicks", n)
-			}
-			// No image of its own: our avatar, which is served (parity.md §8.7).
-			if p["image"] != "http://localhost:8081/og/avatar/pn_track" {
-				t.Fatalf("image %v", p["image"])
-			}
-			req := httptest.NewRequest(http.MethodGet, "http://localhost:8081/og/avatar/pn_track", nil)
-			req.Host = "localhost:8081"
-			res, err := e.srv.Root.Test(req, -1)
-			if err != nil || res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/svg+xml" {
-				t.Fatalf("avatar: %v %v", res, err)
-			}
-		})
-
-		t.Run("the enrollment's discount; none when its amount is 0", func(t *testing.T) {
-			months := 12
-			d := &models.Discount{ID: "disc_track", Amount: 20, Type: models.DiscountPercentage, MaxDuration: &months, CreatedAt: e.now, UpdatedAt: e.now}
-			if err := db.SetGroupDiscount(ctx, grp, d); err != nil {
-				t.Fatal(err)
-			}
-			_, _, m := e.trackClick(`{"domain":"acme.link","key":"pat"}`, chromeUA+" track-d", nil)
-			got, _ := m["discount"].(map[string]any)
-			if got["id"] != "disc_track" || got["amount"] != float64(20) || got["type"] != "percentage" || got["maxDuration"] != float64(12) {
-				t.Fatalf("discount %v", m["discount"])
-			}
-			for _, k := range []string{"couponId", "couponTestId"} {
-				if v, ok := got[k]; !ok || v != nil {
-					t.Errorf("%s: %v (present %v)", k, v, ok)
-				}
-			}
-			zero := &models.Discount{ID: "disc_zero", Amount: 0, Type: models.DiscountFlat, CreatedAt: e.now, UpdatedAt: e.now}
-			if err := db.SetGroupDiscount(ctx, grp, zero); err != nil {
-				t.Fatal(err)
-			}
-			if _, _, m := e.trackClick(`{"domain":"acme.link","key":"pat"}`, chromeUA+" track-z", nil); m["discount"] != nil {
-				t.Errorf("a 0 discount: %v", m["discount"])
-			}
-		})
-
-		t.Run("a partner's own image; null groupId and tenantId are left out", func(t *testing.T) {
-			img := "https://cdn.example/pat2.png"
-			if err := db.CreatePartner(ctx, &models.Partner{ID: "pn_img", WorkspaceID: e.ws.ID, Email: "p2@example.com", Name: "Pat Two", Image: &img, NetworkStatus: "approved"}); err != nil {
-				t.Fatal(err)
-			}
-			if err := db.CreateEnrollment(ctx, &models.Enrollment{ID: "pge_img", WorkspaceID: e.ws.ID, ProgramID: prog.ID, PartnerID: "pn_img",
-				Status: "approved", CreatedAt: e.now, UpdatedAt: e.now}); err != nil {
-				t.Fatal(err)
-			}
-			e.link(models.Link{Key: "pat2", URL: "https://acme.example/", ProgramID: &prog.ID, PartnerID: ptr("pn_img")})
-			_, _, m := e.trackClick(`{"domain":"acme.link","key":"pat2"}`, chromeUA+" track-p2", nil)
-			p, _ := m["partner"].(map[string]any)
-			_, hasGroup := p["groupId"]
-			_, hasTenant := p["tenantId"]
-			if p["image"] != img || hasGroup || hasTenant {
-				t.Fatalf("partner %v", p)
-			}
-		})
+		checkTrackClickPartners(t, db, e, prog, grp, tenant, partnerLink)
 
 		t.Run("allowed hostnames", func(t *testing.T) {
 			if err := e.ws.SetEmbedHostnames([]string{"acme.example", "*.shop.example"}); err != nil {
@@ -235,6 +169,80 @@ func TestTrackClick(t *testing.T) {
 				}
 			}
 		})
+	})
+}
+
+// checkTrackClickPartners: /track/click's partner object and discount for
+// partner links (parity.md §8.7; TestTrackClick's partner steps).
+func checkTrackClickPartners(t *testing.T, db *models.DB, e *redirectEnv, prog *models.Program, grp *models.Group, tenant string, partnerLink *models.Link) {
+	t.Helper()
+	ctx := context.Background()
+	t.Run("a partner link names its partner; the discount is null", func(t *testing.T) {
+		status, _, m := e.trackClick(`{"domain":"acme.link","key":"pat"}`, chromeUA+" track-p", nil)
+		p, _ := m["partner"].(map[string]any)
+		if status != 200 || p["id"] != "pn_track" || p["name"] != "Pat Partner" || p["groupId"] != grp.ID || p["tenantId"] != tenant {
+			t.Fatalf("%d %v", status, m)
+		}
+		if d, ok := m["discount"]; !ok || d != nil {
+			t.Errorf("discount %v (present %v), want null", d, ok)
+		}
+		if n := len(e.clicksOf(partnerLink)); n != 1 {
+			t.Errorf("%d partner clicks", n)
+		}
+		// No image of its own: our avatar, which is served (parity.md §8.7).
+		if p["image"] != "http://localhost:8081/og/avatar/pn_track" {
+			t.Fatalf("image %v", p["image"])
+		}
+		req := httptest.NewRequest(http.MethodGet, "http://localhost:8081/og/avatar/pn_track", nil)
+		req.Host = "localhost:8081"
+		res, err := e.srv.Root.Test(req, -1)
+		if err != nil || res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/svg+xml" {
+			t.Fatalf("avatar: %v %v", res, err)
+		}
+	})
+
+	t.Run("the enrollment's discount; none when its amount is 0", func(t *testing.T) {
+		months := 12
+		d := &models.Discount{ID: "disc_track", Amount: 20, Type: models.DiscountPercentage, MaxDuration: &months, CreatedAt: e.now, UpdatedAt: e.now}
+		if err := db.SetGroupDiscount(ctx, grp, d); err != nil {
+			t.Fatal(err)
+		}
+		_, _, m := e.trackClick(`{"domain":"acme.link","key":"pat"}`, chromeUA+" track-d", nil)
+		got, _ := m["discount"].(map[string]any)
+		if got["id"] != "disc_track" || got["amount"] != float64(20) || got["type"] != "percentage" || got["maxDuration"] != float64(12) {
+			t.Fatalf("discount %v", m["discount"])
+		}
+		for _, k := range []string{"couponId", "couponTestId"} {
+			if v, ok := got[k]; !ok || v != nil {
+				t.Errorf("%s: %v (present %v)", k, v, ok)
+			}
+		}
+		zero := &models.Discount{ID: "disc_zero", Amount: 0, Type: models.DiscountFlat, CreatedAt: e.now, UpdatedAt: e.now}
+		if err := db.SetGroupDiscount(ctx, grp, zero); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, m := e.trackClick(`{"domain":"acme.link","key":"pat"}`, chromeUA+" track-z", nil); m["discount"] != nil {
+			t.Errorf("a 0 discount: %v", m["discount"])
+		}
+	})
+
+	t.Run("a partner's own image; null groupId and tenantId are left out", func(t *testing.T) {
+		img := "https://cdn.example/pat2.png"
+		if err := db.CreatePartner(ctx, &models.Partner{ID: "pn_img", WorkspaceID: e.ws.ID, Email: "p2@example.com", Name: "Pat Two", Image: &img, NetworkStatus: "approved"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CreateEnrollment(ctx, &models.Enrollment{ID: "pge_img", WorkspaceID: e.ws.ID, ProgramID: prog.ID, PartnerID: "pn_img",
+			Status: "approved", CreatedAt: e.now, UpdatedAt: e.now}); err != nil {
+			t.Fatal(err)
+		}
+		e.link(models.Link{Key: "pat2", URL: "https://acme.example/", ProgramID: &prog.ID, PartnerID: ptr("pn_img")})
+		_, _, m := e.trackClick(`{"domain":"acme.link","key":"pat2"}`, chromeUA+" track-p2", nil)
+		p, _ := m["partner"].(map[string]any)
+		_, hasGroup := p["groupId"]
+		_, hasTenant := p["tenantId"]
+		if p["image"] != img || hasGroup || hasTenant {
+			t.Fatalf("partner %v", p)
+		}
 	})
 }
 
