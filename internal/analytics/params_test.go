@@ -84,13 +84,28 @@ func TestParseRejections(t *testing.T) {
 	}
 }
 
+// parseAccept is one accepted query string and what Parse makes of it.
+type parseAccept struct {
+	name, qs string
+	ep       Endpoint
+	check    func(t *testing.T, q *Query)
+}
+
+func runParseAccepts(t *testing.T, tests []parseAccept) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := parseQS(t, tt.qs, tt.ep)
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			tt.check(t, q)
+		})
+	}
+}
+
 func TestParseAccepts(t *testing.T) {
-	tr, fa := true, false
-	tests := []struct {
-		name, qs string
-		ep       Endpoint
-		check    func(t *testing.T, q *Query)
-	}{
+	runParseAccepts(t, []parseAccept{
 		{"defaults analytics", "", EndpointAnalytics, func(t *testing.T, q *Query) {
 			if q.Event != Clicks || q.GroupBy != Count || q.TZ != time.UTC || q.EffectiveInterval() != Interval30d {
 				t.Errorf("defaults: %+v", q)
@@ -126,12 +141,12 @@ func TestParseAccepts(t *testing.T) {
 			}
 		}},
 		{"root true case-insensitive", "root=TRUE&qr=False", EndpointAnalytics, func(t *testing.T, q *Query) {
-			if q.Root == nil || *q.Root != tr || q.Trigger.Set() {
+			if q.Root == nil || !*q.Root || q.Trigger.Set() {
 				t.Errorf("root %v trigger %v", q.Root, q.Trigger)
 			}
 		}},
 		{"root false", "root=false", EndpointAnalytics, func(t *testing.T, q *Query) {
-			if q.Root == nil || *q.Root != fa {
+			if q.Root == nil || *q.Root {
 				t.Errorf("root %v", q.Root)
 			}
 		}},
@@ -145,6 +160,22 @@ func TestParseAccepts(t *testing.T) {
 				t.Errorf("trigger %v", q.Trigger)
 			}
 		}},
+	})
+	for _, g := range AllGroupBys {
+		if _, err := parseQS(t, "groupBy="+string(g), EndpointAnalytics); err != nil {
+			t.Errorf("groupBy=%s: %v", g, err)
+		}
+	}
+	for _, i := range Intervals {
+		if _, err := parseQS(t, "interval="+string(i), EndpointAnalytics); err != nil {
+			t.Errorf("interval=%s: %v", i, err)
+		}
+	}
+}
+
+// TestParseAcceptsMore: the second half of TestParseAccepts' table.
+func TestParseAcceptsMore(t *testing.T) {
+	runParseAccepts(t, []parseAccept{
 		{"tagIds alias analytics", "tagIds=t1,t2", EndpointAnalytics, func(t *testing.T, q *Query) {
 			if !reflect.DeepEqual(q.TagID.Values, []string{"t1", "t2"}) {
 				t.Errorf("tagId %v", q.TagID)
@@ -202,26 +233,7 @@ func TestParseAccepts(t *testing.T) {
 				t.Errorf("%s %s", q.SaleType, q.Event)
 			}
 		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			q, err := parseQS(t, tt.qs, tt.ep)
-			if err != nil {
-				t.Fatalf("unexpected error: %v", err)
-			}
-			tt.check(t, q)
-		})
-	}
-	for _, g := range AllGroupBys {
-		if _, err := parseQS(t, "groupBy="+string(g), EndpointAnalytics); err != nil {
-			t.Errorf("groupBy=%s: %v", g, err)
-		}
-	}
-	for _, i := range Intervals {
-		if _, err := parseQS(t, "interval="+string(i), EndpointAnalytics); err != nil {
-			t.Errorf("interval=%s: %v", i, err)
-		}
-	}
+	})
 }
 
 func TestParseDate(t *testing.T) {

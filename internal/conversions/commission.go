@@ -74,34 +74,7 @@ func (s *Service) eventCommissionRow(ctx context.Context, tx *models.DB, ev comm
 	if err != nil {
 		first = nil
 	}
-	rctx := RewardContext{
-		"customer": {"source": "tracked"},
-	}
-	if ev.Customer.Country != nil {
-		rctx["customer"]["country"] = *ev.Customer.Country
-	}
-	switch ev.Type {
-	case models.CommissionLead:
-		rctx["lead"] = map[string]any{}
-		if ev.Metadata != nil {
-			rctx["lead"]["metadata"] = ev.Metadata
-		}
-	case models.CommissionSale:
-		start, saleType := ev.At, "new"
-		if first != nil {
-			start, saleType = first.CreatedAt, "recurring"
-		}
-		rctx["customer"]["signupDate"] = float64(ev.SignupAt.UnixMilli())
-		rctx["customer"]["subscriptionStartDate"] = float64(start.UnixMilli())
-		rctx["customer"]["subscriptionDurationMonths"] = float64(MonthsBetween(start, ev.At))
-		rctx["sale"] = map[string]any{"amount": float64(ev.Amount), "type": saleType}
-		if ev.Metadata != nil {
-			rctx["sale"]["metadata"] = ev.Metadata
-			if pid, ok := ev.Metadata["productId"]; ok {
-				rctx["sale"]["productId"] = pid
-			}
-		}
-	}
+	rctx := eventRewardContext(ev, first)
 	if needsPartner(stored) {
 		pc, err := partnerContext(ctx, tx, ws.ID, e)
 		if err != nil {
@@ -133,21 +106,9 @@ func (s *Service) eventCommissionRow(ctx context.Context, tx *models.DB, ev comm
 			return nil, nil
 		}
 	}
-	earnings := Earnings(r, ev.Quantity, ev.Amount)
-	if stored.SpendLimitAmount != nil {
-		interval := "allTime"
-		if stored.SpendLimitInterval != nil {
-			interval = *stored.SpendLimitInterval
-		}
-		customerID := ""
-		if ev.Type == models.CommissionSale {
-			customerID = ev.Customer.ID
-		}
-		spent, err := tx.EarnedSince(ctx, ws.ID, e.ProgramID, e.PartnerID, customerID, ev.Type, SpendWindowStart(interval, ev.At))
-		if err != nil {
-			return nil, err
-		}
-		earnings = max(0, min(earnings, *stored.SpendLimitAmount-spent))
+	earnings, err := spendLimited(ctx, tx, ev, e, stored, Earnings(r, ev.Quantity, ev.Amount))
+	if err != nil {
+		return nil, err
 	}
 	if earnings <= 0 {
 		return nil, nil
@@ -168,6 +129,62 @@ func (s *Service) eventCommissionRow(ctx context.Context, tx *models.DB, ev comm
 		return nil, err
 	}
 	return cm, tx.AddTotalCommissions(ctx, ws.ID, e.ProgramID, e.PartnerID, earnings)
+}
+
+// eventRewardContext is what a lead's or sale's reward conditions see
+// (§4.3): the customer, and the lead's metadata or the sale's amount, type
+// (new, or recurring after the first commission) and subscription dates.
+func eventRewardContext(ev commissionEvent, first *models.Commission) RewardContext {
+	rctx := RewardContext{
+		"customer": {"source": "tracked"},
+	}
+	if ev.Customer.Country != nil {
+		rctx["customer"]["country"] = *ev.Customer.Country
+	}
+	switch ev.Type {
+	case models.CommissionLead:
+		rctx["lead"] = map[string]any{}
+		if ev.Metadata != nil {
+			rctx["lead"]["metadata"] = ev.Metadata
+		}
+	case models.CommissionSale:
+		start, saleType := ev.At, "new"
+		if first != nil {
+			start, saleType = first.CreatedAt, "recurring"
+		}
+		rctx["customer"]["signupDate"] = float64(ev.SignupAt.UnixMilli())
+		rctx["customer"]["subscriptionStartDate"] = float64(start.UnixMilli())
+		rctx["customer"]["subscriptionDurationMonths"] = float64(MonthsBetween(start, ev.At))
+		rctx["sale"] = map[string]any{"amount": float64(ev.Amount), "type": saleType}
+		if ev.Metadata != nil {
+			rctx["sale"]["metadata"] = ev.Metadata
+			if pid, ok := ev.Metadata["productId"]; ok {
+				rctx["sale"]["productId"] = pid
+			}
+		}
+	}
+	return rctx
+}
+
+// spendLimited caps earnings by what the reward's spend limit leaves in its
+// window (for sales, per customer).
+func spendLimited(ctx context.Context, tx *models.DB, ev commissionEvent, e *models.Enrollment, stored *models.Reward, earnings int64) (int64, error) {
+	if stored.SpendLimitAmount == nil {
+		return earnings, nil
+	}
+	interval := "allTime"
+	if stored.SpendLimitInterval != nil {
+		interval = *stored.SpendLimitInterval
+	}
+	customerID := ""
+	if ev.Type == models.CommissionSale {
+		customerID = ev.Customer.ID
+	}
+	spent, err := tx.EarnedSince(ctx, ev.Workspace.ID, e.ProgramID, e.PartnerID, customerID, ev.Type, SpendWindowStart(interval, ev.At))
+	if err != nil {
+		return 0, err
+	}
+	return max(0, min(earnings, *stored.SpendLimitAmount-spent)), nil
 }
 
 // needsPartner reports whether any modifier looks at the partner.

@@ -311,46 +311,14 @@ func (s *Service) TrackSale(ctx context.Context, ws *models.Workspace, in SaleIn
 		}
 	}
 	empty := &SaleResponse{EventName: in.EventName}
-	cust, err := s.DB.CustomerByExternalID(ctx, ws.ID, in.CustomerExternalID)
-	if err != nil && !models.IsNotFound(err) {
+	src, ok, err := s.saleSource(ctx, ws, in)
+	if err != nil {
 		return nil, err
 	}
-	if err != nil {
-		cust = nil
-	}
-	var (
-		click     *models.Click
-		lead      *models.LeadEvent
-		clickLink *models.Link
-	)
-	switch {
-	case cust != nil:
-		if err := s.checkCustomerLink(ctx, ws, cust); err != nil {
-			return nil, err
-		}
-		name := ""
-		if in.LeadEventName != nil {
-			name = *in.LeadEventName
-		}
-		lead, err = s.DB.LatestLeadEvent(ctx, ws.ID, cust.ID, name)
-		if models.IsNotFound(err) {
-			label := "null"
-			if in.LeadEventName != nil {
-				label = *in.LeadEventName
-			}
-			return nil, apierr.Newf(apierr.NotFound, "Lead event not found for externalId: %s and leadEventName: %s", in.CustomerExternalID, label)
-		}
-		if err != nil {
-			return nil, err
-		}
-	case in.ClickID == nil || *in.ClickID == "":
+	if !ok {
 		return empty, nil
-	default:
-		click, clickLink, err = s.attributionLink(ctx, s.DB, ws, *in.ClickID, "sale")
-		if err != nil {
-			return nil, err
-		}
 	}
+	cust, lead, click, clickLink := src.cust, src.lead, src.click, src.clickLink
 	if in.Amount == 0 {
 		return empty, nil
 	}
@@ -397,16 +365,8 @@ func (s *Service) TrackSale(ctx context.Context, ws *models.Workspace, in SaleIn
 		if err != nil {
 			link = nil // deleted since the lead: the event stays, counters have no row
 		}
-		if link != nil {
-			first := c.Sales == 0 || c.LinkID == nil || *c.LinkID != link.ID
-			d := models.LinkCounters{Sales: 1, SaleAmount: amount}
-			if first {
-				d.Conversions = 1
-			}
-			if err := tx.BumpLinkCounters(ctx, ws.ID, link.ID, d); err != nil {
-				return err
-			}
-			link.Sales, link.SaleAmount, link.Conversions = link.Sales+1, link.SaleAmount+amount, link.Conversions+d.Conversions
+		if err := bumpSaleCounters(ctx, tx, ws, c, link, amount); err != nil {
+			return err
 		}
 		var programID, partnerID *string
 		if link != nil && link.ProgramID != nil && link.PartnerID != nil {
@@ -417,23 +377,8 @@ func (s *Service) TrackSale(ctx context.Context, ws *models.Workspace, in SaleIn
 			return err
 		}
 		if link != nil {
-			var inv *string
-			if invoice != "" {
-				inv = &invoice
-			}
-			cm, err := s.eventCommission(ctx, tx, commissionEvent{
-				Workspace: ws, Link: link, Customer: c, Type: models.CommissionSale, Quantity: 1, Amount: amount,
-				InvoiceID: inv, EventID: ev.EventID, Metadata: in.Metadata, At: now, SignupAt: signup,
-			})
-			if err != nil {
+			if err := s.saleCommission(ctx, tx, ws, in, c, link, ev, signup); err != nil {
 				return err
-			}
-			if amount > 0 {
-				if err := s.emitSale(ctx, tx, leadEvent{name: in.EventName, customer: c, attrs: ev.ClickAttrs, link: link,
-					metadata: in.Metadata, commission: cm}, webhooks.Sale{Amount: amount, Currency: currency,
-					PaymentProcessor: in.PaymentProcessor, InvoiceID: invoice}); err != nil {
-					return err
-				}
 			}
 		}
 		if err := s.Aggregator.AddSale(ctx, tx, ev); err != nil {
@@ -461,6 +406,91 @@ func (s *Service) TrackSale(ctx context.Context, ws *models.Workspace, in SaleIn
 		return nil, err
 	}
 	return resp, nil
+}
+
+// saleSource is what a sale is attributed to: the customer's latest lead
+// (its lead event name, when given), or, for direct sale tracking of a
+// customer not seen yet, a click.
+type saleSource struct {
+	cust      *models.Customer
+	lead      *models.LeadEvent
+	click     *models.Click
+	clickLink *models.Link
+}
+
+// saleSource finds the sale's source; ok is false when the sale is
+// recorded nowhere (an unknown customer without a click id).
+func (s *Service) saleSource(ctx context.Context, ws *models.Workspace, in SaleInput) (src saleSource, ok bool, err error) {
+	cust, err := s.DB.CustomerByExternalID(ctx, ws.ID, in.CustomerExternalID)
+	if err != nil && !models.IsNotFound(err) {
+		return src, false, err
+	}
+	if err == nil {
+		src.cust = cust
+	}
+	switch {
+	case src.cust != nil:
+		if err := s.checkCustomerLink(ctx, ws, src.cust); err != nil {
+			return src, false, err
+		}
+		name := ""
+		if in.LeadEventName != nil {
+			name = *in.LeadEventName
+		}
+		src.lead, err = s.DB.LatestLeadEvent(ctx, ws.ID, src.cust.ID, name)
+		if models.IsNotFound(err) {
+			label := "null"
+			if in.LeadEventName != nil {
+				label = *in.LeadEventName
+			}
+			return src, false, apierr.Newf(apierr.NotFound, "Lead event not found for externalId: %s and leadEventName: %s", in.CustomerExternalID, label)
+		}
+		return src, err == nil, err
+	case in.ClickID == nil || *in.ClickID == "":
+		return src, false, nil
+	default:
+		src.click, src.clickLink, err = s.attributionLink(ctx, s.DB, ws, *in.ClickID, "sale")
+		return src, err == nil, err
+	}
+}
+
+// bumpSaleCounters adds a sale to its link's counters (a conversion too
+// when it is the customer's first sale on that link), in the transaction,
+// and mirrors them on link. A deleted link (nil) has no counters.
+func bumpSaleCounters(ctx context.Context, tx *models.DB, ws *models.Workspace, c *models.Customer, link *models.Link, amount int64) error {
+	if link == nil {
+		return nil
+	}
+	first := c.Sales == 0 || c.LinkID == nil || *c.LinkID != link.ID
+	d := models.LinkCounters{Sales: 1, SaleAmount: amount}
+	if first {
+		d.Conversions = 1
+	}
+	if err := tx.BumpLinkCounters(ctx, ws.ID, link.ID, d); err != nil {
+		return err
+	}
+	link.Sales, link.SaleAmount, link.Conversions = link.Sales+1, link.SaleAmount+amount, link.Conversions+d.Conversions
+	return nil
+}
+
+// saleCommission creates the sale's commission, if it earns one, and the
+// sale.created webhook event (for a non-zero amount), in the transaction.
+func (s *Service) saleCommission(ctx context.Context, tx *models.DB, ws *models.Workspace, in SaleInput, c *models.Customer, link *models.Link, ev *models.SaleEvent, signup time.Time) error {
+	var inv *string
+	if ev.InvoiceID != "" {
+		invoice := ev.InvoiceID
+		inv = &invoice
+	}
+	cm, err := s.eventCommission(ctx, tx, commissionEvent{
+		Workspace: ws, Link: link, Customer: c, Type: models.CommissionSale, Quantity: 1, Amount: ev.Amount,
+		InvoiceID: inv, EventID: ev.EventID, Metadata: in.Metadata, At: ev.Timestamp, SignupAt: signup,
+	})
+	if err != nil || ev.Amount <= 0 {
+		return err
+	}
+	return s.emitSale(ctx, tx, leadEvent{name: in.EventName, customer: c, attrs: ev.ClickAttrs, link: link,
+		metadata: in.Metadata, commission: cm}, webhooks.Sale{Amount: ev.Amount, Currency: ev.Currency,
+		PaymentProcessor: in.PaymentProcessor, InvoiceID: ev.InvoiceID})
 }
 
 // replay returns the stored first response of an invoice.
