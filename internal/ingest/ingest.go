@@ -380,6 +380,149 @@ func (p *Pipeline) journalCaughtUp(ctx context.Context) error {
 	return nil
 }
 
+// writer is the state of the consumer goroutine (run): the batch being
+// filled, the write in flight, and a failed batch waiting for its retry.
+// Only run's goroutine touches it.
+type writer struct {
+	p       *Pipeline
+	pending []models.Click
+	// inflight carries the result of the write in progress; nil when none.
+	inflight      chan error
+	inflightBatch []models.Click
+	failed        []models.Click // waits for retry
+	retry         <-chan time.Time
+	backoff       time.Duration
+	// The journal index each batch covers (bots and repeats included): a
+	// committed batch moves the journal's watermark to it.
+	inflightUpto, failedUpto uint64
+}
+
+func (w *writer) newBatch() []models.Click { return make([]models.Click, 0, w.p.opt.BatchSize) }
+
+// start writes b in the background; its result arrives on w.inflight.
+func (w *writer) start(b []models.Click, upto uint64) {
+	w.inflightBatch, w.inflight, w.inflightUpto = b, make(chan error, 1), upto
+	go func(ch chan<- error) {
+		ctx, cancel := context.WithTimeout(context.Background(), w.p.opt.WriteTimeout)
+		defer cancel()
+		ch <- w.p.write(ctx, b)
+	}(w.inflight)
+}
+
+// finished takes the result of the write in flight: a success moves the
+// watermark, a failure keeps the batch for a retry after a backoff.
+func (w *writer) finished(err error) error {
+	p, b := w.p, w.inflightBatch
+	w.inflight, w.inflightBatch = nil, nil
+	if err == nil {
+		p.pending.Add(-int64(len(b)))
+		w.backoff = 0
+		p.markCommitted(w.inflightUpto)
+		return nil
+	}
+	w.failed, w.failedUpto = b, w.inflightUpto
+	w.backoff = min(max(2*w.backoff, p.opt.MinBackoff), p.opt.MaxBackoff)
+	w.retry = time.After(w.backoff)
+	p.log.Error("writing clicks failed; retrying", "clicks", len(b), "retry_in", w.backoff,
+		"queued", len(p.queue), "queue_size", p.opt.QueueSize, "err", err)
+	return err
+}
+
+func (w *writer) idle() bool { return w.inflight == nil && w.failed == nil }
+
+// startFull writes the pending batch when it is full and nothing else is
+// being written.
+func (w *writer) startFull() {
+	if len(w.pending) >= w.p.opt.BatchSize && w.idle() {
+		w.start(w.pending, w.p.lastSeq)
+		w.pending = w.newBatch()
+	}
+}
+
+// writeSync writes b now and waits (Flush).
+func (w *writer) writeSync(b []models.Click, upto uint64) error {
+	w.start(b, upto)
+	return w.finished(<-w.inflight)
+}
+
+// takeQueued moves up to n queued clicks into pending without waiting;
+// closed reports the queue was closed (Drain).
+func (w *writer) takeQueued(n int) (closed bool) {
+	p := w.p
+	// Up to BatchSize when the writer is free (start it soon); up to
+	// MaxBatch while it is busy.
+	limit := p.opt.MaxBatch
+	if w.idle() {
+		limit = p.opt.BatchSize
+	}
+	for ; n > 0 && len(w.pending) < limit; n-- {
+		select {
+		case h, ok := <-p.queue:
+			if !ok {
+				return true
+			}
+			w.pending = p.add(w.pending, h)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// drain finishes the write in flight and writes the rest (Drain).
+func (w *writer) drain(ctx context.Context) {
+	if w.inflight != nil {
+		_ = w.finished(<-w.inflight) // logged; its clicks join the rest
+	}
+	rest := append(w.failed, w.pending...)
+	w.p.final(ctx, rest)
+}
+
+// tick writes what is pending at the flush interval.
+func (w *writer) tick() {
+	switch {
+	case len(w.pending) > 0 && w.idle():
+		w.start(w.pending, w.p.lastSeq)
+		w.pending = w.newBatch()
+	case len(w.pending) == 0 && w.idle():
+		w.p.markCommitted(w.p.lastSeq) // only bots and repeats since the last batch
+	}
+}
+
+// flush writes everything accepted before the call: the write in flight, a
+// failed batch, pending, and what is queued now (Flush).
+func (w *writer) flush() error {
+	if w.inflight != nil {
+		if err := w.finished(<-w.inflight); err != nil {
+			return err
+		}
+	}
+	if w.failed != nil {
+		b := w.failed
+		w.failed, w.retry = nil, nil
+		if err := w.writeSync(b, w.failedUpto); err != nil {
+			return err
+		}
+	}
+	n := len(w.p.queue) // only what was accepted before the call
+	for {
+		before := len(w.pending)
+		closed := w.takeQueued(n)
+		n -= len(w.pending) - before
+		if len(w.pending) == 0 {
+			return nil
+		}
+		b := w.pending
+		w.pending = w.newBatch()
+		if err := w.writeSync(b, w.p.lastSeq); err != nil {
+			return err
+		}
+		if closed || n <= 0 {
+			return nil
+		}
+	}
+}
+
 // run is the consumer. It enriches clicks into the pending batch while the
 // previous batch is being written (one write in flight, on its own
 // goroutine), so enrichment and the database overlap. A batch is written
@@ -393,155 +536,41 @@ func (p *Pipeline) journalCaughtUp(ctx context.Context) error {
 // queue is the buffer.
 func (p *Pipeline) run() {
 	defer close(p.done)
-	newBatch := func() []models.Click { return make([]models.Click, 0, p.opt.BatchSize) }
-	pending := newBatch()
-	var (
-		inflight      chan error // result of the write in progress; nil when none
-		inflightBatch []models.Click
-		failed        []models.Click // waits for retry
-		retry         <-chan time.Time
-		backoff       time.Duration
-		// The journal index each batch covers (bots and repeats included):
-		// a committed batch moves the journal's watermark to it.
-		inflightUpto, failedUpto uint64
-	)
-	start := func(b []models.Click, upto uint64) {
-		inflightBatch, inflight, inflightUpto = b, make(chan error, 1), upto
-		go func(ch chan<- error) {
-			ctx, cancel := context.WithTimeout(context.Background(), p.opt.WriteTimeout)
-			defer cancel()
-			ch <- p.write(ctx, b)
-		}(inflight)
-	}
-	finished := func(err error) error {
-		b := inflightBatch
-		inflight, inflightBatch = nil, nil
-		if err == nil {
-			p.pending.Add(-int64(len(b)))
-			backoff = 0
-			p.markCommitted(inflightUpto)
-			return nil
-		}
-		failed, failedUpto = b, inflightUpto
-		backoff = min(max(2*backoff, p.opt.MinBackoff), p.opt.MaxBackoff)
-		retry = time.After(backoff)
-		p.log.Error("writing clicks failed; retrying", "clicks", len(b), "retry_in", backoff,
-			"queued", len(p.queue), "queue_size", p.opt.QueueSize, "err", err)
-		return err
-	}
-	idle := func() bool { return inflight == nil && failed == nil }
-	// startFull writes the pending batch when it is full and nothing else is
-	// being written.
-	startFull := func() {
-		if len(pending) >= p.opt.BatchSize && idle() {
-			start(pending, p.lastSeq)
-			pending = newBatch()
-		}
-	}
-	// writeSync writes b now and waits (Flush).
-	writeSync := func(b []models.Click, upto uint64) error {
-		start(b, upto)
-		return finished(<-inflight)
-	}
-	// takeQueued moves up to n queued clicks into pending without waiting;
-	// closed reports the queue was closed (Drain).
-	takeQueued := func(n int) (closed bool) {
-		// Up to BatchSize when the writer is free (start it soon); up to
-		// MaxBatch while it is busy.
-		limit := p.opt.MaxBatch
-		if idle() {
-			limit = p.opt.BatchSize
-		}
-		for ; n > 0 && len(pending) < limit; n-- {
-			select {
-			case h, ok := <-p.queue:
-				if !ok {
-					return true
-				}
-				pending = p.add(pending, h)
-			default:
-				return false
-			}
-		}
-		return false
-	}
-	drain := func(ctx context.Context) {
-		if inflight != nil {
-			_ = finished(<-inflight) // logged; its clicks join the rest
-		}
-		rest := append(failed, pending...)
-		p.final(ctx, rest)
-	}
+	w := &writer{p: p}
+	w.pending = w.newBatch()
 	ticker := time.NewTicker(p.opt.FlushInterval)
 	defer ticker.Stop()
 	for {
 		in := p.queue
-		if failed != nil || len(pending) >= p.opt.MaxBatch {
+		if w.failed != nil || len(w.pending) >= p.opt.MaxBatch {
 			in = nil
 		}
 		select {
 		case h, ok := <-in:
 			if !ok {
-				drain(<-p.drainc)
+				w.drain(<-p.drainc)
 				return
 			}
-			pending = p.add(pending, h)
-			if takeQueued(p.opt.MaxBatch) {
-				drain(<-p.drainc)
+			w.pending = p.add(w.pending, h)
+			if w.takeQueued(p.opt.MaxBatch) {
+				w.drain(<-p.drainc)
 				return
 			}
-			startFull()
-		case err := <-inflight:
-			_ = finished(err) // logged and retried
-			startFull()
+			w.startFull()
+		case err := <-w.inflight:
+			_ = w.finished(err) // logged and retried
+			w.startFull()
 		case <-ticker.C:
-			if len(pending) > 0 && idle() {
-				start(pending, p.lastSeq)
-				pending = newBatch()
-			} else if len(pending) == 0 && idle() {
-				p.markCommitted(p.lastSeq) // only bots and repeats since the last batch
-			}
-		case <-retry:
-			retry = nil
-			b := failed
-			failed = nil
-			start(b, failedUpto)
+			w.tick()
+		case <-w.retry:
+			w.retry = nil
+			b := w.failed
+			w.failed = nil
+			w.start(b, w.failedUpto)
 		case reply := <-p.flushReq:
-			reply <- func() error {
-				// Everything accepted before the call: the write in flight,
-				// a failed batch, pending, and what is queued now.
-				if inflight != nil {
-					if err := finished(<-inflight); err != nil {
-						return err
-					}
-				}
-				if failed != nil {
-					b := failed
-					failed, retry = nil, nil
-					if err := writeSync(b, failedUpto); err != nil {
-						return err
-					}
-				}
-				n := len(p.queue) // only what was accepted before the call
-				for {
-					before := len(pending)
-					closed := takeQueued(n)
-					n -= len(pending) - before
-					if len(pending) == 0 {
-						return nil
-					}
-					b := pending
-					pending = newBatch()
-					if err := writeSync(b, p.lastSeq); err != nil {
-						return err
-					}
-					if closed || n <= 0 {
-						return nil
-					}
-				}
-			}()
+			reply <- w.flush()
 		case ctx := <-p.drainc:
-			drain(ctx)
+			w.drain(ctx)
 			return
 		}
 	}
