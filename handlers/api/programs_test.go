@@ -614,3 +614,49 @@ func TestBountySubmissions(t *testing.T) {
 		}
 	})
 }
+
+// TestProgramEvents: approving an application fires partner.enrolled and
+// approving a bounty submission fires commission.created (webhooks.md §3.7,
+// §3.8), each in the approval's transaction; a refused approval fires
+// nothing.
+func TestProgramEvents(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		e := newProgramEnv(t, db)
+		e.ok(201, "acme", "POST", "/webhooks", `{"name":"Program","url":"https://example.com/p","triggers":["partner.enrolled","commission.created"]}`)
+		if err := e.srv.Services().Conversions.OpenApplications(ctx, e.prog, true); err != nil {
+			t.Fatal(err)
+		}
+		app := e.apply(t, "dan", "dan@example.com", "US")
+		apps := e.ok(200, "acme", "GET", "/partners/applications", "").list(t)
+		var danID string
+		for _, a := range apps {
+			if a["id"] == app.ID {
+				danID = a["partner"].(map[string]any)["id"].(string)
+			}
+		}
+		before := len(outbox(t, db))
+		e.ok(200, "acme", "POST", "/partners/applications/approve", `{"partnerId":"`+danID+`"}`)
+		rows := outbox(t, db)[before:]
+		if len(rows) != 1 || rows[0].Event != "partner.enrolled" || !strings.Contains(rows[0].Body, `"id":"`+danID+`"`) || !strings.Contains(rows[0].Body, `"status":"approved"`) {
+			t.Fatalf("after approving the application: %+v", rows)
+		}
+		e.do("acme", "POST", "/partners/applications/approve", `{"partnerId":"`+danID+`"}`) // already approved: refused
+		if n := len(outbox(t, db)); n != before+1 {
+			t.Errorf("a refused approval wrote %d events", n-before-1)
+		}
+
+		b := &models.Bounty{WorkspaceID: e.ws.ID, ProgramID: e.prog.ID, Name: "Post", Type: models.BountyProof, RewardAmount: 700, StartsAt: time.Now().Add(-time.Hour)}
+		if err := db.CreateBounty(ctx, b, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		e.keys["embed"] = e.ok(201, "acme", "POST", "/tokens/embed/referrals", `{"partnerId":"`+e.partner+`"}`).json(t)["publicToken"].(string)
+		sub := e.ok(200, "embed", "POST", "/embed/referrals/bounties/"+b.ID+"/submissions", `{"description":"done"}`).json(t)
+		before = len(outbox(t, db))
+		e.ok(200, "acme", "POST", "/bounties/"+b.ID+"/submissions/"+sub["id"].(string)+"/approve", "")
+		rows = outbox(t, db)[before:]
+		if len(rows) != 1 || rows[0].Event != "commission.created" || !strings.Contains(rows[0].Body, `"earnings":700`) || !strings.Contains(rows[0].Body, `"type":"custom"`) {
+			t.Fatalf("after approving the submission: %+v", rows)
+		}
+	})
+}

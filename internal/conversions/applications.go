@@ -150,7 +150,9 @@ func (s *Service) ApproveApplication(ctx context.Context, ws *models.Workspace, 
 			return err
 		}
 		res = &enrolled{e: e, group: g}
-		return nil
+		// partner.enrolled (webhooks.md §3.7: "their application was
+		// approved"), in the approval's transaction.
+		return s.emitEnrolled(ctx, tx, ws, prog.ID, e.PartnerID)
 	})
 	if err != nil {
 		return err

@@ -152,6 +152,10 @@ func (s *Service) ApproveSubmission(ctx context.Context, ws *models.Workspace, b
 		if err := tx.AddTotalCommissions(ctx, ws.ID, prog.ID, sub.PartnerID, reward); err != nil {
 			return err
 		}
+		// commission.created (webhooks.md §3.8), in the approval's transaction.
+		if err := s.emitCommission(ctx, tx, cm, nil, nil); err != nil {
+			return err
+		}
 		sub.Status, sub.ReviewedAt, sub.UserID, sub.CommissionID, sub.UpdatedAt = models.SubmissionApproved, &now, reviewer, &cm.ID, now
 		sub.RejectionReason, sub.RejectionNote = nil, nil
 		out = sub

@@ -177,18 +177,24 @@ func (s *Service) enroll(ctx context.Context, tx *models.DB, ws *models.Workspac
 	// partner.enrolled (webhooks.md §3.7) in the enrollment's transaction,
 	// so it exists exactly when the enrollment does; the default links are
 	// created after commit, so its links are those the partner has now.
-	ep, err := tx.EnrolledPartnerByID(ctx, ws.ID, prog.ID, p.ID)
-	if err != nil {
+	if err := s.emitEnrolled(ctx, tx, ws, prog.ID, p.ID); err != nil {
 		return nil, err
+	}
+	return &enrolled{e: e, group: g}, nil
+}
+
+// emitEnrolled writes partner.enrolled (webhooks.md §3.7) for the partner's
+// enrollment, in the caller's transaction.
+func (s *Service) emitEnrolled(ctx context.Context, tx *models.DB, ws *models.Workspace, programID, partnerID string) error {
+	ep, err := tx.EnrolledPartnerByID(ctx, ws.ID, programID, partnerID)
+	if err != nil {
+		return err
 	}
 	r := s.Webhooks
 	if r.ShortLink == nil && s.Links != nil {
 		r.ShortLink = s.Links.ShortLink
 	}
-	if err := webhooks.Emit(ctx, tx, ws.ID, webhooks.PartnerEnrolled, r.EnrolledPartnerOf(ep)); err != nil {
-		return nil, err
-	}
-	return &enrolled{e: e, group: g}, nil
+	return webhooks.Emit(ctx, tx, ws.ID, webhooks.PartnerEnrolled, r.EnrolledPartnerOf(ep))
 }
 
 // partnerByEmailOrCreate finds the workspace's partner by email or creates it
