@@ -623,11 +623,18 @@ func TestProgramEvents(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
 		e := newProgramEnv(t, db)
-		e.ok(201, "acme", "POST", "/webhooks", `{"name":"Program","url":"https://example.com/p","triggers":["partner.enrolled","commission.created"]}`)
+		e.ok(201, "acme", "POST", "/webhooks", `{"name":"Program","url":"https://example.com/p","triggers":["partner.application_submitted","partner.enrolled","commission.created"]}`)
 		if err := e.srv.Services().Conversions.OpenApplications(ctx, e.prog, true); err != nil {
 			t.Fatal(err)
 		}
 		app := e.apply(t, "dan", "dan@example.com", "US")
+		rows := outbox(t, db)
+		want := `"data":{"id":"` + app.ID + `","createdAt":"`
+		if len(rows) != 1 || rows[0].Event != "partner.application_submitted" || !strings.Contains(rows[0].Body, want) ||
+			!strings.Contains(rows[0].Body, `"status":"pending","website":"https://dan.example","youtube":"@dan"`) ||
+			!strings.Contains(rows[0].Body, `"applicationFormData":[{"label":"How?","value":"A newsletter"},{"label":"Empty","value":null}]`) {
+			t.Fatalf("after the application: %+v", rows)
+		}
 		apps := e.ok(200, "acme", "GET", "/partners/applications", "").list(t)
 		var danID string
 		for _, a := range apps {
@@ -637,7 +644,7 @@ func TestProgramEvents(t *testing.T) {
 		}
 		before := len(outbox(t, db))
 		e.ok(200, "acme", "POST", "/partners/applications/approve", `{"partnerId":"`+danID+`"}`)
-		rows := outbox(t, db)[before:]
+		rows = outbox(t, db)[before:]
 		if len(rows) != 1 || rows[0].Event != "partner.enrolled" || !strings.Contains(rows[0].Body, `"id":"`+danID+`"`) || !strings.Contains(rows[0].Body, `"status":"approved"`) {
 			t.Fatalf("after approving the application: %+v", rows)
 		}

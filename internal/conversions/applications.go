@@ -7,6 +7,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -93,7 +94,9 @@ func (s *Service) SubmitApplication(ctx context.Context, ws *models.Workspace, p
 		if !created {
 			return apierr.New(apierr.Conflict, MsgAlreadyApplied)
 		}
-		return nil
+		// partner.application_submitted (webhooks.md §3.6), with the
+		// enrollment it creates.
+		return webhooks.Emit(ctx, tx, ws.ID, webhooks.PartnerApplicationSubmitted, webhooks.ApplicationSubmittedOf(app, p))
 	})
 	return app, err
 }
