@@ -115,11 +115,11 @@ func (s *Server) routes() {
 		f.Get("/healthz", s.healthz)
 		f.Get("/readyz", s.readyz)
 	}
-	// API and console requests: all their database work within
-	// RELINK_DB_TIMEOUT (the redirect's uncached loads get the per-call
-	// deadline of models.OpenTimeout).
-	s.api.Use(s.deadline)
-	s.app.Use(s.deadline)
+	// Database deadlines are per call (models.OpenTimeout: RELINK_DB_TIMEOUT
+	// on every GORM call, 6x on a transaction), not per request: a request
+	// whose database hangs fails its first call within the deadline, and
+	// CPU-bound work (bcrypt at sign-in, a QR code) does not eat the
+	// database's budget.
 
 	// JSON API (root of the API origin, /api on the app origin).
 	s.api.Use(s.requireHTTPS)
@@ -444,20 +444,6 @@ func (s *Server) dbTimeout() time.Duration {
 		return t
 	}
 	return models.DefaultTimeout
-}
-
-// deadline bounds the request's context by RELINK_DB_TIMEOUT.
-func (s *Server) deadline(c *fiber.Ctx) error {
-	orig := c.UserContext()
-	ctx, cancel := context.WithTimeout(orig, s.dbTimeout())
-	c.SetUserContext(ctx)
-	defer func() {
-		// The error handler (an error page rendered with the request's
-		// context) runs after this returns: give it the original back.
-		cancel()
-		c.SetUserContext(orig)
-	}()
-	return c.Next()
 }
 
 // consoleRoutes is the admin console (issue 7): /console/* on the app

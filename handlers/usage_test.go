@@ -28,8 +28,12 @@ func clicksAt(t *testing.T, db *models.DB, ws *models.Workspace, n int, at time.
 		batch[i] = models.Click{ClickID: ids.Click(), Timestamp: at.Add(time.Duration(i) * time.Second), WorkspaceID: ws.ID, LinkID: l.ID,
 			Domain: l.Domain, Key: l.Key, URL: l.URL, Country: "US", Device: "Desktop", Trigger: "link", Referer: "(direct)", RefererURL: "(direct)"}
 	}
-	if _, err := db.RecordClicks(ctx, batch, models.AggregateClicks); err != nil {
-		t.Fatal(err)
+	// In the pipeline's batch sizes: one 50,000-click transaction can outlast
+	// the transaction deadline (6x RELINK_DB_TIMEOUT) under -race.
+	for start := 0; start < len(batch); start += 5000 {
+		if _, err := db.RecordClicks(ctx, batch[start:min(start+5000, len(batch))], models.AggregateClicks); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

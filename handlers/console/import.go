@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -185,7 +186,9 @@ func (h *Handlers) RunImport(c *fiber.Ctx) error {
 	}
 	m := importer.Mapping{}
 	for _, f := range importer.Fields {
-		m[f.Name] = c.FormValue("map_" + f.Name)
+		// Cloned: fiber's values live in the request's buffer, and the
+		// import outlives the request.
+		m[f.Name] = strings.Clone(c.FormValue("map_" + f.Name))
 	}
 	src, err := importer.NewCSV(data, m)
 	if err != nil {

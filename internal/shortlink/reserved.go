@@ -48,6 +48,7 @@ var reserved = []reservedPath{
 	{"logout", AppFace},
 	{"metrics", AppFace},
 	{"qr", AppFace},
+	{"readyz", AppFace | ShortFace},
 	{"static", AppFace | ShortFace},
 	{"stats", AppFace},
 }
