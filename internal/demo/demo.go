@@ -224,7 +224,7 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 		if g.loader != nil {
 			err = g.loader.Analyze(ctx)
 		} else {
-			err = db.WithContext(ctx).Exec("ANALYZE").Error
+			err = analyzeTables(ctx, db)
 		}
 		if err != nil {
 			return fmt.Errorf("demo: analyze: %w", err)
@@ -756,4 +756,22 @@ func (g *gen) conversionsPerBatch(ctx context.Context, customers []models.Custom
 	}
 	g.stats.Sales = len(sales)
 	return nil
+}
+
+// analyzeTables refreshes the planner statistics of the tables a demo fills
+// (not the whole database) on the per-batch path. It is an admin command's
+// long statement: on PostgreSQL it runs without RELINK_DB_TIMEOUT's
+// statement_timeout, bounded by its own ten minutes instead.
+func analyzeTables(ctx context.Context, db *models.DB) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	if db.Dialect != "postgres" {
+		return db.WithContext(ctx).Exec("ANALYZE").Error
+	}
+	return db.Tx(ctx, func(tx *models.DB) error {
+		if err := tx.Exec("SET LOCAL statement_timeout = 0").Error; err != nil {
+			return err
+		}
+		return tx.Exec("ANALYZE " + strings.Join(bulkTables, ", ")).Error
+	})
 }
