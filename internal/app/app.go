@@ -177,7 +177,7 @@ func (s *Services) jobs() {
 	// undelivered rows stay in the outbox for the next start) and the
 	// refresh of the click-webhook set (changes made by other instances).
 	s.Jobs.Add(jobs.Job{Name: "webhooks", Loop: func(ctx context.Context) { _ = s.WebhookWorker.Run(ctx) }})
-	s.Jobs.Add(jobs.Job{Name: "webhook click set", Loop: func(ctx context.Context) { _ = s.ClickWebhooks.Run(ctx) }})
+	s.Jobs.Add(jobs.Job{Name: "webhook click set", Loop: s.ClickWebhooks.Run})
 	// Privacy: the keep-IP set's refresh (other instances' changes) and the
 	// deletion of raw clicks past their workspace's retention period.
 	s.Jobs.Add(jobs.Job{Name: "keep-IP set", Loop: s.KeepIPs.Run})

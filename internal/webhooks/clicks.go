@@ -3,10 +3,8 @@ package webhooks
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"sync/atomic"
-	"time"
 
+	"github.com/relinkhq/relink/internal/wsset"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -18,77 +16,36 @@ import (
 // load. The set is reloaded on every webhook change in this process
 // (Invalidate) and every Refresh (changes made by other instances).
 type Clicks struct {
-	DB      *models.DB
-	Links   Links
-	Refresh time.Duration // default 10s
-	Logger  *slog.Logger
-
-	set atomic.Pointer[map[string]bool]
+	DB    *models.DB
+	Links Links
+	// The workspaces with an enabled link.clicked webhook on a paid plan:
+	// Reload, Invalidate, Run (every Refresh, default 10s), Logger.
+	*wsset.Set
 }
 
 // NewClicks returns the feed with its set loaded.
 func NewClicks(ctx context.Context, db *models.DB, links Links) (*Clicks, error) {
 	c := &Clicks{DB: db, Links: links}
-	return c, c.Reload(ctx)
+	set, err := wsset.New(ctx, "click webhook set", c.workspaces)
+	c.Set = set
+	return c, err
 }
 
-// Reload rebuilds the set from the database.
-func (c *Clicks) Reload(ctx context.Context) error {
+// workspaces lists the workspaces with a click webhook.
+func (c *Clicks) workspaces(ctx context.Context) ([]string, error) {
 	var wss []string
 	err := c.DB.WithContext(ctx).Model(&Webhook{}).Distinct("workspace_id").
 		Where("disabled_at IS NULL AND triggers LIKE ?", `%"`+LinkClicked+`"%`).
 		Where("EXISTS (SELECT 1 FROM workspaces w WHERE w.id = webhooks.workspace_id AND w.plan IN ?)", paidPlans).
 		Pluck("workspace_id", &wss).Error
 	if err != nil {
-		return fmt.Errorf("webhooks: load click webhook set: %w", err)
+		return nil, fmt.Errorf("webhooks: load click webhook set: %w", err)
 	}
-	m := make(map[string]bool, len(wss))
-	for _, w := range wss {
-		m[w] = true
-	}
-	c.set.Store(&m)
-	return nil
-}
-
-// Invalidate reloads the set after a change of workspaceID's webhooks.
-func (c *Clicks) Invalidate(workspaceID string) {
-	if err := c.Reload(context.Background()); err != nil {
-		c.log().Error("webhooks: reload click webhook set", "workspace", workspaceID, "err", err)
-	}
-}
-
-func (c *Clicks) log() *slog.Logger {
-	if c.Logger == nil {
-		return slog.Default()
-	}
-	return c.Logger
-}
-
-// Run reloads the set every Refresh until ctx ends.
-func (c *Clicks) Run(ctx context.Context) error {
-	every := c.Refresh
-	if every <= 0 {
-		every = 10 * time.Second
-	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			if err := c.Reload(ctx); err != nil && ctx.Err() == nil {
-				c.log().Error("webhooks: reload click webhook set", "err", err)
-			}
-		}
-	}
+	return wss, nil
 }
 
 // Active reports whether workspaceID has a click webhook (per the set).
-func (c *Clicks) Active(workspaceID string) bool {
-	p := c.set.Load()
-	return p != nil && (*p)[workspaceID]
-}
+func (c *Clicks) Active(workspaceID string) bool { return c.Has(workspaceID) }
 
 // outboxRowsPerInsert bounds one INSERT's rows (PostgreSQL's parameter cap
 // is 65535; a row has 9).
@@ -96,14 +53,12 @@ const outboxRowsPerInsert = 1000
 
 // Hook is a models.ClickHook.
 func (c *Clicks) Hook(ctx context.Context, tx *models.DB, inserted []models.Click) error {
-	p := c.set.Load()
-	if p == nil || len(*p) == 0 {
+	if c.Empty() {
 		return nil
 	}
-	set := *p
 	var mine []*models.Click
 	for i := range inserted {
-		if set[inserted[i].WorkspaceID] && !inserted[i].Bot {
+		if c.Has(inserted[i].WorkspaceID) && !inserted[i].Bot {
 			mine = append(mine, &inserted[i])
 		}
 	}

@@ -55,6 +55,13 @@ func (s *Set) Has(workspaceID string) bool {
 	return p != nil && (*p)[workspaceID]
 }
 
+// Empty reports whether the set has no member: a hot path's one atomic
+// load when no workspace uses the feature.
+func (s *Set) Empty() bool {
+	p := s.set.Load()
+	return p == nil || len(*p) == 0
+}
+
 // Run reloads the set every Refresh until ctx ends (a jobs.Job Loop).
 func (s *Set) Run(ctx context.Context) {
 	every := s.Refresh
