@@ -6,65 +6,18 @@ import (
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
 // linkJSON is the Link object of links.md §2, every key the SDK requires
-// present (nullable ones as null, deprecated ones too).
+// present (nullable ones as null, deprecated ones too): the webhook form
+// (webhooks.Link, one builder for both) plus the two keys the webhook
+// schema drops, always null in Relink.
 type linkJSON struct {
-	ID                             string               `json:"id"`
-	Domain                         string               `json:"domain"`
-	Key                            string               `json:"key"`
-	URL                            string               `json:"url"`
-	TrackConversion                bool                 `json:"trackConversion"`
-	ExternalID                     *string              `json:"externalId"`
-	TenantID                       *string              `json:"tenantId"`
-	ProgramID                      *string              `json:"programId"`
-	PartnerID                      *string              `json:"partnerId"`
-	Archived                       bool                 `json:"archived"`
-	ExpiresAt                      *string              `json:"expiresAt"`
-	ExpiredURL                     *string              `json:"expiredUrl"`
-	DisabledAt                     *string              `json:"disabledAt"`
-	Password                       *string              `json:"password"`
-	Proxy                          bool                 `json:"proxy"`
-	Title                          *string              `json:"title"`
-	Description                    *string              `json:"description"`
-	Image                          *string              `json:"image"`
-	Video                          *string              `json:"video"`
-	Rewrite                        bool                 `json:"rewrite"`
-	DoIndex                        bool                 `json:"doIndex"`
-	IOS                            *string              `json:"ios"`
-	Android                        *string              `json:"android"`
-	Geo                            map[string]string    `json:"geo"`
-	PublicStats                    bool                 `json:"publicStats"`
-	Tags                           []tagJSON            `json:"tags"`
-	FolderID                       *string              `json:"folderId"`
-	Comments                       *string              `json:"comments"`
-	ShortLink                      string               `json:"shortLink"`
-	QRCode                         string               `json:"qrCode"`
-	UTMSource                      *string              `json:"utm_source"`
-	UTMMedium                      *string              `json:"utm_medium"`
-	UTMCampaign                    *string              `json:"utm_campaign"`
-	UTMTerm                        *string              `json:"utm_term"`
-	UTMContent                     *string              `json:"utm_content"`
-	TestVariants                   []models.TestVariant `json:"testVariants"`
-	TestStartedAt                  *string              `json:"testStartedAt"`
-	TestCompletedAt                *string              `json:"testCompletedAt"`
-	UserID                         *string              `json:"userId"`
-	WorkspaceID                    string               `json:"workspaceId"`
-	Clicks                         int64                `json:"clicks"`
-	Leads                          int64                `json:"leads"`
-	Conversions                    int64                `json:"conversions"`
-	Sales                          int64                `json:"sales"`
-	SaleAmount                     int64                `json:"saleAmount"`
-	LastClicked                    *string              `json:"lastClicked"`
-	CreatedAt                      string               `json:"createdAt"`
-	UpdatedAt                      string               `json:"updatedAt"`
-	TagID                          *string              `json:"tagId"`
-	ProjectID                      string               `json:"projectId"`
-	WebhookIDs                     []string             `json:"webhookIds"`
-	Identifier                     *string              `json:"identifier"`
-	LinkRetentionCleanupDisabledAt *string              `json:"linkRetentionCleanupDisabledAt"`
+	webhooks.Link
+	Identifier                     *string `json:"identifier"`
+	LinkRetentionCleanupDisabledAt *string `json:"linkRetentionCleanupDisabledAt"`
 }
 
 // tagJSON is a Tag (links.md §2.2, §7).
@@ -93,37 +46,7 @@ func (h *Handlers) qrBase() string {
 }
 
 func (h *Handlers) toLinkJSON(l *models.Link) linkJSON {
-	short := h.Links.ShortLink(l)
-	j := linkJSON{
-		ID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, TrackConversion: l.TrackConversion,
-		ExternalID: l.ExternalID, TenantID: l.TenantID, ProgramID: l.ProgramID, PartnerID: l.PartnerID,
-		Archived: l.Archived, ExpiresAt: optTime(l.ExpiresAt), ExpiredURL: l.ExpiredURL,
-		DisabledAt: optTime(l.DisabledAt), Password: l.Password, Proxy: l.Proxy, Title: l.Title,
-		Description: l.Description, Image: l.Image, Video: l.Video, Rewrite: l.Rewrite, DoIndex: l.DoIndex,
-		IOS: l.IOS, Android: l.Android, PublicStats: l.PublicStats, Tags: []tagJSON{},
-		FolderID: l.FolderID, Comments: l.Comments, ShortLink: short,
-		QRCode:    h.qrBase() + "/qr?url=" + short + "?qr=1",
-		UTMSource: l.UTMSource, UTMMedium: l.UTMMedium, UTMCampaign: l.UTMCampaign, UTMTerm: l.UTMTerm,
-		UTMContent: l.UTMContent, TestStartedAt: optTime(l.TestStartedAt), TestCompletedAt: optTime(l.TestCompletedAt),
-		UserID: l.UserID, WorkspaceID: "ws_" + l.WorkspaceID, Clicks: l.Clicks, Leads: l.Leads,
-		Conversions: l.Conversions, Sales: l.Sales, SaleAmount: l.SaleAmount, LastClicked: optTime(l.LastClicked),
-		CreatedAt: request.Timestamp(l.CreatedAt), UpdatedAt: request.Timestamp(l.UpdatedAt), ProjectID: l.WorkspaceID,
-		WebhookIDs: []string{},
-	}
-	if l.Geo != nil {
-		j.Geo = l.Geo
-	}
-	if l.TestVariants != nil {
-		j.TestVariants = l.TestVariants
-	}
-	for i := range l.Tags {
-		j.Tags = append(j.Tags, toTagJSON(&l.Tags[i]))
-	}
-	if len(j.Tags) > 0 {
-		id := j.Tags[0].ID
-		j.TagID = &id
-	}
-	return j
+	return linkJSON{Link: webhooks.Links{ShortLink: h.Links.ShortLink, QRBase: h.qrBase()}.Link(l)}
 }
 
 func (h *Handlers) toLinksJSON(ls []*models.Link) []linkJSON {
