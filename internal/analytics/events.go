@@ -94,6 +94,9 @@ func (e *SQLEngine) Events(ctx context.Context, ws *models.Workspace, q *Query) 
 
 // eventRows reads one page of kind k's raw rows in the scope.
 func (e *SQLEngine) eventRows(ctx context.Context, s *scope, k kind) ([]eventRow, error) {
+	if e.CH != nil {
+		return e.chEventRows(ctx, s, k)
+	}
 	w, ok := s.rawWhere(k, []timeRange{{s.win.Start, s.win.End, true}})
 	if !ok {
 		return nil, nil
