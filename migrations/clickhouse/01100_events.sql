@@ -146,3 +146,17 @@ CREATE TABLE IF NOT EXISTS sale_events (
 ) ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMM(time)
 ORDER BY (workspace_id, time, event_id);
+
+-- `relink clickhouse backfill`'s cursor per SQL table: the last row copied
+-- (workspace, timestamp as RFC 3339 text, id) after `done` rows, saved at
+-- seq (Unix nanoseconds). A resumed backfill starts after the latest.
+CREATE TABLE IF NOT EXISTS backfill_cursor (
+    tbl String,
+    seq UInt64,
+    done UInt64,
+    workspace_id String,
+    ts String,
+    id String,
+    at DateTime DEFAULT now()
+) ENGINE = MergeTree
+ORDER BY (tbl, seq);
