@@ -19,7 +19,9 @@ import (
 // emits bounty.created or bounty.updated). Approving pays the bounty's
 // reward as a custom commission; a bounty without an amount takes the
 // amount typed here.
-func (h *Handlers) Bounties(c *fiber.Ctx) error { return h.bountiesPage(c, fiber.StatusOK, nil, url.Values{}) }
+func (h *Handlers) Bounties(c *fiber.Ctx) error {
+	return h.bountiesPage(c, fiber.StatusOK, nil, url.Values{})
+}
 
 func (h *Handlers) bountiesPage(c *fiber.Ctx, status int, errs vc.FieldErrors, typed url.Values) error {
 	ctx := c.UserContext()
