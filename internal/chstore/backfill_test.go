@@ -16,8 +16,8 @@ import (
 // last batch copied, and ends with every SQL event in ClickHouse once
 // (timestamps shared by several rows included).
 func TestBackfill(t *testing.T) {
-	c := open(t)
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		c := open(t) // the cursor belongs to one SQL store
 		ctx := context.Background()
 		var wsIDs []string
 		for range 2 {
