@@ -150,6 +150,7 @@ func (e *SQLEngine) rankAll(ctx context.Context, s *scope) (map[kind]ranked, boo
 // groups with events, orders them as rank does (main counter descending,
 // key ascending byte-wise) and returns the first RowLimit.
 func (e *SQLEngine) rankInDB(ctx context.Context, s *scope, k kind, rg rankedGroup) (ranked, error) {
+	e.rankedReads.Add(1)
 	src, args, err := e.rankedSource(s, k, rg.dim)
 	if err != nil {
 		return ranked{}, err
