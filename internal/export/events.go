@@ -1,31 +1,34 @@
-package api
+package export
 
 import (
 	"context"
+	"net/url"
 	"strings"
+	"time"
 
-	"github.com/gofiber/fiber/v2"
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
 
-	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/models"
 )
 
-// eventExportColumn is one column GET /events/export knows: upstream's label
+func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// eventColumn is one column GET /events/export knows: upstream's label
 // (eventsExportColumnNames, else the capitalised id) and its value.
-type eventExportColumn struct {
+type eventColumn struct {
 	label string
 	value func(ev *analytics.EventRecord) string
 }
 
-// eventExportColumns are the columns of upstream's events table (every
+// eventColumns are the columns of upstream's events table (every
 // event kind's), with upstream's labels and accessors. Where upstream reads
 // a key the event object does not have (customerName, region), Relink
 // writes what the column's name says.
-var eventExportColumns = map[string]eventExportColumn{
-	"timestamp": {"Date", func(ev *analytics.EventRecord) string { return request.Timestamp(ev.Timestamp) }},
+var eventColumns = map[string]eventColumn{
+	"timestamp": {"Date", func(ev *analytics.EventRecord) string { return timestamp(ev.Timestamp) }},
 	"trigger":   {"Event", func(ev *analytics.EventRecord) string { return ev.Click.Trigger }},
 	"event":     {"Event", func(ev *analytics.EventRecord) string { return ev.EventName }},
 	"link": {"Link", func(ev *analytics.EventRecord) string {
@@ -69,14 +72,14 @@ var eventExportColumns = map[string]eventExportColumn{
 		if ev.Kind != analytics.Sales {
 			return ""
 		}
-		return formatUSD(ev.Sale.Amount)
+		return FormatUSD(ev.Sale.Amount)
 	}},
 }
 
-// defaultEventExportColumns are upstream's events table's visible columns
+// DefaultEventColumns are upstream's events table's visible columns
 // per event kind, used when the request names none (upstream refuses a
 // request without columns; its dashboard always sends the visible ones).
-var defaultEventExportColumns = map[analytics.Event]string{
+var DefaultEventColumns = map[analytics.Event]string{
 	analytics.Clicks: "timestamp,link,referer,country,device",
 	analytics.Leads:  "timestamp,event,link,customer,referer",
 	analytics.Sales:  "timestamp,saleAmount,event,customer,referer,link",
@@ -85,18 +88,18 @@ var defaultEventExportColumns = map[analytics.Event]string{
 // pickEventColumns keeps the columns in the order the request names them,
 // as upstream. An unknown id becomes an empty column with its capitalised
 // name, as upstream's row[c] of a missing key does.
-func pickEventColumns(list string) []eventExportColumn {
-	var cols []eventExportColumn
+func pickEventColumns(list string) []eventColumn {
+	var cols []eventColumn
 	for _, id := range strings.Split(list, ",") {
 		id = strings.TrimSpace(id)
 		if id == "" {
 			continue
 		}
-		if col, ok := eventExportColumns[id]; ok {
+		if col, ok := eventColumns[id]; ok {
 			cols = append(cols, col)
 			continue
 		}
-		cols = append(cols, eventExportColumn{strings.ToUpper(id[:1]) + id[1:], func(*analytics.EventRecord) string { return "" }})
+		cols = append(cols, eventColumn{strings.ToUpper(id[:1]) + id[1:], func(*analytics.EventRecord) string { return "" }})
 	}
 	return cols
 }
@@ -117,41 +120,38 @@ func countryName(code string) string {
 	return code
 }
 
-// ExportEvents answers GET /events/export: every event of the kind and
-// filters GET /events takes (its window, filters and sort order; page and
-// limit ignored) as CSV with the chosen columns, named {event}_export.csv.
-// Upstream answers 202 and emails a file past 1,000 events; Relink streams
-// every row, a batch of analytics.ExportBatch at a time.
-func (h *Handlers) ExportEvents(c *fiber.Ctx) error {
-	vals := queryValues(c)
-	q, err := analytics.Parse(vals, analytics.EndpointEvents, h.Now())
+// Events is the events export ({event}_export.csv): every event of the
+// kind and filters GET /events takes in vals (its window, filters and sort
+// order; page and limit ignored), with the columns vals names in columns
+// (comma-separated ids, in their order; without it upstream's visible
+// columns for the kind). One event is read before it returns, so that a
+// bad filter (an unknown link, a folder without access, a window past the
+// plan) is an error here, not a cut file. Rows are read a batch of
+// analytics.ExportBatch at a time.
+func Events(ctx context.Context, eng analytics.Engine, ws *models.Workspace, vals url.Values, now time.Time) (Download, error) {
+	q, err := analytics.Parse(vals, analytics.EndpointEvents, now)
 	if err != nil {
-		return err
+		return Download{}, err
 	}
-	list, ok := vals["columns"]
-	spec := defaultEventExportColumns[q.Event]
-	if ok {
+	spec := DefaultEventColumns[q.Event]
+	if list, ok := vals["columns"]; ok {
 		spec = list[len(list)-1]
 	}
 	cols := pickEventColumns(spec)
 	if len(cols) == 0 {
-		return apierr.Validation("invalid_type", "columns", "Select at least one column to export.")
+		return Download{}, apierr.Validation("invalid_type", "columns", "Select at least one column to export.")
 	}
-	ws := request.Workspace(c)
-	// One event is read before the answer starts, so that a bad filter (an
-	// unknown link, a folder without access, a window past the plan) is a
-	// 4xx, not a cut file.
 	probe := *q
 	probe.Limit = 1
-	if _, err := h.Analytics.Events(c.UserContext(), ws, &probe); err != nil {
-		return err
+	if _, err := eng.Events(ctx, ws, &probe); err != nil {
+		return Download{}, err
 	}
 	header := make([]string, len(cols))
 	for i, col := range cols {
 		header[i] = col.label
 	}
-	csvStream(c, string(q.Event)+"_export.csv", header, func(ctx context.Context, emit func([]string) error) error {
-		return analytics.EachEvent(ctx, h.Analytics, ws, q, func(batch []analytics.EventRecord) error {
+	return CSV(string(q.Event)+"_export.csv", header, func(ctx context.Context, emit Emit) error {
+		return analytics.EachEvent(ctx, eng, ws, q, func(batch []analytics.EventRecord) error {
 			for i := range batch {
 				rec := make([]string, len(cols))
 				for j, col := range cols {
@@ -163,6 +163,5 @@ func (h *Handlers) ExportEvents(c *fiber.Ctx) error {
 			}
 			return nil
 		})
-	})
-	return nil
+	}), nil
 }

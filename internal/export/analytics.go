@@ -1,4 +1,4 @@
-package api
+package export
 
 import (
 	"archive/zip"
@@ -11,10 +11,8 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"time"
 
-	"github.com/gofiber/fiber/v2"
-
-	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/analytics/dubjson"
 	"github.com/relinkhq/relink/models"
@@ -33,44 +31,36 @@ func analyticsExportGroupBys(singleLink bool) []analytics.GroupBy {
 	return out
 }
 
-// ExportAnalytics answers GET /analytics/export as upstream: a zip
-// (analytics_export.zip) with one {groupBy}.csv per grouping that has rows,
-// over the filters and window GET /analytics takes; the composite event
-// (clicks, leads, sales and revenue in one row) on plans that track
-// conversions, the requested event otherwise. Each grouping is read and
+// Analytics is the analytics export as upstream's (analytics_export.zip):
+// one {groupBy}.csv per grouping that has rows, over the filters and window
+// GET /analytics takes in vals; the composite event (clicks, leads, sales
+// and revenue in one row) on plans that track conversions, the requested
+// event otherwise. The first grouping is read before it returns, so that
+// bad input is an error here rather than a cut zip; the others are read and
 // written in turn (at most analytics.RowLimit rows each), so only one
-// grouping's rows are in memory; the zip is streamed as it is written. The
-// routes put upstream's once-per-30-seconds limit in front.
-func (h *Handlers) ExportAnalytics(c *fiber.Ctx) error {
-	ws := request.Workspace(c)
-	vals := queryValues(c)
-	vals.Del("groupBy")
+// grouping's rows are in memory, and the zip is streamed as it is written.
+func Analytics(ctx context.Context, eng analytics.Engine, ws *models.Workspace, vals url.Values, now time.Time) (Download, error) {
+	vals = withGroupBy(vals, analytics.Timeseries)
 	if ws.Plan.AtLeast(models.PlanBusiness) {
 		vals.Set("event", string(analytics.Composite))
 	}
-	// The first grouping is read before the answer starts, so that bad
-	// input is a 4xx rather than a cut zip.
-	q, err := analytics.Parse(withGroupBy(vals, analytics.Timeseries), analytics.EndpointAnalytics, h.Now())
+	q, err := analytics.Parse(vals, analytics.EndpointAnalytics, now)
 	if err != nil {
-		return err
+		return Download{}, err
 	}
 	singleLink := len(q.LinkID.Values) == 1 && !q.LinkID.Negate
-	first, err := h.Analytics.Analytics(c.UserContext(), ws, q)
+	first, err := eng.Analytics(ctx, ws, q)
 	if err != nil {
-		return err
+		return Download{}, err
 	}
-	c.Set(fiber.HeaderContentType, "application/zip")
-	c.Set(fiber.HeaderContentDisposition, "attachment; filename=analytics_export.zip")
-	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		ctx, cancel := context.WithTimeout(context.Background(), exportTimeout)
-		defer cancel()
+	return Download{Filename: "analytics_export.zip", ContentType: "application/zip", Write: func(ctx context.Context, w *bufio.Writer) {
 		zw := zip.NewWriter(w)
 		for _, g := range analyticsExportGroupBys(singleLink) {
 			res := first
 			if g != analytics.Timeseries {
-				q, err := analytics.Parse(withGroupBy(vals, g), analytics.EndpointAnalytics, h.Now())
+				q, err := analytics.Parse(withGroupBy(vals, g), analytics.EndpointAnalytics, now)
 				if err == nil {
-					res, err = h.Analytics.Analytics(ctx, ws, q)
+					res, err = eng.Analytics(ctx, ws, q)
 				}
 				if err != nil {
 					slog.Error("analytics export stopped early", "groupBy", g, "err", err)
@@ -90,8 +80,7 @@ func (h *Handlers) ExportAnalytics(c *fiber.Ctx) error {
 		}
 		_ = zw.Close()
 		_ = w.Flush()
-	})
-	return nil
+	}}, nil
 }
 
 func withGroupBy(vals url.Values, g analytics.GroupBy) url.Values {
@@ -153,7 +142,7 @@ func writeAnalyticsCSV(zw *zip.Writer, name string, v any) error {
 	for _, r := range flat {
 		rec := make([]string, len(keys))
 		for i, k := range keys {
-			rec[i] = neutralizeFormula(r[k])
+			rec[i] = NeutralizeFormula(r[k])
 		}
 		if err := cw.Write(rec); err != nil {
 			return fmt.Errorf("write %s: %w", name, err)
