@@ -165,3 +165,33 @@ func Events(ctx context.Context, eng analytics.Engine, ws *models.Workspace, val
 		})
 	}), nil
 }
+
+// eventColumnsByKind are upstream's events table's columns per event kind
+// (its eventColumns.all), in its order.
+var eventColumnsByKind = map[analytics.Event][]string{
+	analytics.Clicks: {"timestamp", "trigger", "link", "url", "country", "city", "region", "continent", "device", "browser", "os", "referer", "refererUrl", "clickId", "ip"},
+	analytics.Leads: {"timestamp", "event", "link", "url", "customer", "customerName", "customerExternalId", "country", "city", "region", "continent",
+		"device", "browser", "os", "referer", "refererUrl", "ip", "clickId", "eventId", "metadata"},
+	analytics.Sales: {"timestamp", "saleAmount", "event", "customer", "customerName", "customerExternalId", "link", "url", "invoiceId", "country", "city",
+		"region", "continent", "device", "browser", "os", "referer", "refererUrl", "ip", "clickId", "eventId", "metadata"},
+}
+
+// Column is one column a download form offers: its id, label, and whether
+// upstream shows it by default.
+type Column struct {
+	ID, Label string
+	Default   bool
+}
+
+// EventColumns are the columns an events download of kind ev offers.
+func EventColumns(ev analytics.Event) []Column {
+	def := map[string]bool{}
+	for _, id := range strings.Split(DefaultEventColumns[ev], ",") {
+		def[id] = true
+	}
+	var out []Column
+	for _, id := range eventColumnsByKind[ev] {
+		out = append(out, Column{ID: id, Label: eventColumns[id].label, Default: def[id]})
+	}
+	return out
+}

@@ -42,15 +42,6 @@ var linkColumns = []linkColumn{
 	}},
 }
 
-// LinkColumnIDs are the links export's column ids, in upstream's order.
-func LinkColumnIDs() []string {
-	out := make([]string, len(linkColumns))
-	for i, c := range linkColumns {
-		out[i] = c.id
-	}
-	return out
-}
-
 // DefaultLinkColumns are upstream's defaults.
 const DefaultLinkColumns = "link,url,clicks,createdAt"
 
@@ -103,4 +94,17 @@ func Links(ctx context.Context, svc *links.Service, ws *models.Workspace, q link
 			return nil
 		})
 	}), nil
+}
+
+// LinkColumns are the columns a links download offers, in upstream's order.
+func LinkColumns() []Column {
+	def := map[string]bool{}
+	for _, id := range strings.Split(DefaultLinkColumns, ",") {
+		def[id] = true
+	}
+	out := make([]Column, len(linkColumns))
+	for i, c := range linkColumns {
+		out[i] = Column{ID: c.id, Label: c.label, Default: def[c.id]}
+	}
+	return out
 }
