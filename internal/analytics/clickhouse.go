@@ -287,7 +287,7 @@ func (e *SQLEngine) chCount(ctx context.Context, s *scope, k kind, key keySpec) 
 const chClickCols = "click_id, ts, '', '', '', click_id, link_id, url, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, qr, ip, 0, '', ''"
 
 // chEventRows is eventRows over ClickHouse.
-func (e *SQLEngine) chEventRows(ctx context.Context, s *scope, k kind) ([]eventRow, error) {
+func (e *SQLEngine) chEventRows(ctx context.Context, s *scope, k kind, after *eventRow) ([]eventRow, error) {
 	w, ok := s.chWhereOf(k, []timeRange{{s.win.Start, s.win.End, true}})
 	if !ok {
 		return nil, nil
@@ -303,8 +303,18 @@ func (e *SQLEngine) chEventRows(ctx context.Context, s *scope, k kind) ([]eventR
 	if s.q.SortOrder == "asc" {
 		dir = "ASC"
 	}
+	offset := (s.q.Page - 1) * s.q.Limit
+	if after != nil { // a keyset page (EachEvent)
+		cmp := "<"
+		if dir == "ASC" {
+			cmp = ">"
+		}
+		at := after.Timestamp.UnixMicro()
+		w.add(fmt.Sprintf("(ts %s %d OR (ts = %d AND %s %s %s))", cmp, at, at, idCol, cmp, chstore.Quote(after.ID)))
+		offset = 0
+	}
 	q := fmt.Sprintf("SELECT %s FROM %s FINAL WHERE %s ORDER BY ts %s, %s %s LIMIT %d, %d", cols, k.table, w.sql(),
-		dir, idCol, dir, (s.q.Page-1)*s.q.Limit, s.q.Limit)
+		dir, idCol, dir, offset, s.q.Limit)
 	var rows []eventRow
 	err := e.CH.Query(ctx, q, func(c []string) error {
 		if len(c) != 24 {
