@@ -24,6 +24,10 @@ type AnalyticsView struct {
 	// and the inputs it shows.
 	Hidden        []Option
 	FilterSelects []SelectProps
+	// The downloads (dashboard only): analytics as a zip of CSVs, the
+	// chosen event's events as CSV.
+	ExportAnalytics ExportForm
+	ExportEvents    ExportForm
 }
 
 // Totals are the headline numbers of the window.
