@@ -35,7 +35,10 @@ var (
 func personName(i, offset int) (first, last string) {
 	n := len(firstNames) * len(lastNames)
 	k := (i*7 + offset) % n // 7 is coprime with 900: distinct for i < n
-	return firstNames[k%len(firstNames)], lastNames[k/len(firstNames)]
+	f := k % len(firstNames)
+	// The surname also moves with the first name, so neighbours differ in
+	// both; for a given first name this is still a bijection.
+	return firstNames[f], lastNames[(k/len(firstNames)+11*f)%len(lastNames)]
 }
 
 // asciiLower keeps a name's letters for an e-mail address (García → garcia).
