@@ -411,9 +411,12 @@ func (g *gen) generateClicks(ctx context.Context, start time.Time, times []int64
 	for _, r := range referers.items {
 		hosts[r] = strings.TrimPrefix(strings.SplitN(strings.TrimPrefix(r, "https://"), "/", 2)[0], "www.")
 	}
-	keep := float64(g.o.Leads) / float64(len(times)) * 1.05
+	// The clicks that lead to sign-ups: Leads of them, uniformly over the
+	// whole window (a rate with a cut-off once enough were kept left the last
+	// days without any lead).
+	lead := sampleIndexes(g.rng, len(times), g.o.Leads)
 	batch := make([]models.Click, 0, g.o.BatchSize)
-	for _, t := range times {
+	for ti, t := range times {
 		li := g.pop.pick(g.rng)
 		l := &g.links[li]
 		p := places.pick(g.rng)
@@ -433,7 +436,7 @@ func (g *gen) generateClicks(ctx context.Context, start time.Time, times []int64
 		x := &infos[li]
 		c.UTMSource, c.UTMMedium, c.UTMCampaign, c.UTMTerm, c.UTMContent = x.s, x.m, x.c, x.t, x.ct
 		batch = append(batch, c)
-		if len(g.sampled) < g.o.Leads && g.rng.Float64() < keep {
+		if lead[ti] {
 			g.sampled = append(g.sampled, c)
 		}
 		if len(batch) == g.o.BatchSize {
@@ -796,4 +799,24 @@ func (g *gen) linkByID(id string) *models.Link {
 		return &g.links[i]
 	}
 	return nil
+}
+
+// sampleIndexes marks k distinct indexes of [0, n) chosen uniformly (Floyd's
+// algorithm); all of them when k ≥ n.
+func sampleIndexes(rng *rand.Rand, n, k int) []bool {
+	pick := make([]bool, n)
+	if k >= n {
+		for i := range pick {
+			pick[i] = true
+		}
+		return pick
+	}
+	for j := n - k; j < n; j++ {
+		if t := rng.IntN(j + 1); pick[t] {
+			pick[j] = true
+		} else {
+			pick[t] = true
+		}
+	}
+	return pick
 }

@@ -327,7 +327,7 @@ func TestDemoLooksReal(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
-		opts := demo.Options{Links: 40, Clicks: 4000, Leads: 400, Sales: 150, Days: 30, Partners: 4, Seed: 5, Now: now}
+		opts := demo.Options{Links: 40, Clicks: 4000, Leads: 400, Sales: 150, Days: 30, Partners: 4, Seed: 42, Now: now}
 		st, err := demo.Generate(ctx, db, c.Workspace, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -362,7 +362,12 @@ func TestDemoLooksReal(t *testing.T) {
 					atNow++
 				}
 			}
-			if len(times) == 0 || now.Sub(times[0]) > 24*time.Hour || atNow > 1 {
+			// ~13 leads and 5 sales a day: the newest are hours old, not days.
+			limit := 24 * time.Hour
+			if table == "lead_events" {
+				limit = 8 * time.Hour
+			}
+			if len(times) == 0 || now.Sub(times[0]) > limit || atNow > 1 {
 				t.Errorf("%s: newest %v, %d at now", table, times, atNow)
 			}
 		}
