@@ -641,7 +641,7 @@ func (p *programCmd) bountyAdd(args []string) error {
 		}
 		b.EndsAt = &t
 	}
-	if err := p.db.CreateBounty(p.ctx, b, now); err != nil {
+	if err := conversions.New(conversions.Deps{DB: p.db}).CreateBounty(p.ctx, b); err != nil { // emits bounty.created
 		return cliErr(err)
 	}
 	return p.print(map[string]any{"id": b.ID, "name": b.Name, "type": b.Type, "groupId": b.GroupID, "rewardAmount": b.RewardAmount,

@@ -63,6 +63,7 @@ func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, lin
 	d := newDashboard(base, vals, linkID, showFilters)
 	v := d.controls()
 	if showFilters {
+		v.ExportAnalytics, v.ExportEvents = analyticsExportForms(ws, d)
 		sels, err := h.filterSelects(c, d.vals)
 		if err != nil {
 			return v, err
