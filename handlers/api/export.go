@@ -151,7 +151,7 @@ func (h *Handlers) ExportLinks(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	walk, err := h.Links.Export(c.UserContext(), request.Workspace(c), q, created)
+	walk, err := h.Links.Export(c.UserContext(), actor(c), q, created)
 	if err != nil {
 		return err
 	}

@@ -242,7 +242,7 @@ func (h *Handlers) DeleteFolder(c *fiber.Ctx) error {
 	if err := ws.RequirePlan(models.PlanPro); err != nil {
 		return err
 	}
-	if err := h.links.DeleteFolder(c.UserContext(), ws, c.Params("id")); err != nil {
+	if err := h.links.DeleteFolder(c.UserContext(), h.actor(c), c.Params("id")); err != nil {
 		return err
 	}
 	return redirect(c, "/console/folders")

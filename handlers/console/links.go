@@ -20,7 +20,7 @@ const linksPageSize = 20
 
 func (h *Handlers) actor(c *fiber.Ctx) links.Actor {
 	v := viewer(c)
-	return links.Actor{Workspace: v.Workspace, UserID: &v.User.ID}
+	return links.Actor{Workspace: v.Workspace, UserID: &v.User.ID, Role: v.Role}
 }
 
 // Links lists links with search, filters and pagination. An htmx request
@@ -37,7 +37,6 @@ func (h *Handlers) Links(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) linksView(c *fiber.Ctx, pageParam string) (vc.LinksView, error) {
-	ws := viewer(c).Workspace
 	ctx := c.UserContext()
 	f := vc.LinkFilters{Search: strings.TrimSpace(c.Query("search")), Domain: c.Query("domain"), Tag: c.Query("tag"),
 		Folder: c.Query("folder"), Sort: c.Query("sort"), Archived: c.Query("archived") == "1"}
@@ -69,11 +68,11 @@ func (h *Handlers) linksView(c *fiber.Ctx, pageParam string) (vc.LinksView, erro
 	for _, s := range []struct{ v, l string }{{"createdAt", "Newest"}, {"clicks", "Most clicks"}, {"lastClicked", "Last clicked"}, {"saleAmount", "Revenue"}} {
 		v.Sorts = append(v.Sorts, vc.Option{Value: s.v, Label: s.l, Selected: string(q.Sort) == s.v})
 	}
-	ls, err := h.links.List(ctx, ws, q)
+	ls, err := h.links.List(ctx, h.actor(c), q)
 	if err != nil {
 		return v, err
 	}
-	total, err := h.links.Count(ctx, ws, q)
+	total, err := h.links.Count(ctx, h.actor(c), q)
 	if err != nil {
 		return v, err
 	}
@@ -271,7 +270,7 @@ func foreign(err error) error {
 
 // Link is one link's page: short link, copy, QR, analytics, edit form.
 func (h *Handlers) Link(c *fiber.Ctx) error {
-	l, err := h.links.Get(c.UserContext(), viewer(c).Workspace, c.Params("id"))
+	l, err := h.links.Get(c.UserContext(), h.actor(c), c.Params("id"))
 	if err != nil {
 		return foreign(err)
 	}
@@ -299,7 +298,6 @@ func (h *Handlers) linkDetail(c *fiber.Ctx, l *models.Link) (vc.LinkDetail, erro
 // UpdateLink edits a link through the link service.
 func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	ws := viewer(c).Workspace
 	in, typed, err := formInput(c, links.SchemaUpdate)
 	if err == nil {
 		_, err = h.links.Update(ctx, h.actor(c), c.Params("id"), in)
@@ -313,7 +311,7 @@ func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 		if !ok {
 			return err
 		}
-		l, gerr := h.links.Get(ctx, ws, c.Params("id"))
+		l, gerr := h.links.Get(ctx, h.actor(c), c.Params("id"))
 		if gerr != nil {
 			return foreign(gerr)
 		}

@@ -97,7 +97,7 @@ func (h *Handlers) SwitchWorkspace(c *fiber.Ctx) error {
 func (h *Handlers) Home(c *fiber.Ctx) error {
 	v := viewer(c)
 	ov := vc.OverviewView{Name: v.Workspace.Name, Slug: v.Workspace.Slug, Plan: string(v.Workspace.Plan), Role: string(v.Role)}
-	n, err := h.links.Count(c.UserContext(), v.Workspace, links.ListQuery{AllFolders: true, ShowArchived: true})
+	n, err := h.links.Count(c.UserContext(), h.actor(c), links.ListQuery{AllFolders: true, ShowArchived: true})
 	if err != nil {
 		return err
 	}
