@@ -61,6 +61,11 @@ var dashboardBars = []struct {
 func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, linkID string, showFilters bool) (vc.AnalyticsView, error) {
 	ws := viewer(c).Workspace
 	d := newDashboard(base, vals, linkID, showFilters)
+	a := h.actor(c)
+	d.folderAccess = func(ctx context.Context, id string) error {
+		_, err := h.links.FolderAccess(ctx, a, id, models.PermFolderRead)
+		return err
+	}
 	v := d.controls()
 	if showFilters {
 		sels, err := h.filterSelects(c, d.vals)
@@ -94,6 +99,9 @@ type dashboard struct {
 	linkID      string
 	event       string // clicks | leads | sales: what the bar lists count
 	showFilters bool
+	// folderAccess is the engine's folder check for the signed-in user
+	// (folders.read, parity.md §13.3).
+	folderAccess func(ctx context.Context, folderID string) error
 }
 
 func newDashboard(base string, vals url.Values, linkID string, showFilters bool) *dashboard {
@@ -183,7 +191,11 @@ func (d *dashboard) parse(group analytics.GroupBy, event string, ep analytics.En
 		q.Del("groupBy")
 		q.Set("limit", "20")
 	}
-	return analytics.Parse(q, ep, now)
+	pq, err := analytics.Parse(q, ep, now)
+	if pq != nil {
+		pq.FolderAccess = d.folderAccess
+	}
+	return pq, err
 }
 
 // dashboardData is what the engine answered for the dashboard.

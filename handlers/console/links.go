@@ -63,7 +63,7 @@ func (h *Handlers) linksView(c *fiber.Ctx, pageParam string) (vc.LinksView, erro
 	}
 	v.Form = form
 	v.Domains = append([]vc.Option{{Value: "", Label: "Any domain"}}, selectOpts(form.Domains, f.Domain)...)
-	v.Folders = append([]vc.Option{{Value: "", Label: "All folders"}, {Value: "unsorted", Label: "Unsorted", Selected: f.Folder == "unsorted"}}, selectOpts(form.Folders[1:], f.Folder)...)
+	v.Folders = append([]vc.Option{{Value: "", Label: "All folders"}, {Value: "unsorted", Label: "Unsorted", Selected: f.Folder == "unsorted"}}, selectOpts(form.ReadFolders, f.Folder)...)
 	v.Tags = append([]vc.Option{{Value: "", Label: "Any tag"}}, selectOpts(form.Tags, f.Tag)...)
 	for _, s := range []struct{ v, l string }{{"createdAt", "Newest"}, {"clicks", "Most clicks"}, {"lastClicked", "Last clicked"}, {"saleAmount", "Revenue"}} {
 		v.Sorts = append(v.Sorts, vc.Option{Value: s.v, Label: s.l, Selected: string(q.Sort) == s.v})
@@ -135,13 +135,20 @@ func (h *Handlers) linkForm(c *fiber.Ctx, l *models.Link) (vc.LinkForm, error) {
 	for _, d := range ds {
 		f.Domains = append(f.Domains, vc.Option{Value: d.Slug, Label: d.Slug})
 	}
+	// Links go only into folders where the user may write them.
 	f.Folders = []vc.Option{{Value: "", Label: "No folder"}}
-	fs, err := h.db.ListFolders(ctx, ws.ID, models.FolderFilter{Limit: 500})
+	fs, rights, err := h.visibleFolders(c)
 	if err != nil {
 		return f, err
 	}
 	for _, fo := range fs {
-		f.Folders = append(f.Folders, vc.Option{Value: fo.ID, Label: fo.Name})
+		if rights[fo.ID].LinkWrite || (l != nil && l.FolderID != nil && *l.FolderID == fo.ID) {
+			f.Folders = append(f.Folders, vc.Option{Value: fo.ID, Label: fo.Name})
+		}
+	}
+	f.ReadFolders = []vc.Option{}
+	for _, fo := range fs {
+		f.ReadFolders = append(f.ReadFolders, vc.Option{Value: fo.ID, Label: fo.Name})
 	}
 	ts, err := h.db.ListTags(ctx, ws.ID, models.TagFilter{Limit: 500})
 	if err != nil {
@@ -291,6 +298,17 @@ func (h *Handlers) linkDetail(c *fiber.Ctx, l *models.Link) (vc.LinkDetail, erro
 		return v, err
 	}
 	v.Form = f
+	if l.FolderID != nil {
+		fo, err := h.links.FolderAccess(c.UserContext(), h.actor(c), *l.FolderID, models.PermFolderRead)
+		if err != nil {
+			return v, err
+		}
+		rights, err := h.links.FolderRights(c.UserContext(), h.actor(c), []models.Folder{*fo})
+		if err != nil {
+			return v, err
+		}
+		v.ReadOnly, v.FolderName = !rights[fo.ID].LinkWrite, fo.Name
+	}
 	v.Analytics, err = h.analyticsView(c, "/console/links/"+l.ID, queryValues(c), l.ID, false)
 	return v, err
 }
