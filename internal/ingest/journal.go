@@ -51,9 +51,10 @@ type JournalOptions struct {
 const journalSegment = 4 << 20
 
 type journal struct {
-	opt JournalOptions
-	log *wal.Log
-	lg  *slog.Logger
+	opt    JournalOptions
+	log    *wal.Log
+	lg     *slog.Logger
+	unlock func() error // releases the data directory's lock
 
 	mu      sync.Mutex // guards the open group
 	group   []byte     // encoded records, each length-prefixed
@@ -82,18 +83,24 @@ func openJournal(opt JournalOptions, lg *slog.Logger) (*journal, error) {
 	if err := os.MkdirAll(opt.Dir, 0o750); err != nil {
 		return nil, fmt.Errorf("click journal: %w", err)
 	}
+	unlock, err := lockDir(opt.Dir)
+	if err != nil {
+		return nil, err
+	}
 	l, err := wal.Open(opt.Dir, &wal.Options{NoSync: true, SegmentSize: journalSegment, SegmentCacheSize: 2,
 		AllowEmpty: true, NoCopy: true, DirPerms: 0o750, FilePerms: 0o640})
 	if err != nil {
+		unlock()
 		return nil, fmt.Errorf("click journal: open %s: %w", opt.Dir, err)
 	}
 	first, err1 := l.FirstIndex()
 	last, err2 := l.LastIndex()
 	if err := errors.Join(err1, err2); err != nil {
 		l.Close()
+		unlock()
 		return nil, fmt.Errorf("click journal: %w", err)
 	}
-	j := &journal{opt: opt, log: l, lg: lg, wake: make(chan struct{}, 1), kick: make(chan chan struct{}),
+	j := &journal{opt: opt, log: l, lg: lg, unlock: unlock, wake: make(chan struct{}, 1), kick: make(chan chan struct{}),
 		stop: make(chan struct{}), done: make(chan struct{}), syncReq: make(chan struct{}, 1), syncDone: make(chan struct{})}
 	go j.syncLoop()
 	j.next.Store(last + 1)
@@ -344,7 +351,7 @@ func (j *journal) closeWrites() {
 // closeLog trims what was written and closes the log.
 func (j *journal) closeLog() error {
 	j.trim()
-	return j.log.Close()
+	return errors.Join(j.log.Close(), j.unlock())
 }
 
 // encodeHit appends h, length-prefixed, to dst: uvarint lengths and strings,

@@ -2,8 +2,10 @@ package ingest_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,5 +164,35 @@ func copyDir(t *testing.T, from, to string) {
 		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o600); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// Two processes on one data directory would replay and trim each other's
+// clicks: the second pipeline on a journal directory in use is refused with
+// a message naming the directory and RELINK_DATA_DIR; once the first has
+// drained, the directory opens again.
+func TestJournalDirectoryIsExclusive(t *testing.T) {
+	db := testdb.Open(t, "sqlite")
+	ctx := context.Background()
+	setup(t, db)
+	dir := t.TempDir()
+	p, err := ingest.Open(db, journalOpts(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ingest.Open(db, journalOpts(dir))
+	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "RELINK_DATA_DIR") ||
+		!strings.Contains(err.Error(), fmt.Sprint(os.Getpid())) {
+		t.Fatalf("second pipeline on %s: err %v, want a refusal naming the directory, its owner's pid and RELINK_DATA_DIR", dir, err)
+	}
+	if err := p.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p2, err := ingest.Open(db, journalOpts(dir))
+	if err != nil {
+		t.Fatalf("after the first pipeline drained: %v", err)
+	}
+	if err := p2.Drain(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
