@@ -219,15 +219,15 @@ func (db *DB) LoadTags(ctx context.Context, links []*Link) error {
 
 // LinkFilter selects a workspace's links (links.md §5.2).
 type LinkFilter struct {
-	Domain       string   // exact (lower-case) domain
-	TagIDs       []string // any of
-	TagNames     []string // any of, case-insensitive; used when TagIDs is empty
-	FolderID     *string  // nil: see AllFolders; "" means no folder
-	AllFolders   bool     // with FolderID nil: links in any folder; else only links in no folder
+	Domain     string   // exact (lower-case) domain
+	TagIDs     []string // any of
+	TagNames   []string // any of, case-insensitive; used when TagIDs is empty
+	FolderID   *string  // nil: see AllFolders; "" means no folder
+	AllFolders bool     // with FolderID nil: links in any folder; else only links in no folder
 	// VisibleTo, with AllFolders, narrows "any folder" to no folder plus the
 	// folders that user (a non-owner member) can see (parity.md §13.3).
-	VisibleTo string
-	Search       string   // substring of shortLink or url, case-insensitive
+	VisibleTo    string
+	Search       string // substring of shortLink or url, case-insensitive
 	UserID       string
 	TenantID     string
 	ShowArchived bool
