@@ -43,5 +43,7 @@ func (s *Server) programConsoleRoutes(h *console.Handlers, u fiber.Router) {
 	u.Post("/payouts/confirm", h.RequireOwner, h.ConfirmPayouts)
 	u.Post("/payouts/:id", h.RequireOwner, h.SetPayoutStatus)
 	u.Get("/bounties", h.Bounties)
+	u.Post("/bounties", h.RequireOwner, h.CreateBounty)
+	u.Post("/bounties/edit", h.RequireOwner, h.EditBounty)
 	u.Post("/bounties/:bounty/submissions/:id", h.RequireOwner, h.ReviewSubmission)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"time"
 
 	"github.com/relinkhq/relink/internal/ids"
@@ -51,11 +52,44 @@ func (db *DB) CreateEmbedToken(ctx context.Context, e *Enrollment, now time.Time
 	if err := db.WithContext(ctx).Create(t).Error; err != nil {
 		return "", nil, dbErr(err, "create embed token", "", "")
 	}
-	// Expired tokens are useless; drop them while we are here.
-	if err := db.WithContext(ctx).Where("expires_at <= ?", now.UTC()).Delete(&EmbedToken{}).Error; err != nil {
+	// Tokens expired for a while are useless; drop them while we are here.
+	// Recently expired ones stay so the dashboard can say "expired" rather
+	// than "invalid" (EmbedTokenExpired).
+	if err := db.WithContext(ctx).Where("expires_at <= ?", now.Add(-EmbedTokenKeepExpired).UTC()).Delete(&EmbedToken{}).Error; err != nil {
 		return "", nil, dbErr(err, "purge embed tokens", "", "")
 	}
 	return token, t, nil
+}
+
+// EmbedTokenKeepExpired is how long an expired token's row is kept, so that
+// the dashboard tells an expired link from an invalid one.
+const EmbedTokenKeepExpired = 7 * 24 * time.Hour
+
+// EmbedTokenExpired reports whether token is a real token that has expired
+// (within EmbedTokenKeepExpired): the dashboard says "expired" for it and
+// "invalid" for anything else.
+func (db *DB) EmbedTokenExpired(ctx context.Context, token string, now time.Time) (bool, error) {
+	var n int64
+	err := db.WithContext(ctx).Model(&EmbedToken{}).Where("token_hash = ? AND expires_at <= ?", hashEmbedToken(token), now.UTC()).Count(&n).Error
+	if err != nil {
+		return false, dbErr(err, "check embed token expiry", "", "")
+	}
+	return n > 0, nil
+}
+
+// WellFormedEmbedToken reports whether s looks like a token CreateEmbedToken
+// mints ("dub_embed_" and 25 Crockford base-32 characters).
+func WellFormedEmbedToken(s string) bool {
+	rest, ok := strings.CutPrefix(s, ids.EmbedToken)
+	if !ok || len(rest) != 25 {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if !strings.ContainsRune(crockford, rune(rest[i])) {
+			return false
+		}
+	}
+	return true
 }
 
 // MsgEmbedTokenInvalid answers an unknown or expired embed token.

@@ -25,7 +25,7 @@ func (db *DB) CreateGroup(ctx context.Context, p *Program, name, slug string) (*
 	}
 	g := &Group{
 		ID: ids.New(ids.Group), WorkspaceID: p.WorkspaceID, ProgramID: p.ID, Name: name, Slug: slug,
-		HoldingPeriodDays: DefaultHoldingPeriodDays, LinkStructure: "short",
+		HoldingPeriodDays: DefaultHoldingPeriodDays, LinkStructure: "short", MaxPartnerLinks: DefaultMaxPartnerLinks,
 	}
 	if err := db.WithContext(ctx).Create(g).Error; err != nil {
 		return nil, dbErr(err, "create group", "", fmt.Sprintf("The group slug %q is already in use.", slug))

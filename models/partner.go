@@ -142,6 +142,15 @@ func (db *DB) EnrollmentByPartner(ctx context.Context, workspaceID, programID, p
 	return &e, nil
 }
 
+// ApprovedEnrollmentsInGroup pages through the group's approved
+// enrollments by id (after: the last id of the previous page).
+func (db *DB) ApprovedEnrollmentsInGroup(ctx context.Context, workspaceID, groupID, after string, limit int) ([]Enrollment, error) {
+	var es []Enrollment
+	err := db.WithContext(ctx).Where("workspace_id = ? AND group_id = ? AND status = ? AND id > ?", workspaceID, groupID, EnrollmentApproved, after).
+		Order("id").Limit(limit).Find(&es).Error
+	return es, dbErr(err, "list group enrollments", "", "")
+}
+
 // EnrollmentByTenant finds the enrollment holding a tenantId in the program.
 func (db *DB) EnrollmentByTenant(ctx context.Context, workspaceID, programID, tenantID string) (*Enrollment, error) {
 	var e Enrollment

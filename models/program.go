@@ -80,6 +80,10 @@ func (Group) TableName() string { return "partner_groups" }
 // DefaultGroupSlug is the slug of every program's first group.
 const DefaultGroupSlug = "default"
 
+// DefaultMaxPartnerLinks is how many links a partner of a new group may
+// create in the embed (Dub's DEFAULT_ADDITIONAL_PARTNER_LINKS).
+const DefaultMaxPartnerLinks = 10
+
 // DefaultHoldingPeriodDays is the default group's holding period.
 const DefaultHoldingPeriodDays = 30
 
@@ -188,7 +192,7 @@ func (db *DB) CreateDefaultProgram(ctx context.Context, w *Workspace) (*Program,
 	p := &Program{ID: ids.New(ids.Program), WorkspaceID: w.ID, Name: w.Name, Slug: w.Slug}
 	g := &Group{
 		ID: ids.New(ids.Group), WorkspaceID: w.ID, ProgramID: p.ID, Name: "Default Group", Slug: DefaultGroupSlug,
-		HoldingPeriodDays: DefaultHoldingPeriodDays, LinkStructure: "short",
+		HoldingPeriodDays: DefaultHoldingPeriodDays, LinkStructure: "short", MaxPartnerLinks: DefaultMaxPartnerLinks,
 	}
 	p.DefaultGroupID = &g.ID
 	if err := db.WithContext(ctx).Create(p).Error; err != nil {

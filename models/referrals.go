@@ -58,6 +58,15 @@ type LeaderboardRow struct {
 	TotalCommissions int64
 }
 
+// CountApprovedEnrollments counts the program's approved partners: the
+// leaderboard's "N partners in the program".
+func (db *DB) CountApprovedEnrollments(ctx context.Context, workspaceID, programID string) (int64, error) {
+	var n int64
+	err := db.WithContext(ctx).Model(&Enrollment{}).
+		Where("workspace_id = ? AND program_id = ? AND status = ?", workspaceID, programID, EnrollmentApproved).Count(&n).Error
+	return n, dbErr(err, "count approved enrollments", "", "")
+}
+
 // Leaderboard lists the program's approved enrollments with
 // totalCommissions > 0, highest first (§6.7).
 func (db *DB) Leaderboard(ctx context.Context, workspaceID, programID string, limit int) ([]LeaderboardRow, error) {

@@ -17,6 +17,7 @@ import (
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -76,7 +77,7 @@ func program(ctx context.Context, cfg *config.Config, args []string, stdout io.W
 		return err
 	}
 	defer db.Close()
-	p := &programCmd{ctx: ctx, db: db, out: stdout, fs: fs, ws: wsFlag}
+	p := &programCmd{ctx: ctx, cfg: cfg, db: db, out: stdout, fs: fs, ws: wsFlag}
 	switch cmd {
 	case "show":
 		return p.run(rest, p.show)
@@ -108,6 +109,7 @@ func program(ctx context.Context, cfg *config.Config, args []string, stdout io.W
 
 type programCmd struct {
 	ctx  context.Context
+	cfg  *config.Config
 	db   *models.DB
 	out  io.Writer
 	fs   *flag.FlagSet
@@ -318,13 +320,21 @@ func (p *programCmd) groupSet(args []string) error {
 		g.MaxPartnerLinks = *maxLinks
 	}
 	if len(defaults) > 0 {
+		// A default link already in the list keeps its id, so partners'
+		// links made from it still count as made from it.
+		known := map[models.DefaultLink]string{}
+		for _, d := range g.DefaultLinks.V {
+			known[models.DefaultLink{Domain: d.Domain, URL: d.URL}] = d.ID
+		}
 		var dl []models.DefaultLink
 		for _, d := range defaults {
 			domain, u, ok := strings.Cut(d, "=")
 			if !ok || domain == "" || !strings.HasPrefix(u, "http") {
 				return usageError{fmt.Sprintf("--default-link %q: want DOMAIN=URL", d)}
 			}
-			dl = append(dl, models.DefaultLink{Domain: strings.ToLower(domain), URL: u})
+			l := models.DefaultLink{Domain: strings.ToLower(domain), URL: u}
+			l.ID = known[l]
+			dl = append(dl, l)
 		}
 		g.DefaultLinks = models.Some(dl)
 	}
@@ -368,6 +378,13 @@ func (p *programCmd) groupSet(args []string) error {
 	g.UpdatedAt = time.Now().UTC()
 	if err := p.db.SaveGroup(p.ctx, g); err != nil {
 		return cliErr(err)
+	}
+	if len(defaults) > 0 {
+		// Partners already in the group get the new default links too.
+		ls := &links.Service{DB: p.db, ShortDomain: p.cfg.ShortDomain, ReservedHosts: []string{p.cfg.AppURL.Host, p.cfg.APIURL.Host}}
+		if _, err := conversions.New(conversions.Deps{DB: p.db, Links: ls}).SyncDefaultLinks(p.ctx, p.w, g); err != nil {
+			return cliErr(err)
+		}
 	}
 	return p.show()
 }
@@ -624,7 +641,7 @@ func (p *programCmd) bountyAdd(args []string) error {
 		}
 		b.EndsAt = &t
 	}
-	if err := p.db.CreateBounty(p.ctx, b, now); err != nil {
+	if err := conversions.New(conversions.Deps{DB: p.db}).CreateBounty(p.ctx, b); err != nil { // emits bounty.created
 		return cliErr(err)
 	}
 	return p.print(map[string]any{"id": b.ID, "name": b.Name, "type": b.Type, "groupId": b.GroupID, "rewardAmount": b.RewardAmount,

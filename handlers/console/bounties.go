@@ -1,8 +1,10 @@
 package console
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -13,9 +15,15 @@ import (
 
 // Bounties lists the program's bounties and the submissions waiting for
 // review, with approve and reject actions (the same service calls as the
-// API's approve and reject). Approving pays the bounty's reward as a custom
-// commission; a bounty without an amount takes the amount typed here.
+// API's approve and reject), and forms to create and edit bounties (each
+// emits bounty.created or bounty.updated). Approving pays the bounty's
+// reward as a custom commission; a bounty without an amount takes the
+// amount typed here.
 func (h *Handlers) Bounties(c *fiber.Ctx) error {
+	return h.bountiesPage(c, fiber.StatusOK, nil, url.Values{})
+}
+
+func (h *Handlers) bountiesPage(c *fiber.Ctx, status int, errs vc.FieldErrors, typed url.Values) error {
 	ctx := c.UserContext()
 	ws := viewer(c).Workspace
 	v := vc.TablePage{CSRF: session(c).CSRF, TestID: "bounties-page", Title: "Submissions",
@@ -26,10 +34,14 @@ func (h *Handlers) Bounties(c *fiber.Ctx) error {
 	}
 	if p == nil {
 		noProgram(&v)
-		return h.page(c, fiber.StatusOK, "Bounties", "bounties", vc.Table(v))
+		return h.page(c, status, "Bounties", "bounties", vc.Table(v))
 	}
 	var bs []models.Bounty
 	if err := h.db.WithContext(ctx).Where("workspace_id = ? AND program_id = ?", ws.ID, p.ID).Order("created_at DESC, id").Find(&bs).Error; err != nil {
+		return err
+	}
+	gs, err := h.db.ListGroups(ctx, ws.ID, p.ID)
+	if err != nil {
 		return err
 	}
 	st := c.Query("status", models.SubmissionSubmitted)
@@ -46,12 +58,23 @@ func (h *Handlers) Bounties(c *fiber.Ctx) error {
 		}
 		lines = append(lines, b.Name+" ("+b.Type+", "+reward+")")
 	}
-	v.Intro = "Bounties (create them with `relink program bounty add`): " + strings.Join(lines, "; ") + "."
+	v.Intro = "Bounties: " + strings.Join(lines, "; ") + "."
 	if len(bs) == 0 {
-		v.Intro = "No bounties yet. Create one with `relink program bounty add --type submission|performance`."
+		v.Intro = "No bounties yet: create one below (or with `relink program bounty add`)."
 	}
+	v.Forms = bountyForms(bs, gs, errs, typed)
+	if err := h.submissionRows(c, &v, ws.ID, p.ID, st, names); err != nil {
+		return err
+	}
+	return h.page(c, status, "Bounties", "bounties", vc.Table(v))
+}
+
+// submissionRows fills the table with the program's submissions of status
+// st, with a review action where one applies.
+func (h *Handlers) submissionRows(c *fiber.Ctx, v *vc.TablePage, wsID, progID, st string, names map[string]string) error {
+	ctx := c.UserContext()
 	var subs []models.BountySubmission
-	if err := h.db.WithContext(ctx).Where("workspace_id = ? AND program_id = ? AND status = ?", ws.ID, p.ID, st).
+	if err := h.db.WithContext(ctx).Where("workspace_id = ? AND program_id = ? AND status = ?", wsID, progID, st).
 		Order("completed_at, id").Limit(200).Find(&subs).Error; err != nil {
 		return err
 	}
@@ -59,7 +82,7 @@ func (h *Handlers) Bounties(c *fiber.Ctx) error {
 	for i := range subs {
 		pids[i] = subs[i].PartnerID
 	}
-	partners, err := h.db.PartnersByID(ctx, ws.ID, pids)
+	partners, err := h.db.PartnersByID(ctx, wsID, pids)
 	if err != nil {
 		return err
 	}
@@ -89,7 +112,171 @@ func (h *Handlers) Bounties(c *fiber.Ctx) error {
 		}
 		v.Rows = append(v.Rows, row)
 	}
-	return h.page(c, fiber.StatusOK, "Bounties", "bounties", vc.Table(v))
+	return nil
+}
+
+// bountyForms are the create and edit forms; errs go to the form typed
+// names ("create" or "edit").
+func bountyForms(bs []models.Bounty, gs []models.Group, errs vc.FieldErrors, typed url.Values) []vc.FormView {
+	var createErrs, editErrs vc.FieldErrors
+	if typed.Get("form") == "edit" {
+		editErrs = errs
+	} else {
+		createErrs = errs
+	}
+	groups := []vc.Option{{Value: "", Label: "Every group"}}
+	for _, g := range gs {
+		groups = append(groups, vc.Option{Value: g.ID, Label: g.Name, Selected: typed.Get("groupId") == g.ID})
+	}
+	types := []vc.Option{{Value: models.BountyPerformance, Label: "Performance: reach a goal in sale commissions"},
+		{Value: models.BountyProof, Label: "Submission: partners submit proof", Selected: typed.Get("type") == models.BountyProof}}
+	var bounties []vc.Option
+	for _, b := range bs {
+		bounties = append(bounties, vc.Option{Value: b.ID, Label: b.Name, Selected: typed.Get("bountyId") == b.ID})
+	}
+	forms := []vc.FormView{{Title: "Create a bounty", Action: "/console/bounties", Submit: "Create bounty", TestID: "bounty-create",
+		Errors: createErrs, FieldsFirst: true,
+		Selects: []vc.SelectProps{{Label: "Type", Name: "type", Options: types}, {Label: "Group", Name: "groupId", Options: groups}},
+		Fields: []vc.FieldProps{
+			{Label: "Name", Name: "name", Value: typed.Get("name"), Required: true, Placeholder: "Spring sales sprint"},
+			{Label: "Reward ($)", Name: "rewardAmount", Type: "number", Value: typed.Get("rewardAmount"), Placeholder: "50",
+				Hint: "Paid as a commission on approval. Empty on a submission bounty: set when approving."},
+			{Label: "Goal ($ of sale commissions)", Name: "goalEarnings", Type: "number", Value: typed.Get("goalEarnings"), Placeholder: "500",
+				Hint: "Performance bounties only."},
+			{Label: "Description", Name: "description", Value: typed.Get("description"), Placeholder: "What partners have to do"},
+			{Label: "Ends (UTC date)", Name: "endsAt", Type: "date", Value: typed.Get("endsAt"), Hint: "Empty: open-ended."},
+		}}}
+	if len(bs) > 0 {
+		forms = append(forms, vc.FormView{Title: "Edit a bounty", Action: "/console/bounties/edit", Submit: "Save bounty", TestID: "bounty-edit",
+			Errors: editErrs, Selects: []vc.SelectProps{{Label: "Bounty", Name: "bountyId", Options: bounties}},
+			Fields: []vc.FieldProps{
+				{Label: "Name", Name: "name", Value: typed.Get("name"), Placeholder: "Empty: unchanged"},
+				{Label: "Reward ($)", Name: "rewardAmount", Type: "number", Value: typed.Get("rewardAmount"), Placeholder: "Empty: unchanged"},
+				{Label: "Description", Name: "description", Value: typed.Get("description"), Placeholder: "Empty: unchanged"},
+				{Label: "Ends (UTC date)", Name: "endsAt", Type: "date", Value: typed.Get("endsAt"), Hint: "Empty: unchanged. The bounty closes at the end of that day."},
+			}})
+	}
+	return forms
+}
+
+// bountyFields are the forms' typed values, trimmed (and cloned: they
+// outlive the request's buffer on a re-rendered page).
+func bountyFields(c *fiber.Ctx, form string) url.Values {
+	typed := url.Values{"form": {form}}
+	for _, k := range []string{"bountyId", "type", "groupId", "name", "rewardAmount", "goalEarnings", "description", "endsAt"} {
+		typed.Set(k, strings.Clone(strings.TrimSpace(c.FormValue(k))))
+	}
+	return typed
+}
+
+// dollars parses a form's dollar amount into cents; "" is 0.
+func dollars(v url.Values, field string) (int64, error) {
+	s := v.Get(field)
+	if s == "" {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f > 1e9 {
+		return 0, apierr.Validation("invalid_type", field, "Enter an amount in dollars, e.g. 50.")
+	}
+	return int64(f*100 + 0.5), nil
+}
+
+// endOfDay parses a form's UTC date as the end of that day.
+func endOfDay(v url.Values, field string) (*time.Time, error) {
+	s := v.Get(field)
+	if s == "" {
+		return nil, nil
+	}
+	d, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return nil, apierr.Validation("invalid_type", field, "Enter a date, e.g. 2026-12-31.")
+	}
+	d = d.Add(24*time.Hour - time.Second)
+	return &d, nil
+}
+
+// CreateBounty creates a bounty from the console form (bounty.created).
+func (h *Handlers) CreateBounty(c *fiber.Ctx) error {
+	typed := bountyFields(c, "create")
+	fail := func(err error) error {
+		errs, status, ok := fieldErrors(err, "")
+		if !ok {
+			return err
+		}
+		return h.bountiesPage(c, status, errs, typed)
+	}
+	p, err := h.program(c)
+	if err != nil {
+		return err
+	}
+	if p == nil {
+		return fail(apierr.New(apierr.NotFound, "Start a partner program first."))
+	}
+	b := &models.Bounty{WorkspaceID: viewer(c).Workspace.ID, ProgramID: p.ID, Name: typed.Get("name"), Type: typed.Get("type"),
+		StartsAt: h.now().UTC()}
+	if b.RewardAmount, err = dollars(typed, "rewardAmount"); err != nil {
+		return fail(err)
+	}
+	if b.GoalEarnings, err = dollars(typed, "goalEarnings"); err != nil {
+		return fail(err)
+	}
+	if d := typed.Get("description"); d != "" {
+		b.Description = &d
+	}
+	if g := typed.Get("groupId"); g != "" {
+		if _, err := h.db.GroupByID(c.UserContext(), b.WorkspaceID, g); err != nil {
+			return fail(err)
+		}
+		b.GroupID = &g
+	}
+	if b.EndsAt, err = endOfDay(typed, "endsAt"); err != nil {
+		return fail(err)
+	}
+	if err := h.conv.CreateBounty(c.UserContext(), b); err != nil {
+		return fail(err)
+	}
+	return redirect(c, "/console/bounties")
+}
+
+// EditBounty changes a bounty's name, reward, description or end from the
+// console form (bounty.updated); empty fields stay as they are.
+func (h *Handlers) EditBounty(c *fiber.Ctx) error {
+	typed := bountyFields(c, "edit")
+	fail := func(err error) error {
+		errs, status, ok := fieldErrors(err, "")
+		if !ok {
+			return err
+		}
+		return h.bountiesPage(c, status, errs, typed)
+	}
+	reward, err := dollars(typed, "rewardAmount")
+	if err != nil {
+		return fail(err)
+	}
+	ends, err := endOfDay(typed, "endsAt")
+	if err != nil {
+		return fail(err)
+	}
+	_, err = h.conv.UpdateBounty(c.UserContext(), viewer(c).Workspace.ID, typed.Get("bountyId"), func(b *models.Bounty) error {
+		if n := typed.Get("name"); n != "" {
+			b.Name = n
+		}
+		if typed.Get("rewardAmount") != "" {
+			b.RewardAmount = reward
+		}
+		if d := typed.Get("description"); d != "" {
+			b.Description = &d
+		}
+		if ends != nil {
+			b.EndsAt = ends
+		}
+		return nil
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return redirect(c, "/console/bounties")
 }
 
 // ReviewSubmission approves or rejects a bounty submission.

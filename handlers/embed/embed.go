@@ -38,6 +38,9 @@ type Handlers struct{ d Deps }
 
 // New returns the embed handlers.
 func New(d Deps) *Handlers {
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
 	return &Handlers{d: d}
 }
 

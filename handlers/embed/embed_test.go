@@ -296,11 +296,14 @@ func embedTokenErrors(t *testing.T, pf pageEnv) {
 	if err := db.Exec("UPDATE embed_tokens SET expires_at = ? WHERE token_hash = ?", time.Now().Add(-time.Minute).UTC(), hex.EncodeToString(sum[:])).Error; err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ name, query, msg string }{
-		{"missing", "", "Embed public token not found in the request."},
-		{"malformed", "?token=%3Cscript%3E", "Invalid embed public token."},
-		{"unknown", "?token=dub_embed_00000000000000000000000000", "Invalid embed public token."},
-		{"expired", "?token=" + tokOld, "Invalid embed public token."},
+	// A well-formed token that was never minted.
+	unknown := "dub_embed_" + strings.Repeat("0", 25)
+	for _, tc := range []struct{ name, query, msg, title string }{
+		{"missing", "", "Embed public token not found in the request.", "Missing access token"},
+		{"malformed", "?token=%3Cscript%3E", "Invalid embed public token.", "Invalid dashboard link"},
+		{"truncated", "?token=" + tokOld[:20], "Invalid embed public token.", "Invalid dashboard link"},
+		{"unknown", "?token=" + unknown, "Invalid embed public token.", "Invalid dashboard link"},
+		{"expired", "?token=" + tokOld, "Invalid embed public token.", "This dashboard link has expired"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.do(appHost, "GET", "/embed/referrals"+tc.query, "", nil)
@@ -315,6 +318,11 @@ func embedTokenErrors(t *testing.T, pf pageEnv) {
 			if msg, _ := el.Attr("data-message"); msg != tc.msg {
 				t.Errorf("message %q, want %q", msg, tc.msg)
 			}
+			// Only an expired token says "expired" on the page.
+			title := strings.TrimSpace(d.Find(`[data-testid="embed-error-title"]`).Text())
+			if title != tc.title || (tc.name != "expired" && strings.Contains(strings.ToLower(d.Find("body").Text()), "expired")) {
+				t.Errorf("title %q, want %q; page says %q", title, tc.title, d.Find("body").Text())
+			}
 			if !strings.Contains(r.header.Get("Content-Security-Policy"), "frame-ancestors *") || r.header.Get("X-Frame-Options") != "" {
 				t.Errorf("error page frame headers: %v", r.header)
 			}
@@ -326,7 +334,8 @@ func embedTokenErrors(t *testing.T, pf pageEnv) {
 			if tc.name == "missing" {
 				f = e.do(appHost, "GET", "/embed/referrals/fragments/overview", "", nil)
 			}
-			if f.status != 200 || f.header.Get("HX-Retarget") != "#embed-root" || !strings.Contains(f.body, `data-embed-error="unauthorized"`) {
+			if f.status != 200 || f.header.Get("HX-Retarget") != "#embed-root" || !strings.Contains(f.body, `data-embed-error="unauthorized"`) ||
+				!strings.Contains(f.body, tc.title) {
 				t.Errorf("fragment: %d %v %s", f.status, f.header, f.body)
 			}
 			// The data API answers the JSON envelope.
@@ -375,8 +384,12 @@ func embedOverviewIsScopedToTheToken(t *testing.T, pf pageEnv) {
 	r := e.do(appHost, "GET", "/embed/referrals/fragments/overview", "", bearer(tokA))
 	d := doc(t, r.body)
 	rewards := d.Find(`[data-testid="reward"]`).Map(func(_ int, s *goquery.Selection) string { return strings.TrimSpace(s.Text()) })
-	if strings.Join(rewards, "|") != "●Earn 20% per sale for the customer's lifetime|●Earn $5 per lead" {
+	if strings.Join(rewards, "|") != "Earn 20% per sale for the customer's lifetime|Earn $5 per lead" {
 		t.Errorf("rewards %q", rewards)
+	}
+	// Bullets are SVG icons, not font glyphs.
+	if n := d.Find(`[data-testid="reward"] svg[data-icon="check-circle"]`).Length(); n != 2 {
+		t.Errorf("%d reward icons, want 2", n)
 	}
 	if terms := text(d, `[data-testid="terms"]`); terms != "$50 minimum payout amount • 30-day holding period" {
 		t.Errorf("terms %q", terms)

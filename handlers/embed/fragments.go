@@ -63,7 +63,7 @@ func (h *Handlers) Overview(c *fiber.Ctx) error {
 	}
 	st := referrals.StatsOf(links)
 	var sparks *embed.Sparks
-	if st.Clicks+st.Leads+st.Conversions > 0 {
+	if st.Clicks+st.Leads+st.Sales > 0 {
 		// No activity: the empty hint instead, and no analytics query (§6.4).
 		a, err := r.Activity(ctx, sess)
 		if err != nil {
@@ -72,8 +72,8 @@ func (h *Handlers) Overview(c *fiber.Ctx) error {
 		sparks = &embed.Sparks{Clicks: embed.Sparkline(a.Clicks), Leads: embed.Sparkline(a.Leads), Sales: embed.Sparkline(a.Sales)}
 	}
 	o := embed.Overview{
-		Links: viewLinks(links), Rewards: rewards.Lines,
-		Clicks: referrals.Thousands(st.Clicks), Leads: referrals.Thousands(st.Leads), Sales: referrals.Thousands(st.Conversions),
+		Links: viewLinks(links), Rewards: rewards.Lines, NoLink: noLinkOf(sess, len(links)),
+		Clicks: referrals.Thousands(st.Clicks), Leads: referrals.Thousands(st.Leads), Sales: referrals.Thousands(st.Sales),
 		Earnings: referrals.Money(earnings.Upcoming + earnings.Paid),
 		Upcoming: referrals.Money(earnings.Upcoming), Paid: referrals.Money(earnings.Paid),
 		HideEarnings: sess.Embed.HideEarnings, PoweredBy: !sess.Embed.HidePoweredByBadge,
@@ -190,14 +190,16 @@ func (h *Handlers) Earnings(c *fiber.Ctx) error {
 	return render.Component(c, http.StatusOK, embed.EarningsFragment(v))
 }
 
-// Leaderboard is the anonymised leaderboard.
+// Leaderboard is the anonymised leaderboard: the real rows only (the JSON
+// keeps Dub's zero filler rows), the viewer's row marked, and how many
+// partners the program has.
 func (h *Handlers) Leaderboard(c *fiber.Ctx) error {
-	rows, err := h.d.Referrals.Leaderboard(c.UserContext(), session(c))
+	st, err := h.d.Referrals.Standings(c.UserContext(), session(c))
 	if err != nil {
 		return err
 	}
-	out := make([]embed.LeaderRow, len(rows))
-	for i, r := range rows {
+	v := embed.Leaderboard{Partners: st.Partners, You: st.You, Rows: make([]embed.LeaderRow, len(st.Rows))}
+	for i, r := range st.Rows {
 		initials := ""
 		for _, w := range strings.Fields(r.Name) {
 			initials += w[:1]
@@ -206,9 +208,10 @@ func (h *Handlers) Leaderboard(c *fiber.Ctx) error {
 		for _, b := range []byte(r.ID) {
 			hue = (hue*31 + int(b)) % 360
 		}
-		out[i] = embed.LeaderRow{Rank: r.Rank, Name: r.Name, Earnings: referrals.Money(r.TotalCommissions), Initials: initials[:min(2, len(initials))], Hue: hue}
+		v.Rows[i] = embed.LeaderRow{Rank: r.Rank, Name: r.Name, Earnings: referrals.Money(r.TotalCommissions),
+			Initials: initials[:min(2, len(initials))], Hue: hue, You: r.Rank == st.You}
 	}
-	return render.Component(c, http.StatusOK, embed.LeaderboardFragment(out))
+	return render.Component(c, http.StatusOK, embed.LeaderboardFragment(v))
 }
 
 // FAQ is the program's FAQ, or the four defaults.
@@ -247,6 +250,7 @@ func (h *Handlers) Quickstart(c *fiber.Ctx) error {
 	if v := viewLinks(links); len(v) > 0 {
 		q.First = &v[0]
 	}
+	q.NoLink = noLinkOf(sess, len(links))
 	return render.Component(c, http.StatusOK, embed.QuickstartFragment(q))
 }
 
@@ -277,16 +281,40 @@ func (h *Handlers) linksView(c *fiber.Ctx, sess *referrals.Session) (embed.Links
 		return embed.Links{}, err
 	}
 	referrals.SortLinks(links)
-	v := embed.Links{Links: viewLinks(links), CanCreate: true}
-	switch g := sess.Group; {
-	case !g.AdditionalLinks.Valid || len(g.AdditionalLinks.V) == 0:
-		v.CanCreate, v.DisabledReason = false, "This program does not let partners create links."
-	case len(links) >= g.MaxPartnerLinks:
-		v.CanCreate, v.DisabledReason = false, fmt.Sprintf("You have reached the limit of %d links.", g.MaxPartnerLinks)
-	case !sess.Active():
-		v.CanCreate, v.DisabledReason = false, referrals.MsgInactive
-	}
+	v := embed.Links{Links: viewLinks(links)}
+	v.CanCreate, v.DisabledReason = linkRules(sess, len(links))
 	return v, nil
+}
+
+// msgNoPartnerLinks is why a partner cannot create links in a program that
+// does not allow it.
+const msgNoPartnerLinks = "This program does not let partners create links."
+
+// linkRules says whether the partner may create another link now and, if
+// not, why (shown on the page under the disabled "New link" button).
+func linkRules(sess *referrals.Session, n int) (bool, string) {
+	switch g := sess.Group; {
+	case !sess.Active():
+		return false, referrals.MsgInactive
+	case g == nil || !g.AdditionalLinks.Valid || len(g.AdditionalLinks.V) == 0 || g.MaxPartnerLinks <= 0:
+		return false, msgNoPartnerLinks
+	case n >= g.MaxPartnerLinks:
+		return false, fmt.Sprintf("You have reached the limit of %d links. Edit one of your links to point it somewhere else.", g.MaxPartnerLinks)
+	}
+	return true, ""
+}
+
+// noLinkOf says what the referral-link box offers a partner without links:
+// the link form when the partner may create one, else what to do.
+func noLinkOf(sess *referrals.Session, n int) embed.NoLink {
+	if n > 0 {
+		return embed.NoLink{}
+	}
+	if ok, _ := linkRules(sess, n); ok {
+		return embed.NoLink{CanCreate: true}
+	}
+	return embed.NoLink{Help: "You don't have a referral link yet. " + sess.Program.Name +
+		" creates partner links: contact them to get yours."}
 }
 
 // newForm builds the link form; dest is the current destination when editing.
@@ -350,6 +378,8 @@ func (h *Handlers) SaveLink(c *fiber.Ctx) error {
 		}
 		return render.Component(c, http.StatusOK, embed.LinksFragment(v))
 	}
+	// The referral-link box and the Quickstart card reload with the change.
+	c.Set(render.HeaderTrigger, embed.EventLinksChanged)
 	if id == "" {
 		v.Created = saved.Copy
 	}

@@ -75,19 +75,28 @@ func (h *Handlers) Page(c *fiber.Ctx) error {
 		if !ok || e.Status() >= 500 {
 			return err
 		}
-		return render.Page(c, e.Status(), page, embed.ErrorState(errorView(e)))
+		v := errorView(e)
+		v.Background = q.Background
+		return render.Page(c, e.Status(), page, embed.ErrorState(v))
 	}
 	// The workspace's allowed hostnames (console settings); none: any.
 	render.FrameAncestors(c, FrameAncestors(sess.Workspace.EmbedHostnames())...)
 	if sess.Group == nil {
-		e := apierr.New(apierr.Forbidden, referrals.MsgNoGroup)
-		return render.Page(c, e.Status(), page, embed.ErrorState(errorView(e)))
+		v := errorView(apierr.New(apierr.Forbidden, referrals.MsgNoGroup))
+		v.Background = q.Background
+		return render.Page(c, http.StatusForbidden, page, embed.ErrorState(v))
 	}
 	shell := embed.Shell{
 		Token: q.Token, Background: q.Background, DynamicHeight: q.DynamicHeight,
 		ProgramName: sess.Program.Name, BrandColor: "#2563eb", Active: sess.Active(), Status: sess.Enrollment.Status,
 	}
 	if shell.Active {
+		// An active partner without any link gets the group's default
+		// links now (enrolled before the group had them, or by a path that
+		// made none); a failure leaves the dashboard usable without them.
+		if _, err := h.d.Referrals.Conversions.EnsureDefaultLinks(c.UserContext(), sess.Workspace, sess.Program, sess.Enrollment, sess.Group); err != nil {
+			h.d.Log.Warn("embed: default links", "enrollment", sess.Enrollment.ID, "err", err)
+		}
 		bounties, err := h.d.Referrals.Bounties(c.UserContext(), sess)
 		if err != nil {
 			return err
@@ -146,18 +155,25 @@ func FrameAncestors(hosts []string) []string {
 	return out
 }
 
+// errorView is the in-frame error state. The API's message stays Dub's (an
+// unknown and an expired token are both "Invalid embed public token."); the
+// title and hint tell the partner which it is and what to do.
 func errorView(e *apierr.Error) embed.ErrorView {
-	v := embed.ErrorView{Code: string(e.Code), Message: e.Message, Title: "Something went wrong"}
+	v := embed.ErrorView{Code: string(e.Code), Message: e.Message, Title: "Something went wrong", Hint: e.Message}
 	switch e.Code {
 	case apierr.Unauthorized:
-		v.Title = "This link has expired"
-		if e.Message == referrals.MsgTokenMissing {
-			v.Title = "Missing access token"
+		switch {
+		case e.Message == referrals.MsgTokenMissing:
+			v.Title, v.Hint = "Missing access token", "This page needs the access token the app adds to its address. Open the referral dashboard from the app again."
+		case referrals.TokenExpired(e):
+			v.Title, v.Hint = "This dashboard link has expired", "Dashboard links are valid for a few hours. Reload the page to get a fresh one."
+		default:
+			v.Title, v.Hint = "Invalid dashboard link", "The access token in this link is not valid. Open the referral dashboard from the app again."
 		}
 	case apierr.Forbidden:
 		v.Title = "Program unavailable"
 	case apierr.RateLimitExceeded:
-		v.Title = "Too many requests"
+		v.Title, v.Hint = "Too many requests", "Wait a minute, then reload the page."
 	}
 	return v
 }

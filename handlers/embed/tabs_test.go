@@ -203,7 +203,7 @@ func checkPartnerReferral(t *testing.T, tb tabsEnv) {
 	if !strings.HasPrefix(v, "shop.example/?via=rita-") || cp != "https://"+v {
 		t.Errorf("partner referral link %q copy %q", v, cp)
 	}
-	if r := strings.TrimSpace(sec.Find(`[data-testid="reward"]`).Text()); r != "●Earn $10 for each partner you refer" {
+	if r := strings.TrimSpace(sec.Find(`[data-testid="reward"]`).Text()); r != "Earn $10 for each partner you refer" {
 		t.Errorf("referral reward %q", r)
 	}
 	if !strings.Contains(d.Find(`[data-testid="hero"] h2`).First().Text(), "Customer referral rewards") || d.Find(`[data-testid="rewards"]`).Length() != 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -193,4 +194,47 @@ func (s *Service) RejectSubmission(ctx context.Context, ws *models.Workspace, bo
 		return tx.SaveSubmission(ctx, sub)
 	})
 	return out, err
+}
+
+// CreateBounty stores a new bounty in the workspace's program and emits
+// bounty.created in the same transaction (webhooks.md §3.10).
+func (s *Service) CreateBounty(ctx context.Context, b *models.Bounty) error {
+	return s.DB.Tx(ctx, func(tx *models.DB) error {
+		if err := tx.CreateBounty(ctx, b, s.now()); err != nil {
+			return err
+		}
+		return webhooks.Emit(ctx, tx, b.WorkspaceID, webhooks.BountyCreated, webhooks.BountyOf(b))
+	})
+}
+
+// UpdateBounty applies edit to the workspace's bounty id, validates and
+// stores it, and emits bounty.updated in the same transaction. The type,
+// program and workspace cannot change.
+func (s *Service) UpdateBounty(ctx context.Context, workspaceID, id string, edit func(*models.Bounty) error) (*models.Bounty, error) {
+	var out models.Bounty
+	err := s.DB.Tx(ctx, func(tx *models.DB) error {
+		if err := tx.WithContext(ctx).Where("workspace_id = ? AND id = ?", workspaceID, id).Take(&out).Error; err != nil {
+			if models.IsNotFound(err) {
+				return apierr.Newf(apierr.NotFound, "Bounty %s not found.", id)
+			}
+			return fmt.Errorf("load bounty %s: %w", id, err)
+		}
+		kept := out
+		if err := edit(&out); err != nil {
+			return err
+		}
+		out.ID, out.WorkspaceID, out.ProgramID, out.Type, out.CreatedAt = kept.ID, kept.WorkspaceID, kept.ProgramID, kept.Type, kept.CreatedAt
+		if err := out.Validate(); err != nil {
+			return err
+		}
+		out.UpdatedAt = s.now().UTC()
+		if err := tx.WithContext(ctx).Save(&out).Error; err != nil {
+			return fmt.Errorf("update bounty %s: %w", id, err)
+		}
+		return webhooks.Emit(ctx, tx, workspaceID, webhooks.BountyUpdated, webhooks.BountyOf(&out))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
 }

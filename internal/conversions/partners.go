@@ -246,6 +246,14 @@ func (s *Service) createDefaultLinks(ctx context.Context, ws *models.Workspace, 
 	if g == nil || !g.DefaultLinks.Valid || len(g.DefaultLinks.V) == 0 {
 		return nil
 	}
+	return s.createDefaultLinksFor(ctx, ws, prog, res.e, g, g.DefaultLinks.V, in)
+}
+
+// createDefaultLinksFor creates the partner's links from dls, some of the
+// group's default links: the key is the username, else the slug of the
+// name, else of the e-mail's local part (with a random suffix when the
+// group has several default links, or when the key is taken).
+func (s *Service) createDefaultLinksFor(ctx context.Context, ws *models.Workspace, prog *models.Program, e *models.Enrollment, g *models.Group, dls []models.DefaultLink, in EnrollInput) error {
 	slug := ""
 	switch {
 	case in.Username != nil && *in.Username != "":
@@ -260,7 +268,7 @@ func (s *Service) createDefaultLinks(ctx context.Context, ws *models.Workspace, 
 	if in.LinkProps != nil {
 		prefix = strings.Trim(in.LinkProps.Prefix, "/")
 	}
-	for _, dl := range g.DefaultLinks.V {
+	for _, dl := range dls {
 		key := slug
 		if len(g.DefaultLinks.V) > 1 {
 			key += randomSuffix()
@@ -271,7 +279,7 @@ func (s *Service) createDefaultLinks(ctx context.Context, ws *models.Workspace, 
 				full = prefix + "/" + key
 			}
 			// Default links made on enrollment fire no link.created (webhooks.md §3.2).
-			_, err := s.createFromDefaultLink(ctx, links.Actor{Workspace: ws, UserID: in.UserID, Silent: true}, prog, res.e, g, dl, in.LinkProps, full)
+			_, err := s.createFromDefaultLink(ctx, links.Actor{Workspace: ws, UserID: in.UserID, Silent: true}, prog, e, g, dl, in.LinkProps, full)
 			if err == nil {
 				break
 			}

@@ -10,6 +10,7 @@ package referrals
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -83,14 +84,36 @@ type EmbedData struct {
 // LeaderboardEnabled reports whether the leaderboard is shown.
 func (e EmbedData) LeaderboardEnabled() bool { return e.Leaderboard.Mode != "disabled" }
 
+// ErrTokenExpired is the cause of the 401 for a real token past its expiry:
+// the API answers "invalid" for it as for any unknown token (§6.7), the
+// dashboard says "expired" (TokenExpired).
+var ErrTokenExpired = errors.New("embed token expired")
+
+// TokenExpired reports whether err is the 401 of an expired token.
+func TokenExpired(err error) bool {
+	var e *apierr.Error
+	return errors.As(err, &e) && errors.Is(e.Cause, ErrTokenExpired)
+}
+
 // Open resolves a token. An empty token is 401 "not found in the request";
-// an unknown or expired one 401 "invalid".
+// an unknown, malformed or expired one 401 "invalid" (an expired one with
+// ErrTokenExpired as its cause).
 func (s *Service) Open(ctx context.Context, token string) (*Session, error) {
 	if token == "" {
 		return nil, apierr.New(apierr.Unauthorized, MsgTokenMissing)
 	}
+	if !models.WellFormedEmbedToken(token) {
+		return nil, apierr.New(apierr.Unauthorized, MsgTokenInvalid)
+	}
 	t, err := s.DB.EmbedTokenByToken(ctx, token, s.now())
 	if models.IsNotFound(err) {
+		expired, xerr := s.DB.EmbedTokenExpired(ctx, token, s.now())
+		if xerr != nil {
+			return nil, fmt.Errorf("open embed token: %w", xerr)
+		}
+		if expired {
+			return nil, &apierr.Error{Code: apierr.Unauthorized, Message: MsgTokenInvalid, Cause: ErrTokenExpired}
+		}
 		return nil, apierr.New(apierr.Unauthorized, MsgTokenInvalid)
 	}
 	if err != nil {
@@ -153,6 +176,7 @@ type Link struct {
 	Conversions               int64   `json:"conversions"`
 	PartnerGroupDefaultLinkID *string `json:"partnerGroupDefaultLinkId"`
 	// Not in the JSON: what the dashboard displays and sorts by.
+	Sales      int64  `json:"-"` // every sale, as /analytics counts them
 	SaleAmount int64  `json:"-"`
 	Display    string `json:"-"` // the link to share, without the protocol
 	Copy       string `json:"-"` // the link to share, with the protocol
@@ -192,7 +216,7 @@ func (s *Service) linkOf(sess *Session, l *models.Link) Link {
 		short = s.Conversions.Links.ShortLink(l)
 	}
 	out := Link{ID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, ShortLink: short, Clicks: l.Clicks,
-		Leads: l.Leads, Conversions: l.Conversions, SaleAmount: l.SaleAmount, PartnerGroupDefaultLinkID: l.PartnerGroupDefaultLinkID}
+		Leads: l.Leads, Conversions: l.Conversions, Sales: l.Sales, SaleAmount: l.SaleAmount, PartnerGroupDefaultLinkID: l.PartnerGroupDefaultLinkID}
 	out.Copy = out.ShortLink
 	if sess.Group != nil && sess.Group.LinkStructure == "query" {
 		// §6.4: <destination origin + path, trailing slash removed>?via=<key>.
@@ -218,6 +242,7 @@ func StatsOf(ls []Link) Stats {
 		st.Clicks += l.Clicks
 		st.Leads += l.Leads
 		st.Conversions += l.Conversions
+		st.Sales += l.Sales
 		st.SaleAmount += l.SaleAmount
 	}
 	return st
@@ -382,6 +407,35 @@ func (s *Service) Leaderboard(ctx context.Context, sess *Session) ([]LeaderRow, 
 	}
 	for i := range out {
 		out[i].Rank, out[i].Name = i+1, AnonymousName(out[i].ID)
+	}
+	return out, nil
+}
+
+// Standings is the dashboard's leaderboard: only the real rows (no zero
+// filler), the viewer's row marked, and how many partners the program has.
+type Standings struct {
+	Rows     []LeaderRow // real rows, ranked
+	You      int         // the viewer's rank; 0: not on the board (no earnings yet)
+	Partners int64       // approved partners in the program
+}
+
+// Standings loads the leaderboard as the dashboard shows it: Dub's JSON pads
+// with invented zero rows (§6.7) for clients that expect 20; a person
+// reading the board must not take them for competitors.
+func (s *Service) Standings(ctx context.Context, sess *Session) (Standings, error) {
+	rows, err := s.DB.Leaderboard(ctx, sess.Workspace.ID, sess.Program.ID, 100)
+	if err != nil {
+		return Standings{}, err
+	}
+	var out Standings
+	if out.Partners, err = s.DB.CountApprovedEnrollments(ctx, sess.Workspace.ID, sess.Program.ID); err != nil {
+		return Standings{}, err
+	}
+	for i, r := range rows {
+		out.Rows = append(out.Rows, LeaderRow{ID: r.ID, TotalCommissions: r.TotalCommissions, Rank: i + 1, Name: AnonymousName(r.ID)})
+		if r.ID == sess.Enrollment.ID {
+			out.You = i + 1
+		}
 	}
 	return out, nil
 }

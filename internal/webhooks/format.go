@@ -139,6 +139,8 @@ func slackBody(envelope []byte) ([]byte, error) {
 			fmt.Sprintf("%.2f USD", num(d, "earnings")/100))}
 	case DiscountCodeCreated, DiscountCodeDeleted:
 		fields = []slackText{field("Code", str(d, "code")), field("Partner ID", str(d, "partnerId"))}
+	case BountyCreated, BountyUpdated:
+		fields = bountySlackFields(d, field)
 	}
 	blocks := []slackBlock{{Type: "section", Text: &slackText{Type: "mrkdwn", Text: slackHeadlines[g.Event]}}}
 	if len(fields) > 0 {
@@ -237,4 +239,24 @@ func segmentBody(envelope []byte) ([]byte, error) {
 		return nil, fmt.Errorf("webhooks: %s cannot be sent to Segment", g.Event)
 	}
 	return Marshal(t)
+}
+
+// bountySlackFields are a bounty's Slack fields (§6.7): name, reward, type,
+// duration and description.
+func bountySlackFields(d map[string]any, field func(label, v string) slackText) []slackText {
+	reward := "Set on approval"
+	if num(d, "rewardAmount") > 0 {
+		reward = fmt.Sprintf("%.2f USD", num(d, "rewardAmount")/100)
+	}
+	day := func(k string) string { return strings.SplitN(str(d, k), "T", 2)[0] }
+	duration := "From " + day("startsAt") + ", no end date"
+	if str(d, "endsAt") != "" {
+		duration = day("startsAt") + " to " + day("endsAt")
+	}
+	desc := str(d, "description")
+	if desc == "" {
+		desc = "—"
+	}
+	return []slackText{field("Bounty Name", str(d, "name")), field("Reward", reward), field("Type", titleWords(str(d, "type"))),
+		field("Duration", duration), field("Description", desc)}
 }

@@ -84,7 +84,22 @@
         card.setAttribute("data-embed-error", err.code);
         card.setAttribute("data-message", err.message);
         card.className = "rounded-xl border border-gray-200 bg-white p-5 text-center shadow-sm dark:border-gray-800 dark:bg-gray-900";
-        card.textContent = err.message;
+        // The token worked when the page loaded: a 401 now means it expired.
+        var title = document.createElement("h1");
+        title.className = "text-lg font-semibold";
+        title.setAttribute("data-testid", "embed-error-title");
+        var hint = document.createElement("p");
+        hint.className = "mt-2 text-sm text-gray-500 dark:text-gray-400";
+        hint.setAttribute("data-testid", "embed-error-message");
+        if (err.code === "unauthorized") {
+          title.textContent = "This dashboard link has expired";
+          hint.textContent = "Dashboard links are valid for a few hours. Reload the page to get a fresh one.";
+        } else {
+          title.textContent = "Something went wrong";
+          hint.textContent = err.message;
+        }
+        card.appendChild(title);
+        card.appendChild(hint);
         box.appendChild(card);
         root.replaceChildren(box);
         reportError(card);
@@ -113,13 +128,15 @@
   document.addEventListener("click", function (ev) {
     var b = ev.target.closest("[data-copy]");
     if (b) {
-      var label = b.querySelector("[data-label]") || b;
-      var before = label.textContent;
+      // Buttons with a [data-label] swap its text; icon-only buttons swap
+      // their icons on [data-copied] (CSS), so their SVGs stay intact.
+      var label = b.querySelector("[data-label]");
+      var before = label ? label.textContent : "";
       copy(b.getAttribute("data-copy")).then(function () {
-        label.textContent = b.getAttribute("data-copied-label") || "Copied";
+        if (label) label.textContent = b.getAttribute("data-copied-label") || "Copied";
         b.setAttribute("data-copied", "true");
         setTimeout(function () {
-          label.textContent = before;
+          if (label) label.textContent = before;
           b.removeAttribute("data-copied");
         }, 3000);
       });

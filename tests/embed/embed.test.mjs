@@ -188,7 +188,7 @@ test("an expired token shows the error state and tells the host", async () => {
   await run("sqlite3", [relink.dbPath, `PRAGMA busy_timeout=5000; UPDATE embed_tokens SET expires_at = '2000' || substr(expires_at, 5) WHERE token_hash = '${hash}';`]);
   const { ctx, page, frame } = await open({ token: tok });
   await frame.locator('[data-testid="embed-error"]').waitFor();
-  assert.equal(await frame.locator('[data-testid="embed-error-message"]').textContent(), "Invalid embed public token.");
+  assert.equal(await frame.locator('[data-testid="embed-error-title"]').textContent(), "This dashboard link has expired");
   const errors = await eventually(async () => {
     const e = await page.evaluate(() => window.__errors);
     return e.length > 0 && e;
@@ -307,7 +307,7 @@ test("the partner-referral section, and the empty activity state", async () => {
   await frame.locator('[data-testid="partner-referral"]').waitFor();
   const link = await frame.locator('[data-testid="partner-referral-link"]').inputValue();
   assert.match(link, /^shop\.example\/\?via=carol-[a-z0-9]{4}$/);
-  assert.equal((await frame.locator('[data-testid="partner-referral"] [data-testid="reward"]').textContent()).trim(), "●Earn $10 for each partner you refer");
+  assert.equal((await frame.locator('[data-testid="partner-referral"] [data-testid="reward"]').textContent()).trim(), "Earn $10 for each partner you refer");
   await frame.locator('[data-testid="partner-referral-copy"]').click();
   await eventually(async () => (await page.evaluate(() => navigator.clipboard.readText())) === `https://${link}`, { what: "partner link on the clipboard" });
   // No clicks yet: the hint instead of sparklines; no bounty progress yet.

@@ -29,6 +29,19 @@ const (
 	PathSettings    = "/embed/referrals/fragments/settings"
 )
 
+// EventLinksChanged is the htmx event (HX-Trigger) a link write sends: the
+// overview (referral-link box) and the Quickstart card reload on it.
+const EventLinksChanged = "linksChanged"
+
+// refreshOn is the hx-trigger of a section that reloads after link writes.
+const refreshOn = EventLinksChanged + " from:body"
+
+// NoLink is what the referral-link box offers a partner without links.
+type NoLink struct {
+	CanCreate bool   // "Create a link" opens the form in the Links tab
+	Help      string // otherwise: what to do instead
+}
+
 // Shell is the page around the sections.
 type Shell struct {
 	Token         string
@@ -61,11 +74,14 @@ func (s Shell) rootStyle() string {
 	return st
 }
 
+// rootClass: the root spans the whole frame, so backgroundColor fills it
+// (the content is centred inside); at least one screen tall unless the
+// frame follows the content's height.
 func (s Shell) rootClass() string {
 	if s.DynamicHeight {
-		return "mx-auto max-w-5xl p-4 sm:p-6"
+		return "w-full"
 	}
-	return "mx-auto min-h-screen max-w-5xl p-4 sm:p-6"
+	return "min-h-screen w-full"
 }
 
 // tabTrigger loads the first tab's panel with the page and the others when
@@ -81,8 +97,18 @@ func tabTrigger(i int) string {
 // {code, message} to the parent when it appears.
 type ErrorView struct {
 	Code    string // the API error code, e.g. "unauthorized"
-	Message string
+	Message string // the API's message, posted to the parent window
 	Title   string
+	Hint    string // what the partner can do, shown under the title
+	// Background is themeOptions.backgroundColor (already checked), or "".
+	Background string
+}
+
+func (e ErrorView) rootStyle() string {
+	if e.Background == "" {
+		return ""
+	}
+	return "background-color: " + e.Background + ";"
 }
 
 // Link is a referral link as shown.
@@ -95,6 +121,7 @@ type Link struct {
 // Overview is the hero (links, rewards), the stat cards and the chart.
 type Overview struct {
 	Links        []Link
+	NoLink       NoLink // when Links is empty
 	Rewards      []string
 	Terms        []string // "$50 minimum payout amount", "30-day holding period"
 	TermsURL     string
@@ -184,6 +211,7 @@ func sparkOf(s *Sparks, which string) string {
 // Quickstart is the three starter cards (§6.5).
 type Quickstart struct {
 	First        *Link
+	NoLink       NoLink // when First is nil
 	HasResources bool
 	ShowEarnings bool // false: the third card is "Browse the FAQ"
 	CanPayout    bool // some earnings exist: "Connect payouts" is enabled
@@ -321,6 +349,33 @@ type Links struct {
 	Created        string // a link just created (copied by the page script)
 }
 
+// Leaderboard is the Leaderboard tab: real rows only.
+type Leaderboard struct {
+	Rows     []LeaderRow
+	You      int   // the viewer's rank; 0: not on the board yet
+	Partners int64 // approved partners in the program
+}
+
+// Summary is the line above the table: how many partners there are and how
+// many have earned.
+func (l Leaderboard) Summary() string {
+	s := plural64(l.Partners, "partner") + " in the program"
+	switch len(l.Rows) {
+	case 0:
+		return s + ", none with earnings yet."
+	case 1:
+		return s + ", 1 with earnings."
+	}
+	return fmt.Sprintf("%s, %d with earnings.", s, len(l.Rows))
+}
+
+func plural64(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
 // LeaderRow is one leaderboard row.
 type LeaderRow struct {
 	Rank     int
@@ -328,6 +383,7 @@ type LeaderRow struct {
 	Earnings string
 	Initials string
 	Hue      int
+	You      bool // the viewer's own row
 }
 
 // Crown is the medal class of ranks 1–3.
