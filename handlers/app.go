@@ -276,9 +276,12 @@ func (s *Server) webhookRoutes(h *api.Handlers) {
 func (s *Server) analyticsRoutes(h *api.Handlers) {
 	a := s.api
 	a.Get("/analytics", s.key("analytics.read"), s.paidAnalytics, s.eventUsage, h.GetAnalytics)
+	a.Get("/analytics/export", s.key("analytics.read"), s.paidAnalytics, s.eventUsage,
+		s.limitWorkspace("analytics-export", 1, 30*time.Second, "Analytics export is limited to once every 30 seconds. Please try again shortly."), h.ExportAnalytics)
 	a.Get("/analytics/:a/:b", s.key("analytics.read"), s.paidAnalytics, s.eventUsage, h.GetAnalyticsLegacy)
 	a.Get("/analytics/:a", s.key("analytics.read"), s.paidAnalytics, s.eventUsage, h.GetAnalyticsLegacy)
 	a.Get("/events", s.key("analytics.read"), s.plan(models.PlanBusiness), s.eventUsage, h.ListEvents)
+	a.Get("/events/export", s.key("analytics.read"), s.plan(models.PlanBusiness), s.eventUsage, h.ExportEvents)
 }
 
 // embedPageRoutes: the embedded referral dashboard's pages
@@ -488,6 +491,9 @@ func (s *Server) consoleRoutes() {
 	u.Post("/webhooks/:id/toggle", h.RequireOwner, h.ToggleWebhook)
 	u.Post("/webhooks/:id/delete", h.RequireOwner, h.DeleteWebhook)
 	u.Get("/links", h.Links)
+	u.Get("/links/export", h.ExportLinks)
+	u.Get("/analytics/export", h.ExportAnalytics)
+	u.Get("/events/export", h.ExportEvents)
 	u.Get("/import", h.Import)
 	u.Post("/import", h.UploadImport)
 	u.Post("/import/run", h.RunImport)

@@ -20,6 +20,17 @@ func (s *Server) limitIP(bucket string, limit int, window time.Duration, msg str
 	}
 }
 
+// limitWorkspace rate-limits a route per workspace (after key()), as
+// upstream's ratelimit(n, window) keyed by the workspace id.
+func (s *Server) limitWorkspace(bucket string, limit int, window time.Duration, msg string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := s.limit(c, bucket+":"+request.Workspace(c).ID, limit, window, msg); err != nil {
+			return err
+		}
+		return c.Next()
+	}
+}
+
 // limit counts the request in bucket through the one rate-limit gate
 // (request.RateLimit): the X-RateLimit headers on every response from here
 // on, a 429 with msg and Retry-After / retry-after-ms over the limit.

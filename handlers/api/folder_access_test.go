@@ -159,6 +159,11 @@ func TestFolderPermissions(t *testing.T) {
 			forbidden("vw", "GET", "/analytics?folderId="+e.private, "")
 			forbidden("vw", "GET", "/events?folderId="+e.private, "")
 			forbidden("vw", "GET", "/analytics?domain=localhost:8080&key=kprivate", "")
+			forbidden("vw", "GET", "/events/export?folderId="+e.private, "")
+			forbidden("vw", "GET", "/links/export?folderId="+e.private, "")
+			if csv := string(e.ok(200, "vw", "GET", "/links/export", "").body); strings.Contains(csv, "kprivate") || !strings.Contains(csv, "kreadonly") {
+				t.Errorf("vw's links export:\n%s", csv)
+			}
 			e.ok(200, "ed", "GET", "/analytics?folderId="+e.private, "")
 			e.expectErr(e.do("other", "GET", "/analytics?folderId="+e.private, ""), 404, "not_found", "Folder does not belong to the workspace.")
 		})

@@ -61,13 +61,10 @@ var dashboardBars = []struct {
 func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, linkID string, showFilters bool) (vc.AnalyticsView, error) {
 	ws := viewer(c).Workspace
 	d := newDashboard(base, vals, linkID, showFilters)
-	a := h.actor(c)
-	d.folderAccess = func(ctx context.Context, id string) error {
-		_, err := h.links.FolderAccess(ctx, a, id, models.PermFolderRead)
-		return err
-	}
+	d.folderAccess = h.folderReader(c)
 	v := d.controls()
 	if showFilters {
+		v.ExportAnalytics, v.ExportEvents = analyticsExportForms(ws, d)
 		sels, err := h.filterSelects(c, d.vals)
 		if err != nil {
 			return v, err
@@ -416,4 +413,14 @@ func (h *Handlers) filterSelects(c *fiber.Ctx, vals url.Values) ([]vc.SelectProp
 		tags = append(tags, vc.Option{Value: t.ID, Label: t.Name, Selected: vals.Get("tagId") == t.ID})
 	}
 	return []vc.SelectProps{{Label: "Domain", Name: "domain", Options: domains}, {Label: "Tag", Name: "tagId", Options: tags}}, nil
+}
+
+// folderReader is the analytics folder check for the signed-in user
+// (folders.read, parity.md §13.3).
+func (h *Handlers) folderReader(c *fiber.Ctx) func(context.Context, string) error {
+	a := h.actor(c)
+	return func(ctx context.Context, id string) error {
+		_, err := h.links.FolderAccess(ctx, a, id, models.PermFolderRead)
+		return err
+	}
 }

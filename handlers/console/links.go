@@ -36,10 +36,26 @@ func (h *Handlers) Links(c *fiber.Ctx) error {
 	return h.page(c, fiber.StatusOK, "Links", "links", vc.Links(v))
 }
 
+// linkFilters reads the links list's filters from the query string.
+func linkFilters(c *fiber.Ctx) vc.LinkFilters {
+	return vc.LinkFilters{Search: strings.TrimSpace(c.Query("search")), Domain: c.Query("domain"), Tag: c.Query("tag"),
+		Folder: c.Query("folder"), Sort: c.Query("sort"), Archived: c.Query("archived") == "1"}
+}
+
+// linkListQuery is the links the filters select, newest first (the list
+// pages it; the download takes them all).
+func linkListQuery(f vc.LinkFilters) links.ListQuery {
+	q := links.ListQuery{Search: f.Search, Domain: f.Domain, FolderID: f.Folder, ShowArchived: f.Archived,
+		AllFolders: true, Sort: models.SortCreatedAt}
+	if f.Tag != "" {
+		q.TagIDs = []string{f.Tag}
+	}
+	return q
+}
+
 func (h *Handlers) linksView(c *fiber.Ctx, pageParam string) (vc.LinksView, error) {
 	ctx := c.UserContext()
-	f := vc.LinkFilters{Search: strings.TrimSpace(c.Query("search")), Domain: c.Query("domain"), Tag: c.Query("tag"),
-		Folder: c.Query("folder"), Sort: c.Query("sort"), Archived: c.Query("archived") == "1"}
+	f := linkFilters(c)
 	page, _ := strconv.Atoi(pageParam)
 	if page < 1 {
 		page = 1
@@ -47,16 +63,13 @@ func (h *Handlers) linksView(c *fiber.Ctx, pageParam string) (vc.LinksView, erro
 	if page > links.MaxPage {
 		page = links.MaxPage
 	}
-	q := links.ListQuery{Search: f.Search, Domain: f.Domain, FolderID: f.Folder, ShowArchived: f.Archived,
-		AllFolders: true, Page: page, PageSet: true, PageSize: linksPageSize, Sort: models.SortCreatedAt}
-	if f.Tag != "" {
-		q.TagIDs = []string{f.Tag}
-	}
+	q := linkListQuery(f)
+	q.Page, q.PageSet, q.PageSize = page, true, linksPageSize
 	switch models.LinkSort(f.Sort) {
 	case models.SortClicks, models.SortLastClicked, models.SortSaleAmount:
 		q.Sort, q.SortSet = models.LinkSort(f.Sort), true
 	}
-	v := vc.LinksView{CSRF: session(c).CSRF, Filters: f}
+	v := vc.LinksView{CSRF: session(c).CSRF, Filters: f, Export: linksExportForm(f)}
 	form, err := h.linkForm(c, nil)
 	if err != nil {
 		return v, err

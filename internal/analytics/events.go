@@ -59,10 +59,87 @@ func (e *SQLEngine) Events(ctx context.Context, ws *models.Workspace, q *Query) 
 		return out, nil
 	}
 	k := kindsOf(q.Event)[0]
-	rows, err := e.eventRows(ctx, s, k)
+	rows, err := e.eventRows(ctx, s, k, nil)
 	if err != nil || len(rows) == 0 {
 		return out, err
 	}
+	return e.records(ctx, ws, k, rows, out)
+}
+
+// ExportBatch is how many events EachEvent reads and hands over at a time.
+const ExportBatch = 1000
+
+// EachEvent walks every event of q.Event in q's window and filters, newest
+// first (oldest first when q.SortOrder is "asc"), batch by batch: each batch
+// is one keyset query (timestamp, id), so a million events are read in
+// constant memory and without OFFSET's growing scans. q.Page and q.Limit
+// are ignored; events of deleted links are dropped as in Events.
+func (e *SQLEngine) EachEvent(ctx context.Context, ws *models.Workspace, q *Query, fn func([]EventRecord) error) error {
+	s, err := e.prepare(ctx, ws, q)
+	if err != nil {
+		return err
+	}
+	if s.linksSet && len(s.links) == 0 {
+		return nil
+	}
+	k := kindsOf(q.Event)[0]
+	q.Page, q.Limit = 1, ExportBatch
+	var after *eventRow
+	for {
+		rows, err := e.eventRows(ctx, s, k, after)
+		if err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		recs, err := e.records(ctx, ws, k, rows, make([]EventRecord, 0, len(rows)))
+		if err != nil {
+			return err
+		}
+		if len(recs) > 0 {
+			if err := fn(recs); err != nil {
+				return err
+			}
+		}
+		if len(rows) < ExportBatch {
+			return nil
+		}
+		after = &rows[len(rows)-1]
+	}
+}
+
+// EventWalker is an Engine that can stream every event of a query
+// (SQLEngine.EachEvent); EachEvent falls back to paging through Events for
+// an engine that cannot.
+type EventWalker interface {
+	EachEvent(ctx context.Context, ws *models.Workspace, q *Query, fn func([]EventRecord) error) error
+}
+
+// EachEvent walks every event q selects through eng, batch by batch.
+func EachEvent(ctx context.Context, eng Engine, ws *models.Workspace, q *Query, fn func([]EventRecord) error) error {
+	if w, ok := eng.(EventWalker); ok {
+		return w.EachEvent(ctx, ws, q, fn)
+	}
+	q.Limit = ExportBatch
+	for page := 1; ; page++ {
+		q.Page = page
+		recs, err := eng.Events(ctx, ws, q)
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 {
+			return nil
+		}
+		if err := fn(recs); err != nil {
+			return err
+		}
+	}
+}
+
+// records turns raw rows into event records (links, tags and customers
+// loaded once per batch), appended to out.
+func (e *SQLEngine) records(ctx context.Context, ws *models.Workspace, k kind, rows []eventRow, out []EventRecord) ([]EventRecord, error) {
 	var linkIDs, customerIDs []string
 	for _, r := range rows {
 		linkIDs = append(linkIDs, r.LinkID)
@@ -92,8 +169,10 @@ func (e *SQLEngine) Events(ctx context.Context, ws *models.Workspace, q *Query) 
 	return out, nil
 }
 
-// eventRows reads one page of kind k's raw rows in the scope.
-func (e *SQLEngine) eventRows(ctx context.Context, s *scope, k kind) ([]eventRow, error) {
+// eventRows reads one page of kind k's raw rows in the scope: page q.Page
+// of q.Limit rows, or with after set the q.Limit rows that follow after in
+// the sort order (a keyset page).
+func (e *SQLEngine) eventRows(ctx context.Context, s *scope, k kind, after *eventRow) ([]eventRow, error) {
 	w, ok := s.rawWhere(k, []timeRange{{s.win.Start, s.win.End, true}})
 	if !ok {
 		return nil, nil
@@ -113,8 +192,17 @@ func (e *SQLEngine) eventRows(ctx context.Context, s *scope, k kind) ([]eventRow
 		dir = "ASC"
 	}
 	var rows []eventRow
+	offset := (s.q.Page - 1) * s.q.Limit
+	if after != nil {
+		cmp := "<"
+		if dir == "ASC" {
+			cmp = ">"
+		}
+		w.add("(timestamp "+cmp+" ? OR (timestamp = ? AND "+idCol+" "+cmp+" ?))", after.Timestamp, after.Timestamp, after.ID)
+		offset = 0
+	}
 	sqlq := "SELECT " + cols + " FROM " + k.table + " WHERE " + w.sql() + " ORDER BY timestamp " + dir + ", " + idCol + " " + dir + " LIMIT ? OFFSET ?"
-	args := append(w.args, s.q.Limit, (s.q.Page-1)*s.q.Limit)
+	args := append(w.args, s.q.Limit, offset)
 	if err := e.DB.WithContext(ctx).Raw(sqlq, args...).Scan(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list %s: %w", k.table, err)
 	}

@@ -25,6 +25,10 @@ type AnalyticsView struct {
 	Hidden        []Option
 	FilterInputs  []FilterInput
 	FilterSelects []SelectProps
+	// The downloads (dashboard only): analytics as a zip of CSVs, the
+	// chosen event's events as CSV.
+	ExportAnalytics ExportForm
+	ExportEvents    ExportForm
 }
 
 // FilterInput is one text filter of the dashboard.

@@ -207,6 +207,7 @@ type LinksView struct {
 	Sorts   []Option
 	List    LinksList
 	Form    LinkForm
+	Export  ExportForm // the links download (the list's filters)
 }
 
 // LinkFilters are the list's query parameters.
