@@ -147,6 +147,7 @@ func (s *Server) key(perm string) fiber.Handler {
 		if k.ExpiresAt != nil && !k.ExpiresAt.After(s.svc.Now()) {
 			return apierr.New(apierr.Unauthorized, "Unauthorized: Access token expired.")
 		}
+		s.svc.KeyUse.Touch(k.ID) // in memory; the "api key use" job writes it
 		if err := s.rateLimit(c, k.HashedKey, string(ws.Plan)); err != nil {
 			return err
 		}

@@ -104,3 +104,11 @@ func (db *DB) RevokeAPIKey(ctx context.Context, workspaceID, id string) error {
 	}
 	return nil
 }
+
+// TouchAPIKey records that the key was used at at (never moving the time
+// back).
+func (db *DB) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
+	err := db.WithContext(ctx).Model(&APIKey{}).Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", id, at.UTC()).
+		Update("last_used_at", at.UTC()).Error
+	return dbErr(err, "record api key use", "", "")
+}

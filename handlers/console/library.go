@@ -61,7 +61,7 @@ func (h *Handlers) libraryPage(c *fiber.Ctx, status int, kind string, errs vc.Fi
 			return err
 		}
 		for _, t := range ts {
-			v.Rows = append(v.Rows, vc.LibraryRow{ID: t.ID, Name: t.Name, Badge: t.Color, Created: date(t.CreatedAt), Deletable: true})
+			v.Rows = append(v.Rows, vc.LibraryRow{ID: t.ID, Name: t.Name, Color: t.Color, Created: date(t.CreatedAt), Deletable: true})
 		}
 	case "folders":
 		v.Noun = "folder"

@@ -26,6 +26,9 @@ func (h *Handlers) actor(c *fiber.Ctx) links.Actor {
 // Links lists links with search, filters and pagination. An htmx request
 // from the filter form gets only the list.
 func (h *Handlers) Links(c *fiber.Ctx) error {
+	if to, ok := withoutEmptyParams(c); ok {
+		return c.Redirect(to, fiber.StatusFound)
+	}
 	v, err := h.linksView(c, c.Query("page"))
 	if err != nil {
 		return err
@@ -89,14 +92,20 @@ func (h *Handlers) linksView(c *fiber.Ctx, pageParam string) (vc.LinksView, erro
 	if err != nil {
 		return v, err
 	}
+	folders := optionLabels(form.Folders)
 	for _, l := range ls {
-		v.List.Rows = append(v.List.Rows, h.linkRow(l))
+		v.List.Rows = append(v.List.Rows, h.linkRow(l, folders))
 	}
 	v.List.Total = total
 	v.List.From = (page-1)*linksPageSize + 1
 	v.List.To = v.List.From + len(ls) - 1
 	pageURL := func(p int) string {
 		vals := queryValues(c)
+		for k, vs := range vals {
+			if len(vs) == 0 || vs[len(vs)-1] == "" {
+				vals.Del(k)
+			}
+		}
 		vals.Set("page", strconv.Itoa(p))
 		return "/console/links?" + vals.Encode()
 	}
@@ -117,7 +126,20 @@ func selectOpts(opts []vc.Option, selected string) []vc.Option {
 	return out
 }
 
-func (h *Handlers) linkRow(l *models.Link) vc.LinkRow {
+// optionLabels maps options' values to their labels (folder ids to names).
+func optionLabels(opts []vc.Option) map[string]string {
+	m := make(map[string]string, len(opts))
+	for _, o := range opts {
+		if o.Value != "" {
+			m[o.Value] = o.Label
+		}
+	}
+	return m
+}
+
+// linkRow is a link as the list and its page show it; folders names the
+// workspace's folders by id.
+func (h *Handlers) linkRow(l *models.Link, folders map[string]string) vc.LinkRow {
 	short := h.links.ShortLink(l)
 	r := vc.LinkRow{ID: l.ID, ShortLink: short, Display: l.Domain + "/" + l.Key, URL: l.URL, Created: date(l.CreatedAt),
 		Clicks: l.Clicks, Leads: l.Leads, Sales: l.Sales, Archived: l.Archived, ClicksText: thousands(l.Clicks) + " clicks"}
@@ -125,10 +147,13 @@ func (h *Handlers) linkRow(l *models.Link) vc.LinkRow {
 		r.ClicksText = "1 click"
 	}
 	if l.IsRoot() {
-		r.Display = l.Domain
+		r.Display, r.Root = l.Domain, true
+	}
+	if l.FolderID != nil {
+		r.Folder = folders[*l.FolderID]
 	}
 	for _, t := range l.Tags {
-		r.Tags = append(r.Tags, t.Name)
+		r.Tags = append(r.Tags, vc.TagChip{Name: t.Name, Color: t.Color})
 	}
 	return r
 }
@@ -147,6 +172,9 @@ func (h *Handlers) linkForm(c *fiber.Ctx, l *models.Link) (vc.LinkForm, error) {
 	}
 	for _, d := range ds {
 		f.Domains = append(f.Domains, vc.Option{Value: d.Slug, Label: d.Slug})
+		if d.Primary && l == nil { // a new link starts on the primary domain, as the API's default
+			f.Domain = d.Slug
+		}
 	}
 	// Links go only into folders where the user may write them.
 	f.Folders = []vc.Option{{Value: "", Label: "No folder"}}
@@ -290,6 +318,9 @@ func foreign(err error) error {
 
 // Link is one link's page: short link, copy, QR, analytics, edit form.
 func (h *Handlers) Link(c *fiber.Ctx) error {
+	if to, ok := withoutEmptyParams(c); ok {
+		return c.Redirect(to, fiber.StatusFound)
+	}
 	l, err := h.links.Get(c.UserContext(), h.actor(c), c.Params("id"))
 	if err != nil {
 		return foreign(err)
@@ -303,14 +334,15 @@ func (h *Handlers) Link(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) linkDetail(c *fiber.Ctx, l *models.Link) (vc.LinkDetail, error) {
-	v := vc.LinkDetail{CSRF: session(c).CSRF, Link: h.linkRow(l)}
-	v.QRURL = "/api/qr?" + url.Values{"url": {v.Link.ShortLink}, "size": {"600"}, "margin": {"2"}}.Encode()
-	v.QRName = "qr-" + strings.ReplaceAll(l.Domain+"-"+l.Key, "/", "-") + ".png"
+	v := vc.LinkDetail{CSRF: session(c).CSRF}
 	f, err := h.linkForm(c, l)
 	if err != nil {
 		return v, err
 	}
 	v.Form = f
+	v.Link = h.linkRow(l, optionLabels(f.Folders))
+	v.QRURL = "/api/qr?" + url.Values{"url": {v.Link.ShortLink}, "size": {"600"}, "margin": {"2"}}.Encode()
+	v.QRName = qrFileName(l)
 	if l.FolderID != nil {
 		fo, err := h.links.FolderAccess(c.UserContext(), h.actor(c), *l.FolderID, models.PermFolderRead)
 		if err != nil {
@@ -324,6 +356,24 @@ func (h *Handlers) linkDetail(c *fiber.Ctx, l *models.Link) (vc.LinkDetail, erro
 	}
 	v.Analytics, err = h.analyticsView(c, "/console/links/"+l.ID, queryValues(c), l.ID, false)
 	return v, err
+}
+
+// qrFileName is the QR download's file name: qr-<domain>-<key>.png with
+// every character other than letters, digits, '.', '_' and '-' made '-'
+// (a port's ':' and a key's '/' are not allowed in file names everywhere).
+func qrFileName(l *models.Link) string {
+	name := l.Domain
+	if !l.IsRoot() {
+		name += "-" + l.Key
+	}
+	b := []byte(name)
+	for i, ch := range b {
+		ok := ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '.' || ch == '_' || ch == '-'
+		if !ok {
+			b[i] = '-'
+		}
+	}
+	return "qr-" + string(b) + ".png"
 }
 
 // UpdateLink edits a link through the link service.
