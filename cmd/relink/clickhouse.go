@@ -13,12 +13,14 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-const clickhouseHelp = `relink clickhouse backfill [--batch N] [--restart]
-    copy the SQL database's clicks, leads and sales into the ClickHouse event
-    store (RELINK_CLICKHOUSE_URL), in batches of N rows (default 10000).
-    Resumable: stopped for any reason, the next run continues after the last
-    batch copied (--restart copies everything again; copies are harmless).
-    Run it once after turning RELINK_CLICKHOUSE_URL on (docs/clickhouse.md).
+const clickhouseHelp = `Usage: relink clickhouse backfill [--batch N] [--restart]
+
+Copies the SQL database's clicks, leads and sales into the ClickHouse event
+store (RELINK_CLICKHOUSE_URL), in batches of N rows (default 10000), with a
+progress bar. Resumable: stopped for any reason, the next run continues after
+the last batch copied (--restart copies everything again; copies are
+harmless). Run it once after turning RELINK_CLICKHOUSE_URL on
+(docs/clickhouse.md).
 `
 
 // clickhouseCmd is `relink clickhouse …`.
