@@ -16,7 +16,13 @@ run: ## Run Relink on the embedded SQLite database (./relink.db)
 build: ## Build the relink binary into ./bin/relink
 	$(GO) build -trimpath -o bin/relink ./cmd/relink
 
-test: test-go test-sdk test-embed test-browser test-browser-embed ## Run every test: Go (SQLite, and PostgreSQL when RELINK_TEST_DATABASE_URL is set), the SDK suite, the embed component and the browser suites (console, embed)
+test: ## Run every test: Go (SQLite, and PostgreSQL when RELINK_TEST_DATABASE_URL is set), the SDK suite, the embed component and the browser suites (console, embed)
+	@# The suites are independent (free ports, temporary databases), and the
+	@# Node ones spend much of their time waiting on a server or a browser, so
+	@# two run at a time; each one's output is printed whole when it ends.
+	$(GO) build -o bin/relink-test ./cmd/relink
+	RELINK_TEST_BIN=$(CURDIR)/bin/relink-test $(MAKE) --no-print-directory -j2 --output-sync=target \
+	  test-go test-sdk test-embed test-browser test-browser-embed
 
 # The race detector multiplies the cost of every SQLite query (the driver is
 # pure Go, so -race instruments all of it) about five to ten times, which put

@@ -29,6 +29,7 @@ import (
 	"github.com/relinkhq/relink/internal/jobs"
 	"github.com/relinkhq/relink/internal/linkcache"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/mail"
 	"github.com/relinkhq/relink/internal/metatags"
 	"github.com/relinkhq/relink/internal/privacy"
 	"github.com/relinkhq/relink/internal/qr"
@@ -93,6 +94,7 @@ type Services struct {
 	// from the click batches (its Hook is one of the pipeline's hooks).
 	Webhooks      *webhooks.Service
 	WebhookWorker *webhooks.Worker
+	WebhookOwners *webhooks.Owners // e-mails owners about failing webhooks
 	ClickWebhooks *webhooks.Clicks
 	// KeepIPs is the set of workspaces whose clicks keep IP addresses
 	// (their privacy setting); the console invalidates it on a change.
@@ -330,7 +332,9 @@ func (s *Services) domain(context.Context) error {
 		ReservedHosts:    []string{cfg.AppURL.Host, cfg.APIURL.Host},
 		PlainHTTPDefault: cfg.DevMode && cfg.AppURL.Scheme == "http",
 	}
-	s.webhooks()
+	if err := s.webhooks(); err != nil {
+		return err
+	}
 	engine := analytics.NewEngine(s.DB, s.Now)
 	engine.QRBase = cfg.APIURL.String() + "/qr"
 	// top_links rows and event link objects build shortLink as link objects do.
@@ -354,16 +358,22 @@ func (s *Services) domain(context.Context) error {
 
 // webhooks wires the webhook outbox into the link service and the click
 // feed, and makes the management service and the delivery worker.
-func (s *Services) webhooks() {
+func (s *Services) webhooks() error {
 	cfg := s.Config
+	mailer, err := mail.New(cfg.SMTPURL, cfg.MailFrom, s.Log)
+	if err != nil {
+		return err
+	}
+	s.WebhookOwners = &webhooks.Owners{DB: s.DB, Mailer: mailer, ConsoleURL: cfg.AppURL.String(), Log: s.Log}
 	wl := webhooks.Links{ShortLink: s.Links.ShortLink,
 		QRBase: strings.TrimSuffix(cfg.APIURL.Scheme+"://"+cfg.APIURL.Host, "/")}
 	s.Links.Events = &webhooks.LinkEvents{Links: wl}
 	s.ClickWebhooks.Links = wl
 	s.WebhookWorker = webhooks.NewWorker(s.DB, webhooks.Options{Targets: webhooks.Targets(cfg.WebhookTargets),
 		Timeout: cfg.WebhookTimeout, Concurrency: cfg.WebhookConcurrency, Schedule: cfg.WebhookRetries,
-		Retention: cfg.WebhookLogRetention, Logger: s.Log})
+		Retention: cfg.WebhookLogRetention, Logger: s.Log, Notify: s.WebhookOwners.Notify})
 	s.Webhooks = &webhooks.Service{DB: s.DB, Changed: s.ClickWebhooks.Invalidate, Wake: s.WebhookWorker.Wake}
+	return nil
 }
 
 // console is the session cookie codec. Keys come from the configuration;

@@ -82,6 +82,8 @@ type Config struct {
 	WebhookConcurrency  int             // deliveries in flight per instance
 	WebhookRetries      []time.Duration // waits before each retry
 	WebhookLogRetention time.Duration   // delivery log kept this long
+	SMTPURL             string          // RELINK_SMTP_URL: owners' e-mails; empty logs them
+	MailFrom            string          // RELINK_MAIL_FROM
 }
 
 // Var documents one environment variable; the README table is generated from
@@ -126,6 +128,8 @@ var Vars = []Var{
 	{"RELINK_WEBHOOK_CONCURRENCY", "16", "Webhook deliveries in flight per instance."},
 	{"RELINK_WEBHOOK_RETRIES", "12s,2m28s,30m8s,6h7m,24h", "Waits before each retry of a failed webhook delivery, comma-separated (Dub's queue schedule: 6 attempts over about 30 hours). After the last, the delivery is marked failed; 20 consecutive failed attempts disable the webhook."},
 	{"RELINK_WEBHOOK_LOG_RETENTION", "720h", "How long webhook delivery log entries (and finished deliveries) are kept."},
+	{"RELINK_SMTP_URL", "(empty)", "Mail server for the owners' notices (a webhook failing at its 5th, 10th and 15th consecutive failed attempt, disabled at the 20th): `smtp://[user:password@]host[:587]` (STARTTLS when offered) or `smtps://…[:465]`. Empty: each notice is a log line instead."},
+	{"RELINK_MAIL_FROM", "Relink <relink@host of RELINK_APP_URL>", "Sender of those e-mails."},
 	{"RELINK_QR_LOGO_FETCH", "public", "Which logo URLs `GET /qr` may download for the codes of paid workspaces' links (the `logo` parameter, else the domain's logo; `data:image/…;base64` logos need no download): `public` (public addresses only: `/qr` is unauthenticated, so it may not make the server reach loopback, private or link-local addresses), `any` (logos on an intranet) or `off`. Logos are at most 2 MiB and 4096×4096 pixels, cached for an hour."},
 	{"RELINK_DB_TIMEOUT", "5s", "Deadline of every database call: `statement_timeout` on PostgreSQL, the busy timeout on SQLite, and a context deadline on each query and on API and console requests. A database that does not answer in time gets 503 `service_unavailable` with `Retry-After`, never a hung request."},
 	{"RELINK_METRICS_TOKEN", "(empty)", "Bearer token `/metrics` requires (`Authorization: Bearer …`). Empty: `/metrics` answers only in dev mode and is 404 otherwise."},
@@ -359,6 +363,11 @@ func (l *loader) webhooks(c *Config) {
 	c.WebhookTimeout = l.duration("RELINK_WEBHOOK_TIMEOUT", "15s", false)
 	c.WebhookConcurrency = l.positive("RELINK_WEBHOOK_CONCURRENCY", "16")
 	c.WebhookLogRetention = l.duration("RELINK_WEBHOOK_LOG_RETENTION", "720h", false)
+	c.SMTPURL = l.get("RELINK_SMTP_URL", "")
+	c.MailFrom = l.get("RELINK_MAIL_FROM", "")
+	if c.MailFrom == "" && c.AppURL != nil {
+		c.MailFrom = "Relink <relink@" + c.AppURL.Hostname() + ">"
+	}
 	c.WebhookRetries = []time.Duration{}
 	for _, part := range strings.Split(l.get("RELINK_WEBHOOK_RETRIES", "12s,2m28s,30m8s,6h7m,24h"), ",") {
 		if part = strings.TrimSpace(part); part == "" {

@@ -58,6 +58,18 @@ type Options struct {
 	PollInterval time.Duration   // how often due rows are looked for, default 250ms
 	Retention    time.Duration   // delivery log kept this long, default 30 days
 	Logger       *slog.Logger
+	// Notify hears of a webhook failing (the 5th, 10th and 15th consecutive
+	// failed attempt) or disabled (the 20th), after the count is committed:
+	// the owners' e-mails (MailOwners). It must not block.
+	Notify func(Notice)
+}
+
+// Notice is a webhook's failure count reaching a step that tells its
+// workspace's owners (§6.4).
+type Notice struct {
+	Webhook  Webhook // as read after the count
+	Failures int
+	Disabled bool
 }
 
 func (o *Options) defaults() {
@@ -387,7 +399,9 @@ func (w *Worker) record(ctx context.Context, batch []outcome) error {
 			failing[o.d.WebhookID] = true
 		}
 	}
-	return w.db.Tx(ctx, func(tx *models.DB) error {
+	var notices []Notice
+	err := w.db.Tx(ctx, func(tx *models.DB) error {
+		notices = notices[:0]
 		logs := make([]Attempt, 0, len(batch))
 		okByStatus := map[int][]int64{}
 		var okHooks []string
@@ -414,7 +428,7 @@ func (w *Worker) record(ctx context.Context, batch []outcome) error {
 				okHooks = append(okHooks, d.WebhookID)
 				continue
 			}
-			if err := w.recordOne(ctx, tx, o, status, now, &counters); err != nil {
+			if err := w.recordOne(ctx, tx, o, status, now, &counters, &notices); err != nil {
 				return err
 			}
 		}
@@ -440,10 +454,16 @@ func (w *Worker) record(ctx context.Context, batch []outcome) error {
 		w.unsubscribed.Add(counters.Unsubscribed)
 		return nil
 	})
+	if err == nil && w.opt.Notify != nil {
+		for _, n := range notices {
+			w.opt.Notify(n)
+		}
+	}
+	return err
 }
 
 // recordOne writes one attempt's delivery state and bookkeeping.
-func (w *Worker) recordOne(ctx context.Context, tx *models.DB, o *outcome, status int, now time.Time, c *Stats) error {
+func (w *Worker) recordOne(ctx context.Context, tx *models.DB, o *outcome, status int, now time.Time, c *Stats, notices *[]Notice) error {
 	d := o.d
 	up := map[string]any{"attempts": d.Attempts + 1, "last_status": status, "claimed_until": nil}
 	if o.res.ok() {
@@ -463,12 +483,12 @@ func (w *Worker) recordOne(ctx context.Context, tx *models.DB, o *outcome, statu
 	if err := tx.WithContext(ctx).Model(&Delivery{}).Where("id = ?", d.ID).Updates(up).Error; err != nil {
 		return fmt.Errorf("update delivery: %w", err)
 	}
-	return w.bookkeep(ctx, tx, d.WebhookID, o.res.ok(), now)
+	return w.bookkeep(ctx, tx, d.WebhookID, o.res.ok(), now, notices)
 }
 
 // bookkeep counts consecutive failed attempts: a success resets the count,
 // the 5th, 10th and 15th failure warn, the 20th and later disable (§6.4).
-func (w *Worker) bookkeep(ctx context.Context, tx *models.DB, hookID string, ok bool, now time.Time) error {
+func (w *Worker) bookkeep(ctx context.Context, tx *models.DB, hookID string, ok bool, now time.Time, notices *[]Notice) error {
 	q := tx.WithContext(ctx).Model(&Webhook{}).Where("id = ?", hookID)
 	if ok {
 		return q.Where("consecutive_failures > 0").
@@ -488,11 +508,13 @@ func (w *Worker) bookkeep(ctx context.Context, tx *models.DB, hookID string, ok 
 	case n == 5 || n == 10 || n == 15:
 		w.opt.Logger.Warn("webhooks: webhook is failing to deliver", "webhook", h.ID, "workspace", h.WorkspaceID,
 			"consecutiveFailures", n, "disableAt", DisableAt)
+		*notices = append(*notices, Notice{Webhook: h, Failures: n})
 	case n >= DisableAt:
 		w.disabled.Add(1)
 		w.opt.Logger.Warn("webhooks: webhook disabled after consecutive failures", "webhook", h.ID,
 			"workspace", h.WorkspaceID, "consecutiveFailures", n)
 		reason := ReasonFailures
+		*notices = append(*notices, Notice{Webhook: h, Failures: n, Disabled: true})
 		return tx.WithContext(ctx).Model(&Webhook{}).Where("id = ?", hookID).
 			Updates(map[string]any{"disabled_at": now, "disabled_reason": reason}).Error
 	}

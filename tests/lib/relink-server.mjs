@@ -24,6 +24,9 @@ let binaryPromise;
  * test files only pay for the up-to-date check).
  */
 export function buildBinary() {
+  // `make test` builds the binary once (RELINK_TEST_BIN) before it runs the
+  // suites side by side, so they never write one file at the same time.
+  if (process.env.RELINK_TEST_BIN) return Promise.resolve(process.env.RELINK_TEST_BIN);
   binaryPromise ??= (async () => {
     const key = createHash("sha256").update(repoRoot).digest("hex").slice(0, 12);
     const dir = join(tmpdir(), `relink-test-bin-${process.getuid?.() ?? "u"}-${key}`);
