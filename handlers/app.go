@@ -193,7 +193,7 @@ func (s *Server) linkRoutes(h *api.Handlers) {
 	a.Get("/folders/:id", s.key("folders.read"), h.GetFolder)
 	a.Patch("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.UpdateFolder)
 	a.Delete("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.DeleteFolder)
-	a.Get("/openapi.json", api.OpenAPI) // the API's description (docs/openapi.md)
+	a.Get("/openapi.json", api.OpenAPI)       // the API's description (docs/openapi.md)
 	a.Get(api.AvatarPath+":seed", api.Avatar) // partners without an image (parity.md §8.7)
 	a.Options("/qr", api.QRCORS)
 	a.Get("/qr", api.QRCORS, s.limitIP("qr", 10, 10*time.Second, "Don't DDoS me pls 🥺"), h.QRCode)
