@@ -193,6 +193,7 @@ func (s *Server) linkRoutes(h *api.Handlers) {
 	a.Get("/folders/:id", s.key("folders.read"), h.GetFolder)
 	a.Patch("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.UpdateFolder)
 	a.Delete("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.DeleteFolder)
+	a.Get("/openapi.json", api.OpenAPI)       // the API's description (docs/openapi.md)
 	a.Get(api.AvatarPath+":seed", api.Avatar) // partners without an image (parity.md §8.7)
 	a.Options("/qr", api.QRCORS)
 	a.Get("/qr", api.QRCORS, s.limitIP("qr", 10, 10*time.Second, "Don't DDoS me pls 🥺"), h.QRCode)
@@ -530,10 +531,32 @@ func (s *Server) consoleRoutes() {
 	u.Get("/folders", h.Folders)
 	u.Post("/folders", h.CreateFolder)
 	u.Post("/folders/:id/delete", h.DeleteFolder)
+	u.Get("/folders/:id", h.Folder)
+	u.Post("/folders/:id/access", h.SetFolderAccess)
+	u.Post("/folders/:id/members/:user", h.SetFolderMemberRole)
 	u.Get("/settings/members", h.Members)
 	u.Post("/settings/members/invite", h.RequireOwner, h.CreateInvite)
 	u.Post("/settings/members/:user/role", h.RequireOwner, h.SetRole)
 	u.Post("/settings/members/:user/remove", h.RequireOwner, h.RemoveMember)
 	u.Post("/settings/invites/:id/delete", h.RequireOwner, h.DeleteInvite)
 	s.programConsoleRoutes(h, u)
+}
+
+// Route is one route of a face: its method and Fiber path (":param", "*").
+type Route struct{ Method, Path string }
+
+// APIRoutes lists the API face's routes (HEAD and middleware left out), so a
+// test can hold the OpenAPI document (GET /openapi.json) to them.
+func (s *Server) APIRoutes() []Route {
+	var out []Route
+	seen := map[Route]bool{}
+	for _, r := range s.api.GetRoutes(true) {
+		rt := Route{r.Method, r.Path}
+		if r.Method == fiber.MethodHead || seen[rt] {
+			continue
+		}
+		seen[rt] = true
+		out = append(out, rt)
+	}
+	return out
 }

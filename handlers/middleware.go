@@ -151,6 +151,10 @@ func (s *Server) key(perm string) fiber.Handler {
 		if err := s.rateLimit(c, k.HashedKey, string(ws.Plan)); err != nil {
 			return err
 		}
+		if k.UserID != nil && k.UserRole == nil {
+			// The key's user has left the workspace (parity.md §13.2).
+			return apierr.New(apierr.NotFound, "Workspace not found.")
+		}
 		request.SetPrincipal(c, &request.Principal{Workspace: ws, Key: k})
 		if perm != "" && !hasPermission(k.Scopes, perm) {
 			return apierr.Newf(apierr.Forbidden, "The provided key does not have the required permissions for this endpoint on the workspace '%s'. Having the '%s' permission would allow this request to continue.", ws.PublicID(), perm)

@@ -14,10 +14,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -28,6 +30,7 @@ import (
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/models"
+	gormlogger "gorm.io/gorm/logger"
 )
 
 type unlimited struct{}
@@ -47,10 +50,13 @@ func run() error {
 	slug := flag.String("workspace", "bench", "workspace slug (filled by relink demo)")
 	runs := flag.Int("runs", 15, "measured requests per query")
 	warm := flag.Int("warmup", 2, "unmeasured requests per query first")
-	interval := flag.String("interval", "30d", "interval of every query")
+	interval := flag.String("interval", "30d", "interval of every query (comma-separated: one table each, e.g. 30d,1y)")
+	events := flag.String("events", "clicks,leads,sales,composite", "comma-separated events to run")
+	sqlLog := flag.Bool("sqllog", false, "log every SQL statement with its duration to stderr (for EXPLAIN ANALYZE)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the measured requests (server and client) to this file")
 	raw := flag.Bool("raw", false, "answer from the raw tables only (no aggregates)")
 	only := flag.String("only", "", "comma-separated groupBys to run (default all)")
-	target := flag.Float64("target", 0, "p50 target in ms: count the queries over it (0 = no target)")
+	target := flag.Float64("target", 0, "p95 target in ms: count the queries over it (0 = no target)")
 	flag.Parse()
 
 	cfg, err := config.Load(os.Getenv)
@@ -62,6 +68,9 @@ func run() error {
 		return err
 	}
 	defer db.Close()
+	if *sqlLog {
+		db.Logger = gormlogger.New(log.New(os.Stderr, "", 0), gormlogger.Config{LogLevel: gormlogger.Info})
+	}
 	ctx := context.Background()
 	ws, err := db.WorkspaceBySlug(ctx, *slug)
 	if err != nil {
@@ -90,64 +99,107 @@ func run() error {
 	base := "http://" + ln.Addr().String()
 	host := cfg.APIURL.Host
 
-	var clicks int64
+	var clicks, links int64
 	db.Raw("SELECT COUNT(*) FROM clicks WHERE workspace_id = ?", ws.ID).Scan(&clicks)
-	fmt.Printf("%s, workspace %s: %d clicks; interval=%s, %d runs per query (+%d warm-up); load average %s at the start\n\n",
-		db.Dialect, ws.Slug, clicks, *interval, *runs, *warm, loadavg())
+	db.Raw("SELECT COUNT(*) FROM links WHERE workspace_id = ?", ws.ID).Scan(&links)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	b := &bencher{client: &http.Client{Timeout: 2 * time.Minute}, base: base, host: host, key: key, runs: *runs, warm: *warm}
+	for _, iv := range strings.Split(*interval, ",") {
+		fmt.Printf("%s, workspace %s: %d links, %d clicks; interval=%s, %d runs per query (+%d warm-up); load average %s at the start\n\n",
+			db.Dialect, ws.Slug, links, clicks, iv, *runs, *warm, loadavg())
+		if err := b.table(iv, strings.Split(*events, ","), groupBys(*only), *target); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func groupBys(only string) []analytics.GroupBy {
+	if only == "" {
+		return analytics.AllGroupBys
+	}
+	var out []analytics.GroupBy
+	for _, g := range strings.Split(only, ",") {
+		out = append(out, analytics.GroupBy(g))
+	}
+	return out
+}
+
+// bencher sends the queries of one table.
+type bencher struct {
+	client          *http.Client
+	base, host, key string
+	runs, warm      int
+}
+
+// table prints one groupBy × event table at interval iv.
+func (b *bencher) table(iv string, events []string, gbs []analytics.GroupBy, target float64) error {
 	fmt.Println("| event | groupBy | rows | p50 ms | p95 ms |")
 	fmt.Println("|---|---|---:|---:|---:|")
-	client := &http.Client{Timeout: 2 * time.Minute}
 	var all []time.Duration
 	var over, n int
-	var slowest time.Duration
-	groupBys := analytics.AllGroupBys
-	if *only != "" {
-		groupBys = nil
-		for _, g := range strings.Split(*only, ",") {
-			groupBys = append(groupBys, analytics.GroupBy(g))
-		}
-	}
-	for _, ev := range []string{"clicks", "leads", "sales", "composite"} {
-		for _, g := range groupBys {
-			url := fmt.Sprintf("%s/analytics?event=%s&groupBy=%s&interval=%s&timezone=UTC", base, ev, g, *interval)
-			var lat []time.Duration
-			rows := 0
-			for i := 0; i < *warm+*runs; i++ {
-				req, _ := http.NewRequest("GET", url, nil)
-				req.Host = host
-				req.Header.Set("Authorization", "Bearer "+key)
-				t0 := time.Now()
-				res, err := client.Do(req)
-				if err != nil {
-					return err
-				}
-				body, _ := io.ReadAll(res.Body)
-				res.Body.Close()
-				d := time.Since(t0)
-				if res.StatusCode != 200 {
-					return fmt.Errorf("%s: %d %s", url, res.StatusCode, body)
-				}
-				rows = strings.Count(string(body), `"clicks":`)
-				if i >= *warm {
-					lat = append(lat, d)
-				}
+	var slowest, slowest95 time.Duration
+	for _, ev := range events {
+		for _, g := range gbs {
+			url := fmt.Sprintf("%s/analytics?event=%s&groupBy=%s&interval=%s&timezone=UTC", b.base, ev, g, iv)
+			lat, rows, err := b.measure(url)
+			if err != nil {
+				return err
 			}
 			all = append(all, lat...)
-			p50 := pct(lat, 50)
+			p50, p95 := pct(lat, 50), pct(lat, 95)
 			n++
-			slowest = max(slowest, p50)
-			if *target > 0 && ms(p50) > *target {
+			slowest, slowest95 = max(slowest, p50), max(slowest95, p95)
+			if target > 0 && ms(p95) > target {
 				over++
 			}
-			fmt.Printf("| %s | %s | %d | %.1f | %.1f |\n", ev, g, rows, ms(pct(lat, 50)), ms(pct(lat, 95)))
+			fmt.Printf("| %s | %s | %d | %.1f | %.1f |\n", ev, g, rows, ms(p50), ms(p95))
 		}
 	}
-	fmt.Printf("\nall queries: p50 %.1f ms, p95 %.1f ms; slowest query p50 %.1f ms", ms(pct(all, 50)), ms(pct(all, 95)), ms(slowest))
-	if *target > 0 {
-		fmt.Printf("; %d of %d queries over %g ms", over, n, *target)
+	fmt.Printf("\nall queries: p50 %.1f ms, p95 %.1f ms; slowest query p50 %.1f ms, p95 %.1f ms", ms(pct(all, 50)), ms(pct(all, 95)), ms(slowest), ms(slowest95))
+	if target > 0 {
+		fmt.Printf("; %d of %d queries with p95 over %g ms", over, n, target)
 	}
-	fmt.Printf("; load average %s at the end\n", loadavg())
+	fmt.Printf("; load average %s at the end\n\n", loadavg())
 	return nil
+}
+
+// measure sends one query warm+runs times and returns the measured latencies
+// and the number of rows of the last answer.
+func (b *bencher) measure(url string) ([]time.Duration, int, error) {
+	var lat []time.Duration
+	rows := 0
+	for i := 0; i < b.warm+b.runs; i++ {
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Host = b.host
+		req.Header.Set("Authorization", "Bearer "+b.key)
+		t0 := time.Now()
+		res, err := b.client.Do(req)
+		if err != nil {
+			return nil, 0, err
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		d := time.Since(t0)
+		if res.StatusCode != 200 {
+			return nil, 0, fmt.Errorf("%s: %d %s", url, res.StatusCode, body)
+		}
+		rows = strings.Count(string(body), `"clicks":`)
+		if i >= b.warm {
+			lat = append(lat, d)
+		}
+	}
+	return lat, rows, nil
 }
 
 // loadavg is the 1-, 5- and 15-minute load average ("?" where unknown).

@@ -109,6 +109,7 @@ var dashboardBars = []struct {
 func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, linkID string, showFilters bool) (vc.AnalyticsView, error) {
 	ws := viewer(c).Workspace
 	d := newDashboard(base, vals, linkID, showFilters)
+	d.folderAccess = h.folderReader(c)
 	v := d.controls()
 	if showFilters {
 		v.ExportAnalytics, v.ExportEvents = analyticsExportForms(ws, d)
@@ -226,6 +227,9 @@ type dashboard struct {
 	linkID      string
 	event       string // clicks | leads | sales: what the bar lists count
 	showFilters bool
+	// folderAccess is the engine's folder check for the signed-in user
+	// (folders.read, parity.md §13.3).
+	folderAccess func(ctx context.Context, folderID string) error
 }
 
 func newDashboard(base string, vals url.Values, linkID string, showFilters bool) *dashboard {
@@ -316,7 +320,11 @@ func (d *dashboard) parse(group analytics.GroupBy, event string, ep analytics.En
 		q.Del("groupBy")
 		q.Set("limit", "20")
 	}
-	return analytics.Parse(q, ep, now)
+	pq, err := analytics.Parse(q, ep, now)
+	if pq != nil {
+		pq.FolderAccess = d.folderAccess
+	}
+	return pq, err
 }
 
 // dashboardData is what the engine answered for the dashboard.
@@ -576,4 +584,14 @@ func (h *Handlers) filterSelects(c *fiber.Ctx, vals url.Values) ([]vc.SelectProp
 		tags = append(tags, vc.Option{Value: t.ID, Label: t.Name, Selected: vals.Get("tagId") == t.ID})
 	}
 	return []vc.SelectProps{{Label: "Domain", Name: "domain", Options: domains}, {Label: "Tag", Name: "tagId", Options: tags}}, nil
+}
+
+// folderReader is the analytics folder check for the signed-in user
+// (folders.read, parity.md §13.3).
+func (h *Handlers) folderReader(c *fiber.Ctx) func(context.Context, string) error {
+	a := h.actor(c)
+	return func(ctx context.Context, id string) error {
+		_, err := h.links.FolderAccess(ctx, a, id, models.PermFolderRead)
+		return err
+	}
 }

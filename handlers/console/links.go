@@ -20,7 +20,7 @@ const linksPageSize = 20
 
 func (h *Handlers) actor(c *fiber.Ctx) links.Actor {
 	v := viewer(c)
-	return links.Actor{Workspace: v.Workspace, UserID: &v.User.ID}
+	return links.Actor{Workspace: v.Workspace, UserID: &v.User.ID, Role: v.Role}
 }
 
 // Links lists links with search, filters and pagination. An htmx request
@@ -57,7 +57,6 @@ func linkListQuery(f vc.LinkFilters) links.ListQuery {
 }
 
 func (h *Handlers) linksView(c *fiber.Ctx, pageParam string) (vc.LinksView, error) {
-	ws := viewer(c).Workspace
 	ctx := c.UserContext()
 	f := linkFilters(c)
 	page, _ := strconv.Atoi(pageParam)
@@ -80,16 +79,16 @@ func (h *Handlers) linksView(c *fiber.Ctx, pageParam string) (vc.LinksView, erro
 	}
 	v.Form = form
 	v.Domains = append([]vc.Option{{Value: "", Label: "Any domain"}}, selectOpts(form.Domains, f.Domain)...)
-	v.Folders = append([]vc.Option{{Value: "", Label: "All folders"}, {Value: "unsorted", Label: "Unsorted", Selected: f.Folder == "unsorted"}}, selectOpts(form.Folders[1:], f.Folder)...)
+	v.Folders = append([]vc.Option{{Value: "", Label: "All folders"}, {Value: "unsorted", Label: "Unsorted", Selected: f.Folder == "unsorted"}}, selectOpts(form.ReadFolders, f.Folder)...)
 	v.Tags = append([]vc.Option{{Value: "", Label: "Any tag"}}, selectOpts(form.Tags, f.Tag)...)
 	for _, s := range []struct{ v, l string }{{"createdAt", "Newest"}, {"clicks", "Most clicks"}, {"lastClicked", "Last clicked"}, {"saleAmount", "Revenue"}} {
 		v.Sorts = append(v.Sorts, vc.Option{Value: s.v, Label: s.l, Selected: string(q.Sort) == s.v})
 	}
-	ls, err := h.links.List(ctx, ws, q)
+	ls, err := h.links.List(ctx, h.actor(c), q)
 	if err != nil {
 		return v, err
 	}
-	total, err := h.links.Count(ctx, ws, q)
+	total, err := h.links.Count(ctx, h.actor(c), q)
 	if err != nil {
 		return v, err
 	}
@@ -177,13 +176,20 @@ func (h *Handlers) linkForm(c *fiber.Ctx, l *models.Link) (vc.LinkForm, error) {
 			f.Domain = d.Slug
 		}
 	}
+	// Links go only into folders where the user may write them.
 	f.Folders = []vc.Option{{Value: "", Label: "No folder"}}
-	fs, err := h.db.ListFolders(ctx, ws.ID, models.FolderFilter{Limit: 500})
+	fs, rights, err := h.visibleFolders(c)
 	if err != nil {
 		return f, err
 	}
 	for _, fo := range fs {
-		f.Folders = append(f.Folders, vc.Option{Value: fo.ID, Label: fo.Name})
+		if rights[fo.ID].LinkWrite || (l != nil && l.FolderID != nil && *l.FolderID == fo.ID) {
+			f.Folders = append(f.Folders, vc.Option{Value: fo.ID, Label: fo.Name})
+		}
+	}
+	f.ReadFolders = []vc.Option{}
+	for _, fo := range fs {
+		f.ReadFolders = append(f.ReadFolders, vc.Option{Value: fo.ID, Label: fo.Name})
 	}
 	ts, err := h.db.ListTags(ctx, ws.ID, models.TagFilter{Limit: 500})
 	if err != nil {
@@ -315,7 +321,7 @@ func (h *Handlers) Link(c *fiber.Ctx) error {
 	if to, ok := withoutEmptyParams(c); ok {
 		return c.Redirect(to, fiber.StatusFound)
 	}
-	l, err := h.links.Get(c.UserContext(), viewer(c).Workspace, c.Params("id"))
+	l, err := h.links.Get(c.UserContext(), h.actor(c), c.Params("id"))
 	if err != nil {
 		return foreign(err)
 	}
@@ -337,6 +343,17 @@ func (h *Handlers) linkDetail(c *fiber.Ctx, l *models.Link) (vc.LinkDetail, erro
 	v.Link = h.linkRow(l, optionLabels(f.Folders))
 	v.QRURL = "/api/qr?" + url.Values{"url": {v.Link.ShortLink}, "size": {"600"}, "margin": {"2"}}.Encode()
 	v.QRName = qrFileName(l)
+	if l.FolderID != nil {
+		fo, err := h.links.FolderAccess(c.UserContext(), h.actor(c), *l.FolderID, models.PermFolderRead)
+		if err != nil {
+			return v, err
+		}
+		rights, err := h.links.FolderRights(c.UserContext(), h.actor(c), []models.Folder{*fo})
+		if err != nil {
+			return v, err
+		}
+		v.ReadOnly, v.FolderName = !rights[fo.ID].LinkWrite, fo.Name
+	}
 	v.Analytics, err = h.analyticsView(c, "/console/links/"+l.ID, queryValues(c), l.ID, false)
 	return v, err
 }
@@ -362,7 +379,6 @@ func qrFileName(l *models.Link) string {
 // UpdateLink edits a link through the link service.
 func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	ws := viewer(c).Workspace
 	in, typed, err := formInput(c, links.SchemaUpdate)
 	if err == nil {
 		_, err = h.links.Update(ctx, h.actor(c), c.Params("id"), in)
@@ -376,7 +392,7 @@ func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 		if !ok {
 			return err
 		}
-		l, gerr := h.links.Get(ctx, ws, c.Params("id"))
+		l, gerr := h.links.Get(ctx, h.actor(c), c.Params("id"))
 		if gerr != nil {
 			return foreign(gerr)
 		}

@@ -20,7 +20,7 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 	v := viewer(c)
 	ctx := c.UserContext()
 	ov := vc.OverviewView{Name: v.Workspace.Name, Slug: v.Workspace.Slug, Plan: string(v.Workspace.Plan), Role: string(v.Role)}
-	n, err := h.links.Count(ctx, v.Workspace, links.ListQuery{AllFolders: true, ShowArchived: true})
+	n, err := h.links.Count(ctx, h.actor(c), links.ListQuery{AllFolders: true, ShowArchived: true})
 	if err != nil {
 		return err
 	}

@@ -271,24 +271,14 @@ func (e *SQLEngine) dimension(ctx context.Context, s *scope) ([]Group, error) {
 	if s.q.GroupBy == TopLinks {
 		key = keySpec{kind: keyLink}
 	}
-	per := map[kind]ranked{}
-	ms, err := e.measureAll(ctx, s, key)
+	per, done, err := e.rankAll(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	for i, k := range kindsOf(s.q.Event) {
-		folded := make(map[string]counts, len(ms[i]))
-		for raw, v := range ms[i] {
-			fk := spec.fold(raw)
-			if fk == "" {
-				continue
-			}
-			o := folded[fk]
-			o.n += v.n
-			o.amount += v.amount
-			folded[fk] = o
+	if !done {
+		if per, err = e.foldDimension(ctx, s, spec, key); err != nil {
+			return nil, err
 		}
-		per[k] = rank(k, folded)
 	}
 	keys, cs := combine(s.q.Event, per, false)
 	rows := make([]Group, 0, len(keys))
@@ -317,17 +307,41 @@ func (e *SQLEngine) dimension(ctx context.Context, s *scope) ([]Group, error) {
 	return rows, nil
 }
 
-// topLinks loads the workspace's existing links among ids: by id for a
-// few, by one scan of the workspace's links for many.
+// foldDimension sums the grouping's dimension per value and folds the
+// values into the grouping's keys in Go, ranking each kind.
+func (e *SQLEngine) foldDimension(ctx context.Context, s *scope, spec dimSpec, key keySpec) (map[kind]ranked, error) {
+	per := map[kind]ranked{}
+	ms, err := e.measureAll(ctx, s, key)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range kindsOf(s.q.Event) {
+		folded := make(map[string]counts, len(ms[i]))
+		for raw, v := range ms[i] {
+			fk := spec.fold(raw)
+			if fk == "" {
+				continue
+			}
+			o := folded[fk]
+			o.n += v.n
+			o.amount += v.amount
+			folded[fk] = o
+		}
+		per[k] = rank(k, folded)
+	}
+	return per, nil
+}
+
+// topLinks loads the workspace's existing links among ids.
 func (e *SQLEngine) topLinks(ctx context.Context, wsID string, ids []string) (map[string]*TopLink, error) {
 	out := make(map[string]*TopLink, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
 	q := e.DB.WithContext(ctx).Table("links").Select("id, domain, key, url, title, comments, folder_id, partner_id, created_at").Where("workspace_id = ?", wsID)
-	if len(ids) <= manyLinks {
-		q = q.Where("id IN ?", ids)
-	}
+	// At most RowLimit ids (the ranking is cut there): by id, never a scan
+	// of a workspace's tens of thousands of links.
+	q = q.Where("id IN ?", ids)
 	// Scanned by hand: reflection over a thousand links cost more than the query.
 	rows, err := q.Rows()
 	if err != nil {

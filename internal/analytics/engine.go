@@ -34,6 +34,7 @@ type SQLEngine struct {
 	aggReads, rawReads atomic.Int64
 	spanReads          [weekly + 1]atomic.Int64 // range reads per grain …
 	subtracted         atomic.Int64             // … and how many of them subtract
+	rankedReads        atomic.Int64             // groupings ranked by the database (ranked.go)
 }
 
 // Reads reports how many counts were answered from the aggregates and how

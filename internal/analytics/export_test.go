@@ -13,3 +13,6 @@ func SetManyLinks(n int) int {
 func (e *SQLEngine) SpanReads() (hours, days, weeks, subtracted int64) {
 	return e.spanReads[hourly].Load(), e.spanReads[daily].Load(), e.spanReads[weekly].Load(), e.subtracted.Load()
 }
+
+// RankedReads reports how many groupings the database ranked.
+func (e *SQLEngine) RankedReads() int64 { return e.rankedReads.Load() }

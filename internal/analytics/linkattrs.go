@@ -12,12 +12,60 @@ func (e *SQLEngine) linkAttributes(ctx context.Context, s *scope) ([]Group, erro
 	if s.q.GroupBy == TopPartnerTags {
 		return []Group{}, nil // partner tags are not modelled: no link has any
 	}
+	per, done, err := e.rankAll(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	var entities map[string]Group
+	if done {
+		entities, err = e.rankedEntities(ctx, s, per)
+	} else {
+		per, entities, err = e.foldLinkAttributes(ctx, s)
+	}
+	if err != nil {
+		return nil, err
+	}
+	keys, cs := combine(s.q.Event, per, true)
+	rows := make([]Group, 0, len(keys))
+	for _, key := range keys {
+		g, ok := entities[key]
+		if !ok {
+			continue // the folder, tag, partner or group is gone
+		}
+		g.Key, g.Counters = key, *cs[key]
+		rows = append(rows, g)
+	}
+	return rows, nil
+}
+
+// rankedEntities loads the entities of the keys the database ranked.
+func (e *SQLEngine) rankedEntities(ctx context.Context, s *scope, per map[kind]ranked) (map[string]Group, error) {
+	entities := map[string]Group{}
+	seen := map[string]bool{}
+	var keys []string
+	for _, r := range per {
+		for _, k := range r.keys {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return entities, nil
+	}
+	return entities, e.loadEntities(ctx, s, keys, entities)
+}
+
+// foldLinkAttributes sums per link and folds the links into their current
+// attributes in Go (link filters or event filters: the general path).
+func (e *SQLEngine) foldLinkAttributes(ctx context.Context, s *scope) (map[kind]ranked, map[string]Group, error) {
 	perLink := map[kind]map[string]counts{}
 	var ids []string
 	seen := map[string]bool{}
 	ms, err := e.measureAll(ctx, s, keySpec{kind: keyLink})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, k := range kindsOf(s.q.Event) {
 		m := ms[i]
@@ -31,7 +79,7 @@ func (e *SQLEngine) linkAttributes(ctx context.Context, s *scope) ([]Group, erro
 	}
 	attrs, entities, err := e.linkAttrKeys(ctx, s, ids)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	per := map[kind]ranked{}
 	for k, m := range perLink {
@@ -46,17 +94,7 @@ func (e *SQLEngine) linkAttributes(ctx context.Context, s *scope) ([]Group, erro
 		}
 		per[k] = rank(k, folded)
 	}
-	keys, cs := combine(s.q.Event, per, true)
-	rows := make([]Group, 0, len(keys))
-	for _, key := range keys {
-		g, ok := entities[key]
-		if !ok {
-			continue // the folder, tag, partner or group is gone
-		}
-		g.Key, g.Counters = key, *cs[key]
-		rows = append(rows, g)
-	}
-	return rows, nil
+	return per, entities, nil
 }
 
 // linkAttrKeys maps each existing link among ids to its attribute keys for

@@ -66,6 +66,10 @@ func (l *BulkLoader) Close() error {
 }
 
 // tx runs fn in one transaction; on PostgreSQL on the loader's connection.
+// bulkStatementTimeout bounds each statement of a bulk transaction on
+// PostgreSQL.
+const bulkStatementTimeout = "5min"
+
 func (l *BulkLoader) tx(ctx context.Context, fn func(tx *models.DB) error) error {
 	if l.conn == nil {
 		return l.db.Tx(ctx, func(tx *models.DB) error {
@@ -80,6 +84,12 @@ func (l *BulkLoader) tx(ctx context.Context, fn func(tx *models.DB) error) error
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer sqlTx.Rollback() //nolint:errcheck // a no-op after Commit
+	// A bulk transaction's statements (a COPY of a day's aggregates of
+	// 50,000 links) outlast RELINK_DB_TIMEOUT on a busy machine: give them
+	// the bound of an admin command instead.
+	if _, err := sqlTx.ExecContext(ctx, "SET LOCAL statement_timeout = '"+bulkStatementTimeout+"'"); err != nil {
+		return fmt.Errorf("lift statement timeout: %w", err)
+	}
 	g := l.db.DB.Session(&gorm.Session{NewDB: true, Context: ctx})
 	g.Statement.ConnPool = sqlTx
 	if err := fn(&models.DB{DB: g, Dialect: l.db.Dialect}); err != nil {

@@ -317,6 +317,9 @@ type LinkForm struct {
 	Archived                          bool
 	Errors                            FieldErrors
 	Domains, Folders, Tags            []Option
+	// ReadFolders are every folder the user may see (the list's filter);
+	// Folders only those they may put links in.
+	ReadFolders []Option
 }
 
 // LinkDetail is one link's page: short link, QR, edit form, analytics.
@@ -328,6 +331,10 @@ type LinkDetail struct {
 	Form      LinkForm
 	Saved     bool
 	Analytics AnalyticsView
+	// ReadOnly: the link is in a folder the viewer may read but not change
+	// (parity.md §13): no edit form, archive or delete.
+	ReadOnly   bool
+	FolderName string
 }
 
 // LibraryView is a simple resource page (domains, tags, folders): a create
@@ -346,6 +353,8 @@ type LibraryView struct {
 type LibraryRow struct {
 	ID, Name, Detail, Badge, Created string
 	Deletable                        bool
+	// Href makes the name a link (a folder's sharing page).
+	Href string
 	// LogoForm shows the row's logo controls (domains); Logo is the current
 	// logo's URL ("" none).
 	LogoForm bool
@@ -445,4 +454,42 @@ type ImportRowView struct {
 	Row          int
 	Link, Reason string
 	Failed       bool
+}
+
+// FolderAccessLevels are a folder's workspace-wide access levels, as the
+// console words them (upstream's FOLDER_WORKSPACE_ACCESS).
+var FolderAccessLevels = []Option{{Value: "write", Label: "Can edit"}, {Value: "read", Label: "Can view"}, {Value: "", Label: "No access"}}
+
+// FolderRoleOptions are the roles a member can be given in a folder; ""
+// removes the member's access.
+var FolderRoleOptions = []Option{{Value: "owner", Label: "Owner"}, {Value: "editor", Label: "Editor"}, {Value: "viewer", Label: "Viewer"}, {Value: "none", Label: "No access"}}
+
+// FolderPage is a folder's sharing settings: who in the workspace may see
+// and change its links (parity.md §13).
+type FolderPage struct {
+	CSRF, ID, Name, Description string
+	AccessLevel                 string // write | read | "" (no default access)
+	YourRole                    string // the viewer's effective role, worded
+	CanShare                    bool   // may change the access level and members' roles
+	Note                        string // why sharing cannot be changed, if so
+	Notice, Error               string
+	Members                     []FolderMemberRow
+}
+
+// FolderMemberRow is one workspace member's access to the folder.
+type FolderMemberRow struct {
+	UserID, Email, WorkspaceRole string
+	Role                         string // owner | editor | viewer | none
+	Source                       string // how the role arises ("workspace owner", "set for this member", "workspace access")
+	Editable                     bool
+}
+
+// RoleLabel words a folder role for people.
+func RoleLabel(r string) string {
+	for _, o := range FolderRoleOptions {
+		if o.Value == r {
+			return o.Label
+		}
+	}
+	return "No access"
 }
