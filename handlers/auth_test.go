@@ -201,3 +201,39 @@ func TestPlanGate(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyLastUsedRecorded: an authenticated API request notes its key's
+// use without writing it on the request path; the "api key use" job's
+// flush writes it, and a revoked or unknown key records nothing.
+func TestKeyLastUsedRecorded(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		ws, token := seed(t, db, "acme", models.PlanPro)
+		s := newServer(t, db, env{})
+		used := func() *time.Time {
+			ks, err := db.ListAPIKeys(ctx, ws.ID)
+			if err != nil || len(ks) != 1 {
+				t.Fatalf("keys %v %v", ks, err)
+			}
+			return ks[0].LastUsedAt
+		}
+		if r := s.do(t, req{Host: apiHost, Path: "/links", Key: token}); r.Status != 200 {
+			t.Fatalf("GET /links: %d %s", r.Status, r.Body)
+		}
+		if got := used(); got != nil {
+			t.Fatalf("the request wrote last_used_at itself (%v): it must not wait on the database", got)
+		}
+		before := time.Now().Add(-time.Second)
+		if err := s.Services().KeyUse.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got := used()
+		if got == nil || got.Before(before) {
+			t.Fatalf("last used = %v after the flush, want about now", got)
+		}
+		s.do(t, req{Host: apiHost, Path: "/links", Key: "dub_notakey"})
+		if n := s.Services().KeyUse.Pending(); n != 0 {
+			t.Fatalf("an invalid key noted %d uses", n)
+		}
+	})
+}

@@ -147,8 +147,13 @@ func (s *Server) key(perm string) fiber.Handler {
 		if k.ExpiresAt != nil && !k.ExpiresAt.After(s.svc.Now()) {
 			return apierr.New(apierr.Unauthorized, "Unauthorized: Access token expired.")
 		}
+		s.svc.KeyUse.Touch(k.ID) // in memory; the "api key use" job writes it
 		if err := s.rateLimit(c, k.HashedKey, string(ws.Plan)); err != nil {
 			return err
+		}
+		if k.UserID != nil && k.UserRole == nil {
+			// The key's user has left the workspace (parity.md §13.2).
+			return apierr.New(apierr.NotFound, "Workspace not found.")
 		}
 		request.SetPrincipal(c, &request.Principal{Workspace: ws, Key: k})
 		if perm != "" && !hasPermission(k.Scopes, perm) {

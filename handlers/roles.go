@@ -12,8 +12,8 @@ import (
 
 // roles gates a route on the workspace role of the user the API key acts
 // as (parity.md §0.1 "roles", §13.2): a key without a user (a machine key)
-// acts as an owner; a key whose user has left the workspace is refused
-// like upstream's. It must follow key() and precede plan().
+// acts as an owner (key() refuses a key whose user has left the workspace,
+// as upstream does). It must follow key() and precede plan().
 func (s *Server) roles(allowed ...models.Role) fiber.Handler {
 	names := make([]string, len(allowed))
 	for i, r := range allowed {
@@ -21,10 +21,7 @@ func (s *Server) roles(allowed ...models.Role) fiber.Handler {
 	}
 	msg := "You don't have the required role to access this endpoint. Required role(s): " + strings.Join(names, ", ") + "."
 	return func(c *fiber.Ctx) error {
-		role, err := keyRole(c, s.svc.DB)
-		if err != nil {
-			return err
-		}
+		role := keyRole(c)
 		for _, r := range allowed {
 			if role == r {
 				return c.Next()
@@ -34,15 +31,17 @@ func (s *Server) roles(allowed ...models.Role) fiber.Handler {
 	}
 }
 
-// keyRole is the workspace role of the request's key's user.
-func keyRole(c *fiber.Ctx, db *models.DB) (models.Role, error) {
+// writers is upstream's requiredRoles: ["owner", "member"], the gate of
+// every program, customer and conversion change (parity.md §0.1).
+func (s *Server) writers() fiber.Handler { return s.roles(models.RoleOwner, models.RoleMember) }
+
+// keyRole is the workspace role of the request's key's user: a key without a
+// user (a machine key) acts as an owner; key() has refused keys whose user
+// left the workspace.
+func keyRole(c *fiber.Ctx) models.Role {
 	p := request.PrincipalOf(c)
-	if p == nil || p.Key == nil || p.Key.UserID == nil {
-		return models.RoleOwner, nil
+	if p == nil || p.Key == nil || p.Key.UserRole == nil {
+		return models.RoleOwner
 	}
-	role, err := db.MemberRole(c.UserContext(), p.Workspace.ID, *p.Key.UserID)
-	if apierr.Is(err, apierr.NotFound) {
-		return "", apierr.New(apierr.NotFound, "Workspace not found.")
-	}
-	return role, err
+	return *p.Key.UserRole
 }

@@ -22,6 +22,10 @@ type APIKey struct {
 	RevokedAt   *time.Time
 	LastUsedAt  *time.Time
 	CreatedAt   time.Time
+	// UserRole is the key's user's current workspace role, filled by
+	// APIKeyByToken; nil when the key has no user or the user has left the
+	// workspace (parity.md §13.2).
+	UserRole *Role `gorm:"-"`
 }
 
 // APIKeyPrefix starts every workspace key.
@@ -58,11 +62,22 @@ func (db *DB) CreateAPIKey(ctx context.Context, workspaceID, name string, userID
 // APIKeyByToken finds an unrevoked key by its plaintext token, with its
 // workspace. A missing key is a not-found error.
 func (db *DB) APIKeyByToken(ctx context.Context, token string) (*APIKey, *Workspace, error) {
-	var k APIKey
-	err := db.WithContext(ctx).Where("hashed_key = ? AND revoked_at IS NULL", HashAPIKey(token)).Take(&k).Error
-	if err != nil {
-		return nil, nil, dbErr(err, "get api key", "Unauthorized: Invalid API key.", "")
+	var row struct {
+		APIKey
+		MemberRole *Role
 	}
+	res := db.WithContext(ctx).Table("api_keys").
+		Select("api_keys.*, workspace_users.role AS member_role").
+		Joins("LEFT JOIN workspace_users ON workspace_users.workspace_id = api_keys.workspace_id AND workspace_users.user_id = api_keys.user_id").
+		Where("api_keys.hashed_key = ? AND api_keys.revoked_at IS NULL", HashAPIKey(token)).Limit(1).Scan(&row)
+	if res.Error == nil && res.RowsAffected == 0 {
+		res.Error = errNotFound
+	}
+	if res.Error != nil {
+		return nil, nil, dbErr(res.Error, "get api key", "Unauthorized: Invalid API key.", "")
+	}
+	k := row.APIKey
+	k.UserRole = row.MemberRole
 	w, err := db.WorkspaceByID(ctx, k.WorkspaceID)
 	if err != nil {
 		return nil, nil, err
@@ -88,4 +103,12 @@ func (db *DB) RevokeAPIKey(ctx context.Context, workspaceID, id string) error {
 		return dbErr(errNotFound, "revoke api key", "API key not found.", "")
 	}
 	return nil
+}
+
+// TouchAPIKey records that the key was used at at (never moving the time
+// back).
+func (db *DB) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
+	err := db.WithContext(ctx).Model(&APIKey{}).Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", id, at.UTC()).
+		Update("last_used_at", at.UTC()).Error
+	return dbErr(err, "record api key use", "", "")
 }

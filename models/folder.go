@@ -60,11 +60,17 @@ func (db *DB) FoldersByIDs(ctx context.Context, workspaceID string, ids []string
 type FolderFilter struct {
 	Search        string
 	Offset, Limit int
+	// VisibleTo, when set, keeps the folders that user (a non-owner member)
+	// can see (links.md §8.2, parity.md §13.3).
+	VisibleTo string
 }
 
 // ListFolders returns one page of a workspace's folders, oldest first.
 func (db *DB) ListFolders(ctx context.Context, workspaceID string, f FolderFilter) ([]Folder, error) {
 	q := db.WithContext(ctx).Where("workspace_id = ?", workspaceID)
+	if f.VisibleTo != "" {
+		q = q.Where(folderVisibleSQL, f.VisibleTo, f.VisibleTo)
+	}
 	if f.Search != "" {
 		q = q.Where(`lower(name) LIKE ? ESCAPE '\'`, "%"+likeEscape(strings.ToLower(f.Search))+"%")
 	}
@@ -84,7 +90,8 @@ func folderExists(name string) string {
 	return fmt.Sprintf("A folder with the name %s already exists.", name)
 }
 
-// InsertFolder stores a new folder; a taken name is a 409.
+// InsertFolder stores a new folder, its creator (if any) as its owner; a
+// taken name is a 409.
 func (db *DB) InsertFolder(ctx context.Context, f *Folder) error {
 	if f.ID == "" {
 		f.ID = ids.New(ids.Folder)
@@ -93,7 +100,15 @@ func (db *DB) InsertFolder(ctx context.Context, f *Folder) error {
 		if err := tx.folderNameFree(ctx, f); err != nil {
 			return err
 		}
-		return dbErr(tx.WithContext(ctx).Create(f).Error, "create folder", "", folderExists(f.Name))
+		if err := tx.WithContext(ctx).Create(f).Error; err != nil {
+			return dbErr(err, "create folder", "", folderExists(f.Name))
+		}
+		if f.UserID == nil {
+			return nil
+		}
+		// The creator is the folder's owner (parity.md §13.1).
+		owner := string(FolderOwner)
+		return tx.SetFolderUserRole(ctx, f.ID, *f.UserID, &owner, f.CreatedAt)
 	})
 }
 

@@ -219,12 +219,15 @@ func (db *DB) LoadTags(ctx context.Context, links []*Link) error {
 
 // LinkFilter selects a workspace's links (links.md §5.2).
 type LinkFilter struct {
-	Domain       string   // exact (lower-case) domain
-	TagIDs       []string // any of
-	TagNames     []string // any of, case-insensitive; used when TagIDs is empty
-	FolderID     *string  // nil: see AllFolders; "" means no folder
-	AllFolders   bool     // with FolderID nil: links in any folder; else only links in no folder
-	Search       string   // substring of shortLink or url, case-insensitive
+	Domain     string   // exact (lower-case) domain
+	TagIDs     []string // any of
+	TagNames   []string // any of, case-insensitive; used when TagIDs is empty
+	FolderID   *string  // nil: see AllFolders; "" means no folder
+	AllFolders bool     // with FolderID nil: links in any folder; else only links in no folder
+	// VisibleTo, with AllFolders, narrows "any folder" to no folder plus the
+	// folders that user (a non-owner member) can see (parity.md §13.3).
+	VisibleTo    string
+	Search       string // substring of shortLink or url, case-insensitive
 	UserID       string
 	TenantID     string
 	ShowArchived bool
@@ -278,6 +281,8 @@ func (db *DB) filterLinks(ctx context.Context, workspaceID string, f LinkFilter,
 		q = q.Where("links.folder_id = ?", *f.FolderID)
 	case !f.AllFolders:
 		q = q.Where("links.folder_id IS NULL")
+	case f.VisibleTo != "":
+		q = q.Where("(links.folder_id IS NULL OR links.folder_id IN ("+visibleFolderIDsSQL+"))", workspaceID, f.VisibleTo, f.VisibleTo)
 	}
 	if f.Search != "" {
 		pat := "%" + likeEscape(strings.ToLower(f.Search)) + "%"

@@ -15,3 +15,11 @@ func (db *DB) LinkTotals(ctx context.Context, workspaceID string) (LinkTotals, e
 		Where("workspace_id = ?", workspaceID).Scan(&t).Error
 	return t, dbErr(err, "sum link counters", "", "")
 }
+
+// CountKeyedLinks counts a workspace's links other than its domains' root
+// links (a domain comes with one): the links someone made.
+func (db *DB) CountKeyedLinks(ctx context.Context, workspaceID string) (int64, error) {
+	var n int64
+	err := db.WithContext(ctx).Model(&Link{}).Where("workspace_id = ? AND key <> ?", workspaceID, RootKey).Count(&n).Error
+	return n, dbErr(err, "count links", "", "")
+}

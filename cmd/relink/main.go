@@ -31,14 +31,16 @@ Usage:
   relink program show|set|group set|reward set|reward clear|commissions … --workspace W
                                     configure a workspace's partner program and rewards
                                     (run "relink program" for the details)
-  relink demo --workspace SLUG [--links N --clicks N --leads N --sales N --days N]
-                                    fill a workspace with realistic demo links and events
+  relink demo --workspace SLUG [--links N --clicks N --leads N --sales N --days N --partners N]
+                                    fill a workspace with realistic demo links, events and a
+                                    partner program with commissions
   relink import csv FILE|SOURCE --workspace SLUG [--map …|--token T --base-url URL]
                                     import links from a CSV or another shortener's API
                                     (run "relink import --help" for the sources)
   relink geoip status               which IP-location database locates clicks, and how old it is
   relink version                    print the version
 
+Run "relink <command> --help" for a command's help.
 Configuration comes from RELINK_* environment variables (see README.md).
 `
 
@@ -71,11 +73,12 @@ func run(ctx context.Context, args []string, getenv config.Getenv, stdout, stder
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	cfg, err := config.Load(getenv)
-	if args[0] == "import" && (len(args) == 1 || args[1] == "-h" || args[1] == "--help" || args[1] == "help") {
-		fmt.Fprint(stdout, importHelp())
+	// `relink <command> --help`: the command's help, before anything runs.
+	if h, ok := commandHelp(args[0]); ok && (wantsHelp(args[1:]) || (args[0] == "import" && len(args) == 1)) {
+		fmt.Fprint(stdout, h)
 		return nil
 	}
+	cfg, err := config.Load(getenv)
 	if args[0] != "version" && args[0] != "help" && args[0] != "-h" && args[0] != "--help" && err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}

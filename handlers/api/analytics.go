@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/url"
 
 	"github.com/gofiber/fiber/v2"
@@ -9,6 +10,7 @@ import (
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/analytics/dubjson"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/models"
 )
 
 // queryValues reads the raw query string (a repeated key's last value wins
@@ -26,6 +28,7 @@ func (h *Handlers) GetAnalytics(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	q.FolderAccess = h.folderReader(c)
 	res, err := h.Analytics.Analytics(c.UserContext(), ws, q)
 	if err != nil {
 		return err
@@ -40,6 +43,7 @@ func (h *Handlers) ListEvents(c *fiber.Ctx) error {
 		return err
 	}
 	ws := request.Workspace(c)
+	q.FolderAccess = h.folderReader(c)
 	res, err := h.Analytics.Events(c.UserContext(), ws, q)
 	if err != nil {
 		return err
@@ -91,6 +95,7 @@ func (h *Handlers) GetAnalyticsLegacy(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	q.FolderAccess = h.folderReader(c)
 	res, err := h.Analytics.Analytics(c.UserContext(), ws, q)
 	if err != nil {
 		return err
@@ -105,4 +110,14 @@ func (h *Handlers) GetAnalyticsLegacy(c *fiber.Ctx) error {
 		return c.JSON(cnt.Clicks)
 	}
 	return c.JSON(dubjson.Analytics(res))
+}
+
+// folderReader is the analytics folder check for the request's key user:
+// folders.read on the checked folder (parity.md §13.3).
+func (h *Handlers) folderReader(c *fiber.Ctx) func(context.Context, string) error {
+	a := actor(c)
+	return func(ctx context.Context, id string) error {
+		_, err := h.Links.FolderAccess(ctx, a, id, models.PermFolderRead)
+		return err
+	}
 }

@@ -14,6 +14,9 @@ func actor(c *fiber.Ctx) links.Actor {
 	a := links.Actor{Workspace: p.Workspace}
 	if p.Key != nil {
 		a.UserID = p.Key.UserID
+		if p.Key.UserRole != nil {
+			a.Role = *p.Key.UserRole
+		}
 	}
 	return a
 }
@@ -59,7 +62,7 @@ func (h *Handlers) UpsertLink(c *fiber.Ctx) error {
 
 // GetLink answers GET /links/{linkId} (links.md §5.5).
 func (h *Handlers) GetLink(c *fiber.Ctx) error {
-	l, err := h.Links.Get(c.UserContext(), request.Workspace(c), Param(c, "linkId"))
+	l, err := h.Links.Get(c.UserContext(), actor(c), Param(c, "linkId"))
 	if err != nil {
 		return err
 	}
@@ -69,7 +72,7 @@ func (h *Handlers) GetLink(c *fiber.Ctx) error {
 // LinkInfo answers GET /links/info (links.md §5.4).
 func (h *Handlers) LinkInfo(c *fiber.Ctx) error {
 	q := links.InfoQuery{Domain: Query(c, "domain"), Key: Query(c, "key"), LinkID: Query(c, "linkId"), ExternalID: Query(c, "externalId")}
-	l, err := h.Links.Info(c.UserContext(), request.Workspace(c), q)
+	l, err := h.Links.Info(c.UserContext(), actor(c), q)
 	if err != nil {
 		return err
 	}
@@ -78,7 +81,7 @@ func (h *Handlers) LinkInfo(c *fiber.Ctx) error {
 
 // DeleteLink answers DELETE /links/{linkId} with {"id"} (links.md §5.8).
 func (h *Handlers) DeleteLink(c *fiber.Ctx) error {
-	id, err := h.Links.Delete(c.UserContext(), request.Workspace(c), Param(c, "linkId"))
+	id, err := h.Links.Delete(c.UserContext(), actor(c), Param(c, "linkId"))
 	if err != nil {
 		return err
 	}
@@ -120,7 +123,7 @@ func (h *Handlers) ListLinks(c *fiber.Ctx) error {
 	q.Sort, q.SortSet = models.LinkSort(p.SortBy), Query(c, "sortBy") != ""
 	q.Page, q.PageSet, q.PageSize = p.Page, Query(c, "page") != "", p.PageSize
 	q.StartingAfter, q.EndingBefore = Query(c, "startingAfter"), Query(c, "endingBefore")
-	ls, err := h.Links.List(c.UserContext(), request.Workspace(c), q)
+	ls, err := h.Links.List(c.UserContext(), actor(c), q)
 	if err != nil {
 		return err
 	}
@@ -135,7 +138,7 @@ func (h *Handlers) CountLinks(c *fiber.Ctx) error {
 		return err
 	}
 	g := models.LinkGroupBy(Query(c, "groupBy"))
-	ws := request.Workspace(c)
+	ws := actor(c)
 	switch g {
 	case "":
 		n, err := h.Links.Count(c.UserContext(), ws, q)
@@ -186,7 +189,7 @@ func (h *Handlers) BulkUpdateLinks(c *fiber.Ctx) error {
 
 // BulkDeleteLinks answers DELETE /links/bulk with {"deletedCount"}.
 func (h *Handlers) BulkDeleteLinks(c *fiber.Ctx) error {
-	n, err := h.Links.BulkDelete(c.UserContext(), request.Workspace(c), QueryList(c, "linkIds"))
+	n, err := h.Links.BulkDelete(c.UserContext(), actor(c), QueryList(c, "linkIds"))
 	if err != nil {
 		return err
 	}

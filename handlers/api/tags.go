@@ -69,7 +69,7 @@ func (h *Handlers) ListFolders(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	fs, err := h.DB.ListFolders(c.UserContext(), request.Workspace(c).ID, models.FolderFilter{
+	fs, err := h.Links.ListFolders(c.UserContext(), actor(c), models.FolderFilter{
 		Search: Query(c, "search"), Offset: p.Offset(), Limit: p.PageSize,
 	})
 	if err != nil {
@@ -82,9 +82,9 @@ func (h *Handlers) ListFolders(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-// GetFolder answers GET /folders/{id}.
+// GetFolder answers GET /folders/{id} (folders.read there).
 func (h *Handlers) GetFolder(c *fiber.Ctx) error {
-	f, err := h.DB.FolderByID(c.UserContext(), request.Workspace(c).ID, Param(c, "id"))
+	f, err := h.Links.GetFolder(c.UserContext(), actor(c), Param(c, "id"))
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (h *Handlers) UpdateFolder(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f, err := h.Links.UpdateFolder(c.UserContext(), request.Workspace(c), Param(c, "id"), in)
+	f, err := h.Links.UpdateFolder(c.UserContext(), actor(c), Param(c, "id"), in)
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func (h *Handlers) UpdateFolder(c *fiber.Ctx) error {
 // DeleteFolder answers DELETE /folders/{id} with {"id"}.
 func (h *Handlers) DeleteFolder(c *fiber.Ctx) error {
 	id := Param(c, "id")
-	if err := h.Links.DeleteFolder(c.UserContext(), request.Workspace(c), id); err != nil {
+	if err := h.Links.DeleteFolder(c.UserContext(), actor(c), id); err != nil {
 		return err
 	}
 	return c.JSON(fiber.Map{"id": id})

@@ -10,8 +10,10 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
 )
@@ -20,11 +22,50 @@ import (
 // (interval, start, end, timezone, country, device, browser, referer,
 // linkId, domain, tagId, …), answered by the same engine.
 func (h *Handlers) Analytics(c *fiber.Ctx) error {
+	if to, ok := withoutEmptyParams(c); ok {
+		return c.Redirect(to, fiber.StatusFound)
+	}
 	v, err := h.analyticsView(c, "/console/analytics", queryValues(c), "", true)
 	if err != nil {
 		return err
 	}
 	return h.page(c, fiber.StatusOK, "Analytics", "analytics", vc.AnalyticsPanel(v))
+}
+
+// withoutEmptyParams is the request's URL without its empty query
+// parameters, and whether it had any: a form submitted without the
+// console's script (which drops them) sends every empty field, and the
+// address bar should not keep "?country=&device=". htmx requests are
+// answered as they are (the script cleans their parameters).
+func withoutEmptyParams(c *fiber.Ctx) (string, bool) {
+	if render.IsHTMX(c) {
+		return "", false
+	}
+	vals := queryValues(c)
+	found := false
+	for k, vs := range vals {
+		keep := vs[:0]
+		for _, v := range vs {
+			if v != "" {
+				keep = append(keep, v)
+			}
+		}
+		if len(keep) != len(vs) {
+			found = true
+		}
+		if len(keep) == 0 {
+			delete(vals, k)
+		} else {
+			vals[k] = keep
+		}
+	}
+	if !found {
+		return "", false
+	}
+	if e := vals.Encode(); e != "" {
+		return c.Path() + "?" + e, true
+	}
+	return c.Path(), true
 }
 
 func queryValues(c *fiber.Ctx) url.Values {
@@ -37,20 +78,27 @@ var filterParams = []struct{ key, label string }{
 	{"linkId", "Link"}, {"domain", "Domain"}, {"tagId", "Tag"}, {"folderId", "Folder"},
 	{"country", "Country"}, {"city", "City"}, {"continent", "Continent"}, {"device", "Device"},
 	{"browser", "Browser"}, {"os", "OS"}, {"referer", "Referrer"}, {"trigger", "Trigger"},
+	{"utm_source", "UTM source"}, {"utm_medium", "UTM medium"}, {"utm_campaign", "UTM campaign"},
 }
 
-// dashboardBars are the top lists: groupBy, title, the row field with the
-// value, and the query parameter a bar filters by.
+// dashboardBars are the top lists: groupBy, title, the query parameter a
+// bar filters by, and the label of the events without a value ("" shows
+// none: every event has a link).
 var dashboardBars = []struct {
-	group          analytics.GroupBy
-	title, testID  string
-	field, filterK string
+	group                    analytics.GroupBy
+	title, testID            string
+	filterK, unknown, filter string // filter: the filter select's label ("" none)
 }{
-	{analytics.Countries, "Top countries", "bars-countries", "country", "country"},
-	{analytics.Devices, "Devices", "bars-devices", "device", "device"},
-	{analytics.Browsers, "Browsers", "bars-browsers", "browser", "browser"},
-	{analytics.Referers, "Referrers", "bars-referers", "referer", "referer"},
-	{analytics.TopLinks, "Top links", "bars-links", "shortLink", "linkId"},
+	{analytics.Countries, "Countries", "bars-countries", "country", "Unknown", "Country"},
+	{analytics.Cities, "Cities", "bars-cities", "city", "Unknown", "City"},
+	{analytics.Referers, "Referrers", "bars-referers", "referer", "Unknown", "Referrer"},
+	{analytics.Devices, "Devices", "bars-devices", "device", "Unknown", "Device"},
+	{analytics.Browsers, "Browsers", "bars-browsers", "browser", "Unknown", "Browser"},
+	{analytics.OS, "Operating systems", "bars-os", "os", "Unknown", "OS"},
+	{analytics.UTMSources, "UTM sources", "bars-utm-sources", "utm_source", "No UTM source", "UTM source"},
+	{analytics.UTMMediums, "UTM mediums", "bars-utm-mediums", "utm_medium", "No UTM medium", "UTM medium"},
+	{analytics.UTMCampaigns, "UTM campaigns", "bars-utm-campaigns", "utm_campaign", "No UTM campaign", "UTM campaign"},
+	{analytics.TopLinks, "Top links", "bars-links", "linkId", "", ""},
 }
 
 // analyticsView builds the dashboard: the controls from the query string,
@@ -61,6 +109,7 @@ var dashboardBars = []struct {
 func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, linkID string, showFilters bool) (vc.AnalyticsView, error) {
 	ws := viewer(c).Workspace
 	d := newDashboard(base, vals, linkID, showFilters)
+	d.folderAccess = h.folderReader(c)
 	v := d.controls()
 	if showFilters {
 		v.ExportAnalytics, v.ExportEvents = analyticsExportForms(ws, d)
@@ -84,7 +133,86 @@ func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, lin
 		return v, err
 	}
 	d.fill(&v, data)
+	if showFilters {
+		if err := h.valueFilters(c.UserContext(), ws, d, data, &v); err != nil {
+			return v, err
+		}
+	}
 	return v, nil
+}
+
+// valueFilters are the filter selects of the event dimensions, offering
+// the values present in the window: the dimension's own top list, or, when
+// the dimension is already filtered (its list is then that one value), the
+// list asked again without that filter.
+func (h *Handlers) valueFilters(ctx context.Context, ws *models.Workspace, d *dashboard, data *dashboardData, v *vc.AnalyticsView) error {
+	for i, b := range dashboardBars {
+		if b.filter == "" {
+			continue
+		}
+		rows := data.bars[i]
+		cur := d.vals.Get(b.filterK)
+		if cur != "" {
+			nd := *d
+			nd.vals = url.Values{}
+			for k, vs := range d.vals {
+				if k != b.filterK {
+					nd.vals[k] = vs
+				}
+			}
+			q, err := nd.parse(b.group, d.event, analytics.EndpointAnalytics, h.now())
+			if err != nil {
+				return err
+			}
+			res, err := h.stats.Analytics(ctx, ws, q)
+			if err != nil {
+				return err
+			}
+			rows = res.Groups
+		}
+		v.FilterSelects = append(v.FilterSelects, valueSelect(b.filter, b.filterK, cur, b.group, rows))
+	}
+	return nil
+}
+
+// maxFilterOptions bounds a filter select.
+const maxFilterOptions = 100
+
+// valueSelect is a filter select: "Any", the values present (most events
+// first), and the current value even when absent from the window.
+func valueSelect(label, name, cur string, g analytics.GroupBy, rows []analytics.Group) vc.SelectProps {
+	sel := vc.SelectProps{Label: label, Name: name, Options: []vc.Option{{Value: "", Label: "Any " + strings.ToLower(label)}}}
+	seen := false
+	for i, r := range rows {
+		if i == maxFilterOptions {
+			break
+		}
+		val, text, icon := groupLabel(g, r)
+		if icon != "" {
+			text = icon + " " + text
+		}
+		seen = seen || val == cur
+		sel.Options = append(sel.Options, vc.Option{Value: val, Label: text, Selected: val == cur})
+	}
+	if cur != "" && !seen {
+		sel.Options = append(sel.Options, vc.Option{Value: cur, Label: cur, Selected: true})
+	}
+	return sel
+}
+
+// groupLabel is a top-list row's filter value, label and icon: countries
+// by name with their flag, cities with their country's flag, links as
+// their short link without the scheme.
+func groupLabel(g analytics.GroupBy, r analytics.Group) (val, label, icon string) {
+	switch g {
+	case analytics.Countries:
+		return r.Key, geo.CountryName(r.Key), geo.Flag(r.Key)
+	case analytics.Cities:
+		return r.City, r.City, geo.Flag(r.Country)
+	case analytics.TopLinks:
+		return r.Link.ID, strings.TrimPrefix(strings.TrimPrefix(r.Link.ShortLink(), "https://"), "http://"), ""
+	}
+	return r.Key, r.Key, ""
 }
 
 // dashboard is the dashboard's request: the query string with empty
@@ -95,6 +223,9 @@ type dashboard struct {
 	linkID      string
 	event       string // clicks | leads | sales: what the bar lists count
 	showFilters bool
+	// folderAccess is the engine's folder check for the signed-in user
+	// (folders.read, parity.md §13.3).
+	folderAccess func(ctx context.Context, folderID string) error
 }
 
 func newDashboard(base string, vals url.Values, linkID string, showFilters bool) *dashboard {
@@ -159,13 +290,14 @@ func (d *dashboard) controls() vc.AnalyticsView {
 			v.Hidden = append(v.Hidden, vc.Option{Value: k, Label: val})
 		}
 	}
-	for _, f := range []struct{ name, label, ph string }{{"country", "Country", "US"}, {"device", "Device", "Desktop"}, {"browser", "Browser", "Chrome"}, {"os", "OS", "Mac OS"}, {"referer", "Referrer", "google.com"}} {
-		v.FilterInputs = append(v.FilterInputs, vc.FilterInput{Name: f.name, Label: f.label, Value: vals.Get(f.name), Placeholder: f.ph})
-	}
 	for _, f := range filterParams {
 		if val := vals.Get(f.key); val != "" {
 			k := f.key
-			v.Filters = append(v.Filters, vc.ActiveFilter{Label: f.label, Value: val, RemoveURL: d.own(func(q url.Values) { q.Del(k) })})
+			shown := val
+			if k == "country" {
+				shown = strings.TrimSpace(geo.Flag(val) + " " + geo.CountryName(val))
+			}
+			v.Filters = append(v.Filters, vc.ActiveFilter{Label: f.label, Value: shown, RemoveURL: d.own(func(q url.Values) { q.Del(k) })})
 		}
 	}
 	return v
@@ -184,7 +316,11 @@ func (d *dashboard) parse(group analytics.GroupBy, event string, ep analytics.En
 		q.Del("groupBy")
 		q.Set("limit", "20")
 	}
-	return analytics.Parse(q, ep, now)
+	pq, err := analytics.Parse(q, ep, now)
+	if pq != nil {
+		pq.FolderAccess = d.folderAccess
+	}
+	return pq, err
 }
 
 // dashboardData is what the engine answered for the dashboard.
@@ -244,24 +380,34 @@ func (h *Handlers) queryDashboard(ctx context.Context, ws *models.Workspace, d *
 func (d *dashboard) fill(v *vc.AnalyticsView, data *dashboardData) {
 	t := data.totals
 	v.Totals = vc.Totals{Clicks: thousands(t.Clicks), Leads: thousands(t.Leads), Sales: thousands(t.Sales), SaleAmount: money(t.SaleAmount)}
-	series := []vc.Series{{Name: "Clicks", Color: 0, Total: v.Totals.Clicks}, {Name: "Leads", Color: 1, Total: v.Totals.Leads}, {Name: "Sales", Color: 2, Total: v.Totals.Sales}}
-	span := timeSpan(data.series)
-	for _, b := range data.series {
-		v.Chart.Labels = append(v.Chart.Labels, bucketLabel(b.Start, span))
-		series[0].Points = append(series[0].Points, b.Clicks)
-		series[1].Points = append(series[1].Points, b.Leads)
-		series[2].Points = append(series[2].Points, b.Sales)
-	}
-	v.Chart.Series = series
+	v.Chart, v.ConvChart = charts(data.series, v.Totals)
 	for i, b := range dashboardBars {
 		if b.group == analytics.TopLinks && d.linkID != "" {
 			continue
 		}
-		v.Bars = append(v.Bars, d.barList(i, data.bars[i]))
+		v.Bars = append(v.Bars, d.barList(i, data.bars[i], d.metric(data.totals)))
 	}
 	for i := range data.events {
 		v.EventRows = append(v.EventRows, eventRow(&data.events[i]))
 	}
+}
+
+// charts are the clicks chart and the leads-and-sales chart (its own y
+// axis: a handful of conversions would be a flat line under the clicks).
+func charts(buckets []analytics.Bucket, totals vc.Totals) (clicks, conv vc.ChartView) {
+	clicks = vc.ChartView{TestID: "chart", Title: "Clicks", Series: []vc.Series{{Name: "Clicks", Color: 0, Total: totals.Clicks}}}
+	conv = vc.ChartView{TestID: "chart-conversions", Title: "Leads and sales", Small: true,
+		Series: []vc.Series{{Name: "Leads", Color: 1, Total: totals.Leads}, {Name: "Sales", Color: 2, Total: totals.Sales}}}
+	span := timeSpan(buckets)
+	for _, b := range buckets {
+		label := bucketLabel(b.Start, span)
+		clicks.Labels = append(clicks.Labels, label)
+		conv.Labels = append(conv.Labels, label)
+		clicks.Series[0].Points = append(clicks.Series[0].Points, b.Clicks)
+		conv.Series[0].Points = append(conv.Series[0].Points, b.Leads)
+		conv.Series[1].Points = append(conv.Series[1].Points, b.Sales)
+	}
+	return clicks, conv
 }
 
 // metric is the number a bar shows for the chosen event.
@@ -275,40 +421,55 @@ func (d *dashboard) metric(c analytics.Counters) int64 {
 	return c.Clicks
 }
 
-// barList is the top list of dashboardBars[i], at most 8 rows.
-func (d *dashboard) barList(i int, rows []analytics.Group) vc.BarList {
+// barList is the top list of dashboardBars[i], at most 8 rows, and the
+// events without a value (total minus the rows, which the engine drops as
+// Dub does) as one last row under the list's unknown label.
+func (d *dashboard) barList(i int, rows []analytics.Group, total int64) vc.BarList {
 	b := dashboardBars[i]
 	list := vc.BarList{Title: b.title, TestID: b.testID}
+	var sum int64
+	for _, r := range rows {
+		sum += d.metric(r.Counters)
+	}
+	unknown := total - sum
+	if b.unknown == "" || len(rows) >= analytics.RowLimit {
+		unknown = 0 // every event has a link; or the rows were cut, so the rest is not only unknown
+	}
 	if len(rows) > 8 {
 		rows = rows[:8]
 	}
-	var top int64
+	top := max(unknown, 0)
 	for _, r := range rows {
 		top = max(top, d.metric(r.Counters))
 	}
+	pct := func(n int64) int {
+		if top <= 0 {
+			return 0
+		}
+		return int(n * 100 / top)
+	}
 	for _, r := range rows {
 		n := d.metric(r.Counters)
-		label, filterVal := r.Key, r.Key
-		if b.group == analytics.TopLinks {
-			filterVal = r.Link.ID
-			label = strings.TrimPrefix(strings.TrimPrefix(r.Link.ShortLink(), "https://"), "http://")
-		}
+		filterVal, label, icon := groupLabel(b.group, r)
 		fk := b.filterK
 		href := d.own(func(q url.Values) { q.Set(fk, filterVal) })
 		if d.linkID != "" || !d.showFilters {
 			href = "/console/analytics?" + url.Values{fk: {filterVal}, "linkId": {d.linkID}}.Encode()
 		}
-		val := thousands(n)
-		if d.event == "sales" {
-			val = money(n)
-		}
-		pct := 0
-		if top > 0 {
-			pct = int(n * 100 / top)
-		}
-		list.Rows = append(list.Rows, vc.BarRow{Label: label, Value: val, Href: href, Pct: pct})
+		list.Rows = append(list.Rows, vc.BarRow{Label: label, Icon: icon, Value: d.format(n), Href: href, Pct: pct(n)})
+	}
+	if unknown > 0 {
+		list.Rows = append(list.Rows, vc.BarRow{Label: b.unknown, Value: d.format(unknown), Pct: pct(unknown), Unknown: true})
 	}
 	return list
+}
+
+// format is a bar's number: money for sales, a count otherwise.
+func (d *dashboard) format(n int64) string {
+	if d.event == "sales" {
+		return money(n)
+	}
+	return thousands(n)
 }
 
 // eventRow is one line of the latest-events table.
@@ -316,12 +477,26 @@ func eventRow(e *analytics.EventRecord) vc.EventRow {
 	row := vc.EventRow{
 		Time: e.Timestamp.UTC().Format("Jan 2 15:04:05"), Event: strings.TrimSuffix(string(e.Kind), "s"),
 		Link:    e.Link.Domain + "/" + e.Link.Key,
-		Country: e.Click.Country, Device: e.Click.Device, Browser: e.Click.Browser, Referer: e.Click.Referer,
+		Country: countryLabel(e.Click.Country), Device: e.Click.Device, Browser: e.Click.Browser, Referer: e.Click.Referer,
 	}
 	if e.Kind == analytics.Sales {
 		row.Amount = money(e.Sale.Amount)
 	}
+	if e.Kind != analytics.Clicks {
+		row.Customer = e.Customer.Name
+		if e.Customer.Deleted || row.Customer == "" {
+			row.Customer = "Deleted customer"
+		}
+	}
 	return row
+}
+
+// countryLabel is a country code as its flag and name; unknown stays as it is.
+func countryLabel(code string) string {
+	if f := geo.Flag(code); f != "" {
+		return f + " " + geo.CountryName(code)
+	}
+	return code
 }
 
 func intervalLabel(i analytics.Interval) string {
@@ -405,4 +580,14 @@ func (h *Handlers) filterSelects(c *fiber.Ctx, vals url.Values) ([]vc.SelectProp
 		tags = append(tags, vc.Option{Value: t.ID, Label: t.Name, Selected: vals.Get("tagId") == t.ID})
 	}
 	return []vc.SelectProps{{Label: "Domain", Name: "domain", Options: domains}, {Label: "Tag", Name: "tagId", Options: tags}}, nil
+}
+
+// folderReader is the analytics folder check for the signed-in user
+// (folders.read, parity.md §13.3).
+func (h *Handlers) folderReader(c *fiber.Ctx) func(context.Context, string) error {
+	a := h.actor(c)
+	return func(ctx context.Context, id string) error {
+		_, err := h.links.FolderAccess(ctx, a, id, models.PermFolderRead)
+		return err
+	}
 }

@@ -18,7 +18,7 @@ func (h *Handlers) keysView(c *fiber.Ctx) (vc.KeysView, error) {
 	for _, k := range ks {
 		row := vc.KeyRow{ID: k.ID, Name: k.Name, Partial: k.PartialKey, Created: date(k.CreatedAt), LastUsed: "Never", Revoked: k.RevokedAt != nil}
 		if k.LastUsedAt != nil {
-			row.LastUsed = date(*k.LastUsedAt)
+			row.LastUsed = k.LastUsedAt.UTC().Format("Jan 2, 2006 15:04") + " UTC"
 		}
 		v.Keys = append(v.Keys, row)
 	}

@@ -61,7 +61,7 @@ func (h *Handlers) libraryPage(c *fiber.Ctx, status int, kind string, errs vc.Fi
 			return err
 		}
 		for _, t := range ts {
-			v.Rows = append(v.Rows, vc.LibraryRow{ID: t.ID, Name: t.Name, Badge: t.Color, Created: date(t.CreatedAt), Deletable: true})
+			v.Rows = append(v.Rows, vc.LibraryRow{ID: t.ID, Name: t.Name, Color: t.Color, Created: date(t.CreatedAt), Deletable: true})
 		}
 	case "folders":
 		v.Noun = "folder"
@@ -69,12 +69,14 @@ func (h *Handlers) libraryPage(c *fiber.Ctx, status int, kind string, errs vc.Fi
 		if err := ws.RequirePlan(models.PlanPro); err != nil {
 			v.CanCreate, v.Note = false, "Folders need the Pro plan or higher."
 		}
-		fs, err := h.db.ListFolders(ctx, ws.ID, models.FolderFilter{Limit: 500})
+		fs, rights, err := h.visibleFolders(c)
 		if err != nil {
 			return err
 		}
 		for _, f := range fs {
-			r := vc.LibraryRow{ID: f.ID, Name: f.Name, Created: date(f.CreatedAt), Deletable: v.CanCreate}
+			rt := rights[f.ID]
+			r := vc.LibraryRow{ID: f.ID, Name: f.Name, Created: date(f.CreatedAt), Deletable: v.CanCreate && rt.Write,
+				Href: "/console/folders/" + f.ID, Badge: folderBadge(f, rt)}
 			if f.Description != nil {
 				r.Detail = *f.Description
 			}
@@ -242,8 +244,21 @@ func (h *Handlers) DeleteFolder(c *fiber.Ctx) error {
 	if err := ws.RequirePlan(models.PlanPro); err != nil {
 		return err
 	}
-	if err := h.links.DeleteFolder(c.UserContext(), ws, c.Params("id")); err != nil {
+	if err := h.links.DeleteFolder(c.UserContext(), h.actor(c), c.Params("id")); err != nil {
 		return err
 	}
 	return redirect(c, "/console/folders")
+}
+
+// folderBadge says what the viewer may do in a folder, and whether the
+// workspace at large can reach it.
+func folderBadge(f models.Folder, r links.FolderAccessView) string {
+	you := "view only"
+	if r.LinkWrite {
+		you = "can edit"
+	}
+	if f.AccessLevel == nil {
+		return you + " · private"
+	}
+	return you
 }

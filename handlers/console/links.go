@@ -20,12 +20,15 @@ const linksPageSize = 20
 
 func (h *Handlers) actor(c *fiber.Ctx) links.Actor {
 	v := viewer(c)
-	return links.Actor{Workspace: v.Workspace, UserID: &v.User.ID}
+	return links.Actor{Workspace: v.Workspace, UserID: &v.User.ID, Role: v.Role}
 }
 
 // Links lists links with search, filters and pagination. An htmx request
 // from the filter form gets only the list.
 func (h *Handlers) Links(c *fiber.Ctx) error {
+	if to, ok := withoutEmptyParams(c); ok {
+		return c.Redirect(to, fiber.StatusFound)
+	}
 	v, err := h.linksView(c, c.Query("page"))
 	if err != nil {
 		return err
@@ -54,7 +57,6 @@ func linkListQuery(f vc.LinkFilters) links.ListQuery {
 }
 
 func (h *Handlers) linksView(c *fiber.Ctx, pageParam string) (vc.LinksView, error) {
-	ws := viewer(c).Workspace
 	ctx := c.UserContext()
 	f := linkFilters(c)
 	page, _ := strconv.Atoi(pageParam)
@@ -77,27 +79,33 @@ func (h *Handlers) linksView(c *fiber.Ctx, pageParam string) (vc.LinksView, erro
 	}
 	v.Form = form
 	v.Domains = append([]vc.Option{{Value: "", Label: "Any domain"}}, selectOpts(form.Domains, f.Domain)...)
-	v.Folders = append([]vc.Option{{Value: "", Label: "All folders"}, {Value: "unsorted", Label: "Unsorted", Selected: f.Folder == "unsorted"}}, selectOpts(form.Folders[1:], f.Folder)...)
+	v.Folders = append([]vc.Option{{Value: "", Label: "All folders"}, {Value: "unsorted", Label: "Unsorted", Selected: f.Folder == "unsorted"}}, selectOpts(form.ReadFolders, f.Folder)...)
 	v.Tags = append([]vc.Option{{Value: "", Label: "Any tag"}}, selectOpts(form.Tags, f.Tag)...)
 	for _, s := range []struct{ v, l string }{{"createdAt", "Newest"}, {"clicks", "Most clicks"}, {"lastClicked", "Last clicked"}, {"saleAmount", "Revenue"}} {
 		v.Sorts = append(v.Sorts, vc.Option{Value: s.v, Label: s.l, Selected: string(q.Sort) == s.v})
 	}
-	ls, err := h.links.List(ctx, ws, q)
+	ls, err := h.links.List(ctx, h.actor(c), q)
 	if err != nil {
 		return v, err
 	}
-	total, err := h.links.Count(ctx, ws, q)
+	total, err := h.links.Count(ctx, h.actor(c), q)
 	if err != nil {
 		return v, err
 	}
+	folders := optionLabels(form.Folders)
 	for _, l := range ls {
-		v.List.Rows = append(v.List.Rows, h.linkRow(l))
+		v.List.Rows = append(v.List.Rows, h.linkRow(l, folders))
 	}
 	v.List.Total = total
 	v.List.From = (page-1)*linksPageSize + 1
 	v.List.To = v.List.From + len(ls) - 1
 	pageURL := func(p int) string {
 		vals := queryValues(c)
+		for k, vs := range vals {
+			if len(vs) == 0 || vs[len(vs)-1] == "" {
+				vals.Del(k)
+			}
+		}
 		vals.Set("page", strconv.Itoa(p))
 		return "/console/links?" + vals.Encode()
 	}
@@ -118,7 +126,20 @@ func selectOpts(opts []vc.Option, selected string) []vc.Option {
 	return out
 }
 
-func (h *Handlers) linkRow(l *models.Link) vc.LinkRow {
+// optionLabels maps options' values to their labels (folder ids to names).
+func optionLabels(opts []vc.Option) map[string]string {
+	m := make(map[string]string, len(opts))
+	for _, o := range opts {
+		if o.Value != "" {
+			m[o.Value] = o.Label
+		}
+	}
+	return m
+}
+
+// linkRow is a link as the list and its page show it; folders names the
+// workspace's folders by id.
+func (h *Handlers) linkRow(l *models.Link, folders map[string]string) vc.LinkRow {
 	short := h.links.ShortLink(l)
 	r := vc.LinkRow{ID: l.ID, ShortLink: short, Display: l.Domain + "/" + l.Key, URL: l.URL, Created: date(l.CreatedAt),
 		Clicks: l.Clicks, Leads: l.Leads, Sales: l.Sales, Archived: l.Archived, ClicksText: thousands(l.Clicks) + " clicks"}
@@ -126,10 +147,13 @@ func (h *Handlers) linkRow(l *models.Link) vc.LinkRow {
 		r.ClicksText = "1 click"
 	}
 	if l.IsRoot() {
-		r.Display = l.Domain
+		r.Display, r.Root = l.Domain, true
+	}
+	if l.FolderID != nil {
+		r.Folder = folders[*l.FolderID]
 	}
 	for _, t := range l.Tags {
-		r.Tags = append(r.Tags, t.Name)
+		r.Tags = append(r.Tags, vc.TagChip{Name: t.Name, Color: t.Color})
 	}
 	return r
 }
@@ -148,14 +172,24 @@ func (h *Handlers) linkForm(c *fiber.Ctx, l *models.Link) (vc.LinkForm, error) {
 	}
 	for _, d := range ds {
 		f.Domains = append(f.Domains, vc.Option{Value: d.Slug, Label: d.Slug})
+		if d.Primary && l == nil { // a new link starts on the primary domain, as the API's default
+			f.Domain = d.Slug
+		}
 	}
+	// Links go only into folders where the user may write them.
 	f.Folders = []vc.Option{{Value: "", Label: "No folder"}}
-	fs, err := h.db.ListFolders(ctx, ws.ID, models.FolderFilter{Limit: 500})
+	fs, rights, err := h.visibleFolders(c)
 	if err != nil {
 		return f, err
 	}
 	for _, fo := range fs {
-		f.Folders = append(f.Folders, vc.Option{Value: fo.ID, Label: fo.Name})
+		if rights[fo.ID].LinkWrite || (l != nil && l.FolderID != nil && *l.FolderID == fo.ID) {
+			f.Folders = append(f.Folders, vc.Option{Value: fo.ID, Label: fo.Name})
+		}
+	}
+	f.ReadFolders = []vc.Option{}
+	for _, fo := range fs {
+		f.ReadFolders = append(f.ReadFolders, vc.Option{Value: fo.ID, Label: fo.Name})
 	}
 	ts, err := h.db.ListTags(ctx, ws.ID, models.TagFilter{Limit: 500})
 	if err != nil {
@@ -284,7 +318,10 @@ func foreign(err error) error {
 
 // Link is one link's page: short link, copy, QR, analytics, edit form.
 func (h *Handlers) Link(c *fiber.Ctx) error {
-	l, err := h.links.Get(c.UserContext(), viewer(c).Workspace, c.Params("id"))
+	if to, ok := withoutEmptyParams(c); ok {
+		return c.Redirect(to, fiber.StatusFound)
+	}
+	l, err := h.links.Get(c.UserContext(), h.actor(c), c.Params("id"))
 	if err != nil {
 		return foreign(err)
 	}
@@ -297,22 +334,51 @@ func (h *Handlers) Link(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) linkDetail(c *fiber.Ctx, l *models.Link) (vc.LinkDetail, error) {
-	v := vc.LinkDetail{CSRF: session(c).CSRF, Link: h.linkRow(l)}
-	v.QRURL = "/api/qr?" + url.Values{"url": {v.Link.ShortLink}, "size": {"600"}, "margin": {"2"}}.Encode()
-	v.QRName = "qr-" + strings.ReplaceAll(l.Domain+"-"+l.Key, "/", "-") + ".png"
+	v := vc.LinkDetail{CSRF: session(c).CSRF}
 	f, err := h.linkForm(c, l)
 	if err != nil {
 		return v, err
 	}
 	v.Form = f
+	v.Link = h.linkRow(l, optionLabels(f.Folders))
+	v.QRURL = "/api/qr?" + url.Values{"url": {v.Link.ShortLink}, "size": {"600"}, "margin": {"2"}}.Encode()
+	v.QRName = qrFileName(l)
+	if l.FolderID != nil {
+		fo, err := h.links.FolderAccess(c.UserContext(), h.actor(c), *l.FolderID, models.PermFolderRead)
+		if err != nil {
+			return v, err
+		}
+		rights, err := h.links.FolderRights(c.UserContext(), h.actor(c), []models.Folder{*fo})
+		if err != nil {
+			return v, err
+		}
+		v.ReadOnly, v.FolderName = !rights[fo.ID].LinkWrite, fo.Name
+	}
 	v.Analytics, err = h.analyticsView(c, "/console/links/"+l.ID, queryValues(c), l.ID, false)
 	return v, err
+}
+
+// qrFileName is the QR download's file name: qr-<domain>-<key>.png with
+// every character other than letters, digits, '.', '_' and '-' made '-'
+// (a port's ':' and a key's '/' are not allowed in file names everywhere).
+func qrFileName(l *models.Link) string {
+	name := l.Domain
+	if !l.IsRoot() {
+		name += "-" + l.Key
+	}
+	b := []byte(name)
+	for i, ch := range b {
+		ok := ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '.' || ch == '_' || ch == '-'
+		if !ok {
+			b[i] = '-'
+		}
+	}
+	return "qr-" + string(b) + ".png"
 }
 
 // UpdateLink edits a link through the link service.
 func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	ws := viewer(c).Workspace
 	in, typed, err := formInput(c, links.SchemaUpdate)
 	if err == nil {
 		_, err = h.links.Update(ctx, h.actor(c), c.Params("id"), in)
@@ -326,7 +392,7 @@ func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 		if !ok {
 			return err
 		}
-		l, gerr := h.links.Get(ctx, ws, c.Params("id"))
+		l, gerr := h.links.Get(ctx, h.actor(c), c.Params("id"))
 		if gerr != nil {
 			return foreign(gerr)
 		}

@@ -6,7 +6,6 @@ import (
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/auth"
-	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
 )
@@ -91,22 +90,6 @@ func (h *Handlers) SwitchWorkspace(c *fiber.Ctx) error {
 		}
 	}
 	return apierr.New(apierr.NotFound, "Workspace not found.")
-}
-
-// Home is /console: the workspace overview.
-func (h *Handlers) Home(c *fiber.Ctx) error {
-	v := viewer(c)
-	ov := vc.OverviewView{Name: v.Workspace.Name, Slug: v.Workspace.Slug, Plan: string(v.Workspace.Plan), Role: string(v.Role)}
-	n, err := h.links.Count(c.UserContext(), v.Workspace, links.ListQuery{AllFolders: true, ShowArchived: true})
-	if err != nil {
-		return err
-	}
-	t, err := h.db.LinkTotals(c.UserContext(), v.Workspace.ID)
-	if err != nil {
-		return err
-	}
-	ov.Links, ov.Clicks, ov.Sales = thousands(n), thousands(t.Clicks), thousands(t.Sales)
-	return h.page(c, fiber.StatusOK, "Overview", "home", vc.Overview(ov))
 }
 
 // LogoutEverywhere signs the user out of every other session (other

@@ -299,7 +299,11 @@ func linkRules(sess *referrals.Session, n int) (bool, string) {
 	case g == nil || !g.AdditionalLinks.Valid || len(g.AdditionalLinks.V) == 0 || g.MaxPartnerLinks <= 0:
 		return false, msgNoPartnerLinks
 	case n >= g.MaxPartnerLinks:
-		return false, fmt.Sprintf("You have reached the limit of %d links. Edit one of your links to point it somewhere else.", g.MaxPartnerLinks)
+		noun := "links"
+		if g.MaxPartnerLinks == 1 {
+			noun = "link"
+		}
+		return false, fmt.Sprintf("You have reached the limit of %d %s. Edit one of your links to point it somewhere else.", g.MaxPartnerLinks, noun)
 	}
 	return true, ""
 }

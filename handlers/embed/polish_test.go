@@ -218,6 +218,10 @@ func polishFrameAndIcons(t *testing.T, p polishEnv) {
 			}
 		}
 	}
+	// An icon never swallows the text after it.
+	if _, ld := p.frag(t, p.tokA, "links"); strings.TrimSpace(ld.Find(`[data-testid="link-row"] a`).First().Text()) != "shop.example" {
+		t.Errorf("link destination %q", ld.Find(`[data-testid="link-row"] a`).First().Text())
+	}
 	if d.Find(`summary svg[data-icon="dots"]`).Length() != 1 {
 		t.Error("the tabs menu has no SVG icon")
 	}

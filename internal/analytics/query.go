@@ -6,6 +6,7 @@
 package analytics
 
 import (
+	"context"
 	"time"
 	_ "time/tzdata" // IANA zones everywhere, even on hosts without zoneinfo
 )
@@ -154,6 +155,12 @@ type Query struct {
 	Endpoint Endpoint
 	Event    Event
 	GroupBy  GroupBy // Count for /events (unused there)
+
+	// FolderAccess, when set, is asked whether the caller may read the
+	// folder checked in spec 4.3 (the first folderId, else the resolved
+	// link's): upstream's verifyFolderAccess with folders.read
+	// (parity.md §13.3). The engine checks the folder exists first.
+	FolderAccess func(ctx context.Context, folderID string) error `json:"-"`
 
 	// Link resolution inputs (spec 4.3).
 	Key        string

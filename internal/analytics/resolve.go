@@ -38,6 +38,11 @@ func (e *SQLEngine) prepare(ctx context.Context, ws *models.Workspace, q *Query)
 		if err := e.checkFolder(ctx, ws, folderToCheck); err != nil {
 			return nil, err
 		}
+		if q.FolderAccess != nil {
+			if err := q.FolderAccess(ctx, folderToCheck); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := q.CheckPlanWindow(string(ws.Plan), now, ws.CreatedAt); err != nil {
 		return nil, err

@@ -27,6 +27,7 @@ import (
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/jobs"
+	"github.com/relinkhq/relink/internal/keyuse"
 	"github.com/relinkhq/relink/internal/linkcache"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/mail"
@@ -88,6 +89,9 @@ type Services struct {
 	Pages *metatags.Fetcher
 	// Sessions signs the console's session cookies (RELINK_SESSION_KEYS).
 	Sessions *auth.SessionCodec
+	// KeyUse records API keys' last use off the request path (the API key
+	// gate notes, the "api key use" job writes).
+	KeyUse *keyuse.Recorder
 
 	// Webhooks runs the webhook management rules (API and console);
 	// WebhookWorker delivers the outbox; ClickWebhooks feeds link.clicked
@@ -188,6 +192,8 @@ func (s *Services) jobs() {
 		_, err := retention.Run(ctx)
 		return err
 	}})
+	// API keys' last use, noted by the key gate at most once a minute per key.
+	s.Jobs.Add(jobs.Job{Name: "api key use", Loop: s.KeyUse.Run, Drain: s.KeyUse.Flush})
 }
 
 // commissions is one round of the commission schedule (it logs its own
@@ -353,6 +359,7 @@ func (s *Services) domain(context.Context) error {
 		pages = cfg.MetatagsFetch
 	}
 	s.Pages = metatags.New(pages != qr.FetchAny, pages == qr.FetchOff)
+	s.KeyUse = keyuse.New(s.DB, s.Now, s.Log)
 	return nil
 }
 

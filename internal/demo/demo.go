@@ -59,6 +59,7 @@ type Options struct {
 // Stats are what was written.
 type Stats struct {
 	Links, Clicks, Leads, Sales int
+	Commissions                 int // partners' lead and sale commissions
 	SaleAmount                  int64
 	Took                        time.Duration
 	Phases                      []Phase
@@ -126,7 +127,6 @@ var (
 	sources   = []string{"newsletter", "twitter", "linkedin", "google", "partner", "podcast"}
 	mediums   = []string{"email", "social", "cpc", "referral"}
 	campaigns = []string{"spring sale", "launch", "black friday", "webinar", "retargeting"}
-	tagColors = []string{"red", "yellow", "green", "blue", "purple"}
 )
 
 type bar struct {
@@ -234,7 +234,7 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 	for _, p := range []struct {
 		name string
 		fn   func(context.Context) error
-	}{{"setup", g.entities}, {"links", g.makeLinks}, {"clicks", g.makeClicks}, {"conversions", g.makeConversions}, {"analyze", analyze}} {
+	}{{"setup", g.entities}, {"links", g.makeLinks}, {"clicks", g.makeClicks}, {"conversions", g.makeConversions}, {"commissions", g.makeCommissions}, {"analyze", analyze}} {
 		if err := phase(p.name, p.fn); err != nil {
 			return nil, err
 		}
@@ -244,41 +244,39 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 }
 
 type gen struct {
-	db       *models.DB
-	loader   *BulkLoader // nil with PerBatch
-	ws       *models.Workspace
-	o        Options
-	rng      *rand.Rand
-	stats    Stats
-	tags     []string
-	folders  []string
-	partners []string
-	program  string
-	links    []models.Link
-	pop      weighted[int] // link index by popularity
-	sampled  []models.Click
+	db        *models.DB
+	loader    *BulkLoader // nil with PerBatch
+	ws        *models.Workspace
+	o         Options
+	rng       *rand.Rand
+	stats     Stats
+	tags      []string
+	folders   []string
+	partners  []string
+	program   string
+	links     []models.Link
+	pop       weighted[int] // link index by popularity
+	sampled   []models.Click
+	linkIndex map[string]int
+	leadEvs   []models.LeadEvent // written by makeConversions, paid by makeCommissions
+	saleEvs   []models.SaleEvent
 }
 
 func (g *gen) entities(ctx context.Context) error {
 	now := g.o.Now
-	for i := range 5 {
-		t := models.Tag{ID: ids.New(ids.Tag), WorkspaceID: g.ws.ID, Name: fmt.Sprintf("demo-%s-%d", tagColors[i], g.rng.IntN(1e6)), Color: tagColors[i], CreatedAt: now, UpdatedAt: now}
-		if err := g.db.WithContext(ctx).Create(&t).Error; err != nil {
-			return fmt.Errorf("demo: create tag: %w", err)
-		}
-		g.tags = append(g.tags, t.ID)
+	if err := g.tagsAndFolders(ctx, now); err != nil {
+		return err
 	}
-	for _, name := range []string{"Marketing", "Partners", "Product"} {
-		f := models.Folder{ID: ids.New(ids.Folder), WorkspaceID: g.ws.ID, Name: fmt.Sprintf("%s %d", name, g.rng.IntN(1e6)), Type: "default", CreatedAt: now, UpdatedAt: now}
-		if err := g.db.WithContext(ctx).Create(&f).Error; err != nil {
-			return fmt.Errorf("demo: create folder: %w", err)
-		}
-		g.folders = append(g.folders, f.ID)
+	if err := g.programSetup(ctx, g.ws.Slug+".link"); err != nil {
+		return err
 	}
 	svc := conversions.New(conversions.Deps{DB: g.db, Aggregator: models.EventAggregator{}, Now: func() time.Time { return now }})
+	offset := g.rng.IntN(900)
 	for i := range g.o.Partners {
-		name := fmt.Sprintf("Partner %d", i+1)
-		ep, err := svc.EnrollPartner(ctx, g.ws, conversions.EnrollInput{Email: fmt.Sprintf("partner%d-%d@demo.example", i+1, g.rng.IntN(1e9)), Name: &name})
+		first, last := personName(i, offset)
+		name := first + " " + last
+		email := fmt.Sprintf("%s.%s@%s", asciiLower(first), asciiLower(last), mailDomains[i%len(mailDomains)])
+		ep, err := svc.EnrollPartner(ctx, g.ws, conversions.EnrollInput{Email: email, Name: &name})
 		if err != nil {
 			return fmt.Errorf("demo: enroll partner: %w", err)
 		}
@@ -308,11 +306,11 @@ func (g *gen) makeLinks(ctx context.Context) error {
 				u += "&utm_term=shoes&utm_content=hero"
 			}
 		}
+		// Creation times spread over the month before the first click, as a
+		// team's links would be (the console lists the newest first).
+		at := created.Add(-time.Duration(g.rng.Int64N(int64(30 * 24 * time.Hour))))
 		l := models.Link{ID: ids.New(ids.Link), WorkspaceID: g.ws.ID, Domain: domain, Key: fmt.Sprintf("d%s%d", suffix, i), URL: u,
-			TrackConversion: true, CreatedAt: created, UpdatedAt: created}
-		if i == 0 {
-			l.Key = models.RootKey + suffix // one root-like link per run keeps keys unique
-		}
+			TrackConversion: true, CreatedAt: at, UpdatedAt: at}
 		if i%4 == 1 {
 			l.FolderID = &g.folders[g.rng.IntN(len(g.folders))]
 		}
@@ -413,9 +411,12 @@ func (g *gen) generateClicks(ctx context.Context, start time.Time, times []int64
 	for _, r := range referers.items {
 		hosts[r] = strings.TrimPrefix(strings.SplitN(strings.TrimPrefix(r, "https://"), "/", 2)[0], "www.")
 	}
-	keep := float64(g.o.Leads) / float64(len(times)) * 1.05
+	// The clicks that lead to sign-ups: Leads of them, uniformly over the
+	// whole window (a rate with a cut-off once enough were kept left the last
+	// days without any lead).
+	lead := sampleIndexes(g.rng, len(times), g.o.Leads)
 	batch := make([]models.Click, 0, g.o.BatchSize)
-	for _, t := range times {
+	for ti, t := range times {
 		li := g.pop.pick(g.rng)
 		l := &g.links[li]
 		p := places.pick(g.rng)
@@ -435,7 +436,7 @@ func (g *gen) generateClicks(ctx context.Context, start time.Time, times []int64
 		x := &infos[li]
 		c.UTMSource, c.UTMMedium, c.UTMCampaign, c.UTMTerm, c.UTMContent = x.s, x.m, x.c, x.t, x.ct
 		batch = append(batch, c)
-		if len(g.sampled) < g.o.Leads && g.rng.Float64() < keep {
+		if lead[ti] {
 			g.sampled = append(g.sampled, c)
 		}
 		if len(batch) == g.o.BatchSize {
@@ -617,17 +618,17 @@ func (g *gen) makeConversions(ctx context.Context) error {
 	plans := []string{"free", "pro", "business"}
 	for i := range g.sampled {
 		c := &g.sampled[i]
-		at := c.Timestamp.Add(time.Duration(g.rng.Int64N(int64(36 * time.Hour))))
-		if at.After(now) {
-			at = now
-		}
+		at := spreadAfter(g.rng, c.Timestamp, 36*time.Hour, now)
 		cid := ids.New(ids.Customer)
-		name := fmt.Sprintf("Customer %d", i+1)
-		email := fmt.Sprintf("customer%d@demo.example", i+1)
+		name, email := customerIdentity(g.rng, i)
 		country := c.Country
 		clickID, linkID, clickedAt := c.ClickID, c.LinkID, c.Timestamp
-		customers = append(customers, models.Customer{ID: cid, WorkspaceID: g.ws.ID, ExternalID: "demo_" + ids.Nano(12), Name: &name,
-			Email: &email, Country: &country, ClickID: &clickID, LinkID: &linkID, ClickedAt: &clickedAt, CreatedAt: at, UpdatedAt: at})
+		cu := models.Customer{ID: cid, WorkspaceID: g.ws.ID, ExternalID: "demo_" + ids.Nano(12), Name: &name,
+			Email: &email, Country: &country, ClickID: &clickID, LinkID: &linkID, ClickedAt: &clickedAt, CreatedAt: at, UpdatedAt: at}
+		if pl := g.linkByID(linkID); pl != nil && pl.PartnerID != nil {
+			cu.ProgramID, cu.PartnerID = pl.ProgramID, pl.PartnerID
+		}
+		customers = append(customers, cu)
 		leads = append(leads, lead{cust: cid, ev: models.LeadEvent{EventID: ids.Nano(16), Timestamp: at, WorkspaceID: g.ws.ID,
 			EventName: "Sign up", CustomerID: cid, Metadata: models.Metadata{"plan": plans[g.rng.IntN(3)], "seats": fmt.Sprint(1 + g.rng.IntN(50))},
 			ClickAttrs: models.AttrsOf(c)}})
@@ -639,16 +640,14 @@ func (g *gen) makeConversions(ctx context.Context) error {
 	sales := make([]models.SaleEvent, 0, g.o.Sales)
 	for range g.o.Sales {
 		l := &leads[g.rng.IntN(len(leads))]
-		at := l.ev.Timestamp.Add(time.Duration(g.rng.Int64N(int64(10 * 24 * time.Hour))))
-		if at.After(now) {
-			at = now
-		}
+		at := spreadAfter(g.rng, l.ev.Timestamp, 10*24*time.Hour, now)
 		amount := int64(math.Exp(7+1.2*g.rng.NormFloat64())) + 100 // cents, log-normal around $11
 		inv := "in_" + ids.Nano(14)
 		sales = append(sales, models.SaleEvent{EventID: ids.Nano(16), Timestamp: at, WorkspaceID: g.ws.ID, EventName: "Purchase",
 			CustomerID: l.cust, Amount: amount, Currency: "usd", PaymentProcessor: "stripe", InvoiceID: inv, ClickAttrs: l.ev.ClickAttrs})
 		g.stats.SaleAmount += amount
 	}
+	g.leadEvs, g.saleEvs = evs, sales
 	if g.o.PerBatch {
 		return g.conversionsPerBatch(ctx, customers, evs, sales)
 	}
@@ -774,4 +773,50 @@ func analyzeTables(ctx context.Context, db *models.DB) error {
 		}
 		return tx.Exec("ANALYZE " + strings.Join(bulkTables, ", ")).Error
 	})
+}
+
+// spreadAfter is a random time up to span after t, never after now: events
+// of the last hours spread over the time left instead of piling up at now.
+func spreadAfter(rng *rand.Rand, t time.Time, span time.Duration, now time.Time) time.Time {
+	if left := now.Sub(t); left < span {
+		span = left
+	}
+	if span <= 0 {
+		return t
+	}
+	return t.Add(time.Duration(rng.Int64N(int64(span))))
+}
+
+// linkByID finds one of the run's links.
+func (g *gen) linkByID(id string) *models.Link {
+	if g.linkIndex == nil {
+		g.linkIndex = make(map[string]int, len(g.links))
+		for i := range g.links {
+			g.linkIndex[g.links[i].ID] = i
+		}
+	}
+	if i, ok := g.linkIndex[id]; ok {
+		return &g.links[i]
+	}
+	return nil
+}
+
+// sampleIndexes marks k distinct indexes of [0, n) chosen uniformly (Floyd's
+// algorithm); all of them when k ≥ n.
+func sampleIndexes(rng *rand.Rand, n, k int) []bool {
+	pick := make([]bool, n)
+	if k >= n {
+		for i := range pick {
+			pick[i] = true
+		}
+		return pick
+	}
+	for j := n - k; j < n; j++ {
+		if t := rng.IntN(j + 1); pick[t] {
+			pick[j] = true
+		} else {
+			pick[t] = true
+		}
+	}
+	return pick
 }

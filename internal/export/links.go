@@ -62,9 +62,9 @@ func pickLinkColumns(list string) []linkColumn {
 }
 
 // Links is the links export (links_export.csv): the links q selects (every
-// folder's unless q names one) created in created, newest first, with the
+// folder a can read unless q names one) created in created, newest first, with the
 // chosen columns (comma-separated ids; "" is DefaultLinkColumns).
-func Links(ctx context.Context, svc *links.Service, ws *models.Workspace, q links.ListQuery, created models.LinkCreated, columns string) (Download, error) {
+func Links(ctx context.Context, svc *links.Service, a links.Actor, q links.ListQuery, created models.LinkCreated, columns string) (Download, error) {
 	if columns == "" {
 		columns = DefaultLinkColumns
 	}
@@ -72,7 +72,7 @@ func Links(ctx context.Context, svc *links.Service, ws *models.Workspace, q link
 	if len(cols) == 0 {
 		return Download{}, apierr.New(apierr.Unprocessable, "Select at least one column to export.")
 	}
-	walk, err := svc.Export(ctx, ws, q, created)
+	walk, err := svc.Export(ctx, a, q, created)
 	if err != nil {
 		return Download{}, err
 	}

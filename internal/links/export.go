@@ -14,15 +14,16 @@ const ExportBatch = 1000
 type LinkWalk func(ctx context.Context, fn func([]*models.Link) error) error
 
 // Export checks the filters of GET /links/export (a foreign domain, an
-// unknown folder) and returns the walk over the links it takes: the list's
-// filters, every folder's links unless a folder is named (an export is of
+// unknown or unreadable folder) and returns the walk over the links it takes: the list's
+// filters, every readable folder's links unless a folder is named (an export is of
 // everything the filters select, not of the list's first view), created
 // within created.
-func (s *Service) Export(ctx context.Context, ws *models.Workspace, q ListQuery, created models.LinkCreated) (LinkWalk, error) {
+func (s *Service) Export(ctx context.Context, a Actor, q ListQuery, created models.LinkCreated) (LinkWalk, error) {
+	ws := a.Workspace
 	if q.FolderID == "" {
 		q.AllFolders = true
 	}
-	f, err := s.filter(ctx, ws, q)
+	f, err := s.filter(ctx, a, q)
 	if err != nil {
 		return nil, err
 	}

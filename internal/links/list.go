@@ -33,9 +33,12 @@ type ListQuery struct {
 // MaxPage is the deepest offset page (links.md §5.2).
 const MaxPage = paging.MaxPage
 
-// filter checks the query's domain and folder against the workspace and
-// builds the model filter with upstream's folder visibility.
-func (s *Service) filter(ctx context.Context, ws *models.Workspace, q ListQuery) (models.LinkFilter, error) {
+// filter checks the query's domain and folder against the workspace (a
+// named folder needs folders.read) and builds the model filter with
+// upstream's folder visibility: "every folder" is every folder the actor can
+// see (parity.md §13.3).
+func (s *Service) filter(ctx context.Context, a Actor, q ListQuery) (models.LinkFilter, error) {
+	ws := a.Workspace
 	f := models.LinkFilter{
 		Domain: q.Domain, TagIDs: q.TagIDs, TagNames: q.TagNames, Search: q.Search, UserID: q.UserID,
 		TenantID: q.TenantID, ShowArchived: q.ShowArchived, WithTags: q.WithTags, LinkIDs: q.LinkIDs,
@@ -55,11 +58,18 @@ func (s *Service) filter(ctx context.Context, ws *models.Workspace, q ListQuery)
 		// folder; any filter widens it to every folder the caller can read.
 		f.AllFolders = q.AllFolders || q.Search != "" || q.Domain != "" || len(q.TagIDs) > 0 || len(q.TagNames) > 0 ||
 			q.TenantID != "" || len(q.LinkIDs) > 0
+		if f.AllFolders {
+			v, err := s.visibleTo(ctx, a)
+			if err != nil {
+				return f, err
+			}
+			f.VisibleTo = v
+		}
 	case "unsorted":
 		none := ""
 		f.FolderID = &none
 	default:
-		if _, err := s.DB.FolderByID(ctx, ws.ID, q.FolderID); err != nil {
+		if _, err := s.FolderAccess(ctx, a, q.FolderID, models.PermFolderRead); err != nil {
 			return f, err
 		}
 		id := q.FolderID
@@ -69,7 +79,8 @@ func (s *Service) filter(ctx context.Context, ws *models.Workspace, q ListQuery)
 }
 
 // List answers GET /links.
-func (s *Service) List(ctx context.Context, ws *models.Workspace, q ListQuery) ([]*models.Link, error) {
+func (s *Service) List(ctx context.Context, a Actor, q ListQuery) ([]*models.Link, error) {
+	ws := a.Workspace
 	pr := paging.Request{PageSet: q.PageSet, Page: q.Page, StartingAfter: q.StartingAfter, EndingBefore: q.EndingBefore,
 		SortByCreatedAt: !q.SortSet || q.Sort == models.SortCreatedAt}
 	if err := paging.Check(pr); err != nil {
@@ -84,7 +95,7 @@ func (s *Service) List(ctx context.Context, ws *models.Workspace, q ListQuery) (
 			return nil, err
 		}
 	}
-	f, err := s.filter(ctx, ws, q)
+	f, err := s.filter(ctx, a, q)
 	if err != nil {
 		return nil, err
 	}
@@ -102,16 +113,16 @@ func (s *Service) List(ctx context.Context, ws *models.Workspace, q ListQuery) (
 // grouped counts count (countFilter), so the groups of groupBy=domain add up
 // to the plain count; upstream leaves links in folders out of the plain count
 // (issue 13, docs/parity.md).
-func (s *Service) Count(ctx context.Context, ws *models.Workspace, q ListQuery) (int64, error) {
-	f, err := s.countFilter(ctx, ws, q)
+func (s *Service) Count(ctx context.Context, a Actor, q ListQuery) (int64, error) {
+	f, err := s.countFilter(ctx, a, q)
 	if err != nil {
 		return 0, err
 	}
-	return s.DB.CountLinks(ctx, ws.ID, f)
+	return s.DB.CountLinks(ctx, a.Workspace.ID, f)
 }
 
 // CountBy answers GET /links/count with groupBy (links.md §5.3).
-func (s *Service) CountBy(ctx context.Context, ws *models.Workspace, q ListQuery, g models.LinkGroupBy) ([]models.LinkGroupCount, error) {
+func (s *Service) CountBy(ctx context.Context, a Actor, q ListQuery, g models.LinkGroupBy) ([]models.LinkGroupCount, error) {
 	switch g {
 	case models.GroupByDomain:
 		q.Domain = ""
@@ -120,22 +131,18 @@ func (s *Service) CountBy(ctx context.Context, ws *models.Workspace, q ListQuery
 	case models.GroupByTagID:
 		q.TagIDs, q.TagNames = nil, nil
 	}
-	f, err := s.countFilter(ctx, ws, q)
+	f, err := s.countFilter(ctx, a, q)
 	if err != nil {
 		return nil, err
 	}
-	return s.DB.CountLinksBy(ctx, ws.ID, f, g)
+	return s.DB.CountLinksBy(ctx, a.Workspace.ID, f, g)
 }
 
 // countFilter is the one folder rule of every count: with no folderId,
 // links in no folder plus links in every folder the caller can read.
-func (s *Service) countFilter(ctx context.Context, ws *models.Workspace, q ListQuery) (models.LinkFilter, error) {
-	f, err := s.filter(ctx, ws, q)
-	if err != nil {
-		return f, err
-	}
+func (s *Service) countFilter(ctx context.Context, a Actor, q ListQuery) (models.LinkFilter, error) {
 	if q.FolderID == "" {
-		f.AllFolders = true
+		q.AllFolders = true
 	}
-	return f, nil
+	return s.filter(ctx, a, q)
 }

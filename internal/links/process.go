@@ -58,6 +58,9 @@ type Invalidator interface {
 type Actor struct {
 	Workspace *models.Workspace
 	UserID    *string
+	// Role is the user's workspace role when the caller knows it (the
+	// console); "" makes folder checks look it up (Service.Role).
+	Role models.Role
 	// Silent makes the change fire no webhook event: the operations Dub
 	// does not announce (upsert's create path, partner default links,
 	// the dashboard's archive and delete, webhooks.md §3.2).
@@ -230,16 +233,8 @@ func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []mod
 
 	// §4.6 folder.
 	folderID := in.FolderID.Ptr()
-	if folderID != nil && (old == nil || old.FolderID == nil || *old.FolderID != *folderID) {
-		if old == nil && !ws.Plan.AtLeast(models.PlanPro) {
-			return nil, apierr.New(apierr.Forbidden, msgFolderFree)
-		}
-		if _, err := s.DB.FolderByID(ctx, ws.ID, *folderID); err != nil {
-			if m.bulk && apierr.Is(err, apierr.NotFound) {
-				return nil, apierr.Newf(apierr.Unprocessable, "Invalid folderId detected: %s", *folderID)
-			}
-			return nil, err
-		}
+	if err := s.checkLinkFolder(ctx, a, folderID, old, m); err != nil {
+		return nil, err
 	}
 
 	// §4.7 dates and the rest.

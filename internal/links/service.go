@@ -30,11 +30,22 @@ func (s *Service) Find(ctx context.Context, ws *models.Workspace, ref string) (*
 	return l, nil
 }
 
-// Get is Find with the link's tags loaded.
-func (s *Service) Get(ctx context.Context, ws *models.Workspace, ref string) (*models.Link, error) {
-	l, err := s.Find(ctx, ws, ref)
+// Get is Find with the link's tags loaded; a link in a folder needs
+// folders.read there (parity.md §13.3).
+func (s *Service) Get(ctx context.Context, a Actor, ref string) (*models.Link, error) {
+	l, err := s.Find(ctx, a.Workspace, ref)
 	if err != nil {
 		return nil, err
+	}
+	return s.readable(ctx, a, l)
+}
+
+// readable checks folders.read on the link's folder and loads its tags.
+func (s *Service) readable(ctx context.Context, a Actor, l *models.Link) (*models.Link, error) {
+	if l.FolderID != nil {
+		if _, err := s.FolderAccess(ctx, a, *l.FolderID, models.PermFolderRead); err != nil {
+			return nil, err
+		}
 	}
 	return l, s.DB.LoadTags(ctx, []*models.Link{l})
 }
@@ -45,7 +56,8 @@ type InfoQuery struct {
 }
 
 // Info answers GET /links/info (links.md §5.4).
-func (s *Service) Info(ctx context.Context, ws *models.Workspace, q InfoQuery) (*models.Link, error) {
+func (s *Service) Info(ctx context.Context, a Actor, q InfoQuery) (*models.Link, error) {
+	ws := a.Workspace
 	// The schema checks the domain first (upstream's domainKeySchema refine).
 	if q.Domain != "" && !ValidDomainName(q.Domain) && !s.IsDefaultDomain(q.Domain) {
 		return nil, apierr.Validation("custom", "domain", "Invalid domain format")
@@ -56,7 +68,7 @@ func (s *Service) Info(ctx context.Context, ws *models.Workspace, q InfoQuery) (
 		e.DocURL = "https://dub.co/docs/api-reference/endpoint/retrieve-a-link"
 		return nil, e
 	case q.LinkID != "":
-		return s.Get(ctx, ws, q.LinkID)
+		return s.Get(ctx, a, q.LinkID)
 	case q.ExternalID != "":
 		ext, prefixed := strings.CutPrefix(q.ExternalID, "ext_")
 		l, err := s.DB.LinkByExternalID(ctx, ws.ID, ext)
@@ -66,7 +78,7 @@ func (s *Service) Info(ctx context.Context, ws *models.Workspace, q InfoQuery) (
 		if err != nil {
 			return nil, err
 		}
-		return l, s.DB.LoadTags(ctx, []*models.Link{l})
+		return s.readable(ctx, a, l)
 	case q.Domain == "":
 		return nil, apierr.New(apierr.NotFound, "Link not found.")
 	}
@@ -78,7 +90,7 @@ func (s *Service) Info(ctx context.Context, ws *models.Workspace, q InfoQuery) (
 	if l.WorkspaceID != ws.ID {
 		return nil, notInWorkspace(ws)
 	}
-	return l, s.DB.LoadTags(ctx, []*models.Link{l})
+	return s.readable(ctx, a, l)
 }
 
 // Create answers POST /links.
@@ -131,11 +143,30 @@ func (s *Service) Update(ctx context.Context, a Actor, ref string, body *Input) 
 	if err != nil {
 		return nil, err
 	}
+	if err := s.updateFolders(ctx, a, old, body); err != nil {
+		return nil, err
+	}
 	domains, err := s.workspaceDomains(ctx, a.Workspace)
 	if err != nil {
 		return nil, err
 	}
 	return s.update(ctx, a, old, body, domains, false)
+}
+
+// updateFolders is PATCH's folder check (links.md §5.6): folders.links.write
+// on the link's current folder and on the body's folderId.
+func (s *Service) updateFolders(ctx context.Context, a Actor, old *models.Link, body *Input) error {
+	if old.FolderID != nil {
+		if _, err := s.FolderAccess(ctx, a, *old.FolderID, models.PermFolderLinksWrite); err != nil {
+			return err
+		}
+	}
+	if f := body.FolderID.Ptr(); f != nil {
+		if _, err := s.FolderAccess(ctx, a, *f, models.PermFolderLinksWrite); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Service) update(ctx context.Context, a Actor, old *models.Link, body *Input, domains []models.Domain, bulk bool) (*models.Link, error) {
@@ -182,6 +213,9 @@ func (s *Service) Upsert(ctx context.Context, a Actor, in *Input) (*models.Link,
 	old, err := s.DB.FirstLinkByURL(ctx, a.Workspace.ID, in.URL.Value)
 	switch {
 	case err == nil:
+		if err := s.updateFolders(ctx, a, old, in); err != nil {
+			return nil, err
+		}
 		domains, err := s.workspaceDomains(ctx, a.Workspace)
 		if err != nil {
 			return nil, err
@@ -195,8 +229,8 @@ func (s *Service) Upsert(ctx context.Context, a Actor, in *Input) (*models.Link,
 }
 
 // Delete answers DELETE /links/{ref} and returns the deleted link's id.
-func (s *Service) Delete(ctx context.Context, ws *models.Workspace, ref string) (string, error) {
-	return s.Remove(ctx, Actor{Workspace: ws}, ref)
+func (s *Service) Delete(ctx context.Context, a Actor, ref string) (string, error) {
+	return s.Remove(ctx, a, ref)
 }
 
 // Remove is Delete by an actor (a silent one fires no link.deleted).
@@ -208,6 +242,11 @@ func (s *Service) Remove(ctx context.Context, a Actor, ref string) (string, erro
 	}
 	if l.IsRoot() {
 		return "", apierr.New(apierr.Forbidden, msgRootDelete)
+	}
+	if l.FolderID != nil {
+		if _, err := s.FolderAccess(ctx, a, *l.FolderID, models.PermFolderLinksWrite); err != nil {
+			return "", err
+		}
 	}
 	if !s.emits(a) {
 		err = s.DB.DeleteLink(ctx, ws.ID, l.ID)
@@ -305,7 +344,7 @@ func (s *Service) BulkUpdate(ctx context.Context, a Actor, b *BulkUpdate) ([]Bul
 		return nil, err
 	}
 	if f := b.Data.FolderID.Ptr(); f != nil {
-		if _, err := s.DB.FolderByID(ctx, ws.ID, *f); err != nil {
+		if _, err := s.FolderAccess(ctx, a, *f, models.PermFolderLinksWrite); err != nil {
 			return nil, err
 		}
 	}
@@ -329,6 +368,10 @@ func (s *Service) BulkUpdate(ctx context.Context, a Actor, b *BulkUpdate) ([]Bul
 		}
 	}
 	domains, err := s.workspaceDomains(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	found, denied, err := s.writableLinks(ctx, a, found)
 	if err != nil {
 		return nil, err
 	}
@@ -356,12 +399,19 @@ func (s *Service) BulkUpdate(ctx context.Context, a Actor, b *BulkUpdate) ([]Bul
 		out = append(out, BulkResult{Link: l})
 	}
 	out = append(out, notFound...)
+	for i := range denied {
+		l := &denied[i]
+		out = append(out, BulkResult{Error: &LinkError{Link: l, Code: apierr.Forbidden,
+			Error: "You don't have permission to update links in this folder: " + *l.FolderID}})
+	}
 	return append(out, failed...), nil
 }
 
 // BulkDelete answers DELETE /links/bulk: ids or ext_ ids of the workspace;
-// unknown ids and root links are skipped (links.md §5.11).
-func (s *Service) BulkDelete(ctx context.Context, ws *models.Workspace, refs []string) (int, error) {
+// unknown ids, root links and links in folders the actor may not change are
+// skipped (links.md §5.11, parity.md §13.3).
+func (s *Service) BulkDelete(ctx context.Context, a Actor, refs []string) (int, error) {
+	ws := a.Workspace
 	var ids, exts []string
 	for _, r := range refs {
 		r = strings.TrimSpace(r)
@@ -377,14 +427,16 @@ func (s *Service) BulkDelete(ctx context.Context, ws *models.Workspace, refs []s
 	if len(ids) == 0 && len(exts) == 0 {
 		return 0, apierr.New(apierr.BadRequest, "Please provide linkIds to delete. You may use `linkId` or `externalId` prefixed with `ext_` as comma separated values.")
 	}
-	if len(exts) > 0 {
-		found, err := s.DB.LinksByRefs(ctx, ws.ID, nil, exts)
-		if err != nil {
-			return 0, err
-		}
-		for _, l := range found {
-			ids = append(ids, l.ID)
-		}
+	found, err := s.DB.LinksByRefs(ctx, ws.ID, ids, exts)
+	if err != nil {
+		return 0, err
+	}
+	if found, _, err = s.writableLinks(ctx, a, found); err != nil {
+		return 0, err
+	}
+	ids = ids[:0]
+	for _, l := range found {
+		ids = append(ids, l.ID)
 	}
 	gone, err := s.DB.DeleteLinks(ctx, ws.ID, ids)
 	if err != nil {
@@ -394,4 +446,31 @@ func (s *Service) BulkDelete(ctx context.Context, ws *models.Workspace, refs []s
 		s.changed(l.Domain, l.Key)
 	}
 	return len(gone), nil
+}
+
+// writableLinks splits links into those the actor may change and those in
+// folders where it lacks folders.links.write (upstream's
+// verifyFolderAccessBulk: a missing folder denies too).
+func (s *Service) writableLinks(ctx context.Context, a Actor, ls []models.Link) (ok, denied []models.Link, err error) {
+	var folders []string
+	for _, l := range ls {
+		if l.FolderID != nil {
+			folders = appendUnique(folders, *l.FolderID)
+		}
+	}
+	if len(folders) == 0 {
+		return ls, nil, nil
+	}
+	allowed, err := s.folderAccessBulk(ctx, a, folders, models.PermFolderLinksWrite)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, l := range ls {
+		if l.FolderID == nil || allowed[*l.FolderID] {
+			ok = append(ok, l)
+		} else {
+			denied = append(denied, l)
+		}
+	}
+	return ok, denied, nil
 }

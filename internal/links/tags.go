@@ -104,8 +104,15 @@ func ParseFolderInput(body []byte, create bool) (*FolderInput, error) {
 	return in, nil
 }
 
-func folderAccessGate(ws *models.Workspace, in *FolderInput) error {
+// folderAccessGate refuses an accessLevel other than write below Business,
+// in POST's or PATCH's words (upstream words them differently). PATCH with
+// accessLevel null is refused too (upstream lets it through below Business,
+// leaving a folder nobody but owners may see once bulk checks apply).
+func folderAccessGate(ws *models.Workspace, in *FolderInput, create bool) error {
 	if in.AccessLevel.Set && (in.AccessLevel.Null || in.AccessLevel.Value != "write") && !ws.Plan.AtLeast(models.PlanBusiness) {
+		if !create {
+			return apierr.New(apierr.Forbidden, "You can only set access levels for folders on Business plans and above. Upgrade to Business to continue.")
+		}
 		return apierr.New(apierr.Forbidden, "You can only change the access level of a folder on Business and above plans.")
 	}
 	return nil
@@ -113,7 +120,7 @@ func folderAccessGate(ws *models.Workspace, in *FolderInput) error {
 
 // CreateFolder answers POST /folders; accessLevel defaults to write.
 func (s *Service) CreateFolder(ctx context.Context, a Actor, in *FolderInput) (*models.Folder, error) {
-	if err := folderAccessGate(a.Workspace, in); err != nil {
+	if err := folderAccessGate(a.Workspace, in, true); err != nil {
 		return nil, err
 	}
 	access := "write"
@@ -132,13 +139,19 @@ func (s *Service) CreateFolder(ctx context.Context, a Actor, in *FolderInput) (*
 	return f, nil
 }
 
-// UpdateFolder answers PATCH /folders/{id}.
-func (s *Service) UpdateFolder(ctx context.Context, ws *models.Workspace, id string, in *FolderInput) (*models.Folder, error) {
-	f, err := s.DB.FolderByID(ctx, ws.ID, id)
-	if err != nil {
+// GetFolder answers GET /folders/{id}: folders.read there.
+func (s *Service) GetFolder(ctx context.Context, a Actor, id string) (*models.Folder, error) {
+	return s.FolderAccess(ctx, a, id, models.PermFolderRead)
+}
+
+// UpdateFolder answers PATCH /folders/{id}: the plan's access-level gate,
+// then folders.write there (folder owners).
+func (s *Service) UpdateFolder(ctx context.Context, a Actor, id string, in *FolderInput) (*models.Folder, error) {
+	if err := folderAccessGate(a.Workspace, in, false); err != nil {
 		return nil, err
 	}
-	if err := folderAccessGate(ws, in); err != nil {
+	f, err := s.FolderAccess(ctx, a, id, models.PermFolderWrite)
+	if err != nil {
 		return nil, err
 	}
 	if in.Name.Has() {
@@ -157,10 +170,11 @@ func (s *Service) UpdateFolder(ctx context.Context, ws *models.Workspace, id str
 	return f, nil
 }
 
-// DeleteFolder answers DELETE /folders/{id}; its links move to no folder.
-func (s *Service) DeleteFolder(ctx context.Context, ws *models.Workspace, id string) error {
-	if _, err := s.DB.FolderByID(ctx, ws.ID, id); err != nil {
+// DeleteFolder answers DELETE /folders/{id} (folders.write there); its
+// links move to no folder.
+func (s *Service) DeleteFolder(ctx context.Context, a Actor, id string) error {
+	if _, err := s.FolderAccess(ctx, a, id, models.PermFolderWrite); err != nil {
 		return err
 	}
-	return s.DB.DeleteFolder(ctx, ws.ID, id)
+	return s.DB.DeleteFolder(ctx, a.Workspace.ID, id)
 }

@@ -12,6 +12,32 @@
     }
   });
 
+  // No empty parameters in the address bar: a GET form leaves its empty
+  // fields out (disabled for the submit, enabled again right after), and
+  // htmx GETs drop theirs before the URL is built and pushed.
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!(form instanceof HTMLFormElement) || (form.getAttribute("method") || "get").toLowerCase() !== "get") return;
+    var off = [];
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (el.name && !el.disabled && el.value === "" && el.type !== "submit") {
+        el.disabled = true;
+        off.push(el);
+      }
+    });
+    setTimeout(function () { off.forEach(function (el) { el.disabled = false; }); }, 0);
+  });
+  document.addEventListener("htmx:configRequest", function (e) {
+    var d = e.detail;
+    if (!d || (d.verb || "").toLowerCase() !== "get") return;
+    var fd = d.formData;
+    if (fd && fd.forEach) {
+      var empty = [];
+      fd.forEach(function (v, k) { if (v === "") empty.push(k); });
+      empty.forEach(function (k) { fd.delete(k); });
+    }
+  });
+
   // <button data-copy="text"> copies text and says so for a moment.
   document.addEventListener("click", function (e) {
     var btn = e.target instanceof Element ? e.target.closest("[data-copy]") : null;

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -16,24 +15,19 @@ type AnalyticsView struct {
 	Filters     []ActiveFilter
 	ShowFilters bool // the filter chips and event picker (the dashboard; not the link panel)
 	Totals      Totals
-	Chart       ChartView
+	Chart       ChartView // clicks
+	ConvChart   ChartView // leads and sales, on their own axis
 	Bars        []BarList
 	EventRows   []EventRow
 	Error       string // a bad query: shown above the charts
 	// The filter form: the parameters it keeps (Value=name, Label=value)
 	// and the inputs it shows.
 	Hidden        []Option
-	FilterInputs  []FilterInput
 	FilterSelects []SelectProps
 	// The downloads (dashboard only): analytics as a zip of CSVs, the
 	// chosen event's events as CSV.
 	ExportAnalytics ExportForm
 	ExportEvents    ExportForm
-}
-
-// FilterInput is one text filter of the dashboard.
-type FilterInput struct {
-	Name, Label, Value, Placeholder string
 }
 
 // Totals are the headline numbers of the window.
@@ -53,22 +47,31 @@ type BarList struct {
 }
 
 // BarRow is one bar: label, value, share of the largest, and a link that
-// filters by it.
+// filters by it ("" for the Unknown row, which is not a filter).
 type BarRow struct {
 	Label, Value, Href string
-	Pct                int // 0-100, of the list's largest value
+	Icon               string // a country's flag
+	Pct                int    // 0-100, of the list's largest value
+	Unknown            bool   // the events without a value
 }
 
 // EventRow is one row of the events table.
 type EventRow struct {
 	Time, Event, Link, Country, Device, Browser, Referer, Amount string
+	Customer                                                     string // leads and sales: the customer's name or email
 }
 
-// ChartView is a timeseries chart drawn as inline SVG: one line per series,
-// the first also filled.
+// ChartView is a timeseries chart: the lines in an SVG that stretches to
+// its box, the axis labels as HTML text beside it, so they keep their size
+// (readable) at any width. Each chart has its own y axis: the dashboard
+// draws clicks in one and leads and sales in a second, so conversions are
+// not flat lines under the clicks.
 type ChartView struct {
+	TestID string   // "chart-clicks", "chart-conversions"
+	Title  string   // shown above the chart
 	Labels []string // one per bucket (x axis)
 	Series []Series
+	Small  bool // the shorter, second chart
 }
 
 // Series is one line of the chart.
@@ -79,11 +82,9 @@ type Series struct {
 	Color  int // index into seriesStyles
 }
 
-// Chart geometry (SVG user units).
-const (
-	chartW, chartH         = 800.0, 240.0
-	padL, padR, padT, padB = 44.0, 8.0, 12.0, 28.0
-)
+// The plot's coordinate system (stretched to the box: preserveAspectRatio
+// none, strokes do not scale).
+const plotW, plotH = 1000.0, 100.0
 
 // Class names written out whole for Tailwind.
 var seriesStyles = []struct{ stroke, fill, dot string }{
@@ -96,42 +97,63 @@ func (s Series) strokeClass() string { return seriesStyles[s.Color%len(seriesSty
 func (s Series) fillClass() string   { return seriesStyles[s.Color%len(seriesStyles)].fill }
 func (s Series) dotClass() string    { return seriesStyles[s.Color%len(seriesStyles)].dot }
 
-// max is the y axis top: the largest point rounded up to a "nice" number.
+// NiceAxis is the y axis for values up to max: a step of 1, 2 or 5 times a
+// power of ten giving at most five intervals, and the top (a multiple of
+// the step at or above max). An empty chart gets 0–4 in steps of 1.
+func NiceAxis(max int64) (step, top int64) {
+	if max <= 0 {
+		return 1, 4
+	}
+	for mag := int64(1); ; mag *= 10 {
+		for _, f := range []int64{1, 2, 5} {
+			step = f * mag
+			if (max+step-1)/step <= 5 {
+				return step, (max + step - 1) / step * step
+			}
+		}
+	}
+}
+
 func (c ChartView) max() int64 {
 	var m int64
 	for _, s := range c.Series {
 		for _, p := range s.Points {
-			if p > m {
-				m = p
-			}
-		}
-	}
-	if m <= 4 {
-		return 4
-	}
-	step := int64(1)
-	for step*10 < m {
-		step *= 10
-	}
-	for _, f := range []int64{1, 2, 5, 10} {
-		if f*step >= m {
-			return f * step
+			m = max(m, p)
 		}
 	}
 	return m
 }
 
+func (c ChartView) top() int64 {
+	_, top := NiceAxis(c.max())
+	return top
+}
+
+// yTick is a y axis label and grid line: its value and height in percent.
+type yTick struct {
+	Label, Pct, Y string
+}
+
+// yTicks are the axis's round values from 0 to the top.
+func (c ChartView) yTicks() []yTick {
+	step, top := NiceAxis(c.max())
+	var out []yTick
+	for v := int64(0); v <= top; v += step {
+		pct := float64(v) * 100 / float64(top)
+		out = append(out, yTick{Label: compact(v), Pct: "bottom: " + f1(pct) + "%", Y: f1(plotH - pct)})
+	}
+	return out
+}
+
 func (c ChartView) x(i int) float64 {
 	n := len(c.Labels)
 	if n <= 1 {
-		return padL + (chartW-padL-padR)/2
+		return plotW / 2
 	}
-	return padL + float64(i)*(chartW-padL-padR)/float64(n-1)
+	return float64(i) * plotW / float64(n-1)
 }
 
-func (c ChartView) y(v int64) float64 {
-	return padT + (chartH-padT-padB)*(1-float64(v)/float64(c.max()))
-}
+func (c ChartView) y(v int64) float64 { return plotH * (1 - float64(v)/float64(c.top())) }
 
 func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
@@ -149,37 +171,29 @@ func (c ChartView) line(s Series) string {
 	return b.String()
 }
 
+// dots are the buckets as zero-length subpaths, drawn as round caps (a
+// circle would stretch with the plot).
+func (c ChartView) dots(s Series) string {
+	if len(c.Labels) > 48 {
+		return ""
+	}
+	var b strings.Builder
+	for i, p := range s.Points {
+		b.WriteString("M" + f1(c.x(i)) + " " + f1(c.y(p)) + " h0 ")
+	}
+	return b.String()
+}
+
 // area is the line closed down to the x axis.
 func (c ChartView) area(s Series) string {
 	if len(s.Points) == 0 {
 		return ""
 	}
-	base := f1(chartH - padB)
+	base := f1(plotH)
 	return c.line(s) + " L" + f1(c.x(len(s.Points)-1)) + " " + base + " L" + f1(c.x(0)) + " " + base + " Z"
 }
 
-// gridLine is a horizontal rule at a fraction of the max.
-type gridLine struct {
-	Y     string
-	Label string
-}
-
-func (c ChartView) grid() []gridLine {
-	m := c.max()
-	out := make([]gridLine, 0, 5)
-	for i := int64(0); i <= 4; i++ {
-		v := m * i / 4
-		out = append(out, gridLine{Y: f1(c.y(v)), Label: compact(v)})
-	}
-	return out
-}
-
-// tick is an x axis label.
-type tick struct {
-	X, Label, Anchor string
-}
-
-// drawOrder draws the first series (clicks) last, so it stays on top.
+// drawOrder draws the first series last, so it stays on top.
 func (c ChartView) drawOrder() []Series {
 	out := make([]Series, 0, len(c.Series))
 	for i := len(c.Series) - 1; i >= 0; i-- {
@@ -188,57 +202,107 @@ func (c ChartView) drawOrder() []Series {
 	return out
 }
 
-// dots marks each bucket when there are few enough to tell apart.
-func (c ChartView) dots() bool { return len(c.Labels) <= 48 }
+// xTick is an x axis label: its position and how it is anchored there.
+type xTick struct {
+	Label, Style, Class string
+}
 
-// ticks labels about six evenly spaced buckets.
-func (c ChartView) ticks() []tick {
+// xTicks label at most seven buckets; on a phone every other one shows (the
+// first and the last always).
+func (c ChartView) xTicks() []xTick {
 	n := len(c.Labels)
 	if n == 0 {
 		return nil
 	}
 	step := (n + 5) / 6
-	var out []tick
+	var idx []int
 	for i := 0; i < n; i += step {
-		anchor := "middle"
-		if n > 1 && i >= n-step/2-1 {
-			anchor = "end"
+		idx = append(idx, i)
+	}
+	if last := idx[len(idx)-1]; last != n-1 {
+		if n-1-last < step/2 {
+			idx = idx[:len(idx)-1]
 		}
-		out = append(out, tick{X: f1(c.x(i)), Label: c.Labels[i], Anchor: anchor})
+		idx = append(idx, n-1)
+	}
+	out := make([]xTick, 0, len(idx))
+	for j, i := range idx {
+		pct := c.x(i) / plotW * 100
+		t := xTick{Label: c.Labels[i], Style: "left: " + f1(pct) + "%; transform: translateX(-50%)"}
+		switch {
+		case n == 1:
+		case j == 0:
+			t.Style = "left: 0%"
+		case j == len(idx)-1:
+			t.Style = "right: 0%"
+		}
+		if j%2 == 1 && j != len(idx)-1 {
+			t.Class = "hidden sm:block"
+		}
+		out = append(out, t)
 	}
 	return out
 }
 
-// points are hover targets with a tooltip per bucket.
-type point struct {
-	X, Y, Title string
+// column is one bucket's hover target with its numbers as a tooltip.
+type column struct {
+	X, W, Title string
 }
 
-func (c ChartView) points(s Series) []point {
-	out := make([]point, len(s.Points))
-	for i, p := range s.Points {
-		out[i] = point{X: f1(c.x(i)), Y: f1(c.y(p)), Title: fmt.Sprintf("%s: %d %s", c.Labels[i], p, strings.ToLower(s.Name))}
+func (c ChartView) columns() []column {
+	n := len(c.Labels)
+	out := make([]column, n)
+	w := plotW
+	if n > 1 {
+		w = plotW / float64(n-1)
+	}
+	for i := range out {
+		parts := make([]string, 0, len(c.Series))
+		for _, s := range c.Series {
+			if i < len(s.Points) {
+				parts = append(parts, strconv.FormatInt(s.Points[i], 10)+" "+strings.ToLower(s.Name))
+			}
+		}
+		out[i] = column{X: f1(max(0, c.x(i)-w/2)), W: f1(w), Title: c.Labels[i] + ": " + strings.Join(parts, ", ")}
 	}
 	return out
 }
 
-func (c ChartView) viewBox() string { return "0 0 " + f1(chartW) + " " + f1(chartH) }
-func (c ChartView) labelY() string  { return f1(chartH - 8) }
-func (c ChartView) left() string    { return f1(padL) }
-func (c ChartView) right() string   { return f1(chartW - padR) }
-func (c ChartView) gridX() string   { return f1(padL - 6) }
+func (c ChartView) viewBox() string { return "0 0 " + f1(plotW) + " " + f1(plotH) }
+
+func (c ChartView) plotClass() string {
+	if c.Small {
+		return "relative h-28 min-w-0 flex-1"
+	}
+	return "relative h-44 min-w-0 flex-1 sm:h-56"
+}
+
+func (c ChartView) axisClass() string {
+	if c.Small {
+		return "relative h-28 w-9 shrink-0"
+	}
+	return "relative h-44 w-9 shrink-0 sm:h-56"
+}
 
 // compact formats 1234 as 1.2K.
 func compact(v int64) string {
 	switch {
 	case v >= 1_000_000:
-		return strconv.FormatFloat(float64(v)/1e6, 'f', 1, 64) + "M"
+		return strings.TrimSuffix(strconv.FormatFloat(float64(v)/1e6, 'f', 1, 64), ".0") + "M"
 	case v >= 10_000:
 		return strconv.FormatInt(v/1000, 10) + "K"
 	case v >= 1000:
-		return strconv.FormatFloat(float64(v)/1e3, 'f', 1, 64) + "K"
+		return strings.TrimSuffix(strconv.FormatFloat(float64(v)/1e3, 'f', 1, 64), ".0") + "K"
 	}
 	return strconv.FormatInt(v, 10)
+}
+
+func barClass(unknown bool) string {
+	c := "relative block min-w-0 flex-1 overflow-hidden rounded px-2 py-1 text-sm"
+	if unknown {
+		c += " italic text-gray-500 dark:text-gray-400"
+	}
+	return c
 }
 
 func barWidth(pct int) string { return "width: " + strconv.Itoa(pct) + "%" }

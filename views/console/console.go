@@ -112,7 +112,42 @@ type LoginForm struct {
 // OverviewView is the console's home page.
 type OverviewView struct {
 	Name, Slug, Plan, Role string
-	Links, Clicks, Sales   string // formatted totals
+	Links                  string      // all links, formatted
+	Checklist              []CheckItem // nil once every step is done
+	// The last 30 days (HasAnalytics; else AnalyticsNote says why not).
+	HasAnalytics    bool
+	AnalyticsNote   string
+	Totals          Totals
+	Chart           ChartView
+	ConvChart       ChartView
+	TopLinks        []BarRow
+	Conversions     []EventRow
+	ConversionsNote string // why the latest conversions are not listed
+}
+
+// CheckItem is one step of the getting-started checklist.
+type CheckItem struct {
+	Key, Label, Hint, Href string
+	Done                   bool
+}
+
+func boolAttr(b bool) string { return strconv.FormatBool(b) }
+
+func checkLabelClass(done bool) string {
+	if done {
+		return "block text-sm font-medium text-gray-500 line-through dark:text-gray-400"
+	}
+	return "block text-sm font-medium text-gray-900 dark:text-gray-100"
+}
+
+func (o OverviewView) checklistDone() int {
+	n := 0
+	for _, it := range o.Checklist {
+		if it.Done {
+			n++
+		}
+	}
+	return n
 }
 
 // Option is one <option>.
@@ -230,8 +265,46 @@ type LinkRow struct {
 	Clicks, Leads, Sales                 int64
 	ClicksText                           string // "1 click", "12 clicks"
 	Archived                             bool
-	Tags                                 []string
-	Folder                               string
+	Root                                 bool // the domain's root link (its key is _root)
+	Tags                                 []TagChip
+	Folder                               string // the folder's name; "" none
+}
+
+// TagChip is a tag as a coloured chip.
+type TagChip struct{ Name, Color string }
+
+// tagClasses are the chips' colours by tag colour (models.TagColors),
+// written out whole for Tailwind.
+var tagClasses = map[string]string{
+	"red":    "bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-200",
+	"yellow": "bg-yellow-100 text-yellow-800 dark:bg-yellow-950 dark:text-yellow-200",
+	"green":  "bg-green-100 text-green-800 dark:bg-green-950 dark:text-green-200",
+	"blue":   "bg-blue-100 text-blue-800 dark:bg-blue-950 dark:text-blue-200",
+	"purple": "bg-purple-100 text-purple-800 dark:bg-purple-950 dark:text-purple-200",
+	"brown":  "bg-orange-200 text-orange-900 dark:bg-orange-950 dark:text-orange-200",
+	"gray":   "bg-gray-100 text-gray-700 dark:bg-gray-800 dark:text-gray-300",
+	"pink":   "bg-pink-100 text-pink-800 dark:bg-pink-950 dark:text-pink-200",
+}
+
+// tagDots are the tags' colours as solid dots.
+var tagDots = map[string]string{
+	"red": "bg-red-500", "yellow": "bg-yellow-400", "green": "bg-green-500", "blue": "bg-blue-500",
+	"purple": "bg-purple-500", "brown": "bg-orange-800", "gray": "bg-gray-400", "pink": "bg-pink-500",
+}
+
+func tagDot(color string) string {
+	if c, ok := tagDots[color]; ok {
+		return c
+	}
+	return tagDots["gray"]
+}
+
+func tagClass(color string) string {
+	c, ok := tagClasses[color]
+	if !ok {
+		c = tagClasses["gray"]
+	}
+	return "inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium " + c
 }
 
 // LinkForm creates or edits a link.
@@ -244,6 +317,9 @@ type LinkForm struct {
 	Archived                          bool
 	Errors                            FieldErrors
 	Domains, Folders, Tags            []Option
+	// ReadFolders are every folder the user may see (the list's filter);
+	// Folders only those they may put links in.
+	ReadFolders []Option
 }
 
 // LinkDetail is one link's page: short link, QR, edit form, analytics.
@@ -255,6 +331,10 @@ type LinkDetail struct {
 	Form      LinkForm
 	Saved     bool
 	Analytics AnalyticsView
+	// ReadOnly: the link is in a folder the viewer may read but not change
+	// (parity.md §13): no edit form, archive or delete.
+	ReadOnly   bool
+	FolderName string
 }
 
 // LibraryView is a simple resource page (domains, tags, folders): a create
@@ -273,10 +353,14 @@ type LibraryView struct {
 type LibraryRow struct {
 	ID, Name, Detail, Badge, Created string
 	Deletable                        bool
+	// Href makes the name a link (a folder's sharing page).
+	Href string
 	// LogoForm shows the row's logo controls (domains); Logo is the current
 	// logo's URL ("" none).
 	LogoForm bool
 	Logo     string
+	// Color is a tag's colour: the row shows a chip of it.
+	Color string
 }
 
 // SelectProps is a labelled select.
@@ -370,4 +454,42 @@ type ImportRowView struct {
 	Row          int
 	Link, Reason string
 	Failed       bool
+}
+
+// FolderAccessLevels are a folder's workspace-wide access levels, as the
+// console words them (upstream's FOLDER_WORKSPACE_ACCESS).
+var FolderAccessLevels = []Option{{Value: "write", Label: "Can edit"}, {Value: "read", Label: "Can view"}, {Value: "", Label: "No access"}}
+
+// FolderRoleOptions are the roles a member can be given in a folder; ""
+// removes the member's access.
+var FolderRoleOptions = []Option{{Value: "owner", Label: "Owner"}, {Value: "editor", Label: "Editor"}, {Value: "viewer", Label: "Viewer"}, {Value: "none", Label: "No access"}}
+
+// FolderPage is a folder's sharing settings: who in the workspace may see
+// and change its links (parity.md §13).
+type FolderPage struct {
+	CSRF, ID, Name, Description string
+	AccessLevel                 string // write | read | "" (no default access)
+	YourRole                    string // the viewer's effective role, worded
+	CanShare                    bool   // may change the access level and members' roles
+	Note                        string // why sharing cannot be changed, if so
+	Notice, Error               string
+	Members                     []FolderMemberRow
+}
+
+// FolderMemberRow is one workspace member's access to the folder.
+type FolderMemberRow struct {
+	UserID, Email, WorkspaceRole string
+	Role                         string // owner | editor | viewer | none
+	Source                       string // how the role arises ("workspace owner", "set for this member", "workspace access")
+	Editable                     bool
+}
+
+// RoleLabel words a folder role for people.
+func RoleLabel(r string) string {
+	for _, o := range FolderRoleOptions {
+		if o.Value == r {
+			return o.Label
+		}
+	}
+	return "No access"
 }

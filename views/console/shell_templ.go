@@ -165,7 +165,7 @@ func Shell(v ShellView, content templ.Component) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</nav></aside><div class=\"flex min-w-0 flex-1 flex-col\"><header class=\"flex items-center justify-between gap-4 border-b border-gray-200 bg-white px-6 py-3 dark:border-gray-800 dark:bg-gray-900\"><div class=\"flex items-center gap-3\"><details class=\"relative md:hidden\" data-testid=\"mobile-nav\"><summary class=\"cursor-pointer list-none rounded-md border border-gray-300 px-2 py-1 text-sm dark:border-gray-700\">Menu</summary><div class=\"absolute left-0 z-10 mt-2 w-64 rounded-lg border border-gray-200 bg-white p-3 shadow-lg dark:border-gray-800 dark:bg-gray-900\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</nav></aside><div class=\"flex min-w-0 flex-1 flex-col\"><header class=\"flex items-center justify-between gap-3 border-b border-gray-200 bg-white px-4 py-3 sm:px-6 dark:border-gray-800 dark:bg-gray-900\"><div class=\"flex min-w-0 items-center gap-3\"><details class=\"relative md:hidden\" data-testid=\"mobile-nav\"><summary class=\"cursor-pointer list-none rounded-md border border-gray-300 px-2 py-1 text-sm dark:border-gray-700\">Menu</summary><div class=\"absolute left-0 z-10 mt-2 w-64 rounded-lg border border-gray-200 bg-white p-3 shadow-lg dark:border-gray-800 dark:bg-gray-900\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -256,20 +256,20 @@ func Shell(v ShellView, content templ.Component) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "</nav></div></details><h1 class=\"text-lg font-semibold\" data-testid=\"page-title\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "</nav></div></details><h1 class=\"min-w-0 break-words text-lg font-semibold\" data-testid=\"page-title\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var15 string
 		templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(v.Title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console/shell.templ`, Line: 51, Col: 73}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console/shell.templ`, Line: 51, Col: 93}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "</h1></div><div class=\"flex items-center gap-3 text-sm\"><span class=\"hidden text-gray-500 sm:inline dark:text-gray-400\" data-testid=\"user-email\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "</h1></div><div class=\"flex shrink-0 items-center gap-3 text-sm\"><span class=\"hidden text-gray-500 sm:inline dark:text-gray-400\" data-testid=\"user-email\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -295,7 +295,7 @@ func Shell(v ShellView, content templ.Component) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "\"> <button type=\"submit\" class=\"rounded-md px-2 py-1 text-gray-700 hover:bg-gray-100 dark:text-gray-300 dark:hover:bg-gray-800\" data-testid=\"sign-out\">Sign out</button></form></div></header><main class=\"flex-1 px-6 py-6\" id=\"main\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "\"> <button type=\"submit\" class=\"whitespace-nowrap rounded-md px-2 py-1 text-gray-700 hover:bg-gray-100 dark:text-gray-300 dark:hover:bg-gray-800\" data-testid=\"sign-out\">Sign out</button></form></div></header><main class=\"min-w-0 flex-1 px-4 py-6 sm:px-6\" id=\"main\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
