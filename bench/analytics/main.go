@@ -63,7 +63,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	db, err := models.Open(cfg.DatabaseURL)
+	db, err := models.OpenTimeout(cfg.DatabaseURL, cfg.DBTimeout) // RELINK_DB_TIMEOUT, as relink serve
 	if err != nil {
 		return err
 	}
