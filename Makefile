@@ -5,7 +5,7 @@ GO ?= go
 RELINK_TEST_DATABASE_URL ?=
 export RELINK_TEST_DATABASE_URL
 
-.PHONY: geoip-update help run build test test-go test-race test-sdk test-embed test-browser test-browser-embed lint structure generate templ css check-generated bench-redirect bench-faults
+.PHONY: geoip-update help run build test test-go test-race test-sdk test-embed test-browser test-browser-embed lint structure generate templ css openapi check-generated bench-redirect bench-faults
 
 help: ## Show this help
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}'
@@ -67,7 +67,7 @@ lint: structure ## go vet, gofmt, staticcheck and the structure checks
 structure: ## No function over 120 lines, faces import no other face (internal/codecheck; docs/architecture.md)
 	$(GO) test -count=1 -run 'TestFunctionLength|TestFacesDoNotBorrow' ./internal/codecheck/
 
-generate: templ css ## Rebuild every generated file (templ, CSS, vendored htmx)
+generate: templ css openapi ## Rebuild every generated file (templ, CSS, vendored htmx, openapi.json)
 
 templ: ## Generate *_templ.go from the .templ files (pinned templ in go.mod)
 	$(GO) tool templ generate
@@ -78,8 +78,11 @@ css: ## Build static/css/app.css with Tailwind (pinned in package.json) and vend
 	@mkdir -p static/js
 	cp node_modules/htmx.org/dist/htmx.min.js static/js/htmx.min.js
 
+openapi: ## Generate handlers/api/openapi.json (GET /openapi.json) from the dub SDK's schemas and tests/sdk/openapi/relink.json
+	cd tests/sdk && npm ci --no-audit --no-fund --loglevel=error && node openapi/generate.mjs
+
 check-generated: generate ## Fail when committed generated files are stale
-	@git diff --exit-code --stat -- '*_templ.go' static/ || (echo "generated files are stale: run 'make generate' and commit"; exit 1)
+	@git diff --exit-code --stat -- '*_templ.go' static/ handlers/api/openapi.json || (echo "generated files are stale: run 'make generate' and commit"; exit 1)
 	@test -z "$$(git status --porcelain --untracked-files=all -- '*_templ.go' static/)" || (echo "untracked generated files: run 'make generate' and commit"; git status --porcelain -- '*_templ.go' static/; exit 1)
 
 bench-faults: ## Fault benchmark: SIGTERM/SIGKILL under load, PostgreSQL stopped 30 s and 5 min and hung 60 s (private instance); see bench/README.md

@@ -190,9 +190,12 @@ func (s *Server) linkRoutes(h *api.Handlers) {
 	a.Delete("/tags/:id", s.key("tags.write"), h.DeleteTag)
 	a.Get("/folders", s.key("folders.read"), h.ListFolders)
 	a.Post("/folders", s.key("folders.write"), s.plan(models.PlanPro), h.CreateFolder)
+	a.Get("/folders/permissions", s.key("folders.read"), s.plan(models.PlanBusiness), h.FolderPermissions)
 	a.Get("/folders/:id", s.key("folders.read"), h.GetFolder)
+	a.Get("/folders/:id/users", s.key("folders.read"), s.plan(models.PlanBusiness), h.FolderUsers)
 	a.Patch("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.UpdateFolder)
 	a.Delete("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.DeleteFolder)
+	a.Get("/openapi.json", api.OpenAPI)       // the API's description (docs/openapi.md)
 	a.Get(api.AvatarPath+":seed", api.Avatar) // partners without an image (parity.md §8.7)
 	a.Options("/qr", api.QRCORS)
 	a.Get("/qr", api.QRCORS, s.limitIP("qr", 10, 10*time.Second, "Don't DDoS me pls 🥺"), h.QRCode)
@@ -219,21 +222,21 @@ func (s *Server) conversionRoutes(h *api.Handlers, rd *redirect.Handlers) {
 	}
 	a.Post("/track/lead/client", redirect.TrackCORS, s.publishableKey, h.TrackLead)
 	a.Post("/track/sale/client", redirect.TrackCORS, s.publishableKey, h.TrackSale)
-	a.Post("/track/lead", s.key("conversions.write"), s.plan(models.PlanBusiness), h.TrackLead)
-	a.Post("/track/sale", s.key("conversions.write"), s.plan(models.PlanBusiness), h.TrackSale)
+	a.Post("/track/lead", s.key("conversions.write"), s.writers(), s.plan(models.PlanBusiness), h.TrackLead)
+	a.Post("/track/sale", s.key("conversions.write"), s.writers(), s.plan(models.PlanBusiness), h.TrackSale)
 	a.Get("/customers", s.key("customers.read"), s.plan(models.PlanBusiness), h.ListCustomers)
 	a.Get("/customers/:id", s.key("customers.read"), s.plan(models.PlanBusiness), h.GetCustomer)
-	a.Patch("/customers/:id", s.key("customers.write"), s.plan(models.PlanBusiness), h.UpdateCustomer)
-	a.Delete("/customers/:id", s.key("customers.write"), s.plan(models.PlanBusiness), h.DeleteCustomer)
-	a.Post("/partners", s.key("programs.write"), s.plan(models.PlanBusiness), h.CreatePartner)
+	a.Patch("/customers/:id", s.key("customers.write"), s.writers(), s.plan(models.PlanBusiness), h.UpdateCustomer)
+	a.Delete("/customers/:id", s.key("customers.write"), s.writers(), s.plan(models.PlanBusiness), h.DeleteCustomer)
+	a.Post("/partners", s.key("programs.write"), s.writers(), s.plan(models.PlanBusiness), h.CreatePartner)
 	a.Get("/partners", s.key("programs.read"), s.plan(models.PlanBusiness), h.ListPartners)
-	a.Get("/partners/links", s.key("programs.read"), s.plan(models.PlanBusiness), h.ListPartnerLinks)
-	a.Post("/partners/links", s.key("programs.write"), s.plan(models.PlanBusiness), h.CreatePartnerLink)
+	a.Get("/partners/links", s.key("programs.read"), s.writers(), s.plan(models.PlanBusiness), h.ListPartnerLinks)
+	a.Post("/partners/links", s.key("programs.write"), s.writers(), s.plan(models.PlanBusiness), h.CreatePartnerLink)
 	a.Put("/partners/links/upsert", s.key("links.write"), s.plan(models.PlanBusiness), h.UpsertPartnerLink)
 	a.Get("/partners/analytics", s.key("programs.read"), s.plan(models.PlanBusiness), h.PartnerAnalytics)
 	a.Get("/commissions", s.key("programs.read"), h.ListCommissions)
 	s.programRoutes(h) // before /commissions/:id: "bulk" is never an id
-	a.Patch("/commissions/:id", s.key("programs.write"), h.UpdateCommission)
+	a.Patch("/commissions/:id", s.key("programs.write"), s.writers(), h.UpdateCommission)
 	a.Post("/tokens/embed/referrals", s.key("links.write"), s.plan(models.PlanAdvanced), h.CreateReferralsEmbedToken)
 }
 
@@ -539,4 +542,23 @@ func (s *Server) consoleRoutes() {
 	u.Post("/settings/members/:user/remove", h.RequireOwner, h.RemoveMember)
 	u.Post("/settings/invites/:id/delete", h.RequireOwner, h.DeleteInvite)
 	s.programConsoleRoutes(h, u)
+}
+
+// Route is one route of a face: its method and Fiber path (":param", "*").
+type Route struct{ Method, Path string }
+
+// APIRoutes lists the API face's routes (HEAD and middleware left out), so a
+// test can hold the OpenAPI document (GET /openapi.json) to them.
+func (s *Server) APIRoutes() []Route {
+	var out []Route
+	seen := map[Route]bool{}
+	for _, r := range s.api.GetRoutes(true) {
+		rt := Route{r.Method, r.Path}
+		if r.Method == fiber.MethodHead || seen[rt] {
+			continue
+		}
+		seen[rt] = true
+		out = append(out, rt)
+	}
+	return out
 }

@@ -13,7 +13,7 @@ import (
 // "status" and "register" are never taken for a slug.
 func (s *Server) parityRoutes(h *api.Handlers) {
 	a := s.api
-	writers := s.roles(models.RoleOwner, models.RoleMember)
+	writers := s.writers()
 	a.Post("/customers", s.key(""), writers, s.plan(models.PlanBusiness), h.CreateCustomer)
 	a.Get("/domains/status", s.key("domains.read"), s.plan(models.PlanEnterprise), h.DomainStatus)
 	a.Post("/domains/register", s.key("domains.write"), s.plan(models.PlanEnterprise), h.RegisterDomain)

@@ -31,6 +31,10 @@ func (s *Server) roles(allowed ...models.Role) fiber.Handler {
 	}
 }
 
+// writers is upstream's requiredRoles: ["owner", "member"], the gate of
+// every program, customer and conversion change (parity.md §0.1).
+func (s *Server) writers() fiber.Handler { return s.roles(models.RoleOwner, models.RoleMember) }
+
 // keyRole is the workspace role of the request's key's user: a key without a
 // user (a machine key) acts as an owner; key() has refused keys whose user
 // left the workspace.

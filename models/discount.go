@@ -190,3 +190,30 @@ func (db *DB) ProgramPartnerLinks(ctx context.Context, workspaceID, programID st
 		Order("created_at, id").Find(&ls).Error
 	return ls, dbErr(err, "list program partner links", "", "")
 }
+
+// DisablePartnerCodes soft-deletes a partner's enabled codes in a program
+// (disabledAt = at; detach also clears their discount) and returns them as
+// they were, with the disabled time set (parity.md §6.1, §6.2, §8.6).
+func (db *DB) DisablePartnerCodes(ctx context.Context, workspaceID, programID, partnerID string, detach bool, at time.Time) ([]DiscountCode, error) {
+	var cs []DiscountCode
+	err := db.WithContext(ctx).Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND disabled_at IS NULL", workspaceID, programID, partnerID).
+		Order("created_at").Find(&cs).Error
+	if err != nil || len(cs) == 0 {
+		return cs, dbErr(err, "list partner discount codes", "", "")
+	}
+	ids := make([]string, len(cs))
+	for i := range cs {
+		ids[i] = cs[i].ID
+	}
+	set := map[string]any{"disabled_at": at}
+	if detach {
+		set["discount_id"] = nil
+	}
+	if err := db.WithContext(ctx).Model(&DiscountCode{}).Where("workspace_id = ? AND id IN ?", workspaceID, ids).Updates(set).Error; err != nil {
+		return nil, dbErr(err, "disable partner discount codes", "", "")
+	}
+	for i := range cs {
+		cs[i].DisabledAt = &at
+	}
+	return cs, nil
+}

@@ -86,7 +86,12 @@ func (db *DB) HasFolders(ctx context.Context, workspaceID string) (bool, error) 
 	return n > 0, dbErr(err, "count folders", "", "")
 }
 
-func folderExists(name string) string {
+// folderExists is the taken-name 409: POST words it bare, PATCH quotes the
+// name (upstream's two routes differ).
+func folderExists(name string, quoted bool) string {
+	if quoted {
+		return "A folder with the name \"" + name + "\" already exists."
+	}
 	return fmt.Sprintf("A folder with the name %s already exists.", name)
 }
 
@@ -97,11 +102,11 @@ func (db *DB) InsertFolder(ctx context.Context, f *Folder) error {
 		f.ID = ids.New(ids.Folder)
 	}
 	return db.Tx(ctx, func(tx *DB) error {
-		if err := tx.folderNameFree(ctx, f); err != nil {
+		if err := tx.folderNameFree(ctx, f, false); err != nil {
 			return err
 		}
 		if err := tx.WithContext(ctx).Create(f).Error; err != nil {
-			return dbErr(err, "create folder", "", folderExists(f.Name))
+			return dbErr(err, "create folder", "", folderExists(f.Name, false))
 		}
 		if f.UserID == nil {
 			return nil
@@ -115,25 +120,25 @@ func (db *DB) InsertFolder(ctx context.Context, f *Folder) error {
 // SaveFolder writes a folder's name, description and access level.
 func (db *DB) SaveFolder(ctx context.Context, f *Folder) error {
 	return db.Tx(ctx, func(tx *DB) error {
-		if err := tx.folderNameFree(ctx, f); err != nil {
+		if err := tx.folderNameFree(ctx, f, true); err != nil {
 			return err
 		}
 		res := tx.WithContext(ctx).Model(f).Where("workspace_id = ?", f.WorkspaceID).Select("name", "description", "access_level", "updated_at").Updates(f)
 		if res.Error == nil && res.RowsAffected == 0 {
 			return apierr.New(apierr.NotFound, "Folder not found.")
 		}
-		return dbErr(res.Error, "update folder", "", folderExists(f.Name))
+		return dbErr(res.Error, "update folder", "", folderExists(f.Name, true))
 	})
 }
 
-func (db *DB) folderNameFree(ctx context.Context, f *Folder) error {
+func (db *DB) folderNameFree(ctx context.Context, f *Folder, quoted bool) error {
 	var n int64
 	err := db.WithContext(ctx).Model(&Folder{}).Where("workspace_id = ? AND name = ? AND id <> ?", f.WorkspaceID, f.Name, f.ID).Count(&n).Error
 	if err != nil {
 		return dbErr(err, "check folder name", "", "")
 	}
 	if n > 0 {
-		return apierr.New(apierr.Conflict, folderExists(f.Name))
+		return apierr.New(apierr.Conflict, folderExists(f.Name, quoted))
 	}
 	return nil
 }

@@ -301,7 +301,7 @@ func (p *programCmd) groupSet(args []string) error {
 	sel := p.fs.String("group", models.DefaultGroupSlug, "group slug or grp_ id")
 	holding := p.fs.Int("holding-days", -1, "holding period in days: 0, 7, 14, 30, 60 or 90")
 	var defaults, additional multiFlag
-	p.fs.Var(&defaults, "default-link", "DOMAIN=URL: a link every new partner gets (repeatable, at most 5; replaces the list)")
+	p.fs.Var(&defaults, "default-link", "DOMAIN=URL: a link every partner of the group gets, those already in it too (repeatable, at most 5; replaces the list)")
 	p.fs.Var(&additional, "additional-link", "DOMAIN[/PATH][=exact]: a destination partners may link to (repeatable; replaces the list)")
 	noAdditional := p.fs.Bool("no-additional-links", false, "forbid partner links to other destinations")
 	utm := p.fs.String("utm", "", "UTM template: source=x,medium=y,campaign=z (empty value removes it)")

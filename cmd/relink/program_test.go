@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/models"
 )
 
 // checkProgramErrors: each refused command names its reason.
@@ -136,6 +139,70 @@ func TestProgramCommands(t *testing.T) {
 			out, err = relink("program", "commissions", "process")
 			if err != nil || !strings.Contains(out, `"count": 0`) {
 				t.Errorf("commissions process: %s %v", out, err)
+			}
+		})
+	}
+}
+
+// TestGroupDefaultLinksReachPartners: `relink program group set
+// --default-link` gives the partners already in the group the new default
+// link (Dub's create-default-links job), once: running it again with the
+// same list keeps the default link's id and creates nothing.
+func TestGroupDefaultLinksReachPartners(t *testing.T) {
+	for _, dialect := range testdb.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			ctx := context.Background()
+			dbURL := testdb.URL(t, dialect)
+			getenv := func(k string) string {
+				if k == "RELINK_DATABASE_URL" {
+					return dbURL
+				}
+				return ""
+			}
+			cfg, err := config.Load(getenv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			relink := func(args ...string) (string, error) {
+				var out, errOut bytes.Buffer
+				err := run(ctx, args, getenv, &out, &errOut)
+				return out.String(), err
+			}
+			if _, err := relink("workspace", "create", "--name", "Acme", "--slug", "acme", "--plan", "business"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := relink("program", "set", "--workspace", "acme", "--domain", cfg.ShortDomain, "--url", "https://acme.example/"); err != nil {
+				t.Fatal(err)
+			}
+			db, err := models.Open(dbURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			ws, err := db.WorkspaceBySlug(ctx, "acme")
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := "Pat Lee"
+			ep, err := conversions.New(conversions.Deps{DB: db}).EnrollPartner(ctx, ws, conversions.EnrollInput{Email: "pat@example.com", Name: &name})
+			if err != nil || len(ep.Links) != 0 {
+				t.Fatalf("enroll: %v, links %v", err, ep)
+			}
+			partnerLinks := func() []models.Link {
+				ls, err := db.PartnerLinks(ctx, ws.ID, ep.Enrollment.ProgramID, ep.Partner.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ls
+			}
+			for range 2 {
+				if _, err := relink("program", "group", "set", "--workspace", "acme", "--default-link", cfg.ShortDomain+"=https://acme.example/welcome"); err != nil {
+					t.Fatal(err)
+				}
+				ls := partnerLinks()
+				if len(ls) != 1 || ls[0].PartnerGroupDefaultLinkID == nil || ls[0].URL != "https://acme.example/welcome" || !strings.HasPrefix(ls[0].Key, "pat") {
+					t.Fatalf("pat's links after group set: %+v", ls)
+				}
 			}
 		})
 	}

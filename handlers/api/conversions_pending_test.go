@@ -3,7 +3,6 @@ package api_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -50,12 +49,7 @@ func TestLeadRightAfterClick(t *testing.T) {
 			if auth {
 				req.Header.Set("Authorization", "Bearer "+c.APIKey)
 			}
-			res, err := srv.Root.Test(req, -1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer res.Body.Close()
-			b, _ := io.ReadAll(res.Body)
+			res, b := roundTrip(t, srv, req)
 			return res.StatusCode, b, res.Header.Get("Location")
 		}
 		st, body, _ := call("POST", linksAPIHost, "/links", `{"url":"https://shop.example/","key":"spring","trackConversion":true}`, true)

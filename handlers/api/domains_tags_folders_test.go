@@ -271,7 +271,7 @@ func TestFolders(t *testing.T) {
 			{"no name", "acme", "POST", "/folders", `{}`, 422, "unprocessable_entity", "invalid_type: name: Invalid input: expected string, received undefined"},
 			{"long description", "acme", "POST", "/folders", `{"name":"x","description":"` + strings.Repeat("d", 501) + `"}`, 422, "unprocessable_entity", "too_big: description: Too big: expected string to have <=500 characters"},
 			{"duplicate", "acme", "POST", "/folders", `{"name":"Launch"}`, 409, "conflict", "A folder with the name Launch already exists."},
-			{"rename to taken", "acme", "PATCH", "/folders/" + id, `{"name":"Archive"}`, 409, "conflict", "A folder with the name Archive already exists."},
+			{"rename to taken", "acme", "PATCH", "/folders/" + id, `{"name":"Archive"}`, 409, "conflict", `A folder with the name "Archive" already exists.`},
 			{"update unknown", "acme", "PATCH", "/folders/fold_nope", `{"name":"x"}`, 404, "not_found", "Folder not found."},
 			{"update other workspace's", "acme", "PATCH", "/folders/" + theirs["id"].(string), `{"name":"x"}`, 404, "not_found", "Folder does not belong to the workspace."},
 			{"delete other workspace's", "acme", "DELETE", "/folders/" + theirs["id"].(string), "", 404, "not_found", "Folder does not belong to the workspace."},

@@ -271,3 +271,40 @@ func TestFolderPermissionsBelowBusiness(t *testing.T) {
 			"You can only change the access level of a folder on Business and above plans.")
 	})
 }
+
+// TestFolderPermissionEndpoints: GET /folders/permissions and GET
+// /folders/{id}/users (upstream's dashboard routes, Business+).
+func TestFolderPermissionEndpoints(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		e := newFolderEnv(t, db, models.PlanBusiness)
+		forbidden := func(key, method, path, body string) {
+			t.Helper()
+			e.expectErr(e.do(key, method, path, body), 403, "forbidden", msgFolderForbidden)
+		}
+		perms := map[string]string{}
+		for _, f := range e.ok(200, "ed", "GET", "/folders/permissions", "").list(t) {
+			var ps []string
+			for _, p := range f["permissions"].([]any) {
+				ps = append(ps, p.(string))
+			}
+			perms[f["name"].(string)] = strings.Join(ps, " ")
+		}
+		want := map[string]string{"Shared": "folders.read folders.links.write", "ReadOnly": "folders.read", "Private": "folders.read folders.links.write"}
+		if fmt.Sprint(perms) != fmt.Sprint(want) {
+			t.Errorf("ed's permissions %v, want %v", perms, want)
+		}
+		owner := e.ok(200, "biz", "GET", "/folders/permissions", "").list(t)
+		if len(owner) != 3 || len(owner[0]["permissions"].([]any)) != 4 {
+			t.Errorf("owner's permissions %v", owner)
+		}
+		roles := map[string]any{}
+		for _, u := range e.ok(200, "ed", "GET", "/folders/"+e.private+"/users", "").list(t) {
+			roles[u["email"].(string)] = u["role"]
+		}
+		if roles["ed@members.example"] != "editor" || roles["vw@members.example"] != nil || roles["biz@example.com"] != "owner" {
+			t.Errorf("private folder's users %v", roles)
+		}
+		forbidden("vw", "GET", "/folders/"+e.private+"/users", "")
+		e.expectErr(e.do("other", "GET", "/folders/"+e.private+"/users", ""), 404, "not_found", "Folder does not belong to the workspace.")
+	})
+}

@@ -3,7 +3,6 @@ package api_test
 import (
 	"bytes"
 	"image/png"
-	"io"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -76,9 +75,8 @@ func TestLinkPermissions(t *testing.T) {
 		req := httptest.NewRequest("GET", "/api/links/count", nil)
 		req.Host = "localhost:8080"
 		req.Header.Set("Authorization", "Bearer "+e.keys["acme"])
-		res, err := e.srv.Root.Test(req, -1)
-		if err != nil || res.StatusCode != 200 {
-			t.Fatalf("/api/links/count on the app host: %v %v", res.StatusCode, err)
+		if res, _ := roundTrip(t, e.srv, req); res.StatusCode != 200 {
+			t.Fatalf("/api/links/count on the app host: %v", res.StatusCode)
 		}
 	})
 }
@@ -94,11 +92,7 @@ func TestQRCode(t *testing.T) {
 			if withKey {
 				req.Header.Set("Authorization", "Bearer "+e.keys["acme"])
 			}
-			res, err := e.srv.Root.Test(req, -1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := io.ReadAll(res.Body)
+			res, b := roundTrip(t, e.srv, req)
 			return linkResp{status: res.StatusCode, header: res.Header, body: b}
 		}
 		tests := []struct {
@@ -158,7 +152,7 @@ func TestQRCode(t *testing.T) {
 		// OPTIONS preflight.
 		req := httptest.NewRequest("OPTIONS", "/qr", nil)
 		req.Host = linksAPIHost
-		res, _ := e.srv.Root.Test(req, -1)
+		res, _ := roundTrip(t, e.srv, req)
 		if res.StatusCode != 204 || res.Header.Get("Access-Control-Allow-Methods") != "GET, OPTIONS" {
 			t.Fatalf("OPTIONS %d %v", res.StatusCode, res.Header)
 		}
@@ -171,11 +165,7 @@ func TestQRRateLimit(t *testing.T) {
 	for i := range 11 {
 		req := httptest.NewRequest("GET", "/qr?url=https://a.com&size=32", nil)
 		req.Host = linksAPIHost
-		res, err := e.srv.Root.Test(req, -1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(res.Body)
+		res, b := roundTrip(t, e.srv, req)
 		last = linkResp{status: res.StatusCode, header: res.Header, body: b}
 		if i < 10 && last.status != 200 {
 			t.Fatalf("request %d: %d", i+1, last.status)

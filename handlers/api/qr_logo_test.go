@@ -6,7 +6,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"io"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -61,11 +60,7 @@ func TestQRLogo(t *testing.T) {
 			}
 			req := httptest.NewRequest("GET", "/qr?"+q.Encode(), nil)
 			req.Host = linksAPIHost
-			res, err := e.srv.Root.Test(req, -1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := io.ReadAll(res.Body)
+			res, b := roundTrip(t, e.srv, req)
 			if res.StatusCode != 200 {
 				t.Fatalf("%s: %d %s", u, res.StatusCode, b)
 			}

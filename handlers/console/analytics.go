@@ -181,7 +181,11 @@ const maxFilterOptions = 100
 // valueSelect is a filter select: "Any", the values present (most events
 // first), and the current value even when absent from the window.
 func valueSelect(label, name, cur string, g analytics.GroupBy, rows []analytics.Group) vc.SelectProps {
-	sel := vc.SelectProps{Label: label, Name: name, Options: []vc.Option{{Value: "", Label: "Any " + strings.ToLower(label)}}}
+	noun := label // "OS", "UTM source" keep their capitals; "Country" → "country"
+	if len(noun) > 1 && noun[1] >= 'a' && noun[1] <= 'z' {
+		noun = strings.ToLower(noun[:1]) + noun[1:]
+	}
+	sel := vc.SelectProps{Label: label, Name: name, Options: []vc.Option{{Value: "", Label: "Any " + noun}}}
 	seen := false
 	for i, r := range rows {
 		if i == maxFilterOptions {

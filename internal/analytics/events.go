@@ -201,7 +201,11 @@ func (e *SQLEngine) eventRows(ctx context.Context, s *scope, k kind, after *even
 		if dir == "ASC" {
 			cmp = ">"
 		}
-		w.add("(timestamp "+cmp+" ? OR (timestamp = ? AND "+idCol+" "+cmp+" ?))", after.Timestamp, after.Timestamp, after.ID)
+		// The first condition alone bounds the (workspace_id, timestamp)
+		// index range; the second drops the rows of the last timestamp
+		// already written.
+		w.add("timestamp "+cmp+"= ?", after.Timestamp)
+		w.add("(timestamp "+cmp+" ? OR "+idCol+" "+cmp+" ?)", after.Timestamp, after.ID)
 		offset = 0
 	}
 	sqlq := "SELECT " + cols + " FROM " + k.table + " WHERE " + w.sql() + " ORDER BY timestamp " + dir + ", " + idCol + " " + dir + " LIMIT ? OFFSET ?"

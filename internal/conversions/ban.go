@@ -50,8 +50,9 @@ func (s *Service) programEnrollment(ctx context.Context, db *models.DB, ws *mode
 
 // BanPartner bans a partner from the program (§6.1) in one transaction:
 // the enrollment, its links (disabled and expired), bounty submissions not
-// approved (rejected), pending payouts (canceled) and pending, held or
-// unpaid commissions (canceled). It returns the partner id.
+// approved (rejected), pending payouts (canceled), pending, held or unpaid
+// commissions (canceled) and discount codes (detached and disabled, with
+// discount_code.deleted). It returns the partner id.
 func (s *Service) BanPartner(ctx context.Context, ws *models.Workspace, sel PartnerSelector, reason string) (string, error) {
 	var ls []models.Link
 	var partnerID string
@@ -85,6 +86,9 @@ func (s *Service) BanPartner(ctx context.Context, ws *models.Workspace, sel Part
 		if err := tx.CancelPartnerEarnings(ctx, ws.ID, prog.ID, e.PartnerID, now); err != nil {
 			return err
 		}
+		if err := disablePartnerCodes(ctx, tx, ws, prog.ID, e.PartnerID, true, now); err != nil {
+			return err
+		}
 		return tx.RecomputeTotalCommissions(ctx, ws.ID, prog.ID, e.PartnerID)
 	})
 	if err != nil {
@@ -95,8 +99,9 @@ func (s *Service) BanPartner(ctx context.Context, ws *models.Workspace, sel Part
 }
 
 // DeactivatePartner deactivates an approved or archived partner (§6.2):
-// rewards cleared and links without an expiry expired now; commissions and
-// payouts stay as they are. It returns the partner id.
+// rewards cleared, links without an expiry expired now and discount codes
+// disabled (discount_code.deleted); commissions and payouts stay as they
+// are. It returns the partner id.
 func (s *Service) DeactivatePartner(ctx context.Context, ws *models.Workspace, sel PartnerSelector) (string, error) {
 	var ls []models.Link
 	var partnerID string
@@ -118,7 +123,10 @@ func (s *Service) DeactivatePartner(ctx context.Context, ws *models.Workspace, s
 		if ls, err = tx.PartnerLinks(ctx, ws.ID, prog.ID, e.PartnerID); err != nil {
 			return err
 		}
-		return tx.ExpirePartnerLinks(ctx, ws.ID, prog.ID, e.PartnerID, false, now)
+		if err := tx.ExpirePartnerLinks(ctx, ws.ID, prog.ID, e.PartnerID, false, now); err != nil {
+			return err
+		}
+		return disablePartnerCodes(ctx, tx, ws, prog.ID, e.PartnerID, false, now)
 	})
 	if err != nil {
 		return "", err

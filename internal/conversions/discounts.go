@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
@@ -228,4 +229,36 @@ func (s *Service) EnrollmentDiscount(ctx context.Context, workspaceID string, e 
 		return nil, nil
 	}
 	return d, err
+}
+
+// disablePartnerCodes is the discount-code part of a ban (detach: the codes
+// also lose their discount) or a deactivation: the partner's codes are
+// soft-deleted, each with discount_code.deleted carrying the discount it
+// had, in the caller's transaction (parity.md §6.1, §6.2, §8.6). Relink's
+// codes are all provider "custom": no payment provider is told.
+func disablePartnerCodes(ctx context.Context, tx *models.DB, ws *models.Workspace, programID, partnerID string, detach bool, now time.Time) error {
+	cs, err := tx.DisablePartnerCodes(ctx, ws.ID, programID, partnerID, detach, now)
+	if err != nil || len(cs) == 0 {
+		return err
+	}
+	var dids []string
+	for _, c := range cs {
+		if c.DiscountID != nil {
+			dids = append(dids, *c.DiscountID)
+		}
+	}
+	ds, err := tx.DiscountsByID(ctx, ws.ID, dids)
+	if err != nil {
+		return err
+	}
+	for i := range cs {
+		var d *models.Discount
+		if cs[i].DiscountID != nil {
+			d = ds[*cs[i].DiscountID]
+		}
+		if err := webhooks.Emit(ctx, tx, ws.ID, webhooks.DiscountCodeDeleted, discountCodeEventOf(&cs[i], d)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

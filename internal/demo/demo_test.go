@@ -327,8 +327,7 @@ func TestDemoLooksReal(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
-		opts := demo.Options{Links: 40, Clicks: 4000, Leads: 400, Sales: 150, Days: 30, Partners: 4, Seed: 42, Now: now}
-		st, err := demo.Generate(ctx, db, c.Workspace, opts)
+		st, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 40, Clicks: 4000, Leads: 400, Sales: 150, Days: 30, Partners: 4, Seed: 42, Now: now})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -392,8 +391,8 @@ func TestDemoLooksReal(t *testing.T) {
 			t.Errorf("%d _root links", roots)
 		}
 		// A second run reuses the tags and folders instead of failing.
-		opts.Seed, opts.KeySuffix = 6, "x"
-		if _, err := demo.Generate(ctx, db, c.Workspace, opts); err != nil {
+		small := demo.Options{Links: 5, Clicks: 200, Leads: 20, Sales: 5, Days: 30, Partners: 2, Seed: 6, Now: now, KeySuffix: "x"}
+		if _, err := demo.Generate(ctx, db, c.Workspace, small); err != nil {
 			t.Fatalf("second run: %v", err)
 		}
 	})

@@ -31,8 +31,12 @@ func (s *Service) Role(ctx context.Context, a Actor) (models.Role, error) {
 	return role, err
 }
 
-// folderRoles is the actor's effective role in each folder, by folder id,
+// FolderRoles is the actor's effective role in each folder, by folder id,
 // as upstream's findFolderUserRole gives it (no plan rule).
+func (s *Service) FolderRoles(ctx context.Context, a Actor, fs []models.Folder) (map[string]models.FolderRole, error) {
+	return s.folderRoles(ctx, a, fs)
+}
+
 func (s *Service) folderRoles(ctx context.Context, a Actor, fs []models.Folder) (map[string]models.FolderRole, error) {
 	out := make(map[string]models.FolderRole, len(fs))
 	role, err := s.Role(ctx, a)

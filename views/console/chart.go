@@ -207,39 +207,48 @@ type xTick struct {
 	Label, Style, Class string
 }
 
-// xTicks label at most seven buckets; on a phone every other one shows (the
-// first and the last always).
+// xTicks label evenly spread buckets, the first and the last always: up
+// to seven from the sm breakpoint up, up to four on a phone (each set its
+// own elements, the other hidden), so labels never crowd.
 func (c ChartView) xTicks() []xTick {
 	n := len(c.Labels)
 	if n == 0 {
 		return nil
 	}
-	step := (n + 5) / 6
-	var idx []int
-	for i := 0; i < n; i += step {
-		idx = append(idx, i)
+	var out []xTick
+	for _, set := range []struct {
+		count int
+		class string
+	}{{7, "hidden sm:block"}, {4, "sm:hidden"}} {
+		idx := spread(n, set.count)
+		for j, i := range idx {
+			t := xTick{Label: c.Labels[i], Class: set.class,
+				Style: "left: " + f1(c.x(i)/plotW*100) + "%; transform: translateX(-50%)"}
+			switch {
+			case n == 1:
+			case j == 0:
+				t.Style = "left: 0%"
+			case j == len(idx)-1:
+				t.Style = "right: 0%"
+			}
+			out = append(out, t)
+		}
 	}
-	if last := idx[len(idx)-1]; last != n-1 {
-		if n-1-last < step/2 {
-			idx = idx[:len(idx)-1]
+	return out
+}
+
+// spread is up to count indices of [0, n) evenly apart, with 0 and n-1.
+func spread(n, count int) []int {
+	if n <= count {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
 		}
-		idx = append(idx, n-1)
+		return out
 	}
-	out := make([]xTick, 0, len(idx))
-	for j, i := range idx {
-		pct := c.x(i) / plotW * 100
-		t := xTick{Label: c.Labels[i], Style: "left: " + f1(pct) + "%; transform: translateX(-50%)"}
-		switch {
-		case n == 1:
-		case j == 0:
-			t.Style = "left: 0%"
-		case j == len(idx)-1:
-			t.Style = "right: 0%"
-		}
-		if j%2 == 1 && j != len(idx)-1 {
-			t.Class = "hidden sm:block"
-		}
-		out = append(out, t)
+	out := make([]int, count)
+	for k := range out {
+		out[k] = (k*(n-1) + (count-1)/2) / (count - 1)
 	}
 	return out
 }

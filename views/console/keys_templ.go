@@ -176,7 +176,7 @@ func KeysTable(v KeysView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<div class=\"-mx-1 overflow-x-auto px-1\" data-testid=\"keys-scroll\"><table class=\"w-full min-w-[36rem] text-left text-sm\"><thead class=\"text-xs uppercase text-gray-500\"><tr><th class=\"py-2\">Name</th><th>Key</th><th>Created</th><th>Last used</th><th>Status</th><th></th></tr></thead> <tbody class=\"divide-y divide-gray-100 dark:divide-gray-800\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<div class=\"overflow-x-auto\" data-testid=\"keys-scroll\"><table class=\"w-full min-w-[36rem] text-left text-sm\"><thead class=\"text-xs uppercase text-gray-500\"><tr><th class=\"py-2\">Name</th><th>Key</th><th>Created</th><th>Last used</th><th>Status</th><th></th></tr></thead> <tbody class=\"divide-y divide-gray-100 dark:divide-gray-800\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
