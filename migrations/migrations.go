@@ -25,3 +25,16 @@ func FS(dialect string) (fs.FS, error) {
 	}
 	return nil, fmt.Errorf("migrations: unknown dialect %q", dialect)
 }
+
+//go:embed clickhouse/*.sql
+var clickhouseFiles embed.FS
+
+// ClickHouse returns the ClickHouse event store's migrations
+// (internal/chstore applies them; docs/clickhouse.md).
+func ClickHouse() fs.FS {
+	sub, err := fs.Sub(clickhouseFiles, "clickhouse")
+	if err != nil {
+		panic(err) // the directory is embedded
+	}
+	return sub
+}

@@ -77,6 +77,8 @@ func commandHelp(cmd string) (string, bool) {
 		return demoHelp(), true
 	case "import":
 		return importHelp(), true
+	case "clickhouse":
+		return clickhouseHelp, true
 	case "geoip":
 		return geoipUsage, true
 	case "version":

@@ -37,6 +37,9 @@ Usage:
   relink import csv FILE|SOURCE --workspace SLUG [--map …|--token T --base-url URL]
                                     import links from a CSV or another shortener's API
                                     (run "relink import --help" for the sources)
+  relink clickhouse backfill [--batch N] [--restart]
+                                    copy existing events to the ClickHouse event store
+                                    (RELINK_CLICKHOUSE_URL), resumable, with a progress bar
   relink geoip status               which IP-location database locates clicks, and how old it is
   relink version                    print the version
 
@@ -106,6 +109,8 @@ func run(ctx context.Context, args []string, getenv config.Getenv, stdout, stder
 		return demoCmd(ctx, cfg, args[1:], stdout, stderr)
 	case "import":
 		return importCmd(ctx, cfg, args[1:], stdout, stderr)
+	case "clickhouse":
+		return clickhouseCmd(ctx, cfg, args[1:], stdout, stderr)
 	case "geoip":
 		return geoip(cfg, args[1:], stdout, time.Now())
 	case "version":

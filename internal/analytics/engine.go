@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/relinkhq/relink/internal/chstore"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -30,6 +31,9 @@ type SQLEngine struct {
 	// objects (links.Service.ShortLinkFor, so they match the link objects);
 	// nil: https://{domain}/{key}.
 	ShortLink func(domain, key string) string
+	// CH, when set, is the ClickHouse event store: events are counted and
+	// listed there instead of the SQL tables (NewClickHouseEngine).
+	CH *chstore.Client
 
 	aggReads, rawReads atomic.Int64
 	spanReads          [weekly + 1]atomic.Int64 // range reads per grain …
@@ -109,6 +113,9 @@ func (s *scope) hourAligned() bool {
 func (e *SQLEngine) measure(ctx context.Context, s *scope, k kind, key keySpec) (map[string]counts, error) {
 	if s.linksSet && len(s.links) == 0 {
 		return map[string]counts{}, nil
+	}
+	if e.CH != nil {
+		return e.chCount(ctx, s, k, key)
 	}
 	if ok, df := e.aggregatable(s, k, key); ok && !e.ForceRaw {
 		return e.fromAggregates(ctx, s, k, key, df)

@@ -173,6 +173,9 @@ func (e *SQLEngine) records(ctx context.Context, ws *models.Workspace, k kind, r
 // of q.Limit rows, or with after set the q.Limit rows that follow after in
 // the sort order (a keyset page).
 func (e *SQLEngine) eventRows(ctx context.Context, s *scope, k kind, after *eventRow) ([]eventRow, error) {
+	if e.CH != nil {
+		return e.chEventRows(ctx, s, k, after)
+	}
 	w, ok := s.rawWhere(k, []timeRange{{s.win.Start, s.win.End, true}})
 	if !ok {
 		return nil, nil

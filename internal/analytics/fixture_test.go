@@ -3,6 +3,7 @@ package analytics_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/url"
 	"testing"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/analytics/dubjson"
+	"github.com/relinkhq/relink/internal/chstore"
+	"github.com/relinkhq/relink/internal/chstore/chtest"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ids"
@@ -49,6 +52,12 @@ type world struct {
 	part  string
 	group string
 
+	// The ClickHouse event store when clickhouse-server is installed: the
+	// pipeline writes through chstore.ClickStore and the outbox carries
+	// leads and sales, as in production.
+	ch     *chstore.Client
+	outbox *chstore.Outbox
+
 	clicks []models.Click // what the pipeline stored (for leads)
 	nLeads int
 	nSales int
@@ -68,7 +77,12 @@ func newWorld(t testing.TB, db *models.DB, slug string, now time.Time) *world {
 	}
 	w.ws.CreatedAt = created
 	w.svc = conversions.New(conversions.Deps{DB: db, Aggregator: models.EventAggregator{}, Now: func() time.Time { return w.clock }})
-	w.pipe = ingest.New(db, ingest.Options{DedupWindow: -1, BatchSize: 500, FlushInterval: time.Hour,
+	var store ingest.Store = db
+	if u := chtest.Optional(t); u != "" {
+		w.ch, w.outbox = openClickHouse(t, db, u)
+		store = &chstore.ClickStore{SQL: db, CH: w.ch}
+	}
+	w.pipe = ingest.New(store, ingest.Options{DedupWindow: -1, BatchSize: 500, FlushInterval: time.Hour,
 		Hooks: []models.ClickHook{models.AggregateClicks}})
 	t.Cleanup(func() { _ = w.pipe.Drain(context.Background()) })
 
@@ -196,7 +210,43 @@ func (w *world) engines() (*analytics.SQLEngine, *analytics.SQLEngine) {
 // second store (ClickHouse, loaded with the world's events) adds itself
 // here.
 func (w *world) implementations(agg analytics.Engine) map[string]analytics.Engine {
-	return map[string]analytics.Engine{"aggregates": agg}
+	impls := map[string]analytics.Engine{"aggregates": agg}
+	if w.ch != nil {
+		if err := w.outbox.Run(w.ctx); err != nil {
+			w.t.Fatal(err)
+		}
+		// Every stored event reached ClickHouse once (FINAL), through
+		// the pipeline's ClickStore and the outbox.
+		for table, want := range map[string]int{"clicks": len(w.clicks), "lead_events": w.nLeads, "sale_events": w.nSales} {
+			var got string
+			if err := w.ch.Query(w.ctx, "SELECT count() FROM "+table+" FINAL", func(c []string) error { got = c[0]; return nil }); err != nil {
+				w.t.Fatal(err)
+			}
+			if got != fmt.Sprint(want) {
+				w.t.Fatalf("clickhouse %s: %s rows, the SQL store has %d", table, got, want)
+			}
+		}
+		impls["clickhouse"] = analytics.NewClickHouseEngine(w.db, w.ch, func() time.Time { return w.now })
+	}
+	return impls
+}
+
+// openClickHouse migrates the ClickHouse database at u and turns on the
+// SQL store's outbox.
+func openClickHouse(t testing.TB, db *models.DB, u string) (*chstore.Client, *chstore.Outbox) {
+	t.Helper()
+	ch, err := chstore.Open(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Migrate(context.Background(), slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	ob := &chstore.Outbox{SQL: db, CH: ch, Log: slog.New(slog.DiscardHandler)}
+	if err := ob.Enable(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return ch, ob
 }
 
 // query answers an /analytics query string with e, as the API writes it.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/auth"
+	"github.com/relinkhq/relink/internal/chstore"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/geo"
@@ -61,6 +62,10 @@ type Services struct {
 	Limiter ratelimit.Limiter
 	// Redis is the shared-state client (nil without RELINK_REDIS_URL).
 	Redis *redis.Client
+	// ClickHouse is the event store and ClickHouseOutbox the copy of leads
+	// and sales to it (both nil without RELINK_CLICKHOUSE_URL).
+	ClickHouse       *chstore.Client
+	ClickHouseOutbox *chstore.Outbox
 	// IsShortDomain reports whether host (lower-case, with port if any) is a
 	// registered short domain other than Config.ShortDomain.
 	IsShortDomain func(host string) bool
@@ -163,7 +168,7 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (_ *Services, err
 			s.Close() //nolint:errcheck // the build error is the one to report
 		}
 	}()
-	for _, step := range []func(context.Context) error{s.database, s.sharedState, s.clickPath, s.domain, s.console} {
+	for _, step := range []func(context.Context) error{s.database, s.sharedState, s.eventStore, s.clickPath, s.domain, s.console} {
 		if err := step(ctx); err != nil {
 			return nil, err
 		}
@@ -178,6 +183,11 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (_ *Services, err
 func (s *Services) jobs() {
 	s.Jobs = jobs.New(s.Log)
 	s.Jobs.Add(jobs.Job{Name: "clicks", Drain: s.Clicks.Drain})
+	if s.ClickHouseOutbox != nil {
+		// Leads and sales to ClickHouse (after the click drain: a lead
+		// tracked during shutdown still goes out).
+		s.Jobs.Add(jobs.Job{Name: "clickhouse outbox", Every: chstore.OutboxPeriod, Run: s.ClickHouseOutbox.Run, Drain: s.ClickHouseOutbox.Drain})
+	}
 	s.Jobs.Add(jobs.Job{Name: "commissions", Every: CommissionPeriod, Run: s.commissions})
 	// Webhook delivery (it finishes its attempts in flight when stopped;
 	// undelivered rows stay in the outbox for the next start) and the
@@ -235,6 +245,32 @@ func (s *Services) sharedState(ctx context.Context) error {
 	if s.Limiter == nil {
 		s.Limiter = limiter
 	}
+	return nil
+}
+
+// eventStore connects the ClickHouse event store when RELINK_CLICKHOUSE_URL
+// is set: applies its migrations and turns on the SQL store's outbox of
+// leads and sales. A server that does not answer fails the start (a
+// configured event store that is not there is a configuration error).
+func (s *Services) eventStore(ctx context.Context) error {
+	if s.Config.ClickHouseURL == "" {
+		return nil
+	}
+	ch, err := chstore.Open(s.Config.ClickHouseURL)
+	if err != nil {
+		return fmt.Errorf("RELINK_CLICKHOUSE_URL: %w", err)
+	}
+	mctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := ch.Migrate(mctx, s.Log); err != nil {
+		return fmt.Errorf("RELINK_CLICKHOUSE_URL %s: %w", ch, err)
+	}
+	ob := &chstore.Outbox{SQL: s.DB, CH: ch, Log: s.Log}
+	if err := ob.Enable(ctx); err != nil {
+		return err
+	}
+	s.ClickHouse, s.ClickHouseOutbox = ch, ob
+	s.Log.Info("clickhouse event store", "url", ch.String())
 	return nil
 }
 
@@ -301,7 +337,11 @@ func (s *Services) clickPath(ctx context.Context) error {
 		opt.Journal = &ingest.JournalOptions{Dir: dir, MaxBytes: cfg.ClickJournalMax, Window: cfg.ClickJournalWindow,
 			FsyncCommit: cfg.ClickJournalFsync}
 	}
-	clicks, err := ingest.Open(s.DB, opt)
+	var store ingest.Store = s.DB
+	if s.ClickHouse != nil {
+		store = &chstore.ClickStore{SQL: s.DB, CH: s.ClickHouse}
+	}
+	clicks, err := ingest.Open(store, opt)
 	if err != nil {
 		return err
 	}
@@ -342,6 +382,9 @@ func (s *Services) domain(context.Context) error {
 		return err
 	}
 	engine := analytics.NewEngine(s.DB, s.Now)
+	if s.ClickHouse != nil {
+		engine = analytics.NewClickHouseEngine(s.DB, s.ClickHouse, s.Now)
+	}
 	engine.QRBase = cfg.APIURL.String() + "/qr"
 	// top_links rows and event link objects build shortLink as link objects do.
 	engine.ShortLink = s.Links.ShortLinkFor

@@ -75,7 +75,7 @@ func TestBuild(t *testing.T) {
 	v := reflect.ValueOf(s).Elem()
 	for i := range v.NumField() {
 		f := v.Type().Field(i)
-		if !f.IsExported() || f.Name == "Redis" {
+		if !f.IsExported() || f.Name == "Redis" || strings.HasPrefix(f.Name, "ClickHouse") {
 			continue
 		}
 		if v.Field(i).IsZero() {
@@ -91,6 +91,12 @@ func TestBuild(t *testing.T) {
 	}
 	if j := s.Jobs.Jobs()[1]; j.Every != time.Hour || j.Run == nil {
 		t.Fatalf("commissions job: every %v", j.Every)
+	}
+	// Without RELINK_CLICKHOUSE_URL no event store and no outbox rows.
+	var enabled bool
+	db.Raw("SELECT enabled FROM clickhouse_state WHERE id = 1").Scan(&enabled)
+	if s.ClickHouse != nil || s.ClickHouseOutbox != nil || enabled {
+		t.Fatal("the ClickHouse event store is on without RELINK_CLICKHOUSE_URL")
 	}
 	if s.LinkInvalidator != links.Invalidator(s.LinkCache) {
 		t.Fatal("link changes do not reach the link cache")

@@ -26,6 +26,9 @@ type Config struct {
 	DevMode     bool     // plain HTTP allowed everywhere
 
 	RedisURL string // shared state across instances; empty = in-process
+	// ClickHouseURL turns on the ClickHouse event store (RELINK_CLICKHOUSE_URL,
+	// docs/clickhouse.md); empty: events stay in the SQL database.
+	ClickHouseURL string
 
 	TLSCert   string
 	TLSKey    string
@@ -99,6 +102,7 @@ var Vars = []Var{
 	{"RELINK_API_URL", "http://localhost:8081", "Origin serving the Dub-compatible JSON API at its root."},
 	{"RELINK_SHORT_DOMAIN", "host of RELINK_APP_URL", "Default short domain (host[:port]) for new links."},
 	{"RELINK_DEV", "true when every origin is localhost/127.0.0.1", "Dev mode: plain HTTP accepted, `Secure` cookies off."},
+	{"RELINK_CLICKHOUSE_URL", "(empty)", "ClickHouse event store, e.g. `http://127.0.0.1:8123/relink` (the HTTP interface; `http://user:password@host:8123/database`; server 18.16 or newer). When set, click batches are written to ClickHouse as well before the click journal lets them go, leads and sales follow through an outbox table, ClickHouse's migrations are applied at start, and `/analytics`, `/events`, partner analytics, the console and the embed count events there; links, customers, commissions and link counters stay in the SQL database. Move existing events with `relink clickhouse backfill` (docs/clickhouse.md). Empty: everything stays in the SQL database."},
 	{"RELINK_REDIS_URL", "(empty)", "Redis for state shared by several instances (rate limits, cache invalidation). Empty: in-process."},
 	{"RELINK_TLS_CERT", "(empty)", "PEM certificate file; with RELINK_TLS_KEY the HTTPS origins are served with TLS."},
 	{"RELINK_TLS_KEY", "(empty)", "PEM private key file for RELINK_TLS_CERT. Also accepts RELINK_TLS_KEY_FILE."},
@@ -299,6 +303,12 @@ func (l *loader) origins(c *Config) {
 // proxies.
 func (l *loader) transport(c *Config) {
 	c.RedisURL = l.get("RELINK_REDIS_URL", "")
+	c.ClickHouseURL = l.get("RELINK_CLICKHOUSE_URL", "")
+	if c.ClickHouseURL != "" {
+		if u, err := url.Parse(c.ClickHouseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			l.errs = append(l.errs, fmt.Errorf("RELINK_CLICKHOUSE_URL: want http(s)://host:8123/database, got %q", c.ClickHouseURL))
+		}
+	}
 	c.TLSCert = l.get("RELINK_TLS_CERT", "")
 	c.TLSKey = l.get("RELINK_TLS_KEY", "")
 	if (c.TLSCert == "") != (c.TLSKey == "") {

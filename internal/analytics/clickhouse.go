@@ -1,0 +1,346 @@
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/relinkhq/relink/internal/chstore"
+	"github.com/relinkhq/relink/models"
+)
+
+// NewClickHouseEngine is the Engine over the ClickHouse event store
+// (docs/clickhouse.md): the events are counted and listed in ClickHouse,
+// everything else — the query's preparation (links, folders, programs,
+// link filters resolved to link ids) and the enrichment of event rows
+// (links, tags, customers) — reads the SQL database, which keeps them.
+// Grouping, ordering, the 5,000-row cut and bucket folding are the SQL
+// engine's own code, so both engines answer with the same JSON (the
+// property test holds them to it).
+func NewClickHouseEngine(db *models.DB, ch *chstore.Client, now func() time.Time) *SQLEngine {
+	e := NewEngine(db, now)
+	e.CH = ch
+	return e
+}
+
+// chWhere is a ClickHouse condition list with its values written as
+// literals (the HTTP interface of 18.16 has no bound parameters).
+type chWhere struct{ conds []string }
+
+func (w *chWhere) add(c string) { w.conds = append(w.conds, c) }
+
+func (w *chWhere) sql() string {
+	if len(w.conds) == 0 {
+		return "1"
+	}
+	return strings.Join(w.conds, " AND ")
+}
+
+func chList(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = chstore.Quote(v)
+	}
+	return "(" + strings.Join(q, ", ") + ")"
+}
+
+func (w *chWhere) in(col string, f Filter) {
+	if !f.Set() {
+		return
+	}
+	if len(f.Values) == 0 {
+		if !f.Negate {
+			w.add("0")
+		}
+		return
+	}
+	op := " IN "
+	if f.Negate {
+		op = " NOT IN "
+	}
+	w.add(col + op + chList(f.Values))
+}
+
+// ceilMicros and floorMicros bound a window in the ts column's unit.
+func ceilMicros(t time.Time) int64 {
+	m := t.UnixMicro()
+	if time.UnixMicro(m).Before(t) {
+		m++
+	}
+	return m
+}
+
+func chCutQuery(col string) string {
+	return "if(position(" + col + ", '?') > 0, substring(" + col + ", 1, position(" + col + ", '?') - 1), " + col + ")"
+}
+
+func chURLQuery(col string) string {
+	return "if(position(" + col + ", '?') > 0, substring(" + col + ", position(" + col + ", '?')), '')"
+}
+
+// chMetadataValue is a top-level metadata key's value when it is a JSON
+// string, else ” (the SQL engine's rule; visitParam functions, as 18.16
+// has no JSONExtract, read the first field of that name).
+func chMetadataValue(key string) string {
+	k := chstore.Quote(key)
+	return "if(substring(visitParamExtractRaw(metadata, " + k + "), 1, 1) = '\"', visitParamExtractString(metadata, " + k + "), '')"
+}
+
+func chNumeric(expr string) string {
+	return `if(match(` + expr + `, '^\\s*[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?\\s*$'), toFloat64OrNull(replaceRegexpAll(` + expr + `, '^\\s+|\\s+$', '')), NULL)`
+}
+
+// chWhereOf is rawWhere for ClickHouse: the scope's condition on kind k's
+// table over the ranges.
+func (s *scope) chWhereOf(k kind, ranges []timeRange) (*chWhere, bool) {
+	var w chWhere
+	w.add("workspace_id = " + chstore.Quote(s.wsID))
+	var ors []string
+	var lo, hi int64
+	for _, r := range ranges {
+		if r.empty() {
+			continue
+		}
+		from, to := ceilMicros(r.from), ceilMicros(r.to)
+		op := "<"
+		if r.toIncl {
+			op, to = "<=", r.to.UnixMicro() // floor
+		}
+		ors = append(ors, fmt.Sprintf("(ts >= %d AND ts %s %d)", from, op, to))
+		if len(ors) == 1 || from < lo {
+			lo = from
+		}
+		if len(ors) == 1 || to > hi {
+			hi = to
+		}
+	}
+	if len(ors) == 0 {
+		return nil, false
+	}
+	// The primary key is (workspace_id, time): bound time too, so only the
+	// window's granules are read.
+	w.add(fmt.Sprintf("time >= toDateTime(%d) AND time <= toDateTime(%d)", floorDiv(lo, 1e6), floorDiv(hi, 1e6)))
+	w.add("(" + strings.Join(ors, " OR ") + ")")
+	if s.linksSet {
+		w.in("link_id", Filter{Values: s.links})
+	}
+	w.in("link_id", s.q.LinkID)
+	chEventFilters(&w, s.q, k, s.wsID)
+	return &w, true
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// chEventFilters is eventFilters in ClickHouse SQL.
+func chEventFilters(w *chWhere, q *Query, k kind, wsID string) {
+	ws := chstore.Quote(wsID)
+	if q.CustomerID != "" {
+		if k == kClick {
+			w.add("click_id IN (SELECT click_id FROM lead_events FINAL WHERE workspace_id = " + ws + " AND customer_id = " + chstore.Quote(q.CustomerID) + ")")
+		} else {
+			w.add("customer_id = " + chstore.Quote(q.CustomerID))
+		}
+	}
+	w.in("country", q.Country)
+	if q.Region != "" {
+		w.add("region = " + chstore.Quote(q.Region))
+	}
+	w.in("city", q.City)
+	w.in("continent", q.Continent)
+	w.in("device", q.Device)
+	w.in("browser", q.Browser)
+	w.in("os", q.OS)
+	w.in("trigger", q.Trigger)
+	w.in("referer", q.Referer)
+	w.in(chCutQuery("referer_url"), q.RefererURL)
+	w.in(chCutQuery("url"), q.URL)
+	for _, u := range []struct {
+		param string
+		f     Filter
+	}{{"utm_source", q.UTMSource}, {"utm_medium", q.UTMMedium}, {"utm_campaign", q.UTMCampaign}, {"utm_term", q.UTMTerm}, {"utm_content", q.UTMContent}} {
+		if !u.f.Set() {
+			continue
+		}
+		var ors []string
+		for _, v := range u.f.Values {
+			ors = append(ors, "position(url, "+chstore.Quote(u.param+"="+url.QueryEscape(v))+") > 0")
+		}
+		cond := "(" + strings.Join(ors, " OR ") + ")"
+		if len(ors) == 0 {
+			cond = "0"
+		}
+		if u.f.Negate {
+			cond = "NOT " + cond
+		}
+		w.add(cond)
+	}
+	if k == kSale && q.SaleType != "" {
+		op := "IN"
+		if q.SaleType == SaleRecurring {
+			op = "NOT IN"
+		}
+		w.add("(link_id, customer_id, ts) " + op + " (SELECT link_id, customer_id, min(ts) FROM sale_events FINAL WHERE workspace_id = " + ws + " GROUP BY link_id, customer_id)")
+	}
+	if k == kClick {
+		return
+	}
+	for _, c := range q.Metadata {
+		if !c.IsMetadata() {
+			continue
+		}
+		expr := chMetadataValue(c.Key())
+		switch c.Op {
+		case OpEq:
+			w.add(expr + " = " + chstore.Quote(c.Value))
+		case OpNe:
+			w.add(expr + " != " + chstore.Quote(c.Value))
+		default:
+			b, ok := Numeric(c.Value)
+			if !ok {
+				w.add("0")
+				continue
+			}
+			op := map[Op]string{OpGt: ">", OpLt: "<", OpGte: ">=", OpLte: "<="}[c.Op]
+			w.add(chNumeric(expr) + " " + op + " " + strconv.FormatFloat(b, 'g', -1, 64))
+		}
+	}
+}
+
+// chCount is fromRaw over ClickHouse: kind k's events in the whole window,
+// grouped by key.
+func (e *SQLEngine) chCount(ctx context.Context, s *scope, k kind, key keySpec) (map[string]counts, error) {
+	e.rawReads.Add(1)
+	out := map[string]counts{}
+	w, ok := s.chWhereOf(k, []timeRange{s.whole()})
+	if !ok {
+		return out, nil
+	}
+	amount := "0"
+	if k == kSale {
+		amount = "sum(amount)"
+	}
+	var cols []string
+	switch key.kind {
+	case keyTime:
+		if s.hourAligned() {
+			cols = []string{"intDiv(ts, 3600000000) * 3600"}
+		} else {
+			cols = []string{"intDiv(ts, 60000000) * 60"}
+		}
+	case keyLink:
+		cols = []string{"link_id"}
+	case keyDim:
+		cols = models.AggregateDims[key.dim]
+		if key.dim == models.DimURLQuery {
+			cols = []string{chURLQuery("url")}
+		}
+	}
+	sel, group := "''", ""
+	if len(cols) > 0 {
+		sel = strings.Join(cols, ", ")
+		group = " GROUP BY " + sel
+	}
+	q := "SELECT " + sel + ", count(), " + amount + " FROM " + k.table + " FINAL WHERE " + w.sql() + group
+	n := max(len(cols), 1)
+	err := e.CH.Query(ctx, q, func(row []string) error {
+		if len(row) != n+2 {
+			return fmt.Errorf("count %s in clickhouse: %d columns, want %d", k.table, len(row), n+2)
+		}
+		var c counts
+		var err error
+		if c.n, err = strconv.ParseInt(row[n], 10, 64); err != nil {
+			return fmt.Errorf("count %s in clickhouse: %w", k.table, err)
+		}
+		if c.amount, err = strconv.ParseInt(row[n+1], 10, 64); err != nil {
+			return fmt.Errorf("count %s in clickhouse: %w", k.table, err)
+		}
+		gk := strings.Join(row[:n], models.KeySep)
+		if key.kind == keyTime {
+			sec, err := strconv.ParseInt(gk, 10, 64)
+			if err != nil {
+				return fmt.Errorf("count %s in clickhouse: time bucket %q: %w", k.table, gk, err)
+			}
+			gk = bucketKey(s.win.Floor(time.Unix(sec, 0).UTC()))
+		}
+		o := out[gk]
+		o.n += c.n
+		o.amount += c.amount
+		out[gk] = o
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count %s: %w", k.table, err)
+	}
+	return out, nil
+}
+
+// chEventColumns are eventRow's columns in ClickHouse, per kind.
+const chClickCols = "click_id, ts, '', '', '', click_id, link_id, url, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, qr, ip, 0, '', ''"
+
+// chEventRows is eventRows over ClickHouse.
+func (e *SQLEngine) chEventRows(ctx context.Context, s *scope, k kind, after *eventRow) ([]eventRow, error) {
+	w, ok := s.chWhereOf(k, []timeRange{{s.win.Start, s.win.End, true}})
+	if !ok {
+		return nil, nil
+	}
+	cols, idCol := chClickCols, "click_id"
+	switch k {
+	case kLead:
+		cols, idCol = "event_id, ts, event_name, customer_id, metadata, click_id, link_id, url, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, qr, ip, 0, '', ''", "event_id"
+	case kSale:
+		cols, idCol = "event_id, ts, event_name, customer_id, metadata, click_id, link_id, url, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, qr, ip, amount, payment_processor, invoice_id", "event_id"
+	}
+	dir := "DESC"
+	if s.q.SortOrder == "asc" {
+		dir = "ASC"
+	}
+	offset := (s.q.Page - 1) * s.q.Limit
+	if after != nil { // a keyset page (EachEvent)
+		cmp := "<"
+		if dir == "ASC" {
+			cmp = ">"
+		}
+		at := after.Timestamp.UnixMicro()
+		w.add(fmt.Sprintf("(ts %s %d OR (ts = %d AND %s %s %s))", cmp, at, at, idCol, cmp, chstore.Quote(after.ID)))
+		offset = 0
+	}
+	q := fmt.Sprintf("SELECT %s FROM %s FINAL WHERE %s ORDER BY ts %s, %s %s LIMIT %d, %d", cols, k.table, w.sql(),
+		dir, idCol, dir, offset, s.q.Limit)
+	var rows []eventRow
+	err := e.CH.Query(ctx, q, func(c []string) error {
+		if len(c) != 24 {
+			return fmt.Errorf("%d columns, want 24", len(c))
+		}
+		ts, err := strconv.ParseInt(c[1], 10, 64)
+		if err != nil {
+			return fmt.Errorf("ts %q: %w", c[1], err)
+		}
+		amount, err := strconv.ParseInt(c[21], 10, 64)
+		if err != nil {
+			return fmt.Errorf("amount %q: %w", c[21], err)
+		}
+		r := eventRow{ID: c[0], Timestamp: time.UnixMicro(ts).UTC(), EventName: c[2], CustomerID: c[3], ClickID: c[5],
+			LinkID: c[6], URL: c[7], Continent: c[8], Country: c[9], Region: c[10], City: c[11], Device: c[12],
+			Browser: c[13], OS: c[14], UA: c[15], Trigger: c[16], Referer: c[17], RefererURL: c[18], QR: c[19] == "1",
+			IP: c[20], Amount: amount, PaymentProcessor: c[22], InvoiceID: c[23]}
+		if k != kClick {
+			md := c[4]
+			r.Metadata = &md
+		}
+		rows = append(rows, r)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", k.table, err)
+	}
+	return rows, nil
+}

@@ -1,0 +1,60 @@
+package app
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/relinkhq/relink/internal/analytics"
+	"github.com/relinkhq/relink/internal/chstore/chtest"
+	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/testdb"
+)
+
+func TestMain(m *testing.M) { os.Exit(chtest.Main(m)) }
+
+// TestBuildClickHouse: RELINK_CLICKHOUSE_URL connects the event store
+// (migrated), turns on the outbox, answers analytics from ClickHouse and
+// adds the outbox job after the click drain.
+func TestBuildClickHouse(t *testing.T) {
+	u := chtest.URL(t)
+	db := testdb.Open(t, "sqlite")
+	cfg, err := config.Load(func(k string) string {
+		if k == "RELINK_CLICKHOUSE_URL" {
+			return u
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Build(context.Background(), cfg, Options{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.ClickHouse == nil || s.ClickHouseOutbox == nil {
+		t.Fatal("no ClickHouse services")
+	}
+	if e, ok := s.Analytics.(*analytics.SQLEngine); !ok || e.CH == nil {
+		t.Fatalf("analytics engine %T does not read ClickHouse", s.Analytics)
+	}
+	var names []string
+	for _, j := range s.Jobs.Jobs() {
+		names = append(names, j.Name)
+	}
+	if strings.Join(names, ",") != "clicks,clickhouse outbox,commissions,webhooks,webhook click set,keep-IP set,retention,api key use" {
+		t.Fatalf("jobs = %v", names)
+	}
+	var enabled bool
+	db.Raw("SELECT enabled FROM clickhouse_state WHERE id = 1").Scan(&enabled)
+	if !enabled {
+		t.Fatal("the outbox is not enabled")
+	}
+	// A server that is not there fails the start with the variable's name.
+	cfg.ClickHouseURL = "http://127.0.0.1:1/relink"
+	if _, err := Build(context.Background(), cfg, Options{DB: testdb.Open(t, "sqlite")}); err == nil || !strings.Contains(err.Error(), "RELINK_CLICKHOUSE_URL") {
+		t.Fatalf("Build with ClickHouse down: %v", err)
+	}
+}
