@@ -205,6 +205,9 @@
       var on = p.getAttribute("data-panel") === id;
       found = found || on;
       p.hidden = !on;
+      // A panel not loaded yet loads now, even below the fold.
+      var lazy = on && p.querySelector('[hx-trigger*="tab-selected"]');
+      if (lazy && window.htmx) window.htmx.trigger(lazy, "tab-selected");
     });
     if (!found) return;
     document.querySelectorAll("[data-tab]").forEach(function (b) {

@@ -90,7 +90,10 @@ func tabTrigger(i int) string {
 	if i == 0 {
 		return "load"
 	}
-	return "intersect once"
+	// Loaded when its tab is chosen (embed-page.js sends tab-selected), or
+	// when it scrolls into view: a panel below the fold would otherwise wait
+	// for a scroll after the click.
+	return "intersect once, tab-selected once"
 }
 
 // ErrorView is the in-frame error state; static/js/embed-page.js posts
