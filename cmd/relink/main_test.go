@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/relinkhq/relink/internal/chstore/chtest"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/migrations"
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(chtest.Main(m))
 }
 
 type result struct {
