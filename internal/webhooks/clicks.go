@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/relinkhq/relink/internal/wsset"
 	"github.com/relinkhq/relink/models"
@@ -10,7 +11,9 @@ import (
 
 // Clicks feeds link.clicked from the click ingest batches (§7): Hook runs
 // inside the transaction that stores a batch and writes one outbox row per
-// (click, matching webhook), in a few multi-row INSERTs. Only workspaces in
+// matching webhook holding the batch's clicks for it (Delivery.Clicks), so
+// a batch of 1000 clicks costs one small INSERT per webhook; the worker
+// expands it into one request per click. Only workspaces in
 // an in-memory set of "workspaces with an enabled link.clicked webhook" are
 // looked at, so while no workspace has one the batch path pays one atomic
 // load. The set is reloaded on every webhook change in this process
@@ -47,10 +50,6 @@ func (c *Clicks) workspaces(ctx context.Context) ([]string, error) {
 // Active reports whether workspaceID has a click webhook (per the set).
 func (c *Clicks) Active(workspaceID string) bool { return c.Has(workspaceID) }
 
-// outboxRowsPerInsert bounds one INSERT's rows (PostgreSQL's parameter cap
-// is 65535; a row has 9).
-const outboxRowsPerInsert = 1000
-
 // Hook is a models.ClickHook.
 func (c *Clicks) Hook(ctx context.Context, tx *models.DB, inserted []models.Click) error {
 	if c.Empty() {
@@ -69,7 +68,7 @@ func (c *Clicks) Hook(ctx context.Context, tx *models.DB, inserted []models.Clic
 	if err != nil || len(rows) == 0 {
 		return err
 	}
-	if err := tx.WithContext(ctx).CreateInBatches(rows, outboxRowsPerInsert).Error; err != nil {
+	if err := tx.WithContext(ctx).Create(&rows).Error; err != nil {
 		return fmt.Errorf("webhooks: write link.clicked outbox (%d rows): %w", len(rows), err)
 	}
 	return nil
@@ -161,8 +160,9 @@ func (t *clickTargets) matches(h *Webhook, l *models.Link) bool {
 	return false
 }
 
-// deliveries builds one envelope per click (shared by its webhooks) and a
-// row per matching webhook. A click on a link deleted meanwhile is skipped.
+// deliveries builds one envelope per click (shared by its webhooks) and one
+// batch row per webhook holding its clicks' envelopes, one per line (JSON
+// has no raw newlines). A click on a link deleted meanwhile is skipped.
 func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models.Click) ([]Delivery, error) {
 	t, err := c.load(ctx, tx, clicks)
 	if err != nil {
@@ -170,7 +170,14 @@ func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models
 	}
 	now := Now()
 	created := Timestamp(now)
-	var rows []Delivery
+	type batch struct {
+		hook  *Webhook
+		first string
+		n     int
+		body  []byte
+	}
+	var order []*batch
+	byHook := map[string]*batch{}
 	linkForm := map[string]*Link{}
 	for _, k := range clicks {
 		l := t.links[k.LinkID]
@@ -200,8 +207,40 @@ func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models
 			return nil, err
 		}
 		for _, h := range targets {
-			rows = append(rows, newDelivery(env.ID, LinkClicked, h, string(body), now))
+			b := byHook[h.ID]
+			if b == nil {
+				b = &batch{hook: h, first: env.ID}
+				byHook[h.ID] = b
+				order = append(order, b)
+			} else {
+				b.body = append(b.body, '\n')
+			}
+			b.body = append(b.body, body...)
+			b.n++
 		}
 	}
+	rows := make([]Delivery, 0, len(order))
+	for _, b := range order {
+		d := newDelivery(b.first, LinkClicked, b.hook, string(b.body), now)
+		d.Clicks = b.n
+		rows = append(rows, d)
+	}
 	return rows, nil
+}
+
+// splitBatch returns a batch row's envelopes.
+func splitBatch(body string) []string { return strings.Split(body, "\n") }
+
+// eventIDOf reads an envelope's id (its first key, §4.1) without decoding
+// the rest.
+func eventIDOf(env string) string {
+	const p = `{"id":"`
+	if !strings.HasPrefix(env, p) {
+		return ""
+	}
+	rest := env[len(p):]
+	if i := strings.IndexByte(rest, '"'); i >= 0 {
+		return rest[:i]
+	}
+	return ""
 }

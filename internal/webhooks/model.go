@@ -128,16 +128,23 @@ const (
 	StatusPending   = "pending"
 	StatusDelivered = "delivered"
 	StatusFailed    = "failed" // every attempt failed
+	// StatusSplit is a click batch row whose every click was attempted or
+	// moved to a row of its own (the clicks still to retry).
+	StatusSplit = "split"
 )
 
-// Delivery is one outbox row: one event for one webhook.
+// Delivery is one outbox row: one event for one webhook, or (Clicks > 0)
+// one ingest batch's link.clicked events for one webhook, their envelopes
+// one per line of Body. A batch row is still delivered as one request per
+// click.
 type Delivery struct {
-	ID            int64 `gorm:"primaryKey;autoIncrement"`
-	EventID       string
+	ID            int64  `gorm:"primaryKey;autoIncrement"`
+	EventID       string // a batch row: its first click's event id
 	Event         string
 	WebhookID     string
 	WorkspaceID   string
 	Body          string
+	Clicks        int
 	Test          bool
 	Status        string
 	Attempts      int
