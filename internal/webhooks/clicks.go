@@ -178,7 +178,7 @@ func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models
 	}
 	var order []*batch
 	byHook := map[string]*batch{}
-	linkForm := map[string]*Link{}
+	linkJSON := map[string][]byte{}
 	for _, k := range clicks {
 		l := t.links[k.LinkID]
 		if l == nil {
@@ -193,23 +193,23 @@ func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models
 		if len(targets) == 0 {
 			continue
 		}
-		lf := linkForm[l.ID]
-		if lf == nil {
-			x := c.Links.Link(l)
-			lf = &x
-			linkForm[l.ID] = lf
+		lj := linkJSON[l.ID]
+		if lj == nil {
+			if lj, err = Marshal(c.Links.Link(l)); err != nil {
+				return nil, err
+			}
+			linkJSON[l.ID] = lj
 		}
 		attrs := models.AttrsOf(k)
-		env := Envelope{ID: NewEventID(), Event: LinkClicked, CreatedAt: created,
-			Data: LinkClickedData{Click: ClickOf(&attrs, Timestamp(k.Timestamp)), Link: *lf}}
-		body, err := Marshal(env)
+		id := NewEventID()
+		body, err := clickEnvelope(id, created, ClickOf(&attrs, Timestamp(k.Timestamp)), lj)
 		if err != nil {
 			return nil, err
 		}
 		for _, h := range targets {
 			b := byHook[h.ID]
 			if b == nil {
-				b = &batch{hook: h, first: env.ID}
+				b = &batch{hook: h, first: id}
 				byHook[h.ID] = b
 				order = append(order, b)
 			} else {
@@ -226,6 +226,26 @@ func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models
 		rows = append(rows, d)
 	}
 	return rows, nil
+}
+
+// clickEnvelope is Marshal(Envelope{id, link.clicked, createdAt,
+// LinkClickedData{click, link}}) with the link's JSON (the same for every
+// click on it in a batch) encoded once by the caller.
+func clickEnvelope(id, createdAt string, click Click, link []byte) ([]byte, error) {
+	cj, err := Marshal(click)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, 96+len(cj)+len(link))
+	b = append(b, `{"id":"`...)
+	b = append(b, id...)
+	b = append(b, `","event":"`+LinkClicked+`","createdAt":"`...)
+	b = append(b, createdAt...)
+	b = append(b, `","data":{"click":`...)
+	b = append(b, cj...)
+	b = append(b, `,"link":`...)
+	b = append(b, link...)
+	return append(b, "}}"...), nil
 }
 
 // splitBatch returns a batch row's envelopes.

@@ -211,3 +211,27 @@ func TestClickBatchDelivery(t *testing.T) {
 		}
 	})
 }
+
+// TestClickEnvelopeIsMarshal: the click feed's spliced envelope is byte for
+// byte the encoding of the envelope struct (the signature covers the bytes).
+func TestClickEnvelopeIsMarshal(t *testing.T) {
+	now := time.Now().UTC()
+	l := &models.Link{ID: "link_1", WorkspaceID: "w1", Domain: "acme.link", Key: "k", URL: "https://acme.com/?a=<b>&c",
+		Title: ptr("Ünïcode \"quoted\" </script>"), CreatedAt: now, UpdatedAt: now}
+	k := clickOn(l)
+	attrs := models.AttrsOf(&k)
+	click := ClickOf(&attrs, Timestamp(k.Timestamp))
+	link := Links{QRBase: "https://api.example"}.Link(l)
+	want, err := Marshal(Envelope{ID: "evt_x", Event: LinkClicked, CreatedAt: Timestamp(now),
+		Data: LinkClickedData{Click: click, Link: link}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lj, _ := Marshal(link)
+	got, err := clickEnvelope("evt_x", Timestamp(now), click, lj)
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("spliced\n%s\nwant\n%s", got, want)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -121,6 +121,8 @@ type Worker struct {
 	// sem bounds the requests in flight to Concurrency, click batches
 	// included, so deliveries never take more than that from the redirect.
 	sem chan struct{}
+	// clickRowsQueued counts the click batch rows claimed and not started.
+	clickRowsQueued atomic.Int64
 
 	delivered, failed, exhausted, disabled, unsubscribed atomic.Uint64
 }
@@ -173,6 +175,9 @@ func (w *Worker) Run(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			for d := range queue {
+				if d.Clicks > 0 {
+					w.clickRowsQueued.Add(-1)
+				}
 				w.attempt(context.WithoutCancel(ctx), ctx, d, results)
 			}
 		}()
@@ -232,7 +237,14 @@ func (w *Worker) feed(ctx context.Context, queue chan claimed) {
 			// The claim is not cancelled half-way by a stop: rows it claims
 			// are queued (and released at stop if not started).
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.opt.Timeout)
-			batch, err := w.claim(cctx, room)
+			batch, err := w.claim(cctx, room, false)
+			if err == nil && w.clickRowsQueued.Load() == 0 {
+				// Click batch rows (up to an ingest batch of requests each)
+				// are taken a few at a time, when none is waiting.
+				var more []claimed
+				more, err = w.claim(cctx, clickRowsPerClaim, true)
+				batch = append(batch, more...)
+			}
 			cancel()
 			if err != nil {
 				if ctx.Err() == nil {
@@ -241,6 +253,9 @@ func (w *Worker) feed(ctx context.Context, queue chan claimed) {
 				break
 			}
 			for _, d := range batch {
+				if d.Clicks > 0 {
+					w.clickRowsQueued.Add(1)
+				}
 				queue <- d
 			}
 			if len(batch) < room {
@@ -251,22 +266,29 @@ func (w *Worker) feed(ctx context.Context, queue chan claimed) {
 	}
 }
 
+// clickRowsPerClaim is how many click batch rows one claim takes.
+const clickRowsPerClaim = 2
+
 // claimed is a claimed delivery with its webhook (nil when deleted).
 type claimed struct {
 	Delivery
 	hook *Webhook
 }
 
-// claim takes up to n due rows.
-func (w *Worker) claim(ctx context.Context, n int) ([]claimed, error) {
+// claim takes up to n due rows: click batch rows or the others.
+func (w *Worker) claim(ctx context.Context, n int, clickRows bool) ([]claimed, error) {
 	now := Now()
+	kind := "= 0"
+	if clickRows {
+		kind = "> 0"
+	}
 	lock := ""
 	if w.db.Dialect == "postgres" {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
 	var rows []Delivery
 	err := w.db.WithContext(ctx).Raw(`UPDATE webhook_deliveries SET claimed_until = ? WHERE id IN (
-		SELECT id FROM webhook_deliveries WHERE status = ? AND next_attempt_at <= ?
+		SELECT id FROM webhook_deliveries WHERE status = ? AND next_attempt_at <= ? AND clicks `+kind+`
 		AND (claimed_until IS NULL OR claimed_until < ?) ORDER BY next_attempt_at, id LIMIT ?`+lock+`)
 		RETURNING id, event_id, event, webhook_id, workspace_id, body, clicks, test, status, attempts, last_status,
 		next_attempt_at, claimed_until, created_at, finished_at`,
