@@ -286,13 +286,15 @@ func (w *Worker) claim(ctx context.Context, n int, clickRows bool) ([]claimed, e
 	if w.db.Dialect == "postgres" {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
+	// status is a literal (StatusPending), not a parameter: only then can
+	// the planner use the partial index webhook_deliveries_claim_idx.
 	var rows []Delivery
 	err := w.db.WithContext(ctx).Raw(`UPDATE webhook_deliveries SET claimed_until = ? WHERE id IN (
-		SELECT id FROM webhook_deliveries WHERE status = ? AND next_attempt_at <= ? AND clicks `+kind+`
-		AND (claimed_until IS NULL OR claimed_until < ?) ORDER BY next_attempt_at, id LIMIT ?`+lock+`)
+		SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND clicks `+kind+`
+		AND (claimed_until IS NULL OR claimed_until < ?) ORDER BY next_attempt_at LIMIT ?`+lock+`)
 		RETURNING id, event_id, event, webhook_id, workspace_id, body, clicks, test, status, attempts, last_status,
 		next_attempt_at, claimed_until, created_at, finished_at`,
-		now.Add(w.lease), StatusPending, now, now, n).Scan(&rows).Error
+		now.Add(w.lease), now, now, n).Scan(&rows).Error
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}

@@ -5,6 +5,15 @@
 -- still sends one request per click; clicks whose attempt failed (or that a
 -- stopping worker did not reach) continue as ordinary rows of their own.
 ALTER TABLE webhook_deliveries ADD COLUMN clicks INTEGER NOT NULL DEFAULT 0;
+-- The claim's filter read from the index alone: a batch row's body is
+-- megabytes, and reading a column stored after it (claimed_until, clicks)
+-- walks its overflow pages, so filtering on the table made every claim read
+-- every pending batch whole. It replaces the index on next_attempt_at alone.
+DROP INDEX webhook_deliveries_due_idx;
+CREATE INDEX webhook_deliveries_claim_idx ON webhook_deliveries (next_attempt_at, clicks, claimed_until)
+    WHERE status = 'pending';
 
 -- +goose Down
+DROP INDEX webhook_deliveries_claim_idx;
+CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
 ALTER TABLE webhook_deliveries DROP COLUMN clicks;
