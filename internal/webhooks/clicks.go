@@ -64,12 +64,19 @@ func (c *Clicks) Hook(ctx context.Context, tx *models.DB, inserted []models.Clic
 	if len(mine) == 0 {
 		return nil
 	}
-	rows, err := c.deliveries(ctx, tx, mine)
+	rows, bodies, err := c.deliveries(ctx, tx, mine)
 	if err != nil || len(rows) == 0 {
 		return err
 	}
 	if err := tx.WithContext(ctx).Create(&rows).Error; err != nil {
 		return fmt.Errorf("webhooks: write link.clicked outbox (%d rows): %w", len(rows), err)
+	}
+	batches := make([]ClickBatch, len(rows))
+	for i := range rows {
+		batches[i] = ClickBatch{DeliveryID: rows[i].ID, Body: bodies[i]}
+	}
+	if err := tx.WithContext(ctx).Create(&batches).Error; err != nil {
+		return fmt.Errorf("webhooks: write link.clicked envelopes: %w", err)
 	}
 	return nil
 }
@@ -163,10 +170,10 @@ func (t *clickTargets) matches(h *Webhook, l *models.Link) bool {
 // deliveries builds one envelope per click (shared by its webhooks) and one
 // batch row per webhook holding its clicks' envelopes, one per line (JSON
 // has no raw newlines). A click on a link deleted meanwhile is skipped.
-func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models.Click) ([]Delivery, error) {
+func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models.Click) ([]Delivery, []string, error) {
 	t, err := c.load(ctx, tx, clicks)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	now := Now()
 	created := Timestamp(now)
@@ -196,7 +203,7 @@ func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models
 		lj := linkJSON[l.ID]
 		if lj == nil {
 			if lj, err = Marshal(c.Links.Link(l)); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			linkJSON[l.ID] = lj
 		}
@@ -204,7 +211,7 @@ func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models
 		id := NewEventID()
 		body, err := clickEnvelope(id, created, ClickOf(&attrs, Timestamp(k.Timestamp)), lj)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, h := range targets {
 			b := byHook[h.ID]
@@ -220,12 +227,14 @@ func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models
 		}
 	}
 	rows := make([]Delivery, 0, len(order))
+	bodies := make([]string, 0, len(order))
 	for _, b := range order {
-		d := newDelivery(b.first, LinkClicked, b.hook, string(b.body), now)
+		d := newDelivery(b.first, LinkClicked, b.hook, "", now)
 		d.Clicks = b.n
 		rows = append(rows, d)
+		bodies = append(bodies, string(b.body))
 	}
-	return rows, nil
+	return rows, bodies, nil
 }
 
 // clickEnvelope is Marshal(Envelope{id, link.clicked, createdAt,

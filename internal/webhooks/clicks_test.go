@@ -77,10 +77,14 @@ func TestClickFeed(t *testing.T) {
 		got := map[string][]string{}
 		events := map[string]bool{}
 		for _, r := range rows {
-			if r.Clicks != len(splitBatch(r.Body)) {
-				t.Fatalf("batch row says %d clicks, holds %d", r.Clicks, len(splitBatch(r.Body)))
+			var cb ClickBatch
+			if err := db.Take(&cb, "delivery_id = ?", r.ID).Error; err != nil || r.Body != "" {
+				t.Fatalf("envelopes of row %d: %v (body %q)", r.ID, err, r.Body)
 			}
-			for _, b := range splitBatch(r.Body) {
+			if r.Clicks != len(splitBatch(cb.Body)) {
+				t.Fatalf("batch row says %d clicks, holds %d", r.Clicks, len(splitBatch(cb.Body)))
+			}
+			for _, b := range splitBatch(cb.Body) {
 				var env struct {
 					ID    string
 					Event string
@@ -202,6 +206,11 @@ func TestClickBatchDelivery(t *testing.T) {
 		r.mu.Unlock()
 		if len(seen) != 300 || total < 300 {
 			t.Fatalf("%d distinct clicks, %d deliveries", len(seen), total)
+		}
+		var left int64
+		db.Model(&ClickBatch{}).Count(&left)
+		if left != 0 {
+			t.Fatalf("%d click batches' envelopes kept after the batch was finished", left)
 		}
 		var failed, logged int64
 		db.Model(&Attempt{}).Where("http_status = 500").Count(&failed)

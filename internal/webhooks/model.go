@@ -135,8 +135,8 @@ const (
 
 // Delivery is one outbox row: one event for one webhook, or (Clicks > 0)
 // one ingest batch's link.clicked events for one webhook, their envelopes
-// one per line of Body. A batch row is still delivered as one request per
-// click.
+// one per line in its ClickBatch (Body is then empty). A batch row is still
+// delivered as one request per click.
 type Delivery struct {
 	ID            int64  `gorm:"primaryKey;autoIncrement"`
 	EventID       string // a batch row: its first click's event id
@@ -157,6 +157,16 @@ type Delivery struct {
 
 // TableName pins the table.
 func (Delivery) TableName() string { return "webhook_deliveries" }
+
+// ClickBatch holds a click batch row's envelopes, apart from the row so
+// that the row's updates (claim, lease, finish) do not rewrite them.
+type ClickBatch struct {
+	DeliveryID int64 `gorm:"primaryKey;autoIncrement:false"`
+	Body       string
+}
+
+// TableName pins the table.
+func (ClickBatch) TableName() string { return "webhook_click_batches" }
 
 // Attempt is one delivery attempt, the delivery log (§2.7, §6.9).
 type Attempt struct {

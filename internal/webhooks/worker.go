@@ -310,11 +310,36 @@ func (w *Worker) claim(ctx context.Context, n int, clickRows bool) ([]claimed, e
 	for _, h := range hooks {
 		byID[h.ID] = h
 	}
+	if clickRows {
+		if err := w.loadClicks(ctx, rows); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]claimed, len(rows))
 	for i, r := range rows {
 		out[i] = claimed{Delivery: r, hook: byID[r.WebhookID]}
 	}
 	return out, nil
+}
+
+// loadClicks reads the claimed click batch rows' envelopes into Body.
+func (w *Worker) loadClicks(ctx context.Context, rows []Delivery) error {
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	var bs []ClickBatch
+	if err := w.db.WithContext(ctx).Where("delivery_id IN ?", ids).Find(&bs).Error; err != nil {
+		return fmt.Errorf("load click batches: %w", err)
+	}
+	byID := make(map[int64]string, len(bs))
+	for _, b := range bs {
+		byID[b.DeliveryID] = b.Body
+	}
+	for i := range rows {
+		rows[i].Body = byID[rows[i].ID]
+	}
+	return nil
 }
 
 // result is one attempt's outcome.
@@ -342,6 +367,10 @@ func (w *Worker) attempt(ctx, stop context.Context, d claimed, out chan<- outcom
 		return
 	}
 	if d.Clicks > 0 {
+		if d.Body == "" { // cannot happen: written in the row's transaction
+			w.opt.Logger.Error("webhooks: click batch without its envelopes", "delivery", d.ID)
+			return
+		}
 		out <- w.attemptClicks(ctx, stop, d)
 		return
 	}
@@ -742,6 +771,10 @@ func (w *Worker) recordClicks(ctx context.Context, tx *models.DB, o *outcome, no
 		"status": status, "attempts": d.Attempts + 1, "last_status": lastStatus, "claimed_until": nil,
 		"finished_at": now}).Error; err != nil {
 		return fmt.Errorf("finish click batch: %w", err)
+	}
+	// Every click is logged or has a row of its own now.
+	if err := tx.WithContext(ctx).Delete(&ClickBatch{}, "delivery_id = ?", d.ID).Error; err != nil {
+		return fmt.Errorf("drop click batch envelopes: %w", err)
 	}
 	return nil
 }
