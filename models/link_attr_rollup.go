@@ -178,20 +178,20 @@ func (db *DB) withLinkAttrRows(ctx context.Context, rows []EventAggregate) ([]Ev
 	if err != nil {
 		return nil, err
 	}
-	return WithLinkAttrRows(rows, attrs), nil
+	out := WithLinkAttrRows(rows, attrs)
+	sortAggregates(out)
+	return out, nil
 }
 
-// WithLinkAttrRows returns rows and their link-attribute rows through attrs,
-// sorted by primary key.
+// WithLinkAttrRows returns rows followed by their link-attribute rows
+// through attrs (not sorted: the bulk loader does not need it).
 func WithLinkAttrRows(rows []EventAggregate, attrs LinkAttrs) []EventAggregate {
 	extra := LinkAttrRows(rows, attrs)
 	if len(extra) == 0 {
 		return rows
 	}
 	out := make([]EventAggregate, 0, len(rows)+len(extra))
-	out = append(append(out, rows...), extra...)
-	sortAggregates(out)
-	return out
+	return append(append(out, rows...), extra...)
 }
 
 // LinkAttrRollupSQL is the set-based form of LinkAttrRows over the stored

@@ -156,7 +156,8 @@ func (e *SQLEngine) rankInDB(ctx context.Context, s *scope, k kind, rg rankedGro
 	e.rankedReads.Add(1)
 	var q string
 	var args []any
-	if rg.attr != "" && !s.linkConstrained() {
+	rollup := rg.attr != "" && !s.linkConstrained()
+	if rollup {
 		e.rollupReads.Add(1)
 		q, args = e.rollupSource(s, k, rg)
 	} else {
@@ -181,7 +182,7 @@ func (e *SQLEngine) rankInDB(ctx context.Context, s *scope, k kind, rg rankedGro
 	}
 	q = "SELECT k, n, a FROM (" + q + ") g ORDER BY " + main + " DESC, k" + s.d.byteOrder() + " LIMIT " + strconv.Itoa(RowLimit)
 	r := ranked{vals: map[string]counts{}}
-	err := e.tuned(ctx, s.d, func(db *models.DB) error {
+	err := e.tuned(ctx, s.d, !rollup, func(db *models.DB) error {
 		rows, err := db.Raw(q, args...).Rows()
 		if err != nil {
 			return err
@@ -213,12 +214,19 @@ func (e *SQLEngine) rankInDB(ctx context.Context, s *scope, k kind, rg rankedGro
 // nested loops: the planner guesses 200 rows for the per-value sums and
 // joins 45,000 of them to links by 45,000 index lookups (1.1 s of a 1.9 s
 // statement) where a hash join over the workspace's links takes ~0.2 s.
-func (e *SQLEngine) tuned(ctx context.Context, d dialect, fn func(db *models.DB) error) error {
+// Reads of the link-attribute rollups (manyLinks false) keep nested loops:
+// they join only the links of the raw edge rows (minutes of events), where
+// index lookups beat hashing every link of the workspace.
+func (e *SQLEngine) tuned(ctx context.Context, d dialect, manyLinks bool, fn func(db *models.DB) error) error {
 	if d != "postgres" {
 		return fn(&models.DB{DB: e.DB.WithContext(ctx), Dialect: e.DB.Dialect, Timeout: e.DB.Timeout})
 	}
+	nestloop := "on"
+	if manyLinks {
+		nestloop = "off"
+	}
 	return e.DB.Tx(ctx, func(tx *models.DB) error {
-		if err := tx.Exec("SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true), set_config('max_parallel_workers_per_gather', '0', true), set_config('enable_nestloop', 'off', true)").Error; err != nil {
+		if err := tx.Exec("SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true), set_config('max_parallel_workers_per_gather', '0', true), set_config('enable_nestloop', ?, true)", nestloop).Error; err != nil {
 			return fmt.Errorf("tune: %w", err)
 		}
 		return fn(tx)
