@@ -425,8 +425,7 @@ type load struct {
 	wg         sync.WaitGroup
 }
 
-//
-// With rate > 0 the requests are paced: rate a second in all (the
+// startLoad starts the load. With rate > 0 the requests are paced: rate a second in all (the
 // connections share the tokens), so the latency is the redirect's at a
 // load below saturation, not the queueing of a saturated machine.
 func startLoad(domain string, conns, rate int) *load {
