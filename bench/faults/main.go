@@ -7,6 +7,7 @@
 //	go run ./bench/faults                       # every scenario, full length
 //	go run ./bench/faults -short                # the CI form (seconds)
 //	go run ./bench/faults -only sigkill,pg-stop # some scenarios
+//	go run ./bench/faults -catchup 300000       # the writer's catch-up alone
 package main
 
 import (
@@ -36,8 +37,19 @@ func main() {
 	short := flag.Bool("short", false, "the CI form: seconds instead of minutes")
 	only := flag.String("only", "", "comma-separated scenarios (sigterm, sigkill, pg-stop, pg-stop-long, pg-hang)")
 	conns := flag.Int("c", 32, "concurrent connections")
+	rate := flag.Int("rate", 0, "requests a second in all (paced); 0: as fast as the connections go")
+	catchup := flag.Int("catchup", 0, "instead of the scenarios: journal this many clicks during an outage and time the writer's catch-up alone")
+	batch := flag.Int("batch", 1000, "with -catchup: RELINK_CLICK_BATCH")
+	cpuProfile := flag.String("cpuprofile", "", "with -catchup: write a CPU profile of the catch-up")
 	flag.Parse()
-	rep, err := Run(Config{Short: *short, Only: *only, Conns: *conns, Out: os.Stdout})
+	if *catchup > 0 {
+		if err := CatchUp(*catchup, *batch, *cpuProfile, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "faults:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	rep, err := Run(Config{Short: *short, Only: *only, Conns: *conns, Rate: *rate, Out: os.Stdout})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "faults:", err)
 		os.Exit(1)
@@ -52,6 +64,7 @@ type Config struct {
 	Short bool
 	Only  string
 	Conns int
+	Rate  int // requests a second in all; 0: as fast as the connections go (saturation)
 	Out   io.Writer
 }
 
@@ -68,7 +81,12 @@ type Result struct {
 	Stored       int64 // click rows afterwards
 	Lost         int64 // Seen - Stored when positive
 	Bound        int64 // clicks the scenario may lose
-	Note         string
+	// Held is what a graceful stop left in the click journal and the next
+	// start wrote (SIGTERM: stored after a restart minus stored after the
+	// stop). Not lost, but printed: a stop should write everything.
+	Held int64
+	Note string
+	Logs []string // the server logs of the scenario (kept when it fails)
 }
 
 type env struct {
@@ -79,6 +97,8 @@ type env struct {
 	dbSeq   int
 	window  time.Duration
 	loadFor time.Duration
+	logs    []string // server logs of the running scenario
+	logSeq  int
 }
 
 // Run builds the binary, starts a private PostgreSQL when it can, and runs
@@ -119,17 +139,20 @@ func Run(cfg Config) (*Report, error) {
 		dbs = append(dbs, "postgres")
 	}
 	add := func(r Result, err error) error {
+		r.Logs, e.logs = e.logs, nil
 		if err != nil {
+			e.keepLogs(r, r.Logs)
 			return fmt.Errorf("%s on %s: %w", r.Scenario, r.DB, err)
 		}
 		if r.Seen > r.Stored {
 			r.Lost = r.Seen - r.Stored
 		}
-		if r.Lost > r.Bound {
-			rep.Failed = true
-		}
 		rep.Results = append(rep.Results, r)
 		fmt.Fprintf(cfg.Out, "%-14s %-9s 302s %8d  stored %8d  lost %6d (bound %d)  %s\n", r.Scenario, r.DB, r.Seen, r.Stored, r.Lost, r.Bound, r.Note)
+		if r.Lost > r.Bound {
+			rep.Failed = true
+			e.keepLogs(r, r.Logs)
+		}
 		return nil
 	}
 	for _, db := range dbs {
@@ -240,6 +263,7 @@ type server struct {
 	domain  string
 	data    string
 	appPort int
+	exit    error // cmd.Wait's: a graceful stop exits 0
 }
 
 func freePort() int {
@@ -267,17 +291,20 @@ func (e *env) start(dbURL, domain, data string, extra ...string) (*server, error
 		"RELINK_CLICK_JOURNAL_WINDOW="+e.window.String(),
 	)
 	cmd.Env = append(cmd.Env, extra...)
-	logf, err := os.OpenFile(filepath.Join(e.work, "relink.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	e.logSeq++
+	logPath := filepath.Join(e.work, fmt.Sprintf("relink-%02d.log", e.logSeq))
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, err
 	}
+	e.logs = append(e.logs, logPath)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return nil, err
 	}
 	s := &server{cmd: cmd, done: make(chan struct{}), domain: domain, data: data, appPort: appPort}
-	go func() { _ = cmd.Wait(); logf.Close(); close(s.done) }()
+	go func() { s.exit = cmd.Wait(); logf.Close(); close(s.done) }()
 	for range 300 {
 		if r, err := http.Get("http://" + domain + "/healthz"); err == nil {
 			r.Body.Close()
@@ -285,11 +312,45 @@ func (e *env) start(dbURL, domain, data string, extra ...string) (*server, error
 		}
 		select {
 		case <-s.done:
-			return nil, fmt.Errorf("relink exited at start (see %s)", logf.Name())
+			return nil, fmt.Errorf("relink exited at start (log: %s)", tail(logPath, 20))
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
 	return nil, fmt.Errorf("relink not ready")
+}
+
+// keepLogs copies a failed scenario's server logs out of the work
+// directory (removed at the end) into a directory that stays, and prints
+// where, with the tail of each: a flake in CI leaves its evidence.
+func (e *env) keepLogs(r Result, logs []string) {
+	if len(logs) == 0 {
+		return
+	}
+	dir, err := os.MkdirTemp("", "relink-faults-logs-*")
+	if err != nil {
+		fmt.Fprintf(e.cfg.Out, "  (could not keep the server logs: %v)\n", err)
+		return
+	}
+	fmt.Fprintf(e.cfg.Out, "  %s on %s: server logs kept in %s\n", r.Scenario, r.DB, dir)
+	for _, l := range logs {
+		if b, err := os.ReadFile(l); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, filepath.Base(l)), b, 0o600)
+		}
+		fmt.Fprintf(e.cfg.Out, "  --- tail of %s ---\n%s\n", filepath.Base(l), tail(l, 40))
+	}
+}
+
+// tail is the last n lines of a file, indented.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "  (" + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  " + strings.Join(lines, "\n  ")
 }
 
 func (s *server) signal(sig syscall.Signal) { _ = s.cmd.Process.Signal(sig) }
@@ -364,9 +425,38 @@ type load struct {
 	wg         sync.WaitGroup
 }
 
-func startLoad(domain string, conns int) *load {
+// startLoad starts the load. With rate > 0 the requests are paced: rate a second in all (the
+// connections share the tokens), so the latency is the redirect's at a
+// load below saturation, not the queueing of a saturated machine.
+func startLoad(domain string, conns, rate int) *load {
 	l := &load{stop: make(chan struct{})}
 	var seq atomic.Int64
+	var tokens chan struct{}
+	if rate > 0 {
+		tokens = make(chan struct{}, conns)
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			const tick = 5 * time.Millisecond
+			t := time.NewTicker(tick)
+			defer t.Stop()
+			start, sent := time.Now(), 0
+			for {
+				select {
+				case <-l.stop:
+					return
+				case <-t.C:
+				}
+				due := int(time.Since(start).Seconds() * float64(rate))
+				for ; sent < due; sent++ {
+					select {
+					case tokens <- struct{}{}:
+					default: // the connections are all busy: the request is skipped, not queued
+					}
+				}
+			}
+		}()
+	}
 	for range conns {
 		l.wg.Add(1)
 		go func() {
@@ -378,6 +468,13 @@ func startLoad(domain string, conns int) *load {
 				case <-l.stop:
 					return
 				default:
+				}
+				if tokens != nil {
+					select {
+					case <-tokens:
+					case <-l.stop:
+						return
+					}
 				}
 				n := seq.Add(1)
 				req, _ := http.NewRequest("GET", "http://"+domain+"/bench", nil)
@@ -431,14 +528,46 @@ func (e *env) sigterm(dialect string) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	l := startLoad(domain, e.cfg.Conns)
+	l := startLoad(domain, e.cfg.Conns, e.cfg.Rate)
 	time.Sleep(e.loadFor)
+	rate := float64(l.seen.Load()) / e.loadFor.Seconds()
+	t0 := time.Now()
 	s.signal(syscall.SIGTERM)
 	werr := s.wait(2 * time.Minute)
+	stop := time.Since(t0)
 	l.end()
 	r.Seen = l.seen.Load()
+	if werr != nil {
+		return r, werr
+	}
+	afterStop, err := stored(u)
+	if err != nil {
+		return r, err
+	}
+	// Start once more on the same data directory: what the stop left in
+	// the journal is written now. Stored after the stop tells how much the
+	// stop wrote; stored after the restart tells what was really lost.
+	s2, err := e.start(u, domain, s.data)
+	if err != nil {
+		return r, err
+	}
+	t1 := time.Now()
+	for s2.backlog() != 0 && time.Since(t1) < 2*time.Minute {
+		time.Sleep(100 * time.Millisecond)
+	}
+	s2.signal(syscall.SIGTERM)
+	werr = s2.wait(2 * time.Minute)
 	if r.Stored, err = stored(u); err != nil {
 		return r, err
+	}
+	r.Held = r.Stored - afterStop
+	r.Note = fmt.Sprintf("%.0f clicks/s; the stop took %s; %d left in the journal and written by the next start",
+		rate, stop.Round(10*time.Millisecond), r.Held)
+	if s.exit != nil {
+		r.Note += fmt.Sprintf("; the stop exited with %v", s.exit)
+	}
+	if s.exit != nil || r.Held > 0 {
+		e.keepLogs(r, e.logs)
 	}
 	return r, werr
 }
@@ -457,7 +586,7 @@ func (e *env) sigkill(dialect string) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	l := startLoad(domain, e.cfg.Conns)
+	l := startLoad(domain, e.cfg.Conns, e.cfg.Rate)
 	time.Sleep(e.loadFor)
 	rate := float64(l.seen.Load()) / e.loadFor.Seconds()
 	s.signal(syscall.SIGKILL)
@@ -504,8 +633,14 @@ func (e *env) pgStop(d time.Duration) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	l := startLoad(domain, e.cfg.Conns)
-	time.Sleep(e.loadFor / 3)
+	l := startLoad(domain, e.cfg.Conns, e.cfg.Rate)
+	// The backlog of a healthy writer under this load (the clicks of the
+	// batch being filled and written): "caught up" is back at it.
+	var healthy int64
+	for end := time.Now().Add(e.loadFor / 3); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		healthy = max(healthy, s.backlog())
+	}
+	seen0, t00 := l.seen.Load(), time.Now()
 	if err := e.pg.Stop(); err != nil {
 		return r, err
 	}
@@ -518,19 +653,25 @@ func (e *env) pgStop(d time.Duration) (Result, error) {
 		return r, err
 	}
 	t0 := time.Now()
-	time.Sleep(e.loadFor / 3)
-	l.end()
-	for s.backlog() != 0 && time.Since(t0) < 5*time.Minute {
+	during := float64(l.seen.Load()-seen0) / time.Since(t00).Seconds()
+	// The load goes on until the writer is back at its healthy backlog.
+	for b := s.backlog(); (b < 0 || b > max(healthy, 1000)) && time.Since(t0) < 10*time.Minute; b = s.backlog() {
+		peak = max(peak, b)
 		time.Sleep(200 * time.Millisecond)
 	}
-	drained := time.Since(t0)
+	caught := time.Since(t0)
+	l.end()
+	for s.backlog() != 0 && time.Since(t0) < 11*time.Minute {
+		time.Sleep(200 * time.Millisecond)
+	}
 	s.signal(syscall.SIGTERM)
 	werr := s.wait(2 * time.Minute)
 	r.Seen = l.seen.Load()
 	if r.Stored, err = stored(u); err != nil {
 		return r, err
 	}
-	r.Note = fmt.Sprintf("backlog at restart %d clicks, written %s after the database came back; max RSS %.0f MiB", peak, drained.Round(100*time.Millisecond), rss)
+	r.Note = fmt.Sprintf("load %.0f clicks/s; backlog peak %d clicks, caught up (backlog ≤ %d, load still on) %s after the database came back; max RSS %.0f MiB",
+		during, peak, max(healthy, 1000), caught.Round(100*time.Millisecond), rss)
 	return r, werr
 }
 
@@ -547,7 +688,7 @@ func (e *env) pgHang(d time.Duration) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	l := startLoad(domain, e.cfg.Conns)
+	l := startLoad(domain, e.cfg.Conns, e.cfg.Rate)
 	time.Sleep(e.loadFor / 3)
 	before := l.p99()
 	seenBefore := l.seen.Load()
