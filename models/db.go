@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -30,6 +31,10 @@ type DB struct {
 	*gorm.DB
 	Dialect string        // "sqlite" or "postgres"
 	Timeout time.Duration // RELINK_DB_TIMEOUT
+
+	// clickConflicts counts the click batches still to stage after one met
+	// a stored click id (recordClicksPostgres); nil: copy directly first.
+	clickConflicts *atomic.Int32
 }
 
 // Open connects to databaseURL: "sqlite:PATH" (pure-Go embedded SQLite) or a
@@ -57,6 +62,7 @@ func OpenTimeout(databaseURL string, timeout time.Duration) (*DB, error) {
 		return nil, err
 	}
 	db.Timeout = timeout
+	db.clickConflicts = new(atomic.Int32)
 	if err := registerDeadlines(db.DB, timeout); err != nil {
 		db.Close()
 		return nil, err

@@ -110,6 +110,18 @@ func (db *DB) LoadLinkAttrs(ctx context.Context, ids []string, lock bool) (LinkA
 	return out, nil
 }
 
+// LoadLinkAttrsOutsideTx is LoadLinkAttrs on the database's pool, without
+// locks (bulk loads, which do not edit links).
+func (db *DB) LoadLinkAttrsOutsideTx(ctx context.Context, ids []string) (LinkAttrs, error) {
+	var out LinkAttrs
+	err := db.Tx(ctx, func(tx *DB) error {
+		var err error
+		out, err = tx.LoadLinkAttrs(ctx, ids, false)
+		return err
+	})
+	return out, err
+}
+
 // linkRowSuffix returns the grain suffix of a per-link row's dimension
 // ("", "@day", "@week") and whether dim is one.
 func linkRowSuffix(dim string) (string, bool) {

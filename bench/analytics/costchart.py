@@ -1,5 +1,6 @@
 import re, sys, math
 # parse growth.txt: sections "== db", tables per interval
+# usage: python3 costchart.py growth.txt out.svg [title]
 src = open(sys.argv[1]).read().splitlines()
 links = {'aggc1k': 1000, 'aggc5k1m': 5000, 'aggc50k': 50000}
 data = {}  # (interval, groupBy) -> {links: p95}
@@ -19,7 +20,7 @@ W, H = 1080, 420
 pw, ph = 380, 300
 out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">' % (W, H),
        '<rect width="100%" height="100%" fill="white"/>',
-       '<text x="%d" y="18" font-size="14" text-anchor="middle">bench/analytics after the ranked reads, PostgreSQL, 1M clicks, event=clicks: p95 (ms, log scale) against links; shared 2-core machine, load average below each point</text>' % (W//2)]
+       '<text x="%d" y="18" font-size="14" text-anchor="middle">%s</text>' % (W//2, sys.argv[3] if len(sys.argv) > 3 else 'bench/analytics, PostgreSQL, 1M clicks, event=clicks: p95 (ms, log scale) against links; shared 2-core machine, load average below each point')]
 ymin, ymax = 1, 5000
 def ly(v, y0): return y0 + ph - (math.log10(max(v, ymin)) - math.log10(ymin)) / (math.log10(ymax) - math.log10(ymin)) * ph
 def lx(n, x0): return x0 + (math.log10(n) - 3) / (math.log10(50000) - 3) * pw

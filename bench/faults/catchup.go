@@ -114,8 +114,8 @@ func CatchUp(n int, batch int, cpuProfile string, out io.Writer) error {
 	if err := db.Raw("SELECT COUNT(*) FROM clicks").Scan(&stored).Error; err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "catch-up: %d clicks written in %s = %.0f clicks/s (%d transactions; relink CPU %.1f µs/click; stored %d)\n",
-		n, took.Round(time.Millisecond), float64(n)/took.Seconds(), st.Batches, float64(cpu.Microseconds())/float64(n), stored)
+	fmt.Fprintf(out, "catch-up: %d clicks written in %s = %.0f clicks/s (%d transactions, %d failed writes; relink CPU %.1f µs/click; stored %d)\n",
+		n, took.Round(time.Millisecond), float64(n)/took.Seconds(), st.Batches, st.WriteErrors, float64(cpu.Microseconds())/float64(n), stored)
 	if stored != int64(n) {
 		return fmt.Errorf("catchup: %d of %d clicks stored", stored, n)
 	}

@@ -37,6 +37,7 @@ func main() {
 	short := flag.Bool("short", false, "the CI form: seconds instead of minutes")
 	only := flag.String("only", "", "comma-separated scenarios (sigterm, sigkill, pg-stop, pg-stop-long, pg-hang)")
 	conns := flag.Int("c", 32, "concurrent connections")
+	rate := flag.Int("rate", 0, "requests a second in all (paced); 0: as fast as the connections go")
 	catchup := flag.Int("catchup", 0, "instead of the scenarios: journal this many clicks during an outage and time the writer's catch-up alone")
 	batch := flag.Int("batch", 1000, "with -catchup: RELINK_CLICK_BATCH")
 	cpuProfile := flag.String("cpuprofile", "", "with -catchup: write a CPU profile of the catch-up")
@@ -48,7 +49,7 @@ func main() {
 		}
 		return
 	}
-	rep, err := Run(Config{Short: *short, Only: *only, Conns: *conns, Out: os.Stdout})
+	rep, err := Run(Config{Short: *short, Only: *only, Conns: *conns, Rate: *rate, Out: os.Stdout})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "faults:", err)
 		os.Exit(1)
@@ -63,6 +64,7 @@ type Config struct {
 	Short bool
 	Only  string
 	Conns int
+	Rate  int // requests a second in all; 0: as fast as the connections go (saturation)
 	Out   io.Writer
 }
 
@@ -423,9 +425,38 @@ type load struct {
 	wg         sync.WaitGroup
 }
 
-func startLoad(domain string, conns int) *load {
+// startLoad starts the load. With rate > 0 the requests are paced: rate a second in all (the
+// connections share the tokens), so the latency is the redirect's at a
+// load below saturation, not the queueing of a saturated machine.
+func startLoad(domain string, conns, rate int) *load {
 	l := &load{stop: make(chan struct{})}
 	var seq atomic.Int64
+	var tokens chan struct{}
+	if rate > 0 {
+		tokens = make(chan struct{}, conns)
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			const tick = 5 * time.Millisecond
+			t := time.NewTicker(tick)
+			defer t.Stop()
+			start, sent := time.Now(), 0
+			for {
+				select {
+				case <-l.stop:
+					return
+				case <-t.C:
+				}
+				due := int(time.Since(start).Seconds() * float64(rate))
+				for ; sent < due; sent++ {
+					select {
+					case tokens <- struct{}{}:
+					default: // the connections are all busy: the request is skipped, not queued
+					}
+				}
+			}
+		}()
+	}
 	for range conns {
 		l.wg.Add(1)
 		go func() {
@@ -437,6 +468,13 @@ func startLoad(domain string, conns int) *load {
 				case <-l.stop:
 					return
 				default:
+				}
+				if tokens != nil {
+					select {
+					case <-tokens:
+					case <-l.stop:
+						return
+					}
 				}
 				n := seq.Add(1)
 				req, _ := http.NewRequest("GET", "http://"+domain+"/bench", nil)
@@ -490,7 +528,7 @@ func (e *env) sigterm(dialect string) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	l := startLoad(domain, e.cfg.Conns)
+	l := startLoad(domain, e.cfg.Conns, e.cfg.Rate)
 	time.Sleep(e.loadFor)
 	rate := float64(l.seen.Load()) / e.loadFor.Seconds()
 	t0 := time.Now()
@@ -548,7 +586,7 @@ func (e *env) sigkill(dialect string) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	l := startLoad(domain, e.cfg.Conns)
+	l := startLoad(domain, e.cfg.Conns, e.cfg.Rate)
 	time.Sleep(e.loadFor)
 	rate := float64(l.seen.Load()) / e.loadFor.Seconds()
 	s.signal(syscall.SIGKILL)
@@ -595,8 +633,14 @@ func (e *env) pgStop(d time.Duration) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	l := startLoad(domain, e.cfg.Conns)
-	time.Sleep(e.loadFor / 3)
+	l := startLoad(domain, e.cfg.Conns, e.cfg.Rate)
+	// The backlog of a healthy writer under this load (the clicks of the
+	// batch being filled and written): "caught up" is back at it.
+	var healthy int64
+	for end := time.Now().Add(e.loadFor / 3); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		healthy = max(healthy, s.backlog())
+	}
+	seen0, t00 := l.seen.Load(), time.Now()
 	if err := e.pg.Stop(); err != nil {
 		return r, err
 	}
@@ -609,19 +653,25 @@ func (e *env) pgStop(d time.Duration) (Result, error) {
 		return r, err
 	}
 	t0 := time.Now()
-	time.Sleep(e.loadFor / 3)
-	l.end()
-	for s.backlog() != 0 && time.Since(t0) < 5*time.Minute {
+	during := float64(l.seen.Load()-seen0) / time.Since(t00).Seconds()
+	// The load goes on until the writer is back at its healthy backlog.
+	for b := s.backlog(); (b < 0 || b > max(healthy, 1000)) && time.Since(t0) < 10*time.Minute; b = s.backlog() {
+		peak = max(peak, b)
 		time.Sleep(200 * time.Millisecond)
 	}
-	drained := time.Since(t0)
+	caught := time.Since(t0)
+	l.end()
+	for s.backlog() != 0 && time.Since(t0) < 11*time.Minute {
+		time.Sleep(200 * time.Millisecond)
+	}
 	s.signal(syscall.SIGTERM)
 	werr := s.wait(2 * time.Minute)
 	r.Seen = l.seen.Load()
 	if r.Stored, err = stored(u); err != nil {
 		return r, err
 	}
-	r.Note = fmt.Sprintf("backlog at restart %d clicks, written %s after the database came back; max RSS %.0f MiB", peak, drained.Round(100*time.Millisecond), rss)
+	r.Note = fmt.Sprintf("load %.0f clicks/s; backlog peak %d clicks, caught up (backlog ≤ %d, load still on) %s after the database came back; max RSS %.0f MiB",
+		during, peak, max(healthy, 1000), caught.Round(100*time.Millisecond), rss)
 	return r, werr
 }
 
@@ -638,7 +688,7 @@ func (e *env) pgHang(d time.Duration) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	l := startLoad(domain, e.cfg.Conns)
+	l := startLoad(domain, e.cfg.Conns, e.cfg.Rate)
 	time.Sleep(e.loadFor / 3)
 	before := l.p99()
 	seenBefore := l.seen.Load()

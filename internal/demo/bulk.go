@@ -120,8 +120,12 @@ func (l *BulkLoader) copyFrom(ctx context.Context, table string, cols []string, 
 // inserted: a click whose id is already stored, or repeated in the batch,
 // is skipped. Link counters and hooks are left to the caller.
 func (l *BulkLoader) Clicks(ctx context.Context, batch []models.Click, aggs []models.EventAggregate) ([]models.Click, error) {
+	aggs, err := l.withLinkAttrRows(ctx, aggs)
+	if err != nil {
+		return nil, err
+	}
 	var inserted []models.Click
-	err := l.tx(ctx, func(tx *models.DB) error {
+	err = l.tx(ctx, func(tx *models.DB) error {
 		var err error
 		if l.conn == nil {
 			if inserted, err = tx.InsertClicksSQLite(ctx, batch); err != nil {
@@ -197,12 +201,18 @@ func (l *BulkLoader) Aggregates(ctx context.Context, rows []models.EventAggregat
 	if len(rows) == 0 {
 		return nil
 	}
+	rows, err := l.withLinkAttrRows(ctx, rows)
+	if err != nil {
+		return err
+	}
 	return l.tx(ctx, func(tx *models.DB) error { return l.addAggregates(ctx, tx, rows) })
 }
 
 // withLinkAttrRows adds the link-attribute rows of rows' per-link rows (as
-// models.AddEventAggregates does), reading each link's attributes once.
-func (l *BulkLoader) withLinkAttrRows(ctx context.Context, tx *models.DB, rows []models.EventAggregate) ([]models.EventAggregate, error) {
+// models.AddEventAggregates does), reading each link's attributes once,
+// before and outside the write transaction (whose deadline the first read
+// of 50,000 links' attributes would eat into on a busy machine).
+func (l *BulkLoader) withLinkAttrRows(ctx context.Context, rows []models.EventAggregate) ([]models.EventAggregate, error) {
 	if l.attrs == nil {
 		l.attrs = models.LinkAttrs{}
 	}
@@ -213,7 +223,9 @@ func (l *BulkLoader) withLinkAttrRows(ctx context.Context, tx *models.DB, rows [
 		}
 	}
 	if len(missing) > 0 {
-		got, err := tx.LoadLinkAttrs(ctx, missing, false)
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Minute) // an admin command's bound, as bulkStatementTimeout
+		got, err := l.db.LoadLinkAttrsOutsideTx(rctx, missing)
+		cancel()
 		if err != nil {
 			return nil, err
 		}
@@ -232,10 +244,6 @@ const sqliteAggregateLiteralRows = 200
 func (l *BulkLoader) addAggregates(ctx context.Context, tx *models.DB, rows []models.EventAggregate) error {
 	if len(rows) == 0 {
 		return nil
-	}
-	rows, err := l.withLinkAttrRows(ctx, tx, rows)
-	if err != nil {
-		return err
 	}
 	pool := tx.Statement.ConnPool
 	if l.conn != nil {
