@@ -180,7 +180,7 @@ func TestBodyErrors(t *testing.T) {
 			{"object for string", `{"name":{}}`, 422, "unprocessable_entity", "invalid_type: name: Invalid input: expected string, received object"},
 			{"array body", `[]`, 422, "unprocessable_entity", "invalid_type: : Invalid input: expected object, received array"},
 			{"empty name", `{"name":" "}`, 422, "unprocessable_entity", "too_small: name: Name is required."},
-			{"bad slug", `{"slug":"-x-"}`, 422, "unprocessable_entity", ""},
+			{"bad slug", `{"slug":"-!-"}`, 422, "unprocessable_entity", "custom: slug: Invalid slug format"},
 			{"slug of another workspace", `{"slug":"taken"}`, 409, "conflict", `The slug "taken" is already in use.`},
 			{"slug of another workspace, other case", `{"slug":"TAKEN"}`, 409, "conflict", `The slug "taken" is already in use.`},
 		}

@@ -199,6 +199,9 @@ func (db *DB) Migrations(ctx context.Context) ([]MigrationStatus, error) {
 	return out, nil
 }
 
+// maxLoggedSQL is the most of a slow query's SQL that is logged.
+const maxLoggedSQL = 2000
+
 // slowLog reports slow queries to slog. Query errors are returned to callers,
 // which wrap or map them, so they are not logged here.
 type slowLog struct{ threshold time.Duration }
@@ -214,6 +217,11 @@ func (slowLog) Error(ctx context.Context, msg string, args ...any) {
 func (l slowLog) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), _ error) {
 	if took := time.Since(begin); took > l.threshold {
 		q, rows := fc()
+		// A multi-row INSERT can be megabytes of SQL (a click batch's webhook
+		// bodies): formatting and writing all of it made a slow query slower.
+		if len(q) > maxLoggedSQL {
+			q = fmt.Sprintf("%s… (%d bytes)", q[:maxLoggedSQL], len(q))
+		}
 		slog.WarnContext(ctx, "slow query", "took", took, "rows", rows, "sql", q)
 	}
 }

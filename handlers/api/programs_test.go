@@ -254,12 +254,21 @@ func TestBulkUpdateCommissions(t *testing.T) {
 		}
 		e.expectErr(e.do("acme", "PATCH", "/commissions/bulk", `{"commissionIds":["`+b+`"],"status":"refunded"}`), 400, "bad_request",
 			"Cannot update commissions: "+b+" (its payout is already processing)")
+		// The single update follows upstream's update-partner-commission.ts.
+		e.expectErr(e.do("acme", "PATCH", "/commissions/"+b, `{"status":"refunded"}`), 400, "bad_request",
+			"Cannot update commission: Its payout is already processing.")
 		po := e.ok(200, "acme", "GET", "/payouts", "").list(t)[0]["id"].(string)
 		if _, err := db.CompletePayouts(ctx, e.ws.ID, e.prog.ID, []string{po}, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		e.expectErr(e.do("acme", "PATCH", "/commissions/bulk", `{"commissionIds":["`+b+`"],"status":"refunded"}`), 400, "bad_request",
 			"Cannot update commissions: The following commission(s) have already been paid: "+b)
+		e.expectErr(e.do("acme", "PATCH", "/commissions/"+b, `{"status":"refunded"}`), 400, "bad_request",
+			"Cannot update commission: Commission "+b+" has already been paid.")
+		e.expectErr(e.do("acme", "PATCH", "/commissions/"+a, `{"status":"canceled"}`), 400, "bad_request",
+			"This commission is already in the canceled status.")
+		e.expectErr(e.do("acme", "PATCH", "/commissions/"+a, `{"saleAmount":5000}`), 400, "bad_request",
+			"Cannot update sale amount: Commission "+a+" is not a sale commission.")
 	})
 }
 

@@ -50,6 +50,9 @@ func (h *Handlers) CreateWebhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if k := request.PrincipalOf(c).Key; k != nil && k.UserID != nil {
+		in.CreatedBy = *k.UserID // told by e-mail, as upstream tells the session's user
+	}
 	w, err := h.Webhooks.Create(c.UserContext(), request.Workspace(c), in)
 	if err != nil {
 		return err

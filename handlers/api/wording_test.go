@@ -108,6 +108,27 @@ var wordingCases = []wordingCase{
 	{"POST", "/partners/ban", `{"reason":"spam"}`, 400, "Either `partnerId` or `tenantId` must be provided."},
 	{"PATCH", "/commissions/bulk", `{"commissionIds":[],"status":"pending"}`, 422, "too_small: commissionIds: At least one commission ID is required."},
 	{"POST", "/tokens/embed/referrals", `{}`, 422, "custom: : You must provide either partnerId, tenantId, or partner."},
+	{"POST", "/partners", `{"email":"a@b.co","country":"DEU"}`, 422, "invalid_format: country: Invalid country code: use an ISO 3166-1 alpha-2 code."},
+	{"POST", "/commissions", `{"type":"sale","partnerId":"pn_x","customerId":"cus_x","saleAmount":-1}`, 422, "too_small: saleAmount: Too small: expected number to be >=0"},
+	// Legacy analytics paths (analytics.md §8).
+	{"GET", "/analytics/clicks/nonsense", "", 422, "invalid_value: groupBy: Invalid type value. Valid values are: count, timeseries, countries, cities, devices, browsers, os, triggers, referers, top_links, top_urls."},
+	// URL lengths (upstream's parseUrlSchema: DESTINATION_URL_MAX_LENGTH).
+	{"GET", "/links/metatags?url=https://x.com/" + strings.Repeat("a", 32000), "", 422, "too_big: url: Must be 32000 or fewer characters long."},
+	{"POST", "/track/open", `{"deepLink":"https://x.com/` + strings.Repeat("a", 32000) + `"}`, 422, "too_big: deepLink: Must be 32000 or fewer characters long."},
+	// A/B test variants (links.md §1.5).
+	{"POST", "/links", `{"url":"https://x.com","testVariants":[{"url":"https://a.com","percentage":95},{"url":"https://b.com","percentage":5}]}`, 422, "too_big: testVariants.0.percentage: Too big: expected number to be <=90"},
+	{"POST", "/links", `{"url":"https://x.com","testVariants":[` + strings.TrimSuffix(strings.Repeat(`{"url":"https://a.com","percentage":20},`, 5), ",") + `]}`, 422, "too_big: testVariants: Too big: expected array to have <=4 items"},
+	// Webhooks (webhooks.md §2; upstream's createWebhookSchema).
+	{"POST", "/webhooks", `{"name":"` + strings.Repeat("n", 41) + `","url":"https://x.com/h","triggers":["link.created"]}`, 422, "too_big: name: Too big: expected string to have <=40 characters"},
+	{"POST", "/webhooks", `{"name":"n","url":"https://x.com/` + strings.Repeat("a", 32000) + `","triggers":["link.created"]}`, 422, "too_big: url: Must be 32000 or fewer characters long."},
+	{"POST", "/webhooks", `{"name":"n","url":"https://x.com/h","triggers":["link.clicked"],"linkScope":"links","linkIds":[]}`, 422, "custom: linkIds: Select at least one link"},
+	{"POST", "/webhooks", `{"name":"n","url":"https://x.com/h","triggers":["link.clicked"],"linkScope":"folders","folderIds":[]}`, 422, "custom: folderIds: Select at least one folder."},
+	// Workspaces (upstream's createWorkspaceSchema, extended for PATCH).
+	{"PATCH", "/workspaces/acme", `{"name":""}`, 422, "too_small: name: Too small: expected string to have >=1 characters"},
+	{"PATCH", "/workspaces/acme", `{"name":"` + strings.Repeat("n", 33) + `"}`, 422, "too_big: name: Too big: expected string to have <=32 characters"},
+	{"PATCH", "/workspaces/acme", `{"slug":"ab"}`, 422, "too_small: slug: Slug must be at least 3 characters"},
+	{"PATCH", "/workspaces/acme", `{"slug":"` + strings.Repeat("s", 49) + `"}`, 422, "too_big: slug: Slug must be less than 48 characters"},
+	{"PATCH", "/workspaces/acme", `{"slug":"!!!"}`, 422, "custom: slug: Invalid slug format"},
 }
 
 // TestErrorWording sends every case and wants Dub's status, code and
@@ -128,72 +149,177 @@ func TestErrorWording(t *testing.T) {
 	})
 }
 
-// TestErrorWordingCoversPlainMessages reads the API's sources and lists the
-// fixed-text handler errors (apierr.New with a 400 or 422 code, and
-// paging's messages) that no wording case walks. Messages in
-// notWalked are known gaps, each with why; anything else must get a case.
-func TestErrorWordingCoversPlainMessages(t *testing.T) {
-	walked := map[string]bool{}
+// TestErrorWordingCoversEveryMessage reads the sources of every package the
+// API face runs (handlers, handlers/api, handlers/request, models,
+// internal/...) and collects each fixed-text 400/422 it can raise:
+// apierr.New(BadRequest|Unprocessable, "…"), apierr.Validation(code, path,
+// "…") and input's Fail(code, path, "…"). Each must be walked by
+// wordingCases, asserted by another test (its text appears in a Go or SDK
+// test file), or be listed in notAPI with the reason the API cannot raise
+// it. A new message without one of the three fails here.
+func TestErrorWordingCoversEveryMessage(t *testing.T) {
+	var walked []string
 	for _, c := range wordingCases {
-		walked[c.msg] = true
+		walked = append(walked, c.msg)
 	}
-	var missing []string
-	for _, dir := range []string{".", "../../internal/links", "../../internal/paging", "../../internal/qr", "../../internal/analytics"} {
-		for _, m := range plainMessages(t, dir) {
-			if !walked[m] && !notWalked[m] && !strings.HasSuffix(m, "…") {
-				missing = append(missing, m)
+	tests := testSources(t, "../..")
+	dirs := []string{".", "..", "../request", "../../models"}
+	internal, _ := filepath.Glob("../../internal/*")
+	dirs = append(dirs, internal...)
+	seen, missing := 0, []string{}
+	for _, dir := range dirs {
+		for _, m := range validationMessages(t, dir) {
+			seen++
+			switch {
+			case notAPI[m.text] != "":
+			case anyHasSuffix(walked, m.text):
+			case strings.Contains(tests, m.text) || strings.Contains(tests, strings.ReplaceAll(m.text, `"`, `\"`)):
+			default:
+				missing = append(missing, m.where+": "+m.text)
 			}
 		}
 	}
+	if seen < 150 {
+		t.Fatalf("found only %d messages: the source scan is broken", seen)
+	}
 	if len(missing) > 0 {
-		t.Errorf("handler errors no wording case walks (add a case or a reason in notWalked):\n%s", strings.Join(missing, "\n"))
+		t.Errorf("API errors no test asserts (add a wording case, or a reason in notAPI):\n%s", strings.Join(missing, "\n"))
 	}
 }
 
-// notWalked are plain messages this table does not reach, with the reason.
-var notWalked = map[string]bool{
-	"You cannot upload custom link preview images with bulk link creation.":            true, // bulk image rules: links_bulk_test.go
-	"Uploading images is not supported: host the image and send its public https URL.": true, // links_create_test.go
-	"Invalid image URL: use a public http(s) URL (no localhost or IP address).":        true, // links_create_test.go
-	"The URL is too long to fit in a QR code.":                                         true, // internal/qr tests
-	"Invalid externalId. Did you forget to prefix it with `ext_`?":                     true, // analytics' resolve: handlers/analytics_test.go
+// notAPI are messages the JSON API cannot produce, with where they come
+// from instead; each is still checked where it is raised.
+var notAPI = map[string]string{
+	"You cannot upload custom link preview images with bulk link creation.":                         "bulk image rules: links_bulk_test.go",
+	"Uploading images is not supported: host the image and send its public https URL.":              "links_create_test.go",
+	"The URL is too long to fit in a QR code.":                                                      "internal/qr tests",
+	"The request took too long to arrive.":                                                          "slow-body deadline (RELINK_BODY_TIMEOUT): a timing path, not a validation",
+	"Colors are hex values like #2563eb.":                                                           "program resources: console only",
+	"Size cannot be negative.":                                                                      "program resources: console only",
+	"Links are http, https or mailto URLs.":                                                         "program resources: console only",
+	`Invalid option: expected one of "performance"|"submission"`:                                    "bounty editor: console only (Dub has no bounty-create API)",
+	"The reward must be more than 0.":                                                               "bounty editor: console only",
+	"The end must be after the start.":                                                              "bounty editor: console only",
+	"Only pending payouts can be confirmed.":                                                        "payout confirmation: console and CLI",
+	"There are no payouts ready to be confirmed.":                                                   "payout confirmation: console and CLI",
+	"Slug must be 1-48 lowercase letters, digits or hyphens, not starting or ending with a hyphen.": "console and CLI (the API checks upstream's slug rules first)",
+	`Invalid option: expected one of "free"|"pro"|"business"|"advanced"|"enterprise"`:               "plan: CLI only",
+	`Invalid option: expected one of "owner"|"member"`:                                              "invites: console only",
+	"Invalid email address.":                                                                        "invites: console only",
+	"Name must be 1 to 190 characters.":                                                             "partner groups: console only",
+	"A percentage discount is between 0 and 100.":                                                   "group discounts: console only",
+	"A flat discount is between 0 and 99999999 cents.":                                              "group discounts: console only",
+	`Invalid option: expected one of "percentage"|"flat"`:                                           "group discounts: console only",
+	"maxDuration must be between 0 and 600 months.":                                                 "rewards and discounts: console and CLI",
+	`Invalid option: expected one of "click"|"lead"|"sale"|"referral"`:                              "rewards: console and CLI",
+	"A flat reward needs amountInCents between 0 and 99999999.":                                     "rewards: console and CLI",
+	"Click and lead rewards are always flat.":                                                       "rewards: console and CLI",
+	"A percentage reward needs amountInPercentage between 0 and 100.":                               "rewards: console and CLI",
+	`Invalid option: expected one of "flat"|"percentage"`:                                           "rewards: console and CLI",
+	"Holding period must be one of 0, 7, 14, 30, 60 or 90 days.":                                    "groups: console",
+	"A group has at most 5 default links.":                                                          "groups: console",
+	`Invalid option: expected one of "owner"|"editor"|"viewer"`:                                     "folder roles: console (Dub's API has no folder-role route)",
+	"You need to set a domain and url for this program before creating a link.":                     "a program without a domain: relink program create always sets one",
+	"This bounty submission is in progress and cannot be approved.":                                 "submission bounties are submitted whole: no in-progress state reaches approve",
+	"This bounty submission is in progress and cannot be rejected.":                                 "as above",
+	"This webhook's secret is set by its integration.":                                              "integration webhooks (Slack, Segment) are created in the console only",
+	"Flat rewards are whole cents.":                                                                 "reward form: console",
+	"Enter a non-negative amount.":                                                                  "reward form: console",
+	"Enter a number of months.":                                                                     "reward form: console",
+	"Enter an amount with at most two decimals.":                                                    "reward form: console",
 }
 
-// plainMessages returns the literal messages of apierr.New(apierr.BadRequest
-// or apierr.Unprocessable, "…") and of paging's Msg… variables in dir.
-func plainMessages(t *testing.T, dir string) []string {
+type sourceMessage struct{ where, text string }
+
+// validationMessages returns the literal 400/422 messages raised in dir's
+// non-test sources (see TestErrorWordingCoversEveryMessage).
+func validationMessages(t *testing.T, dir string) []sourceMessage {
 	t.Helper()
-	var out []string
+	var out []sourceMessage
 	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	fset := token.NewFileSet()
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") || strings.HasSuffix(f, "_templ.go") {
 			continue
 		}
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		af, err := parser.ParseFile(fset, f, src, 0)
+		af, err := parser.ParseFile(fset, f, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ast.Inspect(af, func(n ast.Node) bool {
-			c, ok := n.(*ast.CallExpr)
-			if !ok || len(c.Args) != 2 {
-				return true
-			}
-			sel, ok := c.Fun.(*ast.SelectorExpr)
-			code, ok2 := c.Args[0].(*ast.SelectorExpr)
-			lit, ok3 := c.Args[1].(*ast.BasicLit)
-			if !ok || !ok2 || !ok3 || sel.Sel.Name != "New" || (code.Sel.Name != "BadRequest" && code.Sel.Name != "Unprocessable") {
-				return true
-			}
-			if s, err := strconv.Unquote(lit.Value); err == nil {
-				out = append(out, s)
+			if c, ok := n.(*ast.CallExpr); ok {
+				if msg, ok := raisedMessage(c); ok {
+					out = append(out, sourceMessage{fset.Position(c.Pos()).String(), msg})
+				}
 			}
 			return true
 		})
 	}
 	return out
+}
+
+// raisedMessage recognises apierr.New(apierr.BadRequest|Unprocessable, lit),
+// apierr.Validation(lit, path, lit) and x.Fail(lit, path, lit).
+func raisedMessage(c *ast.CallExpr) (string, bool) {
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return "", false
+	}
+	lit := func(e ast.Expr) (string, bool) {
+		b, ok := e.(*ast.BasicLit)
+		if !ok || b.Kind != token.STRING {
+			return "", false
+		}
+		s, err := strconv.Unquote(b.Value)
+		return s, err == nil
+	}
+	switch {
+	case sel.Sel.Name == "New" && len(c.Args) == 2:
+		code, ok := c.Args[0].(*ast.SelectorExpr)
+		if !ok || (code.Sel.Name != "BadRequest" && code.Sel.Name != "Unprocessable") {
+			return "", false
+		}
+		return lit(c.Args[1])
+	case (sel.Sel.Name == "Validation" || sel.Sel.Name == "Fail") && len(c.Args) == 3:
+		if _, ok := lit(c.Args[0]); !ok {
+			return "", false
+		}
+		return lit(c.Args[2])
+	}
+	return "", false
+}
+
+// testSources concatenates every Go test file and SDK test under root
+// except this one.
+func testSources(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && p != root {
+			return filepath.SkipDir
+		}
+		name := d.Name()
+		if d.IsDir() || name == "wording_test.go" || !(strings.HasSuffix(name, "_test.go") || strings.HasSuffix(name, ".test.mjs")) {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		b.Write(src)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func anyHasSuffix(list []string, s string) bool {
+	for _, x := range list {
+		if x == s || strings.HasSuffix(x, ": "+s) {
+			return true
+		}
+	}
+	return false
 }

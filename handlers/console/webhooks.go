@@ -113,6 +113,7 @@ func (h *Handlers) CreateWebhook(c *fiber.Ctx) error {
 		err = apierr.New(apierr.Forbidden, "Webhooks need the Business plan or higher.")
 	}
 	if err == nil {
+		in.CreatedBy = viewer(c).User.ID
 		w, err = h.hooks.Create(c.UserContext(), ws, in)
 	}
 	if err != nil {

@@ -422,7 +422,8 @@ func (s *Services) webhooks() error {
 	s.WebhookWorker = webhooks.NewWorker(s.DB, webhooks.Options{Targets: webhooks.Targets(cfg.WebhookTargets),
 		Timeout: cfg.WebhookTimeout, Concurrency: cfg.WebhookConcurrency, Schedule: cfg.WebhookRetries,
 		Retention: cfg.WebhookLogRetention, Logger: s.Log, Notify: s.WebhookOwners.Notify})
-	s.Webhooks = &webhooks.Service{DB: s.DB, Changed: s.ClickWebhooks.Invalidate, Wake: s.WebhookWorker.Wake}
+	s.Webhooks = &webhooks.Service{DB: s.DB, Changed: s.ClickWebhooks.Invalidate, Wake: s.WebhookWorker.Wake,
+		Added: s.WebhookOwners.Added}
 	return nil
 }
 

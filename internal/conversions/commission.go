@@ -3,6 +3,7 @@ package conversions
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
@@ -345,11 +346,8 @@ func (s *Service) UpdateCommission(ctx context.Context, ws *models.Workspace, id
 		if err != nil {
 			return err
 		}
-		if c.Status == models.CommissionPaid {
-			return apierr.New(apierr.BadRequest, "Cannot update amount: Commission has already been paid.")
-		}
-		if p.Status != nil && *p.Status == c.Status {
-			return apierr.Newf(apierr.BadRequest, "Commission is already %s.", c.Status)
+		if err := commissionEditable(ctx, tx, ws.ID, c, p.Status); err != nil {
+			return err
 		}
 		saleAmount := c.Amount
 		changedAmount := false
@@ -367,7 +365,7 @@ func (s *Service) UpdateCommission(ctx context.Context, ws *models.Workspace, id
 		}
 		if changedAmount {
 			if c.Type != models.CommissionSale {
-				return apierr.New(apierr.BadRequest, "Invalid commission type: the sale amount can only be changed on sale commissions.")
+				return apierr.Newf(apierr.BadRequest, "Cannot update sale amount: Commission %s is not a sale commission.", c.ID)
 			}
 			e, err := tx.EnrollmentByPartner(ctx, ws.ID, prog.ID, c.PartnerID)
 			if err != nil {
@@ -429,4 +427,28 @@ func (s *Service) Tick(ctx context.Context) {
 	} else if n > 0 {
 		s.Log.Info("click commissions created", "count", n)
 	}
+}
+
+// commissionEditable applies upstream's checks before a single commission
+// changes (update-partner-commission.ts), in its order and wording: paid
+// commissions and commissions in a payout past pending/canceled are frozen,
+// and a status change must change the status.
+func commissionEditable(ctx context.Context, tx *models.DB, workspaceID string, c *models.Commission, status *string) error {
+	if c.Status == models.CommissionPaid {
+		return apierr.Newf(apierr.BadRequest, "Cannot update commission: Commission %s has already been paid.", c.ID)
+	}
+	if c.PayoutID != nil {
+		var p models.Payout
+		err := tx.WithContext(ctx).Where("workspace_id = ? AND id = ?", workspaceID, *c.PayoutID).Limit(1).Find(&p).Error
+		if err != nil {
+			return fmt.Errorf("load payout of commission %s: %w", c.ID, err)
+		}
+		if p.ID != "" && !slices.Contains(models.MutablePayoutStatuses, p.Status) {
+			return apierr.Newf(apierr.BadRequest, "Cannot update commission: Its payout is already %s.", p.Status)
+		}
+	}
+	if status != nil && *status == c.Status {
+		return apierr.Newf(apierr.BadRequest, "This commission is already in the %s status.", *status)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/relinkhq/relink/internal/wsset"
 	"github.com/relinkhq/relink/models"
@@ -10,7 +11,9 @@ import (
 
 // Clicks feeds link.clicked from the click ingest batches (§7): Hook runs
 // inside the transaction that stores a batch and writes one outbox row per
-// (click, matching webhook), in a few multi-row INSERTs. Only workspaces in
+// matching webhook holding the batch's clicks for it (Delivery.Clicks), so
+// a batch of 1000 clicks costs one small INSERT per webhook; the worker
+// expands it into one request per click. Only workspaces in
 // an in-memory set of "workspaces with an enabled link.clicked webhook" are
 // looked at, so while no workspace has one the batch path pays one atomic
 // load. The set is reloaded on every webhook change in this process
@@ -47,10 +50,6 @@ func (c *Clicks) workspaces(ctx context.Context) ([]string, error) {
 // Active reports whether workspaceID has a click webhook (per the set).
 func (c *Clicks) Active(workspaceID string) bool { return c.Has(workspaceID) }
 
-// outboxRowsPerInsert bounds one INSERT's rows (PostgreSQL's parameter cap
-// is 65535; a row has 9).
-const outboxRowsPerInsert = 1000
-
 // Hook is a models.ClickHook.
 func (c *Clicks) Hook(ctx context.Context, tx *models.DB, inserted []models.Click) error {
 	if c.Empty() {
@@ -65,12 +64,19 @@ func (c *Clicks) Hook(ctx context.Context, tx *models.DB, inserted []models.Clic
 	if len(mine) == 0 {
 		return nil
 	}
-	rows, err := c.deliveries(ctx, tx, mine)
+	rows, bodies, err := c.deliveries(ctx, tx, mine)
 	if err != nil || len(rows) == 0 {
 		return err
 	}
-	if err := tx.WithContext(ctx).CreateInBatches(rows, outboxRowsPerInsert).Error; err != nil {
+	if err := tx.WithContext(ctx).Create(&rows).Error; err != nil {
 		return fmt.Errorf("webhooks: write link.clicked outbox (%d rows): %w", len(rows), err)
+	}
+	batches := make([]ClickBatch, len(rows))
+	for i := range rows {
+		batches[i] = ClickBatch{DeliveryID: rows[i].ID, Body: bodies[i]}
+	}
+	if err := tx.WithContext(ctx).Create(&batches).Error; err != nil {
+		return fmt.Errorf("webhooks: write link.clicked envelopes: %w", err)
 	}
 	return nil
 }
@@ -161,17 +167,25 @@ func (t *clickTargets) matches(h *Webhook, l *models.Link) bool {
 	return false
 }
 
-// deliveries builds one envelope per click (shared by its webhooks) and a
-// row per matching webhook. A click on a link deleted meanwhile is skipped.
-func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models.Click) ([]Delivery, error) {
+// deliveries builds one envelope per click (shared by its webhooks) and one
+// batch row per webhook holding its clicks' envelopes, one per line (JSON
+// has no raw newlines). A click on a link deleted meanwhile is skipped.
+func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models.Click) ([]Delivery, []string, error) {
 	t, err := c.load(ctx, tx, clicks)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	now := Now()
 	created := Timestamp(now)
-	var rows []Delivery
-	linkForm := map[string]*Link{}
+	type batch struct {
+		hook  *Webhook
+		first string
+		n     int
+		body  []byte
+	}
+	var order []*batch
+	byHook := map[string]*batch{}
+	linkJSON := map[string][]byte{}
 	for _, k := range clicks {
 		l := t.links[k.LinkID]
 		if l == nil {
@@ -186,22 +200,76 @@ func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models
 		if len(targets) == 0 {
 			continue
 		}
-		lf := linkForm[l.ID]
-		if lf == nil {
-			x := c.Links.Link(l)
-			lf = &x
-			linkForm[l.ID] = lf
+		lj := linkJSON[l.ID]
+		if lj == nil {
+			if lj, err = Marshal(c.Links.Link(l)); err != nil {
+				return nil, nil, err
+			}
+			linkJSON[l.ID] = lj
 		}
 		attrs := models.AttrsOf(k)
-		env := Envelope{ID: NewEventID(), Event: LinkClicked, CreatedAt: created,
-			Data: LinkClickedData{Click: ClickOf(&attrs, Timestamp(k.Timestamp)), Link: *lf}}
-		body, err := Marshal(env)
+		id := NewEventID()
+		body, err := clickEnvelope(id, created, ClickOf(&attrs, Timestamp(k.Timestamp)), lj)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, h := range targets {
-			rows = append(rows, newDelivery(env.ID, LinkClicked, h, string(body), now))
+			b := byHook[h.ID]
+			if b == nil {
+				b = &batch{hook: h, first: id}
+				byHook[h.ID] = b
+				order = append(order, b)
+			} else {
+				b.body = append(b.body, '\n')
+			}
+			b.body = append(b.body, body...)
+			b.n++
 		}
 	}
-	return rows, nil
+	rows := make([]Delivery, 0, len(order))
+	bodies := make([]string, 0, len(order))
+	for _, b := range order {
+		d := newDelivery(b.first, LinkClicked, b.hook, "", now)
+		d.Clicks = b.n
+		rows = append(rows, d)
+		bodies = append(bodies, string(b.body))
+	}
+	return rows, bodies, nil
+}
+
+// clickEnvelope is Marshal(Envelope{id, link.clicked, createdAt,
+// LinkClickedData{click, link}}) with the link's JSON (the same for every
+// click on it in a batch) encoded once by the caller.
+func clickEnvelope(id, createdAt string, click Click, link []byte) ([]byte, error) {
+	cj, err := Marshal(click)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, 96+len(cj)+len(link))
+	b = append(b, `{"id":"`...)
+	b = append(b, id...)
+	b = append(b, `","event":"`+LinkClicked+`","createdAt":"`...)
+	b = append(b, createdAt...)
+	b = append(b, `","data":{"click":`...)
+	b = append(b, cj...)
+	b = append(b, `,"link":`...)
+	b = append(b, link...)
+	return append(b, "}}"...), nil
+}
+
+// splitBatch returns a batch row's envelopes.
+func splitBatch(body string) []string { return strings.Split(body, "\n") }
+
+// eventIDOf reads an envelope's id (its first key, §4.1) without decoding
+// the rest.
+func eventIDOf(env string) string {
+	const p = `{"id":"`
+	if !strings.HasPrefix(env, p) {
+		return ""
+	}
+	rest := env[len(p):]
+	if i := strings.IndexByte(rest, '"'); i >= 0 {
+		return rest[:i]
+	}
+	return ""
 }

@@ -28,8 +28,9 @@ func clickOn(l *models.Link) models.Click {
 }
 
 // TestClickFeed: link.clicked comes from the click batch's transaction,
-// once per click for each webhook whose scope matches (§1.4), and nothing
-// for workspaces without a click webhook.
+// once per click for each webhook whose scope matches (§1.4), in one outbox
+// row per webhook and batch, and nothing for workspaces without a click
+// webhook.
 func TestClickFeed(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
@@ -76,21 +77,32 @@ func TestClickFeed(t *testing.T) {
 		got := map[string][]string{}
 		events := map[string]bool{}
 		for _, r := range rows {
-			got[r.WebhookID] = append(got[r.WebhookID], r.EventID)
-			events[r.EventID] = true
-			var env struct {
-				Event string
-				Data  LinkClickedData
+			var cb ClickBatch
+			if err := db.Take(&cb, "delivery_id = ?", r.ID).Error; err != nil || r.Body != "" {
+				t.Fatalf("envelopes of row %d: %v (body %q)", r.ID, err, r.Body)
 			}
-			if err := json.Unmarshal([]byte(r.Body), &env); err != nil || env.Event != LinkClicked {
-				t.Fatalf("body %s", r.Body)
+			if r.Clicks != len(splitBatch(cb.Body)) {
+				t.Fatalf("batch row says %d clicks, holds %d", r.Clicks, len(splitBatch(cb.Body)))
 			}
-			if env.Data.Click.Country != "FR" || env.Data.Link.WorkspaceID != "ws_"+acme.ID || env.Data.Link.Clicks != 3 && env.Data.Link.ID == plain.ID {
-				t.Fatalf("data %+v", env.Data)
+			for _, b := range splitBatch(cb.Body) {
+				var env struct {
+					ID    string
+					Event string
+					Data  LinkClickedData
+				}
+				if err := json.Unmarshal([]byte(b), &env); err != nil || env.Event != LinkClicked || eventIDOf(b) != env.ID {
+					t.Fatalf("body %s", b)
+				}
+				got[r.WebhookID] = append(got[r.WebhookID], env.ID)
+				events[env.ID] = true
+				if env.Data.Click.Country != "FR" || env.Data.Link.WorkspaceID != "ws_"+acme.ID || env.Data.Link.Clicks != 3 && env.Data.Link.ID == plain.ID {
+					t.Fatalf("data %+v", env.Data)
+				}
 			}
 		}
-		if len(got[all.ID]) != 2 || len(got[byFolder.ID]) != 1 || len(got[byLink.ID]) != 1 || len(rows) != 4 {
-			t.Fatalf("rows per webhook: all %d folder %d link %d, total %d", len(got[all.ID]), len(got[byFolder.ID]), len(got[byLink.ID]), len(rows))
+		// One outbox row per webhook for the whole batch.
+		if len(got[all.ID]) != 2 || len(got[byFolder.ID]) != 1 || len(got[byLink.ID]) != 1 || len(rows) != 3 {
+			t.Fatalf("clicks per webhook: all %d folder %d link %d, rows %d", len(got[all.ID]), len(got[byFolder.ID]), len(got[byLink.ID]), len(rows))
 		}
 		if len(events) != 2 {
 			t.Fatalf("%d event ids for 2 clicks: webhooks of one click share its event id", len(events))
@@ -107,3 +119,128 @@ func TestClickFeed(t *testing.T) {
 		}
 	})
 }
+
+// TestClickBatchDelivery: a batch row of 300 clicks reaches the receiver as
+// one signed request per click, each event with its own id; requests the
+// receiver refuses are retried from rows of their own, and a worker stopped
+// half-way through the batch leaves the clicks it did not reach queued, so
+// after a restart every click has arrived (at least once) and the outbox is
+// empty.
+func TestClickBatchDelivery(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		feed, err := NewClicks(ctx, db, Links{QRBase: "https://api.example"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws := workspace(t, db, models.PlanBusiness)
+		l := mkLink(t, db, ws, "k", nil)
+		r := newReceiver(t)
+		release := make(chan struct{})
+		r.answer = func(n int) int {
+			if n%7 == 0 { // every 7th request refused
+				return 500
+			}
+			if n == 100 { // hold here until the worker is told to stop
+				r.mu.Unlock()
+				<-release
+				r.mu.Lock()
+			}
+			return 200
+		}
+		h := hook(t, db, ws, r.srv.URL, LinkClicked)
+		r.secret = h.Secret
+		if err := feed.Reload(ctx); err != nil {
+			t.Fatal(err)
+		}
+		batch := make([]models.Click, 300)
+		for i := range batch {
+			batch[i] = clickOn(l)
+		}
+		if _, err := db.RecordClicks(ctx, batch, feed.Hook); err != nil {
+			t.Fatal(err)
+		}
+		var rows int64
+		db.Model(&Delivery{}).Count(&rows)
+		if rows != 1 {
+			t.Fatalf("%d outbox rows for one batch and one webhook", rows)
+		}
+		o := fastOpts()
+		o.Concurrency = 4
+		o.Schedule = []time.Duration{50 * time.Millisecond, time.Millisecond, time.Millisecond, time.Millisecond, time.Millisecond}
+		_, stop := start(t, db, o)
+		waitFor(t, "request 100", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.n >= 100 })
+		go func() { time.Sleep(50 * time.Millisecond); close(release) }()
+		stop()
+		var batchRow Delivery
+		db.Where("clicks > 0").Take(&batchRow)
+		if batchRow.Status != StatusSplit || batchRow.ClaimedUntil != nil {
+			t.Fatalf("stopped batch row: status %s claimed %v", batchRow.Status, batchRow.ClaimedUntil)
+		}
+		if d, _, _ := r.counts(); d >= 300 {
+			t.Fatalf("the stop came after every click (%d)", d)
+		}
+		if n := pending(t, db); n == 0 {
+			t.Fatal("no clicks left queued after the stop")
+		}
+		start(t, db, fastOpts())
+		waitFor(t, "every click", func() bool { d, _, _ := r.counts(); return d == 300 })
+		waitFor(t, "outbox empty", func() bool { return pending(t, db) == 0 })
+		_, total, bad := r.counts()
+		if bad != 0 {
+			t.Fatalf("%d deliveries failed the signature check", bad)
+		}
+		seen := map[string]bool{}
+		r.mu.Lock()
+		for _, e := range r.bodies {
+			if e.Event != LinkClicked {
+				t.Fatalf("event %s", e.Event)
+			}
+			b, _ := json.Marshal(e.Data)
+			var data LinkClickedData
+			if err := json.Unmarshal(b, &data); err != nil || data.Link.ID != l.ID {
+				t.Fatalf("data %s", b)
+			}
+			seen[data.Click.ID] = true
+		}
+		r.mu.Unlock()
+		if len(seen) != 300 || total < 300 {
+			t.Fatalf("%d distinct clicks, %d deliveries", len(seen), total)
+		}
+		var left int64
+		db.Model(&ClickBatch{}).Count(&left)
+		if left != 0 {
+			t.Fatalf("%d click batches' envelopes kept after the batch was finished", left)
+		}
+		var failed, logged int64
+		db.Model(&Attempt{}).Where("http_status = 500").Count(&failed)
+		db.Model(&Attempt{}).Count(&logged)
+		if failed == 0 || logged < 300+failed {
+			t.Fatalf("log: %d attempts, %d refused", logged, failed)
+		}
+	})
+}
+
+// TestClickEnvelopeIsMarshal: the click feed's spliced envelope is byte for
+// byte the encoding of the envelope struct (the signature covers the bytes).
+func TestClickEnvelopeIsMarshal(t *testing.T) {
+	now := time.Now().UTC()
+	l := &models.Link{ID: "link_1", WorkspaceID: "w1", Domain: "acme.link", Key: "k", URL: "https://acme.com/?a=<b>&c",
+		Title: ptr("Ünïcode \"quoted\" </script>"), CreatedAt: now, UpdatedAt: now}
+	k := clickOn(l)
+	attrs := models.AttrsOf(&k)
+	click := ClickOf(&attrs, Timestamp(k.Timestamp))
+	link := Links{QRBase: "https://api.example"}.Link(l)
+	want, err := Marshal(Envelope{ID: "evt_x", Event: LinkClicked, CreatedAt: Timestamp(now),
+		Data: LinkClickedData{Click: click, Link: link}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lj, _ := Marshal(link)
+	got, err := clickEnvelope("evt_x", Timestamp(now), click, lj)
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("spliced\n%s\nwant\n%s", got, want)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -20,6 +20,9 @@ type Input struct {
 	LinkIDs, FolderIDs             []string
 	HasName, HasURL, HasTriggers   bool
 	HasScope, HasLinks, HasFolders bool
+	// CreatedBy is the user creating the webhook (the API key's user, the
+	// console's viewer): Service.Added tells them by e-mail. Not from JSON.
+	CreatedBy string
 }
 
 const msgBadJSON = "Invalid JSON format in request body. Please ensure the request body is a valid JSON object."

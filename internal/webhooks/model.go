@@ -128,16 +128,23 @@ const (
 	StatusPending   = "pending"
 	StatusDelivered = "delivered"
 	StatusFailed    = "failed" // every attempt failed
+	// StatusSplit is a click batch row whose every click was attempted or
+	// moved to a row of its own (the clicks still to retry).
+	StatusSplit = "split"
 )
 
-// Delivery is one outbox row: one event for one webhook.
+// Delivery is one outbox row: one event for one webhook, or (Clicks > 0)
+// one ingest batch's link.clicked events for one webhook, their envelopes
+// one per line in its ClickBatch (Body is then empty). A batch row is still
+// delivered as one request per click.
 type Delivery struct {
-	ID            int64 `gorm:"primaryKey;autoIncrement"`
-	EventID       string
+	ID            int64  `gorm:"primaryKey;autoIncrement"`
+	EventID       string // a batch row: its first click's event id
 	Event         string
 	WebhookID     string
 	WorkspaceID   string
 	Body          string
+	Clicks        int
 	Test          bool
 	Status        string
 	Attempts      int
@@ -150,6 +157,16 @@ type Delivery struct {
 
 // TableName pins the table.
 func (Delivery) TableName() string { return "webhook_deliveries" }
+
+// ClickBatch holds a click batch row's envelopes, apart from the row so
+// that the row's updates (claim, lease, finish) do not rewrite them.
+type ClickBatch struct {
+	DeliveryID int64 `gorm:"primaryKey;autoIncrement:false"`
+	Body       string
+}
+
+// TableName pins the table.
+func (ClickBatch) TableName() string { return "webhook_click_batches" }
 
 // Attempt is one delivery attempt, the delivery log (§2.7, §6.9).
 type Attempt struct {

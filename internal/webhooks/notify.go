@@ -60,6 +60,36 @@ func (o *Owners) send(ctx context.Context, n Notice) error {
 	return nil
 }
 
+// Added sends Dub's "New webhook added" e-mail to the user who created h
+// (Service.Added), in the background; a user without an address gets none.
+func (o *Owners) Added(ws *models.Workspace, h *Webhook, userID string) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		u, err := o.DB.UserByID(ctx, userID)
+		if err == nil && u.Email != "" {
+			err = o.Mailer.Send(ctx, AddedMessage(ws, h, o.ConsoleURL, u.Email))
+			if err == nil {
+				o.Sent.Add(1)
+			}
+		}
+		if err != nil {
+			o.Failed.Add(1)
+			o.Log.Error("webhooks: \"New webhook added\" e-mail not sent", "webhook", h.ID, "workspace", ws.ID, "err", err)
+		}
+	}()
+}
+
+// AddedMessage is Dub's "New webhook added" e-mail (webhook-added.tsx): the
+// webhook's name, the workspace, where to see it, and what to do if the
+// reader did not create it.
+func AddedMessage(ws *models.Workspace, h *Webhook, consoleURL, to string) mail.Message {
+	link := strings.TrimSuffix(consoleURL, "/") + "/console/webhooks/" + h.ID
+	return mail.Message{To: []string{to}, Subject: "New webhook added",
+		Text: fmt.Sprintf("Webhook with the name %q has been added to your Relink workspace %s.\n\n"+
+			"View webhook: %s\n\nIf you did not create this webhook, you can delete it there.\n", h.Name, ws.Name, link)}
+}
+
 // NoticeMessage is the e-mail for n: Dub's subjects ("Webhook is failing to
 // deliver", "Webhook has been disabled"), the webhook's name and URL, the
 // count against the threshold, and where to look.

@@ -53,6 +53,10 @@ type Service struct {
 	DB      *models.DB
 	Changed func(workspaceID string)
 	Wake    func() // the worker's Wake; nil in tools
+	// Added hears of a webhook created by a user (Input.CreatedBy), after
+	// the commit: Owners.Added, Dub's "New webhook added" e-mail. It must
+	// not block.
+	Added func(ws *models.Workspace, h *Webhook, userID string)
 }
 
 func (s *Service) changed(workspaceID string) {
@@ -155,6 +159,9 @@ func (s *Service) Create(ctx context.Context, ws *models.Workspace, in *Input) (
 		return nil, err
 	}
 	s.changed(ws.ID)
+	if s.Added != nil && in.CreatedBy != "" {
+		s.Added(ws, h, in.CreatedBy)
+	}
 	return h, nil
 }
 

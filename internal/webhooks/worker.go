@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -117,6 +118,11 @@ type Worker struct {
 	client *http.Client
 	wake   chan struct{}
 	lease  time.Duration
+	// sem bounds the requests in flight to Concurrency, click batches
+	// included, so deliveries never take more than that from the redirect.
+	sem chan struct{}
+	// clickRowsQueued counts the click batch rows claimed and not started.
+	clickRowsQueued atomic.Int64
 
 	delivered, failed, exhausted, disabled, unsubscribed atomic.Uint64
 }
@@ -138,7 +144,7 @@ func NewWorker(db *models.DB, opt Options) *Worker {
 	// A claimed row waits at most claimSize/Concurrency rounds of attempts
 	// before its own; the lease covers that and then some.
 	return &Worker{db: db, opt: opt, client: client, wake: make(chan struct{}, 1),
-		lease: 5*opt.Timeout + 30*time.Second}
+		lease: 5*opt.Timeout + 30*time.Second, sem: make(chan struct{}, opt.Concurrency)}
 }
 
 // Stats returns the counters.
@@ -169,7 +175,10 @@ func (w *Worker) Run(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			for d := range queue {
-				w.attempt(context.WithoutCancel(ctx), d, results)
+				if d.Clicks > 0 {
+					w.clickRowsQueued.Add(-1)
+				}
+				w.attempt(context.WithoutCancel(ctx), ctx, d, results)
 			}
 		}()
 	}
@@ -228,7 +237,14 @@ func (w *Worker) feed(ctx context.Context, queue chan claimed) {
 			// The claim is not cancelled half-way by a stop: rows it claims
 			// are queued (and released at stop if not started).
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.opt.Timeout)
-			batch, err := w.claim(cctx, room)
+			batch, err := w.claim(cctx, room, false)
+			if err == nil && w.clickRowsQueued.Load() == 0 {
+				// Click batch rows (up to an ingest batch of requests each)
+				// are taken a few at a time, when none is waiting.
+				var more []claimed
+				more, err = w.claim(cctx, clickRowsPerClaim, true)
+				batch = append(batch, more...)
+			}
 			cancel()
 			if err != nil {
 				if ctx.Err() == nil {
@@ -237,6 +253,9 @@ func (w *Worker) feed(ctx context.Context, queue chan claimed) {
 				break
 			}
 			for _, d := range batch {
+				if d.Clicks > 0 {
+					w.clickRowsQueued.Add(1)
+				}
 				queue <- d
 			}
 			if len(batch) < room {
@@ -247,26 +266,35 @@ func (w *Worker) feed(ctx context.Context, queue chan claimed) {
 	}
 }
 
+// clickRowsPerClaim is how many click batch rows one claim takes.
+const clickRowsPerClaim = 2
+
 // claimed is a claimed delivery with its webhook (nil when deleted).
 type claimed struct {
 	Delivery
 	hook *Webhook
 }
 
-// claim takes up to n due rows.
-func (w *Worker) claim(ctx context.Context, n int) ([]claimed, error) {
+// claim takes up to n due rows: click batch rows or the others.
+func (w *Worker) claim(ctx context.Context, n int, clickRows bool) ([]claimed, error) {
 	now := Now()
+	kind := "= 0"
+	if clickRows {
+		kind = "> 0"
+	}
 	lock := ""
 	if w.db.Dialect == "postgres" {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
+	// status is a literal (StatusPending), not a parameter: only then can
+	// the planner use the partial index webhook_deliveries_claim_idx.
 	var rows []Delivery
 	err := w.db.WithContext(ctx).Raw(`UPDATE webhook_deliveries SET claimed_until = ? WHERE id IN (
-		SELECT id FROM webhook_deliveries WHERE status = ? AND next_attempt_at <= ?
-		AND (claimed_until IS NULL OR claimed_until < ?) ORDER BY next_attempt_at, id LIMIT ?`+lock+`)
-		RETURNING id, event_id, event, webhook_id, workspace_id, body, test, status, attempts, last_status,
+		SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND clicks `+kind+`
+		AND (claimed_until IS NULL OR claimed_until < ?) ORDER BY next_attempt_at LIMIT ?`+lock+`)
+		RETURNING id, event_id, event, webhook_id, workspace_id, body, clicks, test, status, attempts, last_status,
 		next_attempt_at, claimed_until, created_at, finished_at`,
-		now.Add(w.lease), StatusPending, now, now, n).Scan(&rows).Error
+		now.Add(w.lease), now, now, n).Scan(&rows).Error
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
@@ -282,11 +310,36 @@ func (w *Worker) claim(ctx context.Context, n int) ([]claimed, error) {
 	for _, h := range hooks {
 		byID[h.ID] = h
 	}
+	if clickRows {
+		if err := w.loadClicks(ctx, rows); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]claimed, len(rows))
 	for i, r := range rows {
 		out[i] = claimed{Delivery: r, hook: byID[r.WebhookID]}
 	}
 	return out, nil
+}
+
+// loadClicks reads the claimed click batch rows' envelopes into Body.
+func (w *Worker) loadClicks(ctx context.Context, rows []Delivery) error {
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	var bs []ClickBatch
+	if err := w.db.WithContext(ctx).Where("delivery_id IN ?", ids).Find(&bs).Error; err != nil {
+		return fmt.Errorf("load click batches: %w", err)
+	}
+	byID := make(map[int64]string, len(bs))
+	for _, b := range bs {
+		byID[b.DeliveryID] = b.Body
+	}
+	for i := range rows {
+		rows[i].Body = byID[rows[i].ID]
+	}
+	return nil
 }
 
 // result is one attempt's outcome.
@@ -300,12 +353,98 @@ type result struct {
 
 func (r result) ok() bool { return r.status >= 200 && r.status < 300 }
 
-// attempt makes one HTTP attempt and hands it to the recorder.
-func (w *Worker) attempt(ctx context.Context, d claimed, out chan<- outcome) {
+// attempt makes one HTTP attempt (a click batch: one per click) and hands
+// it to the recorder. stop ends a click batch early: the clicks it did not
+// reach are recorded as rows of their own, due at once.
+func (w *Worker) attempt(ctx, stop context.Context, d claimed, out chan<- outcome) {
 	if d.hook == nil { // deleted meanwhile; the cascade removes the row
 		return
 	}
-	out <- outcome{d: d, res: w.post(ctx, d.hook, []byte(d.Body))}
+	// A row whose lease ran out while it waited in the queue may have been
+	// claimed again (by another instance, or by this one's next claim):
+	// that claim delivers it.
+	if d.ClaimedUntil != nil && Now().After(*d.ClaimedUntil) {
+		return
+	}
+	if d.Clicks > 0 {
+		if d.Body == "" { // cannot happen: written in the row's transaction
+			w.opt.Logger.Error("webhooks: click batch without its envelopes", "delivery", d.ID)
+			return
+		}
+		out <- w.attemptClicks(ctx, stop, d)
+		return
+	}
+	w.sem <- struct{}{}
+	res := w.post(ctx, d.hook, []byte(d.Body))
+	<-w.sem
+	out <- outcome{d: d, res: res}
+}
+
+// part is one click of a batch row.
+type part struct {
+	env       string
+	res       result
+	attempted bool
+}
+
+// attemptClicks sends a click batch row's envelopes, one request each, up
+// to Concurrency at a time (shared with every other delivery through sem).
+// While it runs it extends the row's lease. After Concurrency failed
+// attempts in a row it stops: the receiver is down, and the clicks not
+// reached wait for the first retry's delay in rows of their own.
+func (w *Worker) attemptClicks(ctx, stop context.Context, d claimed) outcome {
+	envs := splitBatch(d.Body)
+	parts := make([]part, len(envs))
+	for i, e := range envs {
+		parts[i].env = e
+	}
+	renewed := make(chan struct{})
+	go w.renew(ctx, d.ID, renewed)
+	var next, failedRun atomic.Int64
+	var wg sync.WaitGroup
+	for range min(w.opt.Concurrency, len(envs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for stop.Err() == nil && failedRun.Load() < int64(w.opt.Concurrency) {
+				i := int(next.Add(1) - 1)
+				if i >= len(envs) {
+					return
+				}
+				w.sem <- struct{}{}
+				r := w.post(ctx, d.hook, []byte(envs[i]))
+				<-w.sem
+				parts[i].res, parts[i].attempted = r, true
+				if r.ok() {
+					failedRun.Store(0)
+				} else {
+					failedRun.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(renewed)
+	return outcome{d: d, parts: parts, backoff: failedRun.Load() >= int64(w.opt.Concurrency)}
+}
+
+// renew extends a row's claim every third of the lease until done closes,
+// so a long click batch is not claimed again while it is being sent.
+func (w *Worker) renew(ctx context.Context, id int64, done <-chan struct{}) {
+	t := time.NewTicker(w.lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			err := w.db.WithContext(ctx).Model(&Delivery{}).Where("id = ?", id).
+				Update("claimed_until", Now().Add(w.lease)).Error
+			if err != nil {
+				w.opt.Logger.Warn("webhooks: extend a click batch's claim", "delivery", id, "err", err)
+			}
+		}
+	}
 }
 
 const maxLoggedResponse = 64 << 10
@@ -340,10 +479,26 @@ func (w *Worker) post(ctx context.Context, h *Webhook, envelope []byte) result {
 // errorStatus is the status logged for an attempt without a response (§2.7).
 const errorStatus = 503
 
-// outcome is an attempt waiting to be recorded.
+// outcome is an attempt (or a click batch's attempts) waiting to be
+// recorded.
 type outcome struct {
-	d   claimed
-	res result
+	d       claimed
+	res     result
+	parts   []part // a click batch
+	backoff bool   // the batch stopped on failures: clicks not reached wait
+}
+
+// ok reports whether every attempt succeeded.
+func (o *outcome) ok() bool {
+	if o.parts == nil {
+		return o.res.ok()
+	}
+	for i := range o.parts {
+		if o.parts[i].attempted && !o.parts[i].res.ok() {
+			return false
+		}
+	}
+	return true
 }
 
 // recordBatch is the most attempts recorded in one transaction.
@@ -394,9 +549,9 @@ func (o *outcome) status() (int, string) {
 func (w *Worker) record(ctx context.Context, batch []outcome) error {
 	now := Now()
 	failing := map[string]bool{}
-	for _, o := range batch {
-		if !o.res.ok() {
-			failing[o.d.WebhookID] = true
+	for i := range batch {
+		if !batch[i].ok() {
+			failing[batch[i].d.WebhookID] = true
 		}
 	}
 	var notices []Notice
@@ -409,6 +564,12 @@ func (w *Worker) record(ctx context.Context, batch []outcome) error {
 		for i := range batch {
 			o := &batch[i]
 			d := o.d
+			if o.parts != nil {
+				if err := w.recordClicks(ctx, tx, o, now, &counters, &notices, &logs); err != nil {
+					return err
+				}
+				continue
+			}
 			if o.res.status == http.StatusGone && d.hook.Receiver == ReceiverZapier {
 				counters.Unsubscribed++
 				w.opt.Logger.Info("webhooks: zapier answered 410, webhook deleted", "webhook", d.WebhookID)
@@ -537,3 +698,83 @@ func (w *Worker) cleanup(ctx context.Context, now time.Time) {
 }
 
 func gormExpr(s string) any { return gorm.Expr(s) }
+
+// recordClicks records a click batch row's attempts: a log row per attempt,
+// a row of its own for each click to retry (its first attempt failed) or
+// not reached, the failure count in the order of the clicks, and the batch
+// row finished (delivered, or split when clicks continue elsewhere).
+func (w *Worker) recordClicks(ctx context.Context, tx *models.DB, o *outcome, now time.Time, c *Stats,
+	notices *[]Notice, logs *[]Attempt) error {
+	d := o.d
+	if d.hook.Receiver == ReceiverZapier && slices.ContainsFunc(o.parts, func(p part) bool { return p.res.status == http.StatusGone }) {
+		c.Unsubscribed++
+		w.opt.Logger.Info("webhooks: zapier answered 410, webhook deleted", "webhook", d.WebhookID)
+		if err := tx.WithContext(ctx).Delete(&Webhook{}, "id = ?", d.WebhookID).Error; err != nil {
+			return fmt.Errorf("delete unsubscribed webhook: %w", err)
+		}
+		return nil
+	}
+	var later []Delivery
+	failedAny, resetDone, lastStatus := false, false, 0
+	for i := range o.parts {
+		p := &o.parts[i]
+		row := Delivery{EventID: eventIDOf(p.env), Event: d.Event, WebhookID: d.WebhookID, WorkspaceID: d.WorkspaceID,
+			Body: p.env, Status: StatusPending, NextAttemptAt: now, CreatedAt: d.CreatedAt}
+		if !p.attempted {
+			if o.backoff && len(w.opt.Schedule) > 0 {
+				row.NextAttemptAt = now.Add(w.opt.Schedule[0])
+			}
+			later = append(later, row)
+			continue
+		}
+		po := outcome{d: d, res: p.res}
+		status, errText := po.status()
+		lastStatus = status
+		*logs = append(*logs, Attempt{DeliveryID: d.ID, WebhookID: d.WebhookID, EventID: row.EventID, Event: d.Event,
+			MessageID: fmt.Sprintf("msg_%d_%d_%d", d.ID, i+1, d.Attempts+1), URL: d.hook.URL, HTTPStatus: status,
+			RequestBody: string(p.res.reqBody), ResponseBody: p.res.respBody, Error: errText,
+			DurationMS: p.res.took.Milliseconds(), CreatedAt: now})
+		ok := p.res.ok()
+		if ok {
+			c.Delivered++
+		} else {
+			failedAny = true
+			c.FailedAttempts++
+			row.Attempts, row.LastStatus = 1, status
+			if len(w.opt.Schedule) == 0 {
+				c.Exhausted++
+				row.Status, row.FinishedAt = StatusFailed, &now
+			} else {
+				row.NextAttemptAt = now.Add(w.opt.Schedule[0])
+			}
+			later = append(later, row)
+		}
+		// Successes before the first failure reset the count once; from the
+		// first failure on, every attempt counts in order.
+		if failedAny || !resetDone {
+			resetDone = true
+			if err := w.bookkeep(ctx, tx, d.WebhookID, ok, now, notices); err != nil {
+				return err
+			}
+		}
+	}
+	if len(later) > 0 {
+		if err := tx.WithContext(ctx).CreateInBatches(later, 100).Error; err != nil {
+			return fmt.Errorf("queue the clicks to retry: %w", err)
+		}
+	}
+	status := StatusDelivered
+	if len(later) > 0 {
+		status = StatusSplit
+	}
+	if err := tx.WithContext(ctx).Model(&Delivery{}).Where("id = ?", d.ID).Updates(map[string]any{
+		"status": status, "attempts": d.Attempts + 1, "last_status": lastStatus, "claimed_until": nil,
+		"finished_at": now}).Error; err != nil {
+		return fmt.Errorf("finish click batch: %w", err)
+	}
+	// Every click is logged or has a row of its own now.
+	if err := tx.WithContext(ctx).Delete(&ClickBatch{}, "delivery_id = ?", d.ID).Error; err != nil {
+		return fmt.Errorf("drop click batch envelopes: %w", err)
+	}
+	return nil
+}

@@ -93,7 +93,8 @@ func main() {
 		fmt.Println(l.ID)
 	case "outbox":
 		var n int64
-		if err := db.Model(&webhooks.Delivery{}).Count(&n).Error; err != nil {
+		// link.clicked events queued: the clicks of the batch rows.
+		if err := db.Model(&webhooks.Delivery{}).Where("clicks > 0").Select("COALESCE(SUM(clicks), 0)").Scan(&n).Error; err != nil {
 			log.Fatal(err)
 		}
 		fmt.Println(n)
