@@ -209,7 +209,8 @@ func lag(ctx context.Context, db *models.DB, feed *webhooks.Clicks, l *models.Li
 	const tick = 10 * time.Millisecond
 	per := max(1, rate*int(tick)/int(time.Second))
 	t := time.NewTicker(tick)
-	end := time.Now().Add(d)
+	began := time.Now()
+	end := began.Add(d)
 	sent, refused := 0, 0
 	for now := range t.C {
 		if now.After(end) {
@@ -227,6 +228,7 @@ func lag(ctx context.Context, db *models.DB, feed *webhooks.Clicks, l *models.Li
 		}
 	}
 	t.Stop()
+	offered := time.Since(began)
 	if err := p.Drain(ctx); err != nil {
 		log.Fatal(err)
 	}
@@ -242,6 +244,7 @@ func lag(ctx context.Context, db *models.DB, feed *webhooks.Clicks, l *models.Li
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	took := time.Since(began)
 	stop()
 	s.mu.Lock()
 	lags := append([]time.Duration(nil), s.lags...)
@@ -252,5 +255,8 @@ func lag(ctx context.Context, db *models.DB, feed *webhooks.Clicks, l *models.Li
 	fmt.Printf("| lag click → link.clicked delivery | p50 %s, p90 %s, p99 %s, max %s |\n",
 		pct(lags, 0.5).Round(time.Millisecond), pct(lags, 0.9).Round(time.Millisecond),
 		pct(lags, 0.99).Round(time.Millisecond), pct(lags, 1).Round(time.Millisecond))
+	fmt.Printf("| clicks offered per second (the generator on this machine) | %.0f |\n", float64(sent)/offered.Seconds())
+	fmt.Printf("| link.clicked deliveries per second, first click to last delivery | %.0f (%d in %.1fs) |\n",
+		float64(len(lags))/took.Seconds(), len(lags), took.Seconds())
 	fmt.Printf("| worker counters | %+v |\n", w.Stats())
 }
