@@ -543,9 +543,21 @@ func TestBountySubmissions(t *testing.T) {
 		e.keys["embed"] = e.ok(201, "acme", "POST", "/tokens/embed/referrals", `{"partnerId":"`+pn+`"}`).json(t)["publicToken"].(string)
 		e.expectErr(e.do("embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{"urls":["javascript:x"]}`), 422, "unprocessable_entity", "invalid_format: urls[0]: Invalid URL")
 		e.expectErr(e.do("embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{}`), 422, "unprocessable_entity", "custom: urls: Add a link or a description of what you did.")
+		// A draft needs no proof yet, is listed, cannot be reviewed and is
+		// replaced by the final submission (parity.md §7.3, §7.5 check 6).
+		draft := e.ok(200, "embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{"isDraft":true}`).json(t)
+		if draft["status"] != "draft" || draft["completedAt"] != nil {
+			t.Fatalf("draft %v", draft)
+		}
+		dbase := "/bounties/" + proof.ID + "/submissions/" + draft["id"].(string)
+		e.expectErr(e.do("acme", "POST", dbase+"/approve", `{"rewardAmount":100}`), 400, "bad_request", "This bounty submission is in progress and cannot be approved.")
+		e.expectErr(e.do("acme", "POST", dbase+"/reject", ""), 400, "bad_request", "This bounty submission is in progress and cannot be rejected.")
+		if got := e.ok(200, "acme", "GET", "/bounties/"+proof.ID+"/submissions?status=draft", "").list(t); len(got) != 1 || got[0]["id"] != draft["id"] {
+			t.Fatalf("drafts %v", got)
+		}
 		sub := e.ok(200, "embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{"urls":["https://blog.example/post"],"description":"My post"}`).json(t)
-		if sub["status"] != "submitted" || sub["partnerId"] != pn {
-			t.Fatalf("submission %v", sub)
+		if sub["status"] != "submitted" || sub["partnerId"] != pn || sub["id"] != draft["id"] || sub["completedAt"] == nil {
+			t.Fatalf("submission %v (draft %v)", sub, draft)
 		}
 		e.expectErr(e.do("embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{"description":"again"}`), 409, "conflict", "You already have a submitted submission for this period.")
 		e.expectErr(e.do("embed", "POST", "/embed/referrals/bounties/"+perf.ID+"/submissions", `{}`), 400, "bad_request", "You have not reached this bounty's goal yet.")

@@ -220,8 +220,6 @@ var notAPI = map[string]string{
 	"A group has at most 5 default links.":                                                          "groups: console",
 	`Invalid option: expected one of "owner"|"editor"|"viewer"`:                                     "folder roles: console (Dub's API has no folder-role route)",
 	"You need to set a domain and url for this program before creating a link.":                     "a program without a domain: relink program create always sets one",
-	"This bounty submission is in progress and cannot be approved.":                                 "submission bounties are submitted whole: no in-progress state reaches approve",
-	"This bounty submission is in progress and cannot be rejected.":                                 "as above",
 	"This webhook's secret is set by its integration.":                                              "integration webhooks (Slack, Segment) are created in the console only",
 	"Flat rewards are whole cents.":                                                                 "reward form: console",
 	"Enter a non-negative amount.":                                                                  "reward form: console",

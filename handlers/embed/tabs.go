@@ -188,6 +188,7 @@ func (h *Handlers) SubmitBounty(c *fiber.Ctx) error {
 type submissionBody struct {
 	Description *string  `json:"description"`
 	URLs        []string `json:"urls"`
+	IsDraft     bool     `json:"isDraft"`
 }
 
 // CreateSubmission answers POST /api/embed/referrals/bounties/{id}/submissions
@@ -209,7 +210,7 @@ func (h *Handlers) CreateSubmission(c *fiber.Ctx) error {
 		}
 	}
 	sub, err := h.d.Referrals.Conversions.SubmitBounty(c.UserContext(), session(c).Enrollment, c.Params("id"),
-		conversions.SubmissionInput{Description: body.Description, URLs: body.URLs})
+		conversions.SubmissionInput{Description: body.Description, URLs: body.URLs, IsDraft: body.IsDraft})
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,10 @@ import (
 type SubmissionInput struct {
 	Description *string
 	URLs        []string
+	// IsDraft saves the submission as a draft (parity.md §7.3): kept for
+	// the partner to finish, not completed, not reviewable, replaced by
+	// the final submission of the same period.
+	IsDraft bool
 }
 
 // BountyProgress is the partner's sale commission earnings inside a
@@ -37,7 +41,8 @@ func (s *Service) BountyProgress(ctx context.Context, b *models.Bounty, partnerI
 
 // SubmitBounty stores a partner's final submission for an active bounty of
 // its group (parity.md §7.3): proof for a submission bounty, a claim for a
-// performance bounty whose goal is reached. One per (bounty, partner).
+// performance bounty whose goal is reached; with IsDraft, a draft that
+// needs neither yet. One per (bounty, partner); a draft is overwritten.
 func (s *Service) SubmitBounty(ctx context.Context, e *models.Enrollment, bountyID string, in SubmissionInput) (*models.BountySubmission, error) {
 	if e.Status != models.EnrollmentApproved && e.Status != models.EnrollmentArchived {
 		return nil, apierr.New(apierr.Forbidden, "You are not an active partner of this program.")
@@ -59,17 +64,20 @@ func (s *Service) SubmitBounty(ctx context.Context, e *models.Enrollment, bounty
 	sub := &models.BountySubmission{ID: ids.New(models.SubmissionPrefix), WorkspaceID: e.WorkspaceID, ProgramID: e.ProgramID,
 		BountyID: b.ID, PartnerID: e.PartnerID, Status: models.SubmissionSubmitted, PeriodNumber: 1, Description: in.Description,
 		CompletedAt: &now, CreatedAt: now, UpdatedAt: now}
+	if in.IsDraft {
+		sub.Status, sub.CompletedAt = models.SubmissionDraft, nil
+	}
 	if b.Type == models.BountyPerformance {
 		progress, err := s.BountyProgress(ctx, b, e.PartnerID)
 		if err != nil {
 			return nil, err
 		}
-		if progress < b.GoalEarnings {
+		if progress < b.GoalEarnings && !in.IsDraft {
 			return nil, apierr.New(apierr.BadRequest, "You have not reached this bounty's goal yet.")
 		}
 		sub.PerformanceCount = &progress
 	} else {
-		if len(in.URLs) == 0 && (in.Description == nil || *in.Description == "") {
+		if !in.IsDraft && len(in.URLs) == 0 && (in.Description == nil || *in.Description == "") {
 			return nil, apierr.Validation("custom", "urls", "Add a link or a description of what you did.")
 		}
 		sub.URLs = models.Some(in.URLs)
