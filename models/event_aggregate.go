@@ -170,11 +170,16 @@ func pgAggregateArrays(chunk []EventAggregate) []any {
 // fastest.
 const sqliteAggregateRows = 16
 
-// AddEventAggregates adds rows to the aggregates (insert or increment). Call
+// AddEventAggregates adds rows to the aggregates (insert or increment), with
+// the link-attribute rows of its per-link rows (link_attr_rollup.go). Call
 // it inside the transaction that stores the events.
 func (db *DB) AddEventAggregates(ctx context.Context, rows []EventAggregate) error {
 	if len(rows) == 0 {
 		return nil
+	}
+	rows, err := db.withLinkAttrRows(ctx, rows)
+	if err != nil {
+		return err
 	}
 	pool := db.Statement.ConnPool
 	if db.Dialect != "sqlite" {
@@ -312,7 +317,8 @@ func (db *DB) aggregateRebuildSQL() []string {
 				t.event, s.dim, s.at, s.value, t.amount, t.table, group))
 		}
 	}
-	return append(out, WeeklyRollupSQL(db.Dialect, "workspace_id = ? AND "))
+	out = append(out, WeeklyRollupSQL(db.Dialect, "workspace_id = ? AND "))
+	return append(out, LinkAttrRollupSQL("a.workspace_id = ? AND ")...)
 }
 
 // WeeklyRollupSQL is the statement that derives the weekly rollups from the

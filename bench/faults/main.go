@@ -7,6 +7,7 @@
 //	go run ./bench/faults                       # every scenario, full length
 //	go run ./bench/faults -short                # the CI form (seconds)
 //	go run ./bench/faults -only sigkill,pg-stop # some scenarios
+//	go run ./bench/faults -catchup 300000       # the writer's catch-up alone
 package main
 
 import (
@@ -36,7 +37,17 @@ func main() {
 	short := flag.Bool("short", false, "the CI form: seconds instead of minutes")
 	only := flag.String("only", "", "comma-separated scenarios (sigterm, sigkill, pg-stop, pg-stop-long, pg-hang)")
 	conns := flag.Int("c", 32, "concurrent connections")
+	catchup := flag.Int("catchup", 0, "instead of the scenarios: journal this many clicks during an outage and time the writer's catch-up alone")
+	batch := flag.Int("batch", 1000, "with -catchup: RELINK_CLICK_BATCH")
+	cpuProfile := flag.String("cpuprofile", "", "with -catchup: write a CPU profile of the catch-up")
 	flag.Parse()
+	if *catchup > 0 {
+		if err := CatchUp(*catchup, *batch, *cpuProfile, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "faults:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	rep, err := Run(Config{Short: *short, Only: *only, Conns: *conns, Out: os.Stdout})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "faults:", err)
@@ -68,7 +79,12 @@ type Result struct {
 	Stored       int64 // click rows afterwards
 	Lost         int64 // Seen - Stored when positive
 	Bound        int64 // clicks the scenario may lose
-	Note         string
+	// Held is what a graceful stop left in the click journal and the next
+	// start wrote (SIGTERM: stored after a restart minus stored after the
+	// stop). Not lost, but printed: a stop should write everything.
+	Held int64
+	Note string
+	Logs []string // the server logs of the scenario (kept when it fails)
 }
 
 type env struct {
@@ -79,6 +95,8 @@ type env struct {
 	dbSeq   int
 	window  time.Duration
 	loadFor time.Duration
+	logs    []string // server logs of the running scenario
+	logSeq  int
 }
 
 // Run builds the binary, starts a private PostgreSQL when it can, and runs
@@ -119,17 +137,20 @@ func Run(cfg Config) (*Report, error) {
 		dbs = append(dbs, "postgres")
 	}
 	add := func(r Result, err error) error {
+		r.Logs, e.logs = e.logs, nil
 		if err != nil {
+			e.keepLogs(r, r.Logs)
 			return fmt.Errorf("%s on %s: %w", r.Scenario, r.DB, err)
 		}
 		if r.Seen > r.Stored {
 			r.Lost = r.Seen - r.Stored
 		}
-		if r.Lost > r.Bound {
-			rep.Failed = true
-		}
 		rep.Results = append(rep.Results, r)
 		fmt.Fprintf(cfg.Out, "%-14s %-9s 302s %8d  stored %8d  lost %6d (bound %d)  %s\n", r.Scenario, r.DB, r.Seen, r.Stored, r.Lost, r.Bound, r.Note)
+		if r.Lost > r.Bound {
+			rep.Failed = true
+			e.keepLogs(r, r.Logs)
+		}
 		return nil
 	}
 	for _, db := range dbs {
@@ -240,6 +261,7 @@ type server struct {
 	domain  string
 	data    string
 	appPort int
+	exit    error // cmd.Wait's: a graceful stop exits 0
 }
 
 func freePort() int {
@@ -267,17 +289,20 @@ func (e *env) start(dbURL, domain, data string, extra ...string) (*server, error
 		"RELINK_CLICK_JOURNAL_WINDOW="+e.window.String(),
 	)
 	cmd.Env = append(cmd.Env, extra...)
-	logf, err := os.OpenFile(filepath.Join(e.work, "relink.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	e.logSeq++
+	logPath := filepath.Join(e.work, fmt.Sprintf("relink-%02d.log", e.logSeq))
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, err
 	}
+	e.logs = append(e.logs, logPath)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return nil, err
 	}
 	s := &server{cmd: cmd, done: make(chan struct{}), domain: domain, data: data, appPort: appPort}
-	go func() { _ = cmd.Wait(); logf.Close(); close(s.done) }()
+	go func() { s.exit = cmd.Wait(); logf.Close(); close(s.done) }()
 	for range 300 {
 		if r, err := http.Get("http://" + domain + "/healthz"); err == nil {
 			r.Body.Close()
@@ -285,11 +310,45 @@ func (e *env) start(dbURL, domain, data string, extra ...string) (*server, error
 		}
 		select {
 		case <-s.done:
-			return nil, fmt.Errorf("relink exited at start (see %s)", logf.Name())
+			return nil, fmt.Errorf("relink exited at start (log: %s)", tail(logPath, 20))
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
 	return nil, fmt.Errorf("relink not ready")
+}
+
+// keepLogs copies a failed scenario's server logs out of the work
+// directory (removed at the end) into a directory that stays, and prints
+// where, with the tail of each: a flake in CI leaves its evidence.
+func (e *env) keepLogs(r Result, logs []string) {
+	if len(logs) == 0 {
+		return
+	}
+	dir, err := os.MkdirTemp("", "relink-faults-logs-*")
+	if err != nil {
+		fmt.Fprintf(e.cfg.Out, "  (could not keep the server logs: %v)\n", err)
+		return
+	}
+	fmt.Fprintf(e.cfg.Out, "  %s on %s: server logs kept in %s\n", r.Scenario, r.DB, dir)
+	for _, l := range logs {
+		if b, err := os.ReadFile(l); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, filepath.Base(l)), b, 0o600)
+		}
+		fmt.Fprintf(e.cfg.Out, "  --- tail of %s ---\n%s\n", filepath.Base(l), tail(l, 40))
+	}
+}
+
+// tail is the last n lines of a file, indented.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "  (" + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  " + strings.Join(lines, "\n  ")
 }
 
 func (s *server) signal(sig syscall.Signal) { _ = s.cmd.Process.Signal(sig) }
@@ -433,12 +492,44 @@ func (e *env) sigterm(dialect string) (Result, error) {
 	}
 	l := startLoad(domain, e.cfg.Conns)
 	time.Sleep(e.loadFor)
+	rate := float64(l.seen.Load()) / e.loadFor.Seconds()
+	t0 := time.Now()
 	s.signal(syscall.SIGTERM)
 	werr := s.wait(2 * time.Minute)
+	stop := time.Since(t0)
 	l.end()
 	r.Seen = l.seen.Load()
+	if werr != nil {
+		return r, werr
+	}
+	afterStop, err := stored(u)
+	if err != nil {
+		return r, err
+	}
+	// Start once more on the same data directory: what the stop left in
+	// the journal is written now. Stored after the stop tells how much the
+	// stop wrote; stored after the restart tells what was really lost.
+	s2, err := e.start(u, domain, s.data)
+	if err != nil {
+		return r, err
+	}
+	t1 := time.Now()
+	for s2.backlog() != 0 && time.Since(t1) < 2*time.Minute {
+		time.Sleep(100 * time.Millisecond)
+	}
+	s2.signal(syscall.SIGTERM)
+	werr = s2.wait(2 * time.Minute)
 	if r.Stored, err = stored(u); err != nil {
 		return r, err
+	}
+	r.Held = r.Stored - afterStop
+	r.Note = fmt.Sprintf("%.0f clicks/s; the stop took %s; %d left in the journal and written by the next start",
+		rate, stop.Round(10*time.Millisecond), r.Held)
+	if s.exit != nil {
+		r.Note += fmt.Sprintf("; the stop exited with %v", s.exit)
+	}
+	if s.exit != nil || r.Held > 0 {
+		e.keepLogs(r, e.logs)
 	}
 	return r, werr
 }

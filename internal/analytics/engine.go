@@ -38,7 +38,8 @@ type SQLEngine struct {
 	aggReads, rawReads atomic.Int64
 	spanReads          [weekly + 1]atomic.Int64 // range reads per grain …
 	subtracted         atomic.Int64             // … and how many of them subtract
-	rankedReads        atomic.Int64             // groupings ranked by the database (ranked.go)
+	rankedReads        atomic.Int64             // groupings ranked by the database (ranked.go) …
+	rollupReads        atomic.Int64             // … of which from the link-attribute rollups
 }
 
 // Reads reports how many counts were answered from the aggregates and how

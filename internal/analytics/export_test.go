@@ -16,3 +16,6 @@ func (e *SQLEngine) SpanReads() (hours, days, weeks, subtracted int64) {
 
 // RankedReads reports how many groupings the database ranked.
 func (e *SQLEngine) RankedReads() int64 { return e.rankedReads.Load() }
+
+// RollupReads reports how many rankings read the link-attribute rollups.
+func (e *SQLEngine) RollupReads() int64 { return e.rollupReads.Load() }

@@ -33,6 +33,9 @@ type rankedGroup struct {
 	// and the joins; join and cond restrict and map them.
 	key, join, cond string
 	wsJoin          bool // join binds the workspace id
+	// attr is the link-attribute rollup (models.DimLinkFolder …) that holds
+	// the grouping's sums per value, for queries without link filters.
+	attr string
 }
 
 // rankedGroups lists the groupings the database ranks.
@@ -47,19 +50,19 @@ func (d dialect) rankedGroups(g GroupBy) (rankedGroup, bool) {
 		k := d.cutQueryChr("v.value")
 		return rankedGroup{dim: "url", key: k, cond: k + " NOT IN ('', 'Unknown')"}, true
 	case TopDomains:
-		return rankedGroup{dim: models.DimLink, key: "l.domain", join: links, wsJoin: true}, true
+		return rankedGroup{dim: models.DimLink, key: "l.domain", join: links, wsJoin: true, attr: models.DimLinkDomain}, true
 	case TopFolders:
 		return rankedGroup{dim: models.DimLink, key: "l.folder_id", join: links, wsJoin: true,
-			cond: "l.folder_id IS NOT NULL AND l.folder_id <> ''"}, true
+			cond: "l.folder_id IS NOT NULL AND l.folder_id <> ''", attr: models.DimLinkFolder}, true
 	case TopPartners:
 		return rankedGroup{dim: models.DimLink, key: "l.partner_id", join: links, wsJoin: true,
-			cond: "l.partner_id IS NOT NULL AND l.partner_id <> ''"}, true
+			cond: "l.partner_id IS NOT NULL AND l.partner_id <> ''", attr: models.DimLinkPartner}, true
 	case TopLinkTags:
 		return rankedGroup{dim: models.DimLink, key: "lt.tag_id", wsJoin: true,
-			join: links + " JOIN link_tags lt ON lt.link_id = l.id"}, true
+			join: links + " JOIN link_tags lt ON lt.link_id = l.id", attr: models.DimLinkTag}, true
 	case TopGroups:
 		return rankedGroup{dim: models.DimLink, key: "pe.group_id", wsJoin: true, cond: "pe.group_id IS NOT NULL",
-			join: links + " JOIN program_enrollments pe ON pe.program_id = l.program_id AND pe.partner_id = l.partner_id"}, true
+			join: links + " JOIN program_enrollments pe ON pe.program_id = l.program_id AND pe.partner_id = l.partner_id", attr: models.DimLinkGroup}, true
 	}
 	return rankedGroup{}, false
 }
@@ -151,26 +154,35 @@ func (e *SQLEngine) rankAll(ctx context.Context, s *scope) (map[kind]ranked, boo
 // key ascending byte-wise) and returns the first RowLimit.
 func (e *SQLEngine) rankInDB(ctx context.Context, s *scope, k kind, rg rankedGroup) (ranked, error) {
 	e.rankedReads.Add(1)
-	src, args, err := e.rankedSource(s, k, rg.dim)
-	if err != nil {
-		return ranked{}, err
+	var q string
+	var args []any
+	rollup := rg.attr != "" && !s.linkConstrained()
+	if rollup {
+		e.rollupReads.Add(1)
+		q, args = e.rollupSource(s, k, rg)
+	} else {
+		src, a, err := e.rankedSource(s, k, rg.dim)
+		if err != nil {
+			return ranked{}, err
+		}
+		args = a
+		inner := "SELECT value, SUM(count) AS n, SUM(amount) AS a FROM (" + src + ") s GROUP BY value"
+		q = "SELECT " + rg.key + " AS k, SUM(v.n) AS n, SUM(v.a) AS a FROM (" + inner + ") v" + rg.join
+		if rg.wsJoin {
+			args = append(args, s.wsID)
+		}
+		if rg.cond != "" {
+			q += " WHERE " + rg.cond
+		}
+		q += " GROUP BY " + rg.key + " HAVING SUM(v.n) > 0 OR SUM(v.a) <> 0"
 	}
 	main := "n"
 	if k == kSale {
 		main = "a"
 	}
-	inner := "SELECT value, SUM(count) AS n, SUM(amount) AS a FROM (" + src + ") s GROUP BY value"
-	q := "SELECT " + rg.key + " AS k, SUM(v.n) AS n, SUM(v.a) AS a FROM (" + inner + ") v" + rg.join
-	if rg.wsJoin {
-		args = append(args, s.wsID)
-	}
-	if rg.cond != "" {
-		q += " WHERE " + rg.cond
-	}
-	q += " GROUP BY " + rg.key + " HAVING SUM(v.n) > 0 OR SUM(v.a) <> 0"
 	q = "SELECT k, n, a FROM (" + q + ") g ORDER BY " + main + " DESC, k" + s.d.byteOrder() + " LIMIT " + strconv.Itoa(RowLimit)
 	r := ranked{vals: map[string]counts{}}
-	err = e.tuned(ctx, s.d, func(db *models.DB) error {
+	err := e.tuned(ctx, s.d, !rollup, func(db *models.DB) error {
 		rows, err := db.Raw(q, args...).Rows()
 		if err != nil {
 			return err
@@ -202,16 +214,96 @@ func (e *SQLEngine) rankInDB(ctx context.Context, s *scope, k kind, rg rankedGro
 // nested loops: the planner guesses 200 rows for the per-value sums and
 // joins 45,000 of them to links by 45,000 index lookups (1.1 s of a 1.9 s
 // statement) where a hash join over the workspace's links takes ~0.2 s.
-func (e *SQLEngine) tuned(ctx context.Context, d dialect, fn func(db *models.DB) error) error {
+// Reads of the link-attribute rollups (manyLinks false) keep nested loops:
+// they join only the links of the raw edge rows (minutes of events), where
+// index lookups beat hashing every link of the workspace.
+func (e *SQLEngine) tuned(ctx context.Context, d dialect, manyLinks bool, fn func(db *models.DB) error) error {
 	if d != "postgres" {
 		return fn(&models.DB{DB: e.DB.WithContext(ctx), Dialect: e.DB.Dialect, Timeout: e.DB.Timeout})
 	}
+	nestloop := "on"
+	if manyLinks {
+		nestloop = "off"
+	}
 	return e.DB.Tx(ctx, func(tx *models.DB) error {
-		if err := tx.Exec("SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true), set_config('max_parallel_workers_per_gather', '0', true), set_config('enable_nestloop', 'off', true)").Error; err != nil {
+		if err := tx.Exec("SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true), set_config('max_parallel_workers_per_gather', '0', true), set_config('enable_nestloop', ?, true)", nestloop).Error; err != nil {
 			return fmt.Errorf("tune: %w", err)
 		}
 		return fn(tx)
 	})
+}
+
+// rollupSource is the SQL of kind k's (k, n, a) sums per value of a
+// link-attribute grouping over the scope's window, from the attribute's own
+// rollup rows (models.DimLinkFolder …: one row per value per block, however
+// many links share it) for the whole hours, and the raw rows of the partial
+// hours at the window's ends mapped through the links' current attributes as
+// the per-link path maps them. The triggers of migration 01650 keep the
+// rollups keyed by the links' current attributes, so both parts agree.
+func (e *SQLEngine) rollupSource(s *scope, k kind, rg rankedGroup) (string, []any) {
+	spans, edges := e.coverSpans(s)
+	var parts []string
+	var args []any
+	for _, sp := range spans {
+		var w where
+		w.add("workspace_id = ?", s.wsID)
+		w.add("event = ?", k.agg)
+		w.add("dim = ?", rg.attr+sp.grain.suffix())
+		w.add("hour >= ? AND hour < ?", sp.from.UTC(), sp.to.UTC())
+		e.spanReads[sp.grain].Add(1)
+		cols := "value AS k, count AS n, amount AS a"
+		if sp.neg {
+			e.subtracted.Add(1)
+			cols = "value AS k, -count AS n, -amount AS a"
+		}
+		parts = append(parts, "SELECT "+cols+" FROM event_aggregates WHERE "+w.sql())
+		args = append(args, w.args...)
+	}
+	e.rawReads.Add(1)
+	if w, ok := s.rawWhere(k, edges); ok {
+		amount := "0"
+		if k == kSale {
+			amount = "COALESCE(SUM(amount), 0)"
+		}
+		v := "SELECT link_id AS value, COUNT(*) AS n, " + amount + " AS a FROM " + k.table + " WHERE " + w.sql() + " GROUP BY link_id"
+		args = append(args, w.args...)
+		q := "SELECT " + rg.key + " AS k, v.n, v.a FROM (" + v + ") v" + rg.join
+		args = append(args, s.wsID)
+		if rg.cond != "" {
+			q += " WHERE " + rg.cond
+		}
+		parts = append(parts, q)
+	}
+	if len(parts) == 0 {
+		parts = []string{"SELECT value AS k, count AS n, amount AS a FROM event_aggregates WHERE 1 = 0"}
+	}
+	return "SELECT k, SUM(n) AS n, SUM(a) AS a FROM (" + strings.Join(parts, " UNION ALL ") + ") x GROUP BY k HAVING SUM(n) > 0 OR SUM(a) <> 0", args
+}
+
+// coverSpans splits the scope's window into the aggregate spans of its
+// whole hours (the cheapest signed cover, empty spans left out) and the
+// partial hours at either end, which only the raw rows hold.
+func (e *SQLEngine) coverSpans(s *scope) ([]span, []timeRange) {
+	h0 := s.win.Start.Truncate(time.Hour)
+	if h0.Before(s.win.Start) {
+		h0 = h0.Add(time.Hour)
+	}
+	h1 := s.win.End.Add(time.Nanosecond).Truncate(time.Hour)
+	if s.endExcl {
+		h1 = s.win.End.Truncate(time.Hour)
+	}
+	if !h0.Before(h1) {
+		return nil, []timeRange{s.whole()}
+	}
+	e.aggReads.Add(1)
+	c := coverer{now: e.Now()}
+	var spans []span
+	for _, sp := range c.cover(h0, h1, weekly).spans {
+		if sp.from.Before(sp.to) {
+			spans = append(spans, sp)
+		}
+	}
+	return spans, []timeRange{{s.win.Start, h0, false}, {h1, s.win.End, !s.endExcl}}
 }
 
 // rankedSource is the SQL of kind k's (value, count, amount) rows of dim

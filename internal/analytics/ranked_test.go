@@ -52,9 +52,9 @@ func TestRankedGroupingsFollowCurrentAttributes(t *testing.T) {
 			return changed
 		}
 		check()
-		before := agg.RankedReads()
-		if before == 0 {
-			t.Fatal("no grouping was ranked by the database")
+		before, rollups := agg.RankedReads(), agg.RollupReads()
+		if before == 0 || rollups == 0 {
+			t.Fatalf("%d groupings ranked by the database, %d from the link-attribute rollups", before, rollups)
 		}
 
 		exec := func(q string, args ...any) {
@@ -95,8 +95,8 @@ func TestRankedGroupingsFollowCurrentAttributes(t *testing.T) {
 		if changed := check(); changed < 40 {
 			t.Fatalf("only %d answers changed after the moves", changed)
 		}
-		if agg.RankedReads() == before {
-			t.Fatal("no grouping was ranked by the database after the moves")
+		if agg.RankedReads() == before || agg.RollupReads() == rollups {
+			t.Fatal("no grouping was ranked by the database (or read the rollups) after the moves")
 		}
 		// The moves show where they should: the new folder, group and
 		// domain have rows; the deleted tag has none.
@@ -114,5 +114,19 @@ func TestRankedGroupingsFollowCurrentAttributes(t *testing.T) {
 				t.Fatalf("%s: %s (want %s, no %s)", qs, j, want, w.tags[0])
 			}
 		}
+		// Events after the moves count under the new attributes too (the
+		// ingest hook reads the links as they are now); then link 0 moves
+		// back to the first folder and loses its partner, link 3 loses a
+		// tag, and the second partner's enrollment is removed.
+		for i := range 40 {
+			l := w.links[i%4]
+			w.click(l, now.Add(-time.Duration(i*37)*time.Minute), uas[i%len(uas)], places[i%len(places)], referers[i%len(referers)], false)
+		}
+		w.flush()
+		check()
+		exec("UPDATE links SET folder_id = ?, partner_id = NULL WHERE id = ?", w.fold, w.links[0].ID)
+		exec("DELETE FROM link_tags WHERE link_id = ? AND tag_id = ?", w.links[3].ID, w.tags[1])
+		exec("DELETE FROM program_enrollments WHERE partner_id = ?", ep.Partner.ID)
+		check()
 	})
 }

@@ -35,8 +35,9 @@ import (
 // each transaction enlarges its connection's page cache first (the click
 // table's indexes outgrow the default 2 MB cache within seconds).
 type BulkLoader struct {
-	db   *models.DB
-	conn *sql.Conn // PostgreSQL only
+	db    *models.DB
+	conn  *sql.Conn        // PostgreSQL only
+	attrs models.LinkAttrs // the links' attributes, read once (a bulk load does not edit links)
 }
 
 // sqliteBulkCacheKiB is the page cache a bulk transaction sets on its SQLite
@@ -199,6 +200,30 @@ func (l *BulkLoader) Aggregates(ctx context.Context, rows []models.EventAggregat
 	return l.tx(ctx, func(tx *models.DB) error { return l.addAggregates(ctx, tx, rows) })
 }
 
+// withLinkAttrRows adds the link-attribute rows of rows' per-link rows (as
+// models.AddEventAggregates does), reading each link's attributes once.
+func (l *BulkLoader) withLinkAttrRows(ctx context.Context, tx *models.DB, rows []models.EventAggregate) ([]models.EventAggregate, error) {
+	if l.attrs == nil {
+		l.attrs = models.LinkAttrs{}
+	}
+	var missing []string
+	for _, id := range models.LinkIDsOf(rows) {
+		if _, ok := l.attrs[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		got, err := tx.LoadLinkAttrs(ctx, missing, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range missing {
+			l.attrs[id] = got[id] // nil for a link that does not exist
+		}
+	}
+	return models.WithLinkAttrRows(rows, l.attrs), nil
+}
+
 var aggregateColumns = []string{"workspace_id", "event", "dim", "hour", "value", "count", "amount"}
 
 // sqliteAggregateLiteralRows is the rows per literal upsert statement.
@@ -207,6 +232,10 @@ const sqliteAggregateLiteralRows = 200
 func (l *BulkLoader) addAggregates(ctx context.Context, tx *models.DB, rows []models.EventAggregate) error {
 	if len(rows) == 0 {
 		return nil
+	}
+	rows, err := l.withLinkAttrRows(ctx, tx, rows)
+	if err != nil {
+		return err
 	}
 	pool := tx.Statement.ConnPool
 	if l.conn != nil {

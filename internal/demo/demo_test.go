@@ -199,6 +199,27 @@ func replayBackfill(t *testing.T, db *models.DB) {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
+	// 01650 derives the link-attribute rollups from the per-link rows
+	// (models.LinkAttrRollupSQL, one statement per attribute).
+	src, err = fs.ReadFile(fsys, "01650_link_attribute_rollups.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, ok = strings.Cut(string(src), "-- Backfill from the per-link rows already stored (a no-op on a fresh database).\n")
+	body, _, _ = strings.Cut(body, "-- +goose Down")
+	stmts = strings.Split(strings.TrimSpace(body), ";\n")
+	want := models.LinkAttrRollupSQL("")
+	if !ok || len(stmts) != len(want) {
+		t.Fatalf("01650 backfill: %d statements, want %d", len(stmts), len(want))
+	}
+	for i, stmt := range stmts {
+		if strings.Join(strings.Fields(strings.TrimSuffix(stmt, ";")), " ") != want[i] {
+			t.Fatalf("01650 backfill statement %d:\n%s\nwant\n%s", i, stmt, want[i])
+		}
+		if err := db.Exec(stmt).Error; err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
 }
 
 // TestBulkMatchesPerBatch: the bulk path (BulkLoader, aggregates folded

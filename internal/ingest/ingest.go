@@ -7,10 +7,14 @@
 //
 // Guarantees:
 //   - Drain (registered as a shutdown drainer) writes every accepted click
-//     before it returns, retrying until its deadline.
+//     before it returns, retrying until its deadline; with the journal, what
+//     the deadline leaves stays there (logged with its count) for the next
+//     start.
 //   - A database outage is retried with exponential backoff. While a batch
-//     waits, the consumer stops reading the queue, so the bounded queue is the
-//     buffer: nothing is lost until it fills.
+//     waits, the consumer stops reading the queue, so the bounded queue (or
+//     the journal) is the buffer: nothing is lost until it fills. Each
+//     failure halves the next write's size (a batch too big for the
+//     statement timeout is retried in pieces).
 //   - A click that cannot be kept (queue full, or still unwritten when the
 //     shutdown deadline passes) is counted in Stats and logged, never
 //     silently dropped.
@@ -353,6 +357,11 @@ func (p *Pipeline) Drain(ctx context.Context) error {
 	}
 	<-p.done
 	if first && p.j != nil {
+		// What the budget did not cover stays in the journal: say how much.
+		if left := p.j.last.Load() - min(p.j.committed.Load(), p.j.last.Load()); left > 0 {
+			p.log.Warn("click journal: clicks not written before the shutdown deadline stay in the journal; the next start writes them first",
+				"clicks", left, "err", p.drainErr)
+		}
 		if err := p.j.closeLog(); err != nil {
 			return errors.Join(p.drainErr, fmt.Errorf("ingest: close click journal: %w", err))
 		}
@@ -381,27 +390,54 @@ func (p *Pipeline) journalCaughtUp(ctx context.Context) error {
 }
 
 // writer is the state of the consumer goroutine (run): the batch being
-// filled, the write in flight, and a failed batch waiting for its retry.
-// Only run's goroutine touches it.
+// filled, the write in flight, and a batch being written in pieces (a
+// failed batch waiting for its retry, or one larger than limit). Only run's
+// goroutine touches it.
 type writer struct {
 	p       *Pipeline
 	pending []models.Click
 	// inflight carries the result of the write in progress; nil when none.
 	inflight      chan error
 	inflightBatch []models.Click
-	failed        []models.Click // waits for retry
-	retry         <-chan time.Time
-	backoff       time.Duration
+	inflightHeld  bool // the write in flight is the head of held
+	// held is written in pieces of at most limit clicks, in order; after a
+	// failure its next piece waits for retry.
+	held  []models.Click
+	retry <-chan time.Time
+	// limit is the most clicks one write carries: MaxBatch, halved after
+	// each failed write (a batch too big to finish within the database's
+	// statement timeout on a contended machine is retried smaller, instead
+	// of failing the same way forever) and doubled after each success.
+	limit   int
+	backoff time.Duration
 	// The journal index each batch covers (bots and repeats included): a
-	// committed batch moves the journal's watermark to it.
-	inflightUpto, failedUpto uint64
+	// committed batch moves the journal's watermark to it; held moves it
+	// when its last piece is written.
+	inflightUpto, heldUpto uint64
 }
 
 func (w *writer) newBatch() []models.Click { return make([]models.Click, 0, w.p.opt.BatchSize) }
 
-// start writes b in the background; its result arrives on w.inflight.
+// start writes b, which covers the journal up to upto, in the background;
+// the result arrives on w.inflight. A batch over limit is held and written
+// in pieces.
 func (w *writer) start(b []models.Click, upto uint64) {
-	w.inflightBatch, w.inflight, w.inflightUpto = b, make(chan error, 1), upto
+	if len(b) > w.limit {
+		w.held, w.heldUpto = b, upto
+		w.startHeld()
+		return
+	}
+	w.launch(b, upto, false)
+}
+
+// startHeld writes the next piece of held.
+func (w *writer) startHeld() {
+	w.retry = nil
+	w.launch(w.held[:min(len(w.held), w.limit)], 0, true)
+}
+
+func (w *writer) launch(b []models.Click, upto uint64, held bool) {
+	w.inflightBatch, w.inflight, w.inflightUpto, w.inflightHeld = b, make(chan error, 1), upto, held
 	go func(ch chan<- error) {
 		ctx, cancel := context.WithTimeout(context.Background(), w.p.opt.WriteTimeout)
 		defer cancel()
@@ -410,25 +446,39 @@ func (w *writer) start(b []models.Click, upto uint64) {
 }
 
 // finished takes the result of the write in flight: a success moves the
-// watermark, a failure keeps the batch for a retry after a backoff.
+// watermark (or starts held's next piece), a failure holds the batch for a
+// retry in smaller pieces after a backoff.
 func (w *writer) finished(err error) error {
-	p, b := w.p, w.inflightBatch
-	w.inflight, w.inflightBatch = nil, nil
+	p, b, wasHeld := w.p, w.inflightBatch, w.inflightHeld
+	w.inflight, w.inflightBatch, w.inflightHeld = nil, nil, false
 	if err == nil {
 		p.pending.Add(-int64(len(b)))
 		w.backoff = 0
-		p.markCommitted(w.inflightUpto)
+		w.limit = min(2*w.limit, p.opt.MaxBatch)
+		if !wasHeld {
+			p.markCommitted(w.inflightUpto)
+			return nil
+		}
+		if w.held = w.held[len(b):]; len(w.held) == 0 {
+			w.held = nil
+			p.markCommitted(w.heldUpto)
+			return nil
+		}
+		w.startHeld()
 		return nil
 	}
-	w.failed, w.failedUpto = b, w.inflightUpto
+	if !wasHeld {
+		w.held, w.heldUpto = b, w.inflightUpto
+	}
+	w.limit = max(w.limit/2, 1)
 	w.backoff = min(max(2*w.backoff, p.opt.MinBackoff), p.opt.MaxBackoff)
 	w.retry = time.After(w.backoff)
-	p.log.Error("writing clicks failed; retrying", "clicks", len(b), "retry_in", w.backoff,
-		"queued", len(p.queue), "queue_size", p.opt.QueueSize, "err", err)
+	p.log.Error("writing clicks failed; retrying", "clicks", len(b), "waiting", len(w.held), "retry_in", w.backoff,
+		"next_write_at_most", w.limit, "queued", len(p.queue), "queue_size", p.opt.QueueSize, "err", err)
 	return err
 }
 
-func (w *writer) idle() bool { return w.inflight == nil && w.failed == nil }
+func (w *writer) idle() bool { return w.inflight == nil && w.held == nil }
 
 // startFull writes the pending batch when it is full and nothing else is
 // being written.
@@ -439,10 +489,18 @@ func (w *writer) startFull() {
 	}
 }
 
-// writeSync writes b now and waits (Flush).
-func (w *writer) writeSync(b []models.Click, upto uint64) error {
-	w.start(b, upto)
-	return w.finished(<-w.inflight)
+// settle writes until nothing is in flight or held, one attempt per piece
+// (Flush): the first error is returned and the rest stays held.
+func (w *writer) settle() error {
+	for w.inflight != nil || w.held != nil {
+		if w.inflight == nil {
+			w.startHeld() // a held batch waiting for its retry: now
+		}
+		if err := w.finished(<-w.inflight); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // takeQueued moves up to n queued clicks into pending without waiting;
@@ -469,13 +527,26 @@ func (w *writer) takeQueued(n int) (closed bool) {
 	return false
 }
 
-// drain finishes the write in flight and writes the rest (Drain).
+// drain finishes the write in flight (and held's pieces) and writes the
+// rest (Drain), within ctx.
 func (w *writer) drain(ctx context.Context) {
-	if w.inflight != nil {
-		_ = w.finished(<-w.inflight) // logged; its clicks join the rest
+	for w.inflight != nil {
+		select {
+		case err := <-w.inflight:
+			_ = w.finished(err) // logged; a failed piece stays held
+		case <-ctx.Done():
+			// The budget is spent with a write in flight: it may still
+			// commit, but it is not known to, so its clicks join the rest
+			// (left in the journal, or counted lost without one).
+			if !w.inflightHeld {
+				w.held = w.inflightBatch
+			}
+			w.inflight, w.inflightBatch = nil, nil
+		}
 	}
-	rest := append(w.failed, w.pending...)
-	w.p.final(ctx, rest)
+	rest := append(w.held, w.pending...)
+	w.held, w.pending = nil, nil
+	w.final(ctx, rest)
 }
 
 // tick writes what is pending at the flush interval.
@@ -490,19 +561,10 @@ func (w *writer) tick() {
 }
 
 // flush writes everything accepted before the call: the write in flight, a
-// failed batch, pending, and what is queued now (Flush).
+// held batch, pending, and what is queued now (Flush).
 func (w *writer) flush() error {
-	if w.inflight != nil {
-		if err := w.finished(<-w.inflight); err != nil {
-			return err
-		}
-	}
-	if w.failed != nil {
-		b := w.failed
-		w.failed, w.retry = nil, nil
-		if err := w.writeSync(b, w.failedUpto); err != nil {
-			return err
-		}
+	if err := w.settle(); err != nil {
+		return err
 	}
 	n := len(w.p.queue) // only what was accepted before the call
 	for {
@@ -514,7 +576,8 @@ func (w *writer) flush() error {
 		}
 		b := w.pending
 		w.pending = w.newBatch()
-		if err := w.writeSync(b, w.p.lastSeq); err != nil {
+		w.start(b, w.p.lastSeq)
+		if err := w.settle(); err != nil {
 			return err
 		}
 		if closed || n <= 0 {
@@ -531,18 +594,18 @@ func (w *writer) flush() error {
 // writer falls behind it writes fewer, larger transactions (group commit:
 // the per-transaction costs, the commit, the counter and aggregate upserts,
 // are shared by more clicks) instead of falling further behind. A failed
-// batch is retried with backoff; while it waits, and while a MaxBatch
-// pending batch waits for the write in flight, the queue is not read: the
-// queue is the buffer.
+// batch is retried with backoff, in pieces half as big after each failure;
+// while it waits, and while a MaxBatch pending batch waits for the write in
+// flight, the queue is not read: the queue (or the journal) is the buffer.
 func (p *Pipeline) run() {
 	defer close(p.done)
-	w := &writer{p: p}
+	w := &writer{p: p, limit: p.opt.MaxBatch}
 	w.pending = w.newBatch()
 	ticker := time.NewTicker(p.opt.FlushInterval)
 	defer ticker.Stop()
 	for {
 		in := p.queue
-		if w.failed != nil || len(w.pending) >= p.opt.MaxBatch {
+		if w.held != nil || len(w.pending) >= p.opt.MaxBatch {
 			in = nil
 		}
 		select {
@@ -563,10 +626,7 @@ func (p *Pipeline) run() {
 		case <-ticker.C:
 			w.tick()
 		case <-w.retry:
-			w.retry = nil
-			b := w.failed
-			w.failed = nil
-			w.start(b, w.failedUpto)
+			w.startHeld()
 		case reply := <-p.flushReq:
 			reply <- w.flush()
 		case ctx := <-p.drainc:
@@ -576,42 +636,42 @@ func (p *Pipeline) run() {
 	}
 }
 
-// final writes rest and everything left in the (closed) queue, retrying
-// with backoff until ctx ends; what is still unwritten then is counted.
-func (p *Pipeline) final(ctx context.Context, rest []models.Click) {
+// final writes rest and everything left in the (closed) queue in pieces of
+// at most limit, halving the piece after each failure and retrying with
+// backoff until ctx ends (the shutdown budget). What is still unwritten
+// then stays in the journal for the next start (logged with its count), or
+// without a journal is counted lost.
+func (w *writer) final(ctx context.Context, rest []models.Click) {
+	p := w.p
 	for h := range p.queue {
 		rest = p.add(rest, h)
 	}
+	p.pending.Store(int64(len(rest)))
 	backoff := p.opt.MinBackoff
-	if len(rest) == 0 {
-		p.markCommitted(p.lastSeq)
-	}
 	for len(rest) > 0 {
-		n := min(len(rest), p.opt.MaxBatch)
+		n := min(len(rest), w.limit)
 		wctx, cancel := context.WithTimeout(ctx, p.opt.WriteTimeout)
 		err := p.write(wctx, rest[:n])
 		cancel()
 		if err == nil {
 			rest = rest[n:]
 			p.pending.Store(int64(len(rest)))
-			if len(rest) == 0 {
-				p.markCommitted(p.lastSeq)
-			}
+			w.limit = min(2*w.limit, p.opt.MaxBatch)
 			continue
 		}
-		p.log.Error("writing clicks at shutdown failed; retrying", "clicks", len(rest), "err", err)
+		w.limit = max(w.limit/2, 1)
+		p.log.Error("writing clicks at shutdown failed; retrying", "clicks", len(rest), "next_write_at_most", w.limit,
+			"retry_in", backoff, "err", err)
 		select {
 		case <-ctx.Done():
+			p.pending.Store(0)
 			if p.j != nil {
-				// Not lost: they stay in the journal and are written on the
-				// next start.
-				p.pending.Store(0)
-				p.log.Warn("clicks left in the click journal for the next start", "clicks", len(rest), "err", err)
+				// Not lost: they stay in the journal (Drain logs how many)
+				// and are written on the next start.
 				return
 			}
 			lost := uint64(len(rest))
 			p.droppedShutdown.Add(lost)
-			p.pending.Store(0)
 			p.drainErr = fmt.Errorf("ingest: %d clicks not written before the shutdown deadline: %w", lost, err)
 			p.log.Error("clicks lost at shutdown", "clicks", lost, "err", err)
 			return
@@ -619,6 +679,7 @@ func (p *Pipeline) final(ctx context.Context, rest []models.Click) {
 			backoff = min(2*backoff, p.opt.MaxBackoff)
 		}
 	}
+	p.markCommitted(p.lastSeq)
 }
 
 func (p *Pipeline) write(ctx context.Context, batch []models.Click) error {

@@ -108,7 +108,8 @@ func openJournal(opt JournalOptions, lg *slog.Logger) (*journal, error) {
 	j.committed.Store(first - 1)
 	j.measure()
 	if last >= first {
-		lg.Info("click journal: replaying clicks not yet written", "clicks", last-first+1, "bytes", j.size.Load())
+		lg.Warn("click journal: replaying clicks not yet written (left by a crash, an outage or a shutdown deadline)",
+			"clicks", last-first+1, "bytes", j.size.Load())
 	}
 	go j.commitLoop()
 	return j, nil
