@@ -500,6 +500,7 @@ func (s *Server) consoleRoutes() {
 	u.Get("/import", h.Import)
 	u.Post("/import", h.UploadImport)
 	u.Post("/import/run", h.RunImport)
+	u.Post("/import/api", h.RunAPIImport)
 	u.Get("/import/progress", h.ImportProgress)
 	u.Post("/links", h.CreateLink)
 	u.Get("/links/:id", h.Link)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/importer"
+	"github.com/relinkhq/relink/internal/netguard"
 	vc "github.com/relinkhq/relink/views/console"
 )
 
@@ -32,7 +35,10 @@ type importState struct {
 	upload   string
 	fileName string
 	data     []byte
-	// The run.
+	// The run: its source ("CSV file", "Shlink", …) and state. An API
+	// source's token is not kept here: it lives in the source value the
+	// run's goroutine holds, and goes with it when the run ends.
+	source   string
 	started  bool
 	running  bool
 	progress importer.Progress
@@ -59,19 +65,19 @@ func (im *imports) view(ws string) vc.ImportProgressView {
 	s := im.get(ws)
 	im.mu.Lock()
 	defer im.mu.Unlock()
-	p := vc.ImportProgressView{Started: s.started, Running: s.running, Done: s.progress.Done, Created: s.progress.Created,
-		Skipped: s.progress.Skipped, Failed: s.progress.Failed, TotalText: "?"}
+	p := vc.ImportProgressView{Started: s.started, Running: s.running, Source: s.source, Done: s.progress.Done,
+		Created: s.progress.Created, Skipped: s.progress.Skipped, Failed: s.progress.Failed, Clicks: s.progress.Clicks, TotalText: "?"}
 	if s.progress.Total > 0 {
 		p.TotalText = fmt.Sprint(s.progress.Total)
 		p.Percent = min(100*s.progress.Done/s.progress.Total, 100)
 	}
 	switch {
 	case s.running:
-		p.State, p.Title = "running", "Importing…"
+		p.State, p.Title = "running", "Importing from "+s.source+"…"
 	case s.err != nil:
-		p.State, p.Title, p.Error = "failed", "Import stopped", s.err.Error()
+		p.State, p.Title, p.Error = "failed", "Import from "+s.source+" stopped", s.err.Error()
 	default:
-		p.State, p.Title, p.Percent = "done", "Import finished", 100
+		p.State, p.Title, p.Percent = "done", "Import from "+s.source+" finished", 100
 	}
 	if s.report != nil && !s.running {
 		for _, e := range s.report.Errors {
@@ -86,7 +92,12 @@ func (im *imports) view(ws string) vc.ImportProgressView {
 
 func (h *Handlers) importView(c *fiber.Ctx) vc.ImportView {
 	ws := viewer(c).Workspace
-	return vc.ImportView{CSRF: session(c).CSRF, Slug: ws.Slug, Progress: h.imports.view(ws.ID)}
+	v := vc.ImportView{CSRF: session(c).CSRF, Slug: ws.Slug, Progress: h.imports.view(ws.ID), Source: c.FormValue("source")}
+	for _, name := range importer.SourceNames() {
+		s := importer.Sources[name]
+		v.Sources = append(v.Sources, vc.ImportSource{Name: name, Label: s.Label, DefaultBase: s.DefaultBase})
+	}
+	return v
 }
 
 // Import shows the upload form and the last run of the workspace.
@@ -103,6 +114,15 @@ func (h *Handlers) importError(c *fiber.Ctx, status int, msg string) error {
 	v := h.importView(c)
 	v.Error = msg
 	return h.page(c, status, "Import links", "import", vc.Import(v))
+}
+
+// importRefused answers a run that did not start: the progress fragment
+// with the reason for htmx, the page otherwise.
+func (h *Handlers) importRefused(c *fiber.Ctx, status int, msg string) error {
+	if render.IsHTMX(c) {
+		return render.Component(c, status, vc.ImportProgress(vc.ImportProgressView{Started: true, State: "failed", Title: "Import not started", Error: msg, TotalText: "?"}))
+	}
+	return h.importError(c, status, msg)
 }
 
 // UploadImport reads the CSV and shows the mapping step, each field's
@@ -166,18 +186,12 @@ func (h *Handlers) UploadImport(c *fiber.Ctx) error {
 // RunImport starts the import of the uploaded CSV with the chosen mapping
 // in the background and answers with the progress fragment.
 func (h *Handlers) RunImport(c *fiber.Ctx) error {
-	vw := viewer(c)
-	ws := vw.Workspace
+	ws := viewer(c).Workspace
 	st := h.imports.get(ws.ID)
 	h.imports.mu.Lock()
 	data, upload, running := st.data, st.upload, st.running
 	h.imports.mu.Unlock()
-	fail := func(status int, msg string) error {
-		if render.IsHTMX(c) {
-			return render.Component(c, status, vc.ImportProgress(vc.ImportProgressView{Started: true, State: "failed", Title: "Import not started", Error: msg, TotalText: "?"}))
-		}
-		return h.importError(c, status, msg)
-	}
+	fail := func(status int, msg string) error { return h.importRefused(c, status, msg) }
 	switch {
 	case running:
 		return fail(fiber.StatusConflict, "An import is already running in this workspace.")
@@ -196,8 +210,23 @@ func (h *Handlers) RunImport(c *fiber.Ctx) error {
 	}
 	h.imports.mu.Lock()
 	st.data, st.upload = nil, ""
+	h.imports.mu.Unlock()
+	return h.startImport(c, st, "CSV file", src)
+}
+
+// startImport runs src in the background for the viewer's workspace (the
+// caller has checked that none runs) and answers with the progress
+// fragment, or a redirect to the import page without htmx.
+func (h *Handlers) startImport(c *fiber.Ctx, st *importState, label string, src importer.Source) error {
+	vw := viewer(c)
+	ws := vw.Workspace
+	h.imports.mu.Lock()
+	st.source = label
 	st.started, st.running, st.err, st.report = true, true, nil, nil
-	st.progress = importer.Progress{Total: src.Total()}
+	st.progress = importer.Progress{}
+	if sized, ok := src.(importer.Sized); ok {
+		st.progress.Total = sized.Total()
+	}
 	h.imports.mu.Unlock()
 	userID := vw.User.ID
 	r := &importer.Runner{Links: h.links, Workspace: ws, UserID: &userID, Progress: func(p importer.Progress) {
@@ -210,9 +239,10 @@ func (h *Handlers) RunImport(c *fiber.Ctx) error {
 		defer cancel()
 		rep, err := r.Run(ctx, src)
 		if err != nil {
-			h.log.Error("console import failed", "workspace", ws.ID, "err", err)
+			h.log.Error("console import failed", "workspace", ws.ID, "source", label, "err", err)
 		} else {
-			h.log.Info("console import finished", "workspace", ws.ID, "created", rep.Created, "skipped", rep.Skipped, "failed", rep.Failed)
+			h.log.Info("console import finished", "workspace", ws.ID, "source", label, "created", rep.Created,
+				"skipped", rep.Skipped, "failed", rep.Failed, "clicks", rep.Clicks)
 		}
 		h.imports.mu.Lock()
 		st.running, st.report, st.err, st.progress = false, rep, err, rep.Progress
@@ -222,4 +252,47 @@ func (h *Handlers) RunImport(c *fiber.Ctx) error {
 		return render.Component(c, fiber.StatusAccepted, vc.ImportProgress(h.imports.view(ws.ID)))
 	}
 	return redirect(c, "/console/import")
+}
+
+// RunAPIImport starts an import from another service's API (Bitly,
+// Rebrandly, Short.io, Shlink, YOURLS, Kutt, Dub) with the token and base
+// URL from the form, as `relink import SOURCE` takes them, in the
+// background. The token is held by the run only: it is not stored, logged
+// or shown again, and the source's errors have it cut out.
+func (h *Handlers) RunAPIImport(c *fiber.Ctx) error {
+	ws := viewer(c).Workspace
+	st := h.imports.get(ws.ID)
+	h.imports.mu.Lock()
+	running := st.running
+	h.imports.mu.Unlock()
+	if running {
+		return h.importRefused(c, fiber.StatusConflict, "An import is already running in this workspace.")
+	}
+	name := c.FormValue("source")
+	s, ok := importer.Sources[name]
+	if !ok {
+		return h.importRefused(c, fiber.StatusUnprocessableEntity, "Choose the service to import from.")
+	}
+	// Cloned: fiber's values live in the request's buffer, and the import
+	// outlives the request.
+	o := importer.APIOptions{Token: strings.Clone(strings.TrimSpace(c.FormValue("token"))),
+		BaseURL: strings.Clone(strings.TrimSpace(c.FormValue("base_url"))), NoClicks: c.FormValue("clicks") != "on",
+		Client: h.importClient()}
+	src, err := importer.NewSource(name, o)
+	if err != nil {
+		return h.importRefused(c, fiber.StatusUnprocessableEntity, err.Error()+".")
+	}
+	return h.startImport(c, st, s.Label, src)
+}
+
+// importClient makes the API sources' requests: public addresses only
+// unless RELINK_IMPORT_TARGETS=any (a base URL typed in the console must
+// not make the server reach its own network), no proxy, 30 s a request.
+func (h *Handlers) importClient() *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	if h.cfg.ImportTargets != "any" {
+		dialer.Control = netguard.PublicOnly
+	}
+	return &http.Client{Timeout: 30 * time.Second,
+		Transport: &http.Transport{DialContext: dialer.DialContext, Proxy: nil, TLSHandshakeTimeout: 10 * time.Second}}
 }

@@ -79,6 +79,10 @@ type Config struct {
 	// (RELINK_METATAGS_FETCH; same values as RELINK_QR_LOGO_FETCH).
 	MetatagsFetch qr.Fetch
 
+	// ImportTargets is which addresses the console's imports from another
+	// service's API may reach: "public" or "any" (RELINK_IMPORT_TARGETS).
+	ImportTargets string
+
 	// Outgoing webhooks (internal/webhooks).
 	WebhookTargets      string          // "public" or "any" (RELINK_WEBHOOK_TARGETS)
 	WebhookTimeout      time.Duration   // per delivery attempt
@@ -369,6 +373,10 @@ func (l *loader) webhooks(c *Config) {
 	c.WebhookTargets = strings.ToLower(l.get("RELINK_WEBHOOK_TARGETS", "public"))
 	if c.WebhookTargets != "public" && c.WebhookTargets != "any" {
 		l.errs = append(l.errs, fmt.Errorf("RELINK_WEBHOOK_TARGETS: want public or any, got %q", c.WebhookTargets))
+	}
+	c.ImportTargets = strings.ToLower(l.get("RELINK_IMPORT_TARGETS", "public"))
+	if c.ImportTargets != "public" && c.ImportTargets != "any" {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_IMPORT_TARGETS: want public or any, got %q", c.ImportTargets))
 	}
 	c.WebhookTimeout = l.duration("RELINK_WEBHOOK_TIMEOUT", "15s", false)
 	c.WebhookConcurrency = l.positive("RELINK_WEBHOOK_CONCURRENCY", "16")

@@ -134,7 +134,7 @@ func (a *api) get(ctx context.Context, path string, q url.Values, out any) error
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		if err != nil {
-			return fmt.Errorf("%s: %w", a.name, err)
+			return a.redact(fmt.Errorf("%s: %w", a.name, err))
 		}
 		req.Header.Set("Accept", "application/json")
 		if a.auth != nil {
@@ -142,12 +142,18 @@ func (a *api) get(ctx context.Context, path string, q url.Values, out any) error
 		}
 		res, err := a.o.Client.Do(req)
 		if err != nil {
-			return fmt.Errorf("%s: GET %s: %w", a.name, path, err)
+			// Not the *url.Error itself: its text holds the whole URL, and
+			// YOURLS takes the token in the query string.
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err
+			}
+			return a.redact(fmt.Errorf("%s: GET %s: %w", a.name, path, err))
 		}
 		body, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
 		res.Body.Close()
 		if err != nil {
-			return fmt.Errorf("%s: GET %s: read answer: %w", a.name, path, err)
+			return a.redact(fmt.Errorf("%s: GET %s: read answer: %w", a.name, path, err))
 		}
 		switch {
 		case res.StatusCode == http.StatusTooManyRequests || res.StatusCode == http.StatusServiceUnavailable:
@@ -159,15 +165,35 @@ func (a *api) get(ctx context.Context, path string, q url.Values, out any) error
 			}
 			continue
 		case res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden:
-			return fmt.Errorf("%s: %w (HTTP %d: %s): check the token and its permissions", a.name, ErrAuth, res.StatusCode, snippet(body))
+			return a.redact(fmt.Errorf("%s: %w (HTTP %d: %s): check the token and its permissions", a.name, ErrAuth, res.StatusCode, snippet(body)))
 		case res.StatusCode < 200 || res.StatusCode > 299:
-			return fmt.Errorf("%s: GET %s: HTTP %d: %s", a.name, path, res.StatusCode, snippet(body))
+			return a.redact(fmt.Errorf("%s: GET %s: HTTP %d: %s", a.name, path, res.StatusCode, snippet(body)))
 		}
 		if err := json.Unmarshal(body, out); err != nil {
-			return fmt.Errorf("%s: GET %s: unexpected answer (%v): %s", a.name, path, err, snippet(body))
+			return a.redact(fmt.Errorf("%s: GET %s: unexpected answer (%v): %s", a.name, path, err, snippet(body)))
 		}
 		return nil
 	}
+}
+
+// redacted is an error whose text has the token cut out; errors.Is and As
+// still see the original chain.
+type redacted struct {
+	msg string
+	err error
+}
+
+func (r redacted) Error() string { return r.msg }
+func (r redacted) Unwrap() error { return r.err }
+
+// redact cuts the token out of err's text (an answer that echoes it, a
+// transport error quoting a URL), so that neither the report nor a log line
+// shows it.
+func (a *api) redact(err error) error {
+	if a.o.Token == "" || !strings.Contains(err.Error(), a.o.Token) {
+		return err
+	}
+	return redacted{msg: strings.ReplaceAll(err.Error(), a.o.Token, "[token]"), err: err}
 }
 
 // retryAfter reads Retry-After (seconds or an HTTP date); without one the

@@ -6,6 +6,7 @@ package console
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 )
 
 // ShellView is the frame around every signed-in page.
@@ -428,6 +429,15 @@ type ImportView struct {
 	Rows             int
 	Fields           []ImportField
 	Progress         ImportProgressView
+	// Sources are the API sources; Source the one chosen.
+	Sources []ImportSource
+	Source  string
+}
+
+// ImportSource is a service links can be imported from through its API.
+type ImportSource struct {
+	Name, Label string
+	DefaultBase string // "" for self-hosted services: the base URL is required
 }
 
 // ImportField is one field of the mapping step.
@@ -442,6 +452,8 @@ type ImportField struct {
 type ImportProgressView struct {
 	Started, Running bool
 	State, Title     string // State: running | done | failed
+	Source           string // what is imported: "CSV file", "Shlink", …
+	Clicks           int
 	Done, Created    int
 	Skipped, Failed  int
 	Percent          int
@@ -492,4 +504,19 @@ func RoleLabel(r string) string {
 		}
 	}
 	return "No access"
+}
+
+// baseHint says which sources need the base URL and what the others use
+// without one.
+func baseHint(sources []ImportSource) string {
+	var self, public []string
+	for _, s := range sources {
+		if s.DefaultBase == "" {
+			self = append(self, s.Label)
+		} else {
+			public = append(public, s.Label+" "+s.DefaultBase)
+		}
+	}
+	return "Required for " + strings.Join(self, " and ") + " (your server). Empty for the others: " + strings.Join(public, ", ") +
+		"; a self-hosted Kutt needs its own."
 }
