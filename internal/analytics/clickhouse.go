@@ -145,7 +145,7 @@ func chEventFilters(w *chWhere, q *Query, k kind, wsID string) {
 	ws := chstore.Quote(wsID)
 	if q.CustomerID != "" {
 		if k == kClick {
-			w.add("click_id IN (SELECT click_id FROM lead_events FINAL WHERE workspace_id = " + ws + " AND customer_id = " + chstore.Quote(q.CustomerID) + ")")
+			w.add("click_id IN (SELECT click_id FROM lead_events WHERE workspace_id = " + ws + " AND customer_id = " + chstore.Quote(q.CustomerID) + ")")
 		} else {
 			w.add("customer_id = " + chstore.Quote(q.CustomerID))
 		}
@@ -188,7 +188,7 @@ func chEventFilters(w *chWhere, q *Query, k kind, wsID string) {
 		if q.SaleType == SaleRecurring {
 			op = "NOT IN"
 		}
-		w.add("(link_id, customer_id, ts) " + op + " (SELECT link_id, customer_id, min(ts) FROM sale_events FINAL WHERE workspace_id = " + ws + " GROUP BY link_id, customer_id)")
+		w.add("(link_id, customer_id, ts) " + op + " (SELECT link_id, customer_id, min(ts) FROM sale_events WHERE workspace_id = " + ws + " GROUP BY link_id, customer_id)")
 	}
 	if k == kClick {
 		return
@@ -215,12 +215,13 @@ func chEventFilters(w *chWhere, q *Query, k kind, wsID string) {
 	}
 }
 
-// chCount is fromRaw over ClickHouse: kind k's events in the whole window,
-// grouped by key.
-func (e *SQLEngine) chCount(ctx context.Context, s *scope, k kind, key keySpec) (map[string]counts, error) {
+// chCount is fromRaw over ClickHouse: kind k's events in the ranges,
+// grouped by key. No FINAL: every event row is inserted once
+// (chstore.InsertOnce), so the raw rows count as they are.
+func (e *SQLEngine) chCount(ctx context.Context, s *scope, k kind, key keySpec, ranges []timeRange) (map[string]counts, error) {
 	e.rawReads.Add(1)
 	out := map[string]counts{}
-	w, ok := s.chWhereOf(k, []timeRange{s.whole()})
+	w, ok := s.chWhereOf(k, ranges)
 	if !ok {
 		return out, nil
 	}
@@ -249,7 +250,7 @@ func (e *SQLEngine) chCount(ctx context.Context, s *scope, k kind, key keySpec) 
 		sel = strings.Join(cols, ", ")
 		group = " GROUP BY " + sel
 	}
-	q := "SELECT " + sel + ", count(), " + amount + " FROM " + k.table + " FINAL WHERE " + w.sql() + group
+	q := "SELECT " + sel + ", count(), " + amount + " FROM " + k.table + " WHERE " + w.sql() + group
 	n := max(len(cols), 1)
 	err := e.CH.Query(ctx, q, func(row []string) error {
 		if len(row) != n+2 {
@@ -313,7 +314,7 @@ func (e *SQLEngine) chEventRows(ctx context.Context, s *scope, k kind, after *ev
 		w.add(fmt.Sprintf("(ts %s %d OR (ts = %d AND %s %s %s))", cmp, at, at, idCol, cmp, chstore.Quote(after.ID)))
 		offset = 0
 	}
-	q := fmt.Sprintf("SELECT %s FROM %s FINAL WHERE %s ORDER BY ts %s, %s %s LIMIT %d, %d", cols, k.table, w.sql(),
+	q := fmt.Sprintf("SELECT %s FROM %s WHERE %s ORDER BY ts %s, %s %s LIMIT %d, %d", cols, k.table, w.sql(),
 		dir, idCol, dir, offset, s.q.Limit)
 	var rows []eventRow
 	err := e.CH.Query(ctx, q, func(c []string) error {
@@ -343,4 +344,122 @@ func (e *SQLEngine) chEventRows(ctx context.Context, s *scope, k kind, after *ev
 		return nil, fmt.Errorf("list %s: %w", k.table, err)
 	}
 	return rows, nil
+}
+
+// chFromAggregates is fromAggregates over ClickHouse: the whole hours of
+// the window from the rollups (event_aggregates, migration 01550) by the
+// same signed cover of hourly, daily and weekly rows, the partial hours at
+// either end from the raw table.
+func (e *SQLEngine) chFromAggregates(ctx context.Context, s *scope, k kind, key keySpec, df *dimFilter) (map[string]counts, error) {
+	h0 := s.win.Start.Truncate(time.Hour)
+	if h0.Before(s.win.Start) {
+		h0 = h0.Add(time.Hour)
+	}
+	h1 := s.win.End.Add(time.Nanosecond).Truncate(time.Hour) // exclusive
+	if s.endExcl {
+		h1 = s.win.End.Truncate(time.Hour)
+	}
+	if !h0.Before(h1) {
+		return e.chCount(ctx, s, k, key, []timeRange{s.whole()})
+	}
+	e.aggReads.Add(1)
+	dim := s.aggDim(key, df)
+	top := weekly
+	if key.kind == keyTime || dim == models.DimTotal {
+		top = hourly
+	}
+	c := coverer{now: e.Now()}
+	out, err := e.chReadAggregates(ctx, s, k, key, dim, c.cover(h0, h1, top).spans, df)
+	if err != nil {
+		return nil, err
+	}
+	edges, err := e.chCount(ctx, s, k, key, []timeRange{{s.win.Start, h0, false}, {h1, s.win.End, !s.endExcl}})
+	if err != nil {
+		return nil, err
+	}
+	for key, c := range edges {
+		o := out[key]
+		o.n += c.n
+		o.amount += c.amount
+		out[key] = o
+	}
+	return out, nil
+}
+
+// chReadAggregates is readAggregates over ClickHouse's rollups: one
+// statement, a UNION ALL of the spans' primary-key range reads.
+func (e *SQLEngine) chReadAggregates(ctx context.Context, s *scope, k kind, key keySpec, dim string, spans []span, df *dimFilter) (map[string]counts, error) {
+	isLink := dim == models.DimLink
+	var parts []string
+	for _, sp := range spans {
+		if !sp.from.Before(sp.to) {
+			continue
+		}
+		var w chWhere
+		w.add("workspace_id = " + chstore.Quote(s.wsID))
+		w.add("event = " + chstore.Quote(k.agg))
+		w.add("dim = " + chstore.Quote(dim+sp.grain.suffix()))
+		w.add(fmt.Sprintf("hour >= toDateTime(%d) AND hour < toDateTime(%d)", sp.from.Unix(), sp.to.Unix()))
+		if isLink {
+			if s.linksSet {
+				w.in("value", Filter{Values: s.links})
+			}
+			w.in("value", s.q.LinkID)
+		}
+		if df != nil {
+			w.in("value", df.f)
+		}
+		e.spanReads[sp.grain].Add(1)
+		cols := "toUInt32(hour) AS h, value, count AS n, amount AS a"
+		if sp.neg {
+			e.subtracted.Add(1)
+			cols = "toUInt32(hour) AS h, value, -count AS n, -amount AS a"
+		}
+		parts = append(parts, "SELECT "+cols+" FROM event_aggregates WHERE "+w.sql())
+	}
+	out := map[string]counts{}
+	if len(parts) == 0 {
+		return out, nil
+	}
+	sel, group := "''", ""
+	switch key.kind {
+	case keyTime:
+		sel, group = "h", " GROUP BY h"
+	case keyLink, keyDim:
+		sel, group = "value", " GROUP BY value"
+	}
+	q := "SELECT " + sel + ", sum(n), sum(a) FROM (" + strings.Join(parts, " UNION ALL ") + ")" + group
+	err := e.CH.Query(ctx, q, func(row []string) error {
+		if len(row) != 3 {
+			return fmt.Errorf("%d columns, want 3", len(row))
+		}
+		var c counts
+		var err error
+		if c.n, err = strconv.ParseInt(row[1], 10, 64); err != nil {
+			return err
+		}
+		if c.amount, err = strconv.ParseInt(row[2], 10, 64); err != nil {
+			return err
+		}
+		if c.n == 0 && c.amount == 0 {
+			return nil // all of the value's events fell in subtracted spans
+		}
+		gk := row[0]
+		if key.kind == keyTime {
+			sec, err := strconv.ParseInt(gk, 10, 64)
+			if err != nil {
+				return fmt.Errorf("hour %q: %w", gk, err)
+			}
+			gk = bucketKey(s.win.Floor(time.Unix(sec, 0).UTC()))
+		}
+		o := out[gk]
+		o.n += c.n
+		o.amount += c.amount
+		out[gk] = o
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s rollups: %w", k.agg, err)
+	}
+	return out, nil
 }

@@ -116,7 +116,10 @@ func (e *SQLEngine) measure(ctx context.Context, s *scope, k kind, key keySpec) 
 		return map[string]counts{}, nil
 	}
 	if e.CH != nil {
-		return e.chCount(ctx, s, k, key)
+		if ok, df := e.aggregatable(s, k, key); ok && !e.ForceRaw {
+			return e.chFromAggregates(ctx, s, k, key, df)
+		}
+		return e.chCount(ctx, s, k, key, []timeRange{s.whole()})
 	}
 	if ok, df := e.aggregatable(s, k, key); ok && !e.ForceRaw {
 		return e.fromAggregates(ctx, s, k, key, df)

@@ -321,5 +321,14 @@ func TestAggregateEqualsRaw(t *testing.T) {
 		if h == 0 || d == 0 || wk < 20 || neg < 20 {
 			t.Fatalf("aggregate range reads: %d hourly, %d daily, %d weekly, %d subtracted", h, d, wk, neg)
 		}
+		// The ClickHouse engine answered from its rollups the same way.
+		if ch, ok := impls["clickhouse"].(*analytics.SQLEngine); ok {
+			a, _ := ch.Reads()
+			h, d, wk, neg := ch.SpanReads()
+			t.Logf("clickhouse rollup reads: %d; range reads: %d hourly, %d daily, %d weekly, %d subtracted", a, h, d, wk, neg)
+			if a < 80 || h == 0 || d == 0 || wk < 20 || neg < 20 {
+				t.Fatalf("clickhouse rollup reads %d: %d hourly, %d daily, %d weekly, %d subtracted", a, h, d, wk, neg)
+			}
+		}
 	})
 }

@@ -215,15 +215,20 @@ func (w *world) implementations(agg analytics.Engine) map[string]analytics.Engin
 		if err := w.outbox.Run(w.ctx); err != nil {
 			w.t.Fatal(err)
 		}
-		// Every stored event reached ClickHouse once (FINAL), through
-		// the pipeline's ClickStore and the outbox.
+		// Every stored event reached ClickHouse exactly once (no FINAL:
+		// InsertOnce), through the pipeline's ClickStore and the outbox,
+		// and the rollups' totals count each once.
 		for table, want := range map[string]int{"clicks": len(w.clicks), "lead_events": w.nLeads, "sale_events": w.nSales} {
-			var got string
-			if err := w.ch.Query(w.ctx, "SELECT count() FROM "+table+" FINAL", func(c []string) error { got = c[0]; return nil }); err != nil {
+			var got, ids, rolled string
+			if err := w.ch.Query(w.ctx, "SELECT count(), uniqExact("+map[bool]string{true: "click_id", false: "event_id"}[table == "clicks"]+") FROM "+table, func(c []string) error { got, ids = c[0], c[1]; return nil }); err != nil {
 				w.t.Fatal(err)
 			}
-			if got != fmt.Sprint(want) {
-				w.t.Fatalf("clickhouse %s: %s rows, the SQL store has %d", table, got, want)
+			ev := map[string]string{"clicks": "click", "lead_events": "lead", "sale_events": "sale"}[table]
+			if err := w.ch.Query(w.ctx, "SELECT sum(count) FROM event_aggregates WHERE dim = 'total' AND event = '"+ev+"'", func(c []string) error { rolled = c[0]; return nil }); err != nil {
+				w.t.Fatal(err)
+			}
+			if got != fmt.Sprint(want) || ids != got || rolled != got {
+				w.t.Fatalf("clickhouse %s: %s rows (%s ids, %s in the rollups), the SQL store has %d", table, got, ids, rolled, want)
 			}
 		}
 		impls["clickhouse"] = analytics.NewClickHouseEngine(w.db, w.ch, func() time.Time { return w.now })

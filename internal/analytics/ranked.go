@@ -88,7 +88,7 @@ func (d dialect) byteOrder() string {
 // the database: the sums come from the aggregates (the planner's rule) and
 // the grouping is one rankedGroups knows.
 func (e *SQLEngine) rankable(s *scope, k kind) (rankedGroup, bool) {
-	if e.ForceRaw {
+	if e.ForceRaw || e.CH != nil { // ClickHouse: the rollups, folded in Go
 		return rankedGroup{}, false
 	}
 	rg, ok := s.d.rankedGroups(s.q.GroupBy)

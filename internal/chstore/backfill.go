@@ -130,7 +130,7 @@ func (b *Backfill) table(ctx context.Context, table, idCol, cols string) error {
 			report()
 			return nil
 		}
-		if err := b.CH.Insert(ctx, table, rows); err != nil {
+		if err := b.CH.InsertOnce(ctx, table, rows); err != nil {
 			return err
 		}
 		cur = cursor{done: cur.done + int64(len(rows)), ws: last.ws, ts: last.at.UTC().Format(time.RFC3339Nano), id: last.id, initialized: true}

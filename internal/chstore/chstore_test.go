@@ -140,9 +140,12 @@ func TestClickStore(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		q := "SELECT count() FROM clicks FINAL WHERE workspace_id = " + chstore.Quote(ws.Workspace.ID)
-		if n := count(t, c, q); n != "50" {
-			t.Fatalf("clickhouse holds %s clicks of 50 written twice", n)
+		// Without FINAL: InsertOnce wrote each click once, and the
+		// rollups counted each once.
+		q := "SELECT count() FROM clicks WHERE workspace_id = " + chstore.Quote(ws.Workspace.ID)
+		rolled := "SELECT sum(count) FROM event_aggregates WHERE event = 'click' AND dim = 'country@week' AND workspace_id = " + chstore.Quote(ws.Workspace.ID)
+		if n, r := count(t, c, q), count(t, c, rolled); n != "50" || r != "50" {
+			t.Fatalf("clickhouse holds %s clicks (rollups %s) of 50 written twice", n, r)
 		}
 		var sqlN int64
 		db.Raw("SELECT COUNT(*) FROM clicks WHERE workspace_id = ?", ws.Workspace.ID).Scan(&sqlN)
@@ -158,8 +161,8 @@ func TestClickStore(t *testing.T) {
 		if _, err := s.RecordClicks(ctx, more); err != nil {
 			t.Fatal(err)
 		}
-		if n := count(t, c, q); n != "53" {
-			t.Fatalf("after the retry clickhouse holds %s clicks, want 53", n)
+		if n, r := count(t, c, q), count(t, c, rolled); n != "53" || r != "53" {
+			t.Fatalf("after the retry clickhouse holds %s clicks (rollups %s), want 53", n, r)
 		}
 	})
 }
@@ -218,12 +221,40 @@ func TestOutbox(t *testing.T) {
 		if err := ob.Run(ctx); err != nil {
 			t.Fatal(err)
 		}
-		w := " FINAL WHERE workspace_id = " + chstore.Quote(wsID)
+		w := " WHERE workspace_id = " + chstore.Quote(wsID)
 		if n := count(t, c, "SELECT count() FROM lead_events"+w); n != "2" {
 			t.Fatalf("clickhouse leads = %s, want 2", n)
 		}
 		if n := count(t, c, "SELECT sum(amount) FROM sale_events"+w); n != "1234" {
 			t.Fatalf("clickhouse sale amount = %s, want 1234", n)
+		}
+		if n := count(t, c, "SELECT sum(amount) FROM event_aggregates"+w+" AND event = 'sale' AND dim = 'link@day'"); n != "1234" {
+			t.Fatalf("rolled-up sale amount = %s, want 1234", n)
+		}
+		// Two instances draining one outbox at once copy each entry once
+		// (row claims on PostgreSQL; one process on SQLite).
+		var many []models.LeadEvent
+		for range 500 {
+			many = append(many, lead())
+		}
+		if err := db.InsertLeadEvents(ctx, many); err != nil {
+			t.Fatal(err)
+		}
+		other := &chstore.Outbox{SQL: db, CH: c, Log: quiet}
+		if db.Dialect == "sqlite" {
+			other = ob
+		}
+		errs := make(chan error, 2)
+		for _, o := range []*chstore.Outbox{ob, other} {
+			go func() { errs <- o.Run(ctx) }()
+		}
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, r := count(t, c, "SELECT count() FROM lead_events"+w), count(t, c, "SELECT sum(count) FROM event_aggregates"+w+" AND event = 'lead' AND dim = 'total'"); n != "502" || r != "502" {
+			t.Fatalf("after two concurrent drains clickhouse leads = %s (rollups %s), want 502", n, r)
 		}
 		if md := count(t, c, "SELECT metadata FROM lead_events"+w+" LIMIT 1"); md != `{"plan":"pro"}` {
 			t.Fatalf("metadata = %q", md)

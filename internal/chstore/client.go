@@ -143,7 +143,8 @@ func firstWords(q string) string {
 // Query runs a SELECT and calls row for every answer row, its columns as
 // text (TabSeparated, unescaped).
 func (c *Client) Query(ctx context.Context, query string, row func(cols []string) error) error {
-	body, err := c.do(ctx, url.Values{}, strings.NewReader(query+"\nFORMAT TabSeparated"), true)
+	// Long id lists (InsertOnce) exceed the default 256 KiB query size.
+	body, err := c.do(ctx, url.Values{"max_query_size": {"16777216"}}, strings.NewReader(query+"\nFORMAT TabSeparated"), true)
 	if err != nil {
 		return fmt.Errorf("%s: %w", firstWords(query), err)
 	}
@@ -204,6 +205,10 @@ func unescapeTSV(s string) string {
 // Insert writes rows (values encoding/json turns into objects whose keys
 // are column names) into table in one INSERT … FORMAT JSONEachRow.
 func (c *Client) Insert(ctx context.Context, table string, rows []any) error {
+	return c.insert(ctx, table, rows, url.Values{})
+}
+
+func (c *Client) insert(ctx context.Context, table string, rows []any, params url.Values) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -215,7 +220,8 @@ func (c *Client) Insert(ctx context.Context, table string, rows []any) error {
 			return fmt.Errorf("clickhouse: encode %s row: %w", table, err)
 		}
 	}
-	body, err := c.do(ctx, url.Values{"input_format_skip_unknown_fields": {"1"}}, &buf, true)
+	params.Set("input_format_skip_unknown_fields", "1")
+	body, err := c.do(ctx, params, &buf, true)
 	if err != nil {
 		return fmt.Errorf("insert %d rows into %s: %w", len(rows), table, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/relinkhq/relink/models"
@@ -19,13 +20,15 @@ const outboxBatch = 2000
 // Outbox copies leads and sales from the SQL store's clickhouse_outbox
 // (filled by trigger in each conversion's transaction, migration 01100) to
 // ClickHouse. An entry is deleted only after ClickHouse accepted its row;
-// a failure leaves it for the next round, and a row copied twice (two
-// instances, or a crash between insert and delete) is deduplicated by
-// ClickHouse (FINAL on the event id).
+// a failure leaves it for the next round. A row is written once: on
+// PostgreSQL each round claims its entries (FOR UPDATE SKIP LOCKED), and a
+// row a crashed round inserted but did not delete is skipped by InsertOnce.
 type Outbox struct {
 	SQL *models.DB
 	CH  *Client
 	Log *slog.Logger
+
+	mu sync.Mutex // one round at a time in this process
 }
 
 // Enable makes the SQL store's triggers fill the outbox from now on.
@@ -73,8 +76,26 @@ func (o *Outbox) Pending(ctx context.Context) (int64, error) {
 }
 
 func (o *Outbox) round(ctx context.Context) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.SQL.Dialect != "postgres" {
+		return o.copyRound(ctx, o.SQL, "")
+	}
+	// Several instances drain one outbox: each claims its entries with row
+	// locks held until they are deleted, so no two copy the same entry at
+	// once (InsertOnce's one-writer rule) and none waits for another.
+	var n int
+	err := o.SQL.Tx(ctx, func(tx *models.DB) error {
+		var err error
+		n, err = o.copyRound(ctx, tx, " FOR UPDATE SKIP LOCKED")
+		return err
+	})
+	return n, err
+}
+
+func (o *Outbox) copyRound(ctx context.Context, db *models.DB, lock string) (int, error) {
 	var es []outboxEntry
-	if err := o.SQL.WithContext(ctx).Raw("SELECT seq, kind, event_id FROM clickhouse_outbox ORDER BY seq LIMIT ?", outboxBatch).Scan(&es).Error; err != nil {
+	if err := db.WithContext(ctx).Raw("SELECT seq, kind, event_id FROM clickhouse_outbox ORDER BY seq LIMIT ?"+lock, outboxBatch).Scan(&es).Error; err != nil {
 		return 0, fmt.Errorf("clickhouse outbox: read: %w", err)
 	}
 	if len(es) == 0 {
@@ -88,14 +109,14 @@ func (o *Outbox) round(ctx context.Context) (int, error) {
 	}
 	for _, kind := range []string{"lead", "sale"} {
 		if ids := byKind[kind]; len(ids) > 0 {
-			if err := o.CH.CopyEvents(ctx, o.SQL, kind, ids); err != nil {
+			if err := o.CH.CopyEvents(ctx, db, kind, ids); err != nil {
 				return 0, fmt.Errorf("clickhouse outbox: %w", err)
 			}
 		}
 	}
 	// By sequence number, not "up to": an entry with a lower number whose
 	// transaction committed after the read must stay for the next round.
-	if err := o.SQL.WithContext(ctx).Exec("DELETE FROM clickhouse_outbox WHERE seq IN ?", seqs).Error; err != nil {
+	if err := db.WithContext(ctx).Exec("DELETE FROM clickhouse_outbox WHERE seq IN ?", seqs).Error; err != nil {
 		return 0, fmt.Errorf("clickhouse outbox: delete copied entries: %w", err)
 	}
 	return len(es), nil
@@ -121,5 +142,5 @@ func (c *Client) CopyEvents(ctx context.Context, db *models.DB, kind string, ids
 	for i := range evs {
 		rows[i] = conv(&evs[i])
 	}
-	return c.Insert(ctx, table, rows)
+	return c.InsertOnce(ctx, table, rows)
 }

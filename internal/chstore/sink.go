@@ -14,7 +14,8 @@ import (
 // succeeds only when ClickHouse accepted the batch, so the pipeline
 // acknowledges the batch in the click journal only then; a failure is
 // retried by the pipeline with backoff, and a batch sent twice is harmless
-// (the SQL side skips stored click ids, ClickHouse reads with FINAL).
+// (the SQL side skips stored click ids, ClickHouse's InsertOnce those it
+// holds).
 type ClickStore struct {
 	SQL *models.DB
 	CH  *Client
@@ -38,5 +39,5 @@ func (c *Client) InsertClicks(ctx context.Context, batch []models.Click) error {
 	for i := range batch {
 		rows[i] = ClickRow(&batch[i])
 	}
-	return c.Insert(ctx, "clicks", rows)
+	return c.InsertOnce(ctx, "clicks", rows)
 }

@@ -1,0 +1,139 @@
+package chstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// keyed is an event row with its identity: workspace, time (µs) and id.
+type keyed interface {
+	rowKey() (ws string, ts int64, id string)
+}
+
+func (r clickRow) rowKey() (string, int64, string) { return r.WorkspaceID, r.TS, r.ClickID }
+func (r leadRow) rowKey() (string, int64, string)  { return r.WorkspaceID, r.TS, r.EventID }
+
+// idColumn is each event table's id column.
+var idColumn = map[string]string{"clicks": "click_id", "lead_events": "event_id", "sale_events": "event_id"}
+
+// InsertOnce inserts the event rows (ClickRow, LeadRow, SaleRow values) of
+// table that ClickHouse does not hold yet, so that an event is written
+// exactly once however often its batch is retried. This is what lets the
+// rollups (materialized views, migration 01550) and the raw reads do
+// without FINAL: a materialized view adds every inserted row, and 18.16
+// deduplicates repeated insert blocks only for replicated tables.
+//
+// It reads which of the batch's ids are stored (one primary-key range read:
+// the batch's workspaces and time span), and inserts the others under a
+// fresh query_id. When the insert's outcome is unknown (the connection
+// broke or timed out, so the server may still be writing it) it waits until
+// that query is no longer running before it returns the error: the retry's
+// read then sees every row the first attempt wrote. One writer per event is
+// the callers' part: a click is retried only by the instance whose journal
+// holds it, an outbox entry is copied under a row lock (Outbox), the
+// backfill copies what the live path did not.
+func (c *Client) InsertOnce(ctx context.Context, table string, rows []any) error {
+	idCol, ok := idColumn[table]
+	if !ok {
+		return fmt.Errorf("clickhouse: insert once into %s: not an event table", table)
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	wss := map[string]bool{}
+	ids := make([]string, 0, len(rows))
+	var lo, hi int64
+	for i, r := range rows {
+		k, ok := r.(keyed)
+		if !ok {
+			return fmt.Errorf("clickhouse: insert once into %s: row %T has no key", table, r)
+		}
+		ws, ts, id := k.rowKey()
+		wss[ws] = true
+		ids = append(ids, id)
+		if i == 0 || ts < lo {
+			lo = ts
+		}
+		if i == 0 || ts > hi {
+			hi = ts
+		}
+	}
+	ws := make([]string, 0, len(wss))
+	for w := range wss {
+		ws = append(ws, w)
+	}
+	have := map[string]bool{}
+	q := fmt.Sprintf("SELECT %s FROM %s WHERE workspace_id IN %s AND time >= toDateTime(%d) AND time <= toDateTime(%d) AND %s IN %s",
+		idCol, table, quoteList(ws), floorDiv(lo, 1e6), floorDiv(hi, 1e6), idCol, quoteList(ids))
+	if err := c.Query(ctx, q, func(cols []string) error { have[cols[0]] = true; return nil }); err != nil {
+		return fmt.Errorf("insert once into %s: stored ids: %w", table, err)
+	}
+	if len(have) > 0 {
+		fresh := rows[:0:0]
+		for i, r := range rows {
+			if !have[ids[i]] {
+				fresh = append(fresh, r)
+			}
+		}
+		rows = fresh
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	qid := newQueryID()
+	err := c.insert(ctx, table, rows, url.Values{"query_id": {qid}})
+	var answered *Error
+	if err != nil && !errors.As(err, &answered) {
+		c.awaitQuery(qid)
+	}
+	return err
+}
+
+func newQueryID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return "relink-" + hex.EncodeToString(b)
+}
+
+// awaitQuery waits (up to a minute) until the query is no longer running
+// on the server.
+func (c *Client) awaitQuery(qid string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for ctx.Err() == nil {
+		running := true
+		err := c.Query(ctx, "SELECT count() FROM system.processes WHERE query_id = "+Quote(qid), func(cols []string) error {
+			running = cols[0] != "0"
+			return nil
+		})
+		if err == nil && !running {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func quoteList(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = Quote(v)
+	}
+	return "(" + strings.Join(q, ", ") + ")"
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
