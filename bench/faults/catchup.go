@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/relinkhq/relink/internal/chstore"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/ownpg"
 	"github.com/relinkhq/relink/models"
@@ -24,7 +25,11 @@ import (
 // the time until every click is written is printed, with the clicks per
 // second. No redirect load runs: this is the writer's ceiling on this
 // machine; the pg-stop scenarios measure it sharing the CPU with traffic.
-func CatchUp(n int, batch int, cpuProfile string, out io.Writer) error {
+//
+// With a ClickHouse URL the writer stores every batch in both stores, as the
+// server does with RELINK_CLICKHOUSE_URL (chstore.ClickStore): the sustained
+// ingest rate through the pipeline into ClickHouse.
+func CatchUp(n int, batch int, cpuProfile, clickhouse string, out io.Writer) error {
 	if !ownpg.Available() {
 		return errors.New("catchup: no PostgreSQL binaries (initdb)")
 	}
@@ -95,9 +100,20 @@ func CatchUp(n int, batch int, cpuProfile string, out io.Writer) error {
 	}
 	opt := ingest.Options{Journal: jopt, Logger: quiet, BatchSize: batch, FlushInterval: 100 * time.Millisecond,
 		Hooks: []models.ClickHook{models.AggregateClicks}}
+	var store ingest.Store = db
+	var ch *chstore.Client
+	if clickhouse != "" {
+		if ch, err = chstore.Open(clickhouse); err != nil {
+			return err
+		}
+		if err := ch.Migrate(ctx, quiet); err != nil {
+			return fmt.Errorf("catchup: clickhouse migrations: %w", err)
+		}
+		store = &chstore.ClickStore{SQL: db, CH: ch}
+	}
 	c0 := cpuNow()
 	t1 := time.Now()
-	up, err := ingest.Open(db, opt)
+	up, err := ingest.Open(store, opt)
 	if err != nil {
 		return err
 	}
@@ -118,6 +134,17 @@ func CatchUp(n int, batch int, cpuProfile string, out io.Writer) error {
 		n, took.Round(time.Millisecond), float64(n)/took.Seconds(), st.Batches, st.WriteErrors, float64(cpu.Microseconds())/float64(n), stored)
 	if stored != int64(n) {
 		return fmt.Errorf("catchup: %d of %d clicks stored", stored, n)
+	}
+	if ch != nil {
+		var inCH string
+		q := "SELECT count() FROM clicks WHERE workspace_id = " + chstore.Quote(ws.ID)
+		if err := ch.Query(ctx, q, func(cols []string) error { inCH = cols[0]; return nil }); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "clickhouse: %s clicks in the event store\n", inCH)
+		if inCH != strconv.Itoa(n) {
+			return fmt.Errorf("catchup: %s of %d clicks in ClickHouse", inCH, n)
+		}
 	}
 	return nil
 }

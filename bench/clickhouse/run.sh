@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Scale benchmark of the ClickHouse event store (issue 16 item 5;
+# bench/README.md, "ClickHouse at 100M clicks").
+#
+# 1. starts a private clickhouse-server (Debian's 18.16 or newer) on free
+#    ports with its data under $DIR, never the machine's own;
+# 2. makes a workspace with $LINKS links (folders, tags, partners) in a
+#    SQLite file with `relink demo`, and applies ClickHouse's migrations with
+#    `relink clickhouse backfill` (which also copies the demo's few events);
+# 3. generates $CLICKS clicks over $DAYS days ending now, and leads (1 in 20
+#    clicks) and sales (1 in 100) from those clicks — the proportions of
+#    `relink demo`'s 10M / 500k / 100k — inside ClickHouse, with
+#    INSERT … SELECT from numbers() in chunks of $CHUNK, through the event
+#    tables so the materialized views fill the rollups as in production;
+# 4. runs bench/analytics (every groupBy × event over HTTP against the real
+#    handlers with RELINK_CLICKHOUSE_URL set) at 30d and 1y;
+# 5. prints rows and bytes on disk per table and per million events.
+#
+#   bench/clickhouse/run.sh                     100M clicks, 5,000 links
+#   CLICKS=10000000 bench/clickhouse/run.sh     a smaller run
+#   KEEP=1 DIR=/work/chbench bench/clickhouse/run.sh   keep the server and data
+#   DIR=/work/chbench SKIP_LOAD=1 bench/clickhouse/run.sh  query a kept data set again
+#   RUNS=10 WARMUP=2 INTERVALS=30d,1y TARGET=150 EVENTS=clicks,leads,sales,composite
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+CLICKS=${CLICKS:-100000000}
+LINKS=${LINKS:-5000}
+DAYS=${DAYS:-365}
+CHUNK=${CHUNK:-5000000}
+RUNS=${RUNS:-10}
+WARMUP=${WARMUP:-2}
+INTERVALS=${INTERVALS:-30d,1y}
+TARGET=${TARGET:-150}
+EVENTS=${EVENTS:-clicks,leads,sales,composite}
+KEEP=${KEEP:-0}
+SKIP_LOAD=${SKIP_LOAD:-0}
+DIR=${DIR:-$(mktemp -d /tmp/relink-chbench-XXXXXX)}
+mkdir -p "$DIR"
+
+CH_BIN=${RELINK_TEST_CLICKHOUSE_BIN:-$(command -v clickhouse-server || echo /usr/sbin/clickhouse-server)}
+[ -x "$CH_BIN" ] || { echo "clickhouse-server not found: apt-get install -y clickhouse-server" >&2; exit 1; }
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+if [ -f "$DIR/ports" ]; then read -r HTTP TCP INTER < "$DIR/ports"; else
+  HTTP=$(freeport); TCP=$(freeport); INTER=$(freeport); echo "$HTTP $TCP $INTER" > "$DIR/ports"; fi
+mkdir -p "$DIR/ch"
+cat > "$DIR/ch/config.xml" <<EOF
+<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>$DIR/ch/server.log</log><errorlog>$DIR/ch/error.log</errorlog></logger>
+  <http_port>$HTTP</http_port>
+  <tcp_port>$TCP</tcp_port>
+  <interserver_http_port>$INTER</interserver_http_port>
+  <listen_host>127.0.0.1</listen_host>
+  <path>$DIR/ch/data/</path>
+  <tmp_path>$DIR/ch/tmp/</tmp_path>
+  <user_files_path>$DIR/ch/user_files/</user_files_path>
+  <format_schema_path>$DIR/ch/format_schemas/</format_schema_path>
+  <mark_cache_size>1073741824</mark_cache_size>
+  <uncompressed_cache_size>1073741824</uncompressed_cache_size>
+  <timezone>UTC</timezone>
+  <max_concurrent_queries>100</max_concurrent_queries>
+  <users>
+    <default><password></password><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></default>
+  </users>
+  <profiles><default><max_threads>2</max_threads><max_memory_usage>8000000000</max_memory_usage><log_queries>1</log_queries></default></profiles>
+  <quotas><default></default></quotas>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+</yandex>
+EOF
+
+CH="http://127.0.0.1:$HTTP"
+chq() { curl -sS --fail-with-body "$CH/" --data-binary "$1"; }
+"$CH_BIN" --config-file="$DIR/ch/config.xml" > "$DIR/ch/stdout.log" 2>&1 &
+chpid=$!
+cleanup() {
+  if [ "$KEEP" = 1 ]; then echo "kept: clickhouse-server pid $chpid on $CH, data in $DIR"; return; fi
+  kill "$chpid" 2>/dev/null || true; wait "$chpid" 2>/dev/null || true; rm -rf "$DIR"
+}
+trap cleanup EXIT
+for _ in $(seq 1 120); do chq "SELECT 1" >/dev/null 2>&1 && break; sleep 0.5; done
+echo "clickhouse $(chq 'SELECT version()') on $CH, data in $DIR; load average $(load)"
+
+export RELINK_DATABASE_URL="sqlite:$DIR/relink.db"
+export RELINK_CLICKHOUSE_URL="$CH/relink"
+export RELINK_LOG_LEVEL=warn
+go build -o "$DIR/relink" ./cmd/relink
+go build -o "$DIR/analytics" ./bench/analytics
+
+if [ "$SKIP_LOAD" != 1 ]; then
+  t0=$(date +%s)
+  RELINK_CLICKHOUSE_URL= "$DIR/relink" demo --workspace bench --links "$LINKS" --clicks 1000 --leads 50 --sales 10 --days 90 --seed 1 >/dev/null
+  "$DIR/relink" clickhouse backfill >/dev/null 2>&1
+  WS=$(python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute(\"SELECT id FROM workspaces WHERE slug='bench'\").fetchone()[0])" "$DIR/relink.db")
+  chq "CREATE TABLE IF NOT EXISTS relink.bench_links (idx UInt32, link_id String, domain String, key String, url String) ENGINE = Memory"
+  chq "TRUNCATE TABLE relink.bench_links" 2>/dev/null || true
+  python3 - "$DIR/relink.db" "$WS" > "$DIR/links.tsv" <<'EOF'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+esc = lambda s: s.replace('\\', '\\\\').replace('\t', '\\t').replace('\n', '\\n')
+for i, (lid, dom, key, url) in enumerate(c.execute("SELECT id, domain, key, url FROM links WHERE workspace_id = ? ORDER BY id", (sys.argv[2],))):
+    print('\t'.join([str(i), esc(lid), esc(dom), esc(key), esc(url)]))
+EOF
+  NLINKS=$(wc -l < "$DIR/links.tsv")
+  curl -sS --fail-with-body "$CH/?query=INSERT%20INTO%20relink.bench_links%20FORMAT%20TabSeparated" --data-binary @"$DIR/links.tsv"
+  echo "workspace $WS: $NLINKS links in SQLite ($(( $(date +%s) - t0 )) s); generating $CLICKS clicks over $DAYS days"
+
+  NOW_US=$(( $(date +%s) * 1000000 ))
+  SPAN_US=$(( DAYS * 86400 * 1000000 ))
+  T0_US=$(( NOW_US - SPAN_US ))
+  # One row of attributes per click number n: every column a function of n,
+  # so a lead or a sale generated from click n carries the click's values.
+  attrs() { # $1 offset, $2 count, $3 extra WHERE
+    cat <<EOF
+SELECT n, ts, link_id, domain, key, url, ip, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, utm_source
+FROM (
+  SELECT n,
+    toInt64($T0_US) + toInt64(cityHash64(n, 1) % $SPAN_US) AS ts,
+    toUInt32(floor(pow((cityHash64(n, 3) % 1000000) / 1000000., 2) * $NLINKS)) AS idx,
+    ['US','DE','GB','FR','IN','BR','JP','CA','AU','NL','ES','IT','MX','SE','PL','KR','NG','ZA','AR','ID'][1 + cityHash64(n, 4) % 20] AS country,
+    transform(country, ['US','CA','MX','BR','AR','DE','GB','FR','NL','ES','IT','SE','PL','IN','JP','KR','ID','AU','NG','ZA'],
+      ['NA','NA','NA','SA','SA','EU','EU','EU','EU','EU','EU','EU','EU','AS','AS','AS','AS','OC','AF','AF'], '') AS continent,
+    concat(country, '-', toString(cityHash64(n, 5) % 8)) AS region,
+    concat('City ', toString(cityHash64(n, 5) % 8), '-', toString(cityHash64(n, 6) % 40)) AS city,
+    ['Desktop','Mobile','Mobile','Tablet'][1 + cityHash64(n, 7) % 4] AS device,
+    ['Chrome','Chrome','Safari','Firefox','Edge','Samsung Internet','Opera'][1 + cityHash64(n, 8) % 7] AS browser,
+    ['Windows','iOS','Android','Mac OS','Linux'][1 + cityHash64(n, 9) % 5] AS os,
+    concat('Mozilla/5.0 (bench ', toString(cityHash64(n, 10) % 500), ')') AS ua,
+    if(cityHash64(n, 11) % 20 = 0, 'qr', 'link') AS trigger,
+    ['(direct)','google.com','twitter.com','facebook.com','linkedin.com','reddit.com','news.ycombinator.com','youtube.com','instagram.com','bing.com'][1 + cityHash64(n, 12) % 10] AS referer,
+    if(referer = '(direct)', '(direct)', concat('https://', referer, '/p/', toString(cityHash64(n, 13) % 50))) AS referer_url,
+    ['','','newsletter','twitter','partner','ads'][1 + cityHash64(n, 14) % 6] AS utm_source,
+    IPv4NumToString(toUInt32(cityHash64(n, 15) % 4294967296)) AS ip
+  FROM (SELECT number + $1 AS n FROM numbers($2))
+  $3
+) ANY LEFT JOIN (SELECT idx, link_id, domain, key, url FROM relink.bench_links) USING idx
+EOF
+  }
+  CLICK_COLS="workspace_id, ts, click_id, link_id, domain, key, url, identity_hash, ip, continent, country, region, city, device, browser, os, ua, qr, trigger, referer, referer_url, utm_source"
+  off=0
+  tl=$(date +%s)
+  while [ "$off" -lt "$CLICKS" ]; do
+    cnt=$(( CLICKS - off < CHUNK ? CLICKS - off : CHUNK ))
+    chq "INSERT INTO relink.clicks ($CLICK_COLS)
+SELECT '$WS', ts, concat('bc', toString(n)), link_id, domain, key,
+  if(utm_source = '', url, concat(url, '?utm_source=', utm_source)), hex(cityHash64(ip, ua)), ip, continent, country, region, city,
+  device, browser, os, ua, toUInt8(trigger = 'qr'), trigger, referer, referer_url, utm_source
+FROM ($(attrs "$off" "$cnt" ""))"
+    chq "INSERT INTO relink.lead_events (workspace_id, ts, event_id, event_name, customer_id, click_id, link_id, domain, key, url, ip, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, utm_source)
+SELECT '$WS', least(ts + toInt64(cityHash64(n, 20) % 86400) * 1000000, toInt64($NOW_US)), concat('bl', toString(n)), 'Sign up', concat('bcus', toString(n)), concat('bc', toString(n)),
+  link_id, domain, key, if(utm_source = '', url, concat(url, '?utm_source=', utm_source)), ip, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, utm_source
+FROM ($(attrs "$off" "$cnt" "WHERE cityHash64(n, 99) % 20 = 0"))"
+    chq "INSERT INTO relink.sale_events (workspace_id, ts, event_id, event_name, customer_id, lead_event_id, amount, currency, payment_processor, invoice_id, click_id, link_id, domain, key, url, ip, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, utm_source)
+SELECT '$WS', least(ts + toInt64(cityHash64(n, 21) % 604800) * 1000000, toInt64($NOW_US)), concat('bs', toString(n)), 'Purchase', concat('bcus', toString(n)), concat('bl', toString(n)),
+  toInt64(500 + cityHash64(n, 22) % 20000), 'usd', 'stripe', concat('inv_', toString(n)), concat('bc', toString(n)),
+  link_id, domain, key, if(utm_source = '', url, concat(url, '?utm_source=', utm_source)), ip, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, utm_source
+FROM ($(attrs "$off" "$cnt" "WHERE cityHash64(n, 99) % 100 = 0"))"
+    off=$(( off + cnt ))
+    el=$(( $(date +%s) - tl ))
+    printf '\r  %d / %d clicks (%d%%), %d s, %d clicks/s, load %s   ' "$off" "$CLICKS" $(( off * 100 / CLICKS )) "$el" $(( off / (el > 0 ? el : 1) )) "$(load)"
+  done
+  echo
+  echo "loaded in $(( $(date +%s) - tl )) s; load average $(load)"
+fi
+
+echo
+echo "events in ClickHouse:"
+chq "SELECT 'clicks', count() FROM relink.clicks UNION ALL SELECT 'leads', count() FROM relink.lead_events UNION ALL SELECT 'sales', count() FROM relink.sale_events FORMAT TSV"
+echo
+echo "| table | rows | bytes on disk | MiB | bytes per event |"
+echo "|---|---:|---:|---:|---:|"
+chq "SELECT table, sum(rows) AS r, sum(bytes_on_disk) AS b, round(b / 1048576), round(b / greatest(r, 1)) FROM system.parts WHERE active AND database = 'relink' GROUP BY table ORDER BY b DESC FORMAT TSV" |
+  awk -F'\t' '{printf "| %s | %d | %d | %d | %d |\n", $1, $2, $3, $4, $5}'
+total=$(chq "SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = 'relink'")
+events=$(chq "SELECT (SELECT count() FROM relink.clicks) + (SELECT count() FROM relink.lead_events) + (SELECT count() FROM relink.sale_events)")
+echo "all tables: $(( total / 1048576 )) MiB for $events events = $(( total / (events / 1000000) / 1048576 )) MiB per million events (rollups included)"
+echo
+
+"$DIR/analytics" --workspace bench --runs "$RUNS" --warmup "$WARMUP" --interval "$INTERVALS" --events "$EVENTS" --target "$TARGET"
