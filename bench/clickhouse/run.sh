@@ -6,12 +6,18 @@
 #    ports with its data under $DIR, never the machine's own;
 # 2. makes a workspace with $LINKS links (folders, tags, partners) in a
 #    SQLite file with `relink demo`, and applies ClickHouse's migrations with
-#    `relink clickhouse backfill` (which also copies the demo's few events);
+#    `relink clickhouse backfill` run before the demo (so none of the demo's
+#    few events is in ClickHouse);
 # 3. generates $CLICKS clicks over $DAYS days ending now, and leads (1 in 20
 #    clicks) and sales (1 in 100) from those clicks — the proportions of
 #    `relink demo`'s 10M / 500k / 100k — inside ClickHouse, with
-#    INSERT … SELECT from numbers() in chunks of $CHUNK, through the event
-#    tables so the materialized views fill the rollups as in production;
+#    INSERT … SELECT from numbers() in chunks of $CHUNK. The rollups'
+#    materialized views are detached meanwhile (their per-block ARRAY JOIN
+#    of 40 rows per click ran at ~21k clicks/s on this machine: 80 minutes
+#    for 100M); bench/clickhouse/rollups.py then writes the rows the views
+#    would have written, one INSERT … SELECT … GROUP BY per table, month
+#    and dimension, and the views are attached again. The script checks
+#    that the rollups' totals equal the raw counts;
 # 4. runs bench/analytics (every groupBy × event over HTTP against the real
 #    handlers with RELINK_CLICKHOUSE_URL set) at 30d and 1y;
 # 5. prints rows and bytes on disk per table and per million events.
@@ -75,6 +81,9 @@ EOF
 
 CH="http://127.0.0.1:$HTTP"
 chq() { curl -sS --fail-with-body "$CH/" --data-binary "$1"; }
+# Generating inserts: blocks of 100k rows, so the rollups' views (41 rows per
+# click before their GROUP BY) fit in memory.
+chi() { curl -sS --fail-with-body "$CH/?min_insert_block_size_rows=100000&min_insert_block_size_bytes=0&max_block_size=100000" --data-binary "$1"; }
 "$CH_BIN" --config-file="$DIR/ch/config.xml" > "$DIR/ch/stdout.log" 2>&1 &
 chpid=$!
 cleanup() {
@@ -93,8 +102,10 @@ go build -o "$DIR/analytics" ./bench/analytics
 
 if [ "$SKIP_LOAD" != 1 ]; then
   t0=$(date +%s)
-  RELINK_CLICKHOUSE_URL= "$DIR/relink" demo --workspace bench --links "$LINKS" --clicks 1000 --leads 50 --sales 10 --days 90 --seed 1 >/dev/null
+  # ClickHouse's migrations first (a backfill of the still empty database),
+  # then the links; the demo's few SQL events stay out of ClickHouse.
   "$DIR/relink" clickhouse backfill >/dev/null 2>&1
+  RELINK_CLICKHOUSE_URL= "$DIR/relink" demo --workspace bench --links "$LINKS" --clicks 1000 --leads 50 --sales 10 --days 90 --seed 1 >/dev/null
   WS=$(python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute(\"SELECT id FROM workspaces WHERE slug='bench'\").fetchone()[0])" "$DIR/relink.db")
   chq "CREATE TABLE IF NOT EXISTS relink.bench_links (idx UInt32, link_id String, domain String, key String, url String) ENGINE = Memory"
   chq "TRUNCATE TABLE relink.bench_links" 2>/dev/null || true
@@ -140,21 +151,23 @@ FROM (
 ) ANY LEFT JOIN (SELECT idx, link_id, domain, key, url FROM relink.bench_links) USING idx
 EOF
   }
+  for v in clicks_aggregates lead_events_aggregates sale_events_aggregates; do chq "DETACH TABLE relink.$v"; done
+  trap 'for v in clicks_aggregates lead_events_aggregates sale_events_aggregates; do chq "ATTACH TABLE relink.$v" 2>/dev/null; done; cleanup' EXIT
   CLICK_COLS="workspace_id, ts, click_id, link_id, domain, key, url, identity_hash, ip, continent, country, region, city, device, browser, os, ua, qr, trigger, referer, referer_url, utm_source"
   off=0
   tl=$(date +%s)
   while [ "$off" -lt "$CLICKS" ]; do
     cnt=$(( CLICKS - off < CHUNK ? CLICKS - off : CHUNK ))
-    chq "INSERT INTO relink.clicks ($CLICK_COLS)
+    chi "INSERT INTO relink.clicks ($CLICK_COLS)
 SELECT '$WS', ts, concat('bc', toString(n)), link_id, domain, key,
   if(utm_source = '', url, concat(url, '?utm_source=', utm_source)), hex(cityHash64(ip, ua)), ip, continent, country, region, city,
   device, browser, os, ua, toUInt8(trigger = 'qr'), trigger, referer, referer_url, utm_source
 FROM ($(attrs "$off" "$cnt" ""))"
-    chq "INSERT INTO relink.lead_events (workspace_id, ts, event_id, event_name, customer_id, click_id, link_id, domain, key, url, ip, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, utm_source)
+    chi "INSERT INTO relink.lead_events (workspace_id, ts, event_id, event_name, customer_id, click_id, link_id, domain, key, url, ip, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, utm_source)
 SELECT '$WS', least(ts + toInt64(cityHash64(n, 20) % 86400) * 1000000, toInt64($NOW_US)), concat('bl', toString(n)), 'Sign up', concat('bcus', toString(n)), concat('bc', toString(n)),
   link_id, domain, key, if(utm_source = '', url, concat(url, '?utm_source=', utm_source)), ip, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, utm_source
 FROM ($(attrs "$off" "$cnt" "WHERE cityHash64(n, 99) % 20 = 0"))"
-    chq "INSERT INTO relink.sale_events (workspace_id, ts, event_id, event_name, customer_id, lead_event_id, amount, currency, payment_processor, invoice_id, click_id, link_id, domain, key, url, ip, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, utm_source)
+    chi "INSERT INTO relink.sale_events (workspace_id, ts, event_id, event_name, customer_id, lead_event_id, amount, currency, payment_processor, invoice_id, click_id, link_id, domain, key, url, ip, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, utm_source)
 SELECT '$WS', least(ts + toInt64(cityHash64(n, 21) % 604800) * 1000000, toInt64($NOW_US)), concat('bs', toString(n)), 'Purchase', concat('bcus', toString(n)), concat('bl', toString(n)),
   toInt64(500 + cityHash64(n, 22) % 20000), 'usd', 'stripe', concat('inv_', toString(n)), concat('bc', toString(n)),
   link_id, domain, key, if(utm_source = '', url, concat(url, '?utm_source=', utm_source)), ip, continent, country, region, city, device, browser, os, ua, trigger, referer, referer_url, utm_source
@@ -164,7 +177,25 @@ FROM ($(attrs "$off" "$cnt" "WHERE cityHash64(n, 99) % 100 = 0"))"
     printf '\r  %d / %d clicks (%d%%), %d s, %d clicks/s, load %s   ' "$off" "$CLICKS" $(( off * 100 / CLICKS )) "$el" $(( off / (el > 0 ? el : 1) )) "$(load)"
   done
   echo
-  echo "loaded in $(( $(date +%s) - tl )) s; load average $(load)"
+  echo "raw events loaded in $(( $(date +%s) - tl )) s; load average $(load)"
+  tr=$(date +%s)
+  first=$(date -u -d "@$(( T0_US / 1000000 ))" +%Y-%m); last=$(date -u +%Y-%m)
+  python3 bench/clickhouse/rollups.py "$WS" "$first" "$last" > "$DIR/rollups.sql"
+  total=$(wc -l < "$DIR/rollups.sql"); i=0
+  while IFS= read -r q; do
+    chi "$q"; i=$(( i + 1 ))
+    printf '\r  rollups: %d / %d statements, %d s, load %s   ' "$i" "$total" $(( $(date +%s) - tr )) "$(load)"
+  done < "$DIR/rollups.sql"
+  echo
+  for v in clicks_aggregates lead_events_aggregates sale_events_aggregates; do chq "ATTACH TABLE relink.$v"; done
+  trap cleanup EXIT
+  echo "rollups written in $(( $(date +%s) - tr )) s; whole load $(( $(date +%s) - tl )) s; load average $(load)"
+  for t in clicks:click lead_events:lead sale_events:sale; do
+    raw=$(chq "SELECT count() FROM relink.${t%%:*} WHERE workspace_id = '$WS'")
+    agg=$(chq "SELECT sum(count) FROM relink.event_aggregates WHERE workspace_id = '$WS' AND event = '${t##*:}' AND dim = 'total'")
+    echo "  ${t%%:*}: $raw raw, $agg in the rollups' totals"
+    [ "$raw" = "$agg" ] || { echo "rollups differ from the raw events" >&2; exit 1; }
+  done
 fi
 
 echo
