@@ -198,6 +198,9 @@ func (s *Services) jobs() {
 	// deletion of raw clicks past their workspace's retention period.
 	s.Jobs.Add(jobs.Job{Name: "keep-IP set", Loop: s.KeepIPs.Run})
 	retention := &privacy.Retention{DB: s.DB, Now: s.Now, Logger: s.Log}
+	if s.ClickHouse != nil {
+		retention.Events = s.ClickHouse
+	}
 	s.Jobs.Add(jobs.Job{Name: "retention", Every: privacy.RetentionPeriod, Run: func(ctx context.Context) error {
 		_, err := retention.Run(ctx)
 		return err

@@ -26,9 +26,19 @@ const RetentionPeriod = time.Hour
 // over years of clicks holds no lock for long.
 const retentionChunk = 10000
 
-// Retention deletes raw clicks past their workspace's retention period.
+// EventStore is a second store of raw clicks (the ClickHouse event store,
+// chstore.Client) that retention trims as well.
+type EventStore interface {
+	// DeleteClicksBefore removes (or schedules the removal of) a
+	// workspace's raw clicks older than before and says how many.
+	DeleteClicksBefore(ctx context.Context, workspaceID string, before time.Time) (int64, error)
+}
+
+// Retention deletes raw clicks past their workspace's retention period, in
+// the SQL database and, when set, in the event store.
 type Retention struct {
 	DB     *models.DB
+	Events EventStore // nil without RELINK_CLICKHOUSE_URL
 	Now    func() time.Time
 	Logger *slog.Logger
 }
@@ -52,6 +62,15 @@ func (r *Retention) Run(ctx context.Context) (int64, error) {
 			total += n
 			if n < retentionChunk {
 				break
+			}
+		}
+		if r.Events != nil {
+			n, err := r.Events.DeleteClicksBefore(ctx, ws.ID, before)
+			if err != nil {
+				return total, fmt.Errorf("retention of workspace %s in the event store: %w", ws.ID, err)
+			}
+			if n > 0 {
+				r.Logger.Info("retention: deleting raw clicks past their workspace's period from the event store", "workspace", ws.ID, "clicks", n)
 			}
 		}
 	}
