@@ -87,7 +87,7 @@ type Result struct {
 	// RELINK_CLICK_JOURNAL_MAX): answered, not stored, not silent.
 	Refused int64
 	Lost    int64 // Seen - Stored - Refused when positive
-	Bound        int64 // clicks the scenario may lose
+	Bound   int64 // clicks the scenario may lose
 	// Held is what a graceful stop left in the click journal and the next
 	// start wrote (SIGTERM: stored after a restart minus stored after the
 	// stop). Not lost, but printed: a stop should write everything.
