@@ -593,7 +593,7 @@ func (w *Worker) record(ctx context.Context, batch []outcome) error {
 				return err
 			}
 		}
-		if err := tx.WithContext(ctx).Omit("id").CreateInBatches(logs, 100).Error; err != nil {
+		if err := insertAttempts(ctx, tx, logs); err != nil {
 			return fmt.Errorf("log attempts: %w", err)
 		}
 		for status, idList := range okByStatus {
