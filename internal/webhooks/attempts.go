@@ -37,7 +37,7 @@ func insertAttempts(ctx context.Context, tx *models.DB, logs []Attempt) error {
 	if tx.Dialect != "sqlite" {
 		return tx.WithContext(ctx).Omit("id").CreateInBatches(logs, attemptsPerInsert).Error
 	}
-	pool := tx.Statement.ConnPool // the caller's transaction
+	pool := tx.Statement.ConnPool    // the caller's transaction
 	ctx = context.WithoutCancel(ctx) // bounded by the transaction's context already
 	var b strings.Builder
 	var num [24]byte
