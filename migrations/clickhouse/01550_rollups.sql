@@ -171,8 +171,10 @@ GROUP BY workspace_id, dim, hour, value;
 
 -- Events stored before this migration (a server upgraded from 01100):
 -- their rollups, once. Instances writing while it runs may have rows
--- counted by both the view and this copy; `relink clickhouse rollups
--- --rebuild` recomputes the rollups from the raw tables.
+-- counted by both the view and this copy. No command rebuilds them yet:
+-- to recompute, truncate event_aggregates while no instance writes and
+-- run the INSERTs below again (bench/clickhouse/rollups.py does the same
+-- per month and dimension, for tables too large for one statement).
 INSERT INTO event_aggregates
 SELECT workspace_id, 'click' AS event, tupleElement(d, 1) AS dim, tupleElement(d, 2) AS hour, tupleElement(d, 3) AS value,
     toInt64(count()) AS count, toInt64(0) AS amount
