@@ -98,8 +98,11 @@ func chNumeric(expr string) string {
 func (s *scope) chWhereOf(k kind, ranges []timeRange) (*chWhere, bool) {
 	var w chWhere
 	w.add("workspace_id = " + chstore.Quote(s.wsID))
+	// The primary key is (workspace_id, time): each range bounds time as
+	// well as ts, so only its own granules are read. One bound around all
+	// ranges would read the whole window for the two partial hours at its
+	// ends (8.2M rows for a 30-day window at 100M clicks a year).
 	var ors []string
-	var lo, hi int64
 	for _, r := range ranges {
 		if r.empty() {
 			continue
@@ -109,20 +112,12 @@ func (s *scope) chWhereOf(k kind, ranges []timeRange) (*chWhere, bool) {
 		if r.toIncl {
 			op, to = "<=", r.to.UnixMicro() // floor
 		}
-		ors = append(ors, fmt.Sprintf("(ts >= %d AND ts %s %d)", from, op, to))
-		if len(ors) == 1 || from < lo {
-			lo = from
-		}
-		if len(ors) == 1 || to > hi {
-			hi = to
-		}
+		ors = append(ors, fmt.Sprintf("(time >= toDateTime(%d) AND time <= toDateTime(%d) AND ts >= %d AND ts %s %d)",
+			floorDiv(from, 1e6), floorDiv(to, 1e6), from, op, to))
 	}
 	if len(ors) == 0 {
 		return nil, false
 	}
-	// The primary key is (workspace_id, time): bound time too, so only the
-	// window's granules are read.
-	w.add(fmt.Sprintf("time >= toDateTime(%d) AND time <= toDateTime(%d)", floorDiv(lo, 1e6), floorDiv(hi, 1e6)))
 	w.add("(" + strings.Join(ors, " OR ") + ")")
 	if s.linksSet {
 		w.in("link_id", Filter{Values: s.links})
