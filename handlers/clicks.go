@@ -76,6 +76,19 @@ func (s *Server) metrics(c *fiber.Ctx) error {
 	metric("relink_link_cache_hits_total", "counter", "Link cache hits.", ls.Hits)
 	metric("relink_link_cache_misses_total", "counter", "Link cache misses.", ls.Misses)
 	metric("relink_track_visits_refused_total", "counter", "POST /track/visit calls not recorded: the page is not on the workspace's allowed hostnames.", s.track.Stats().VisitsRefused)
+	if w := s.svc.WebhookWorker; w != nil {
+		ws := w.Stats()
+		metric("relink_webhook_delivered_total", "counter", "Webhook deliveries answered with a 2xx.", ws.Delivered)
+		metric("relink_webhook_failed_attempts_total", "counter", "Webhook delivery attempts without a 2xx (each is retried on the schedule).", ws.FailedAttempts)
+		metric("relink_webhook_exhausted_total", "counter", "Webhook deliveries whose every attempt failed.", ws.Exhausted)
+		metric("relink_webhook_disabled_total", "counter", "Webhooks disabled after 20 consecutive failed attempts.", ws.Disabled)
+	}
+	if p := s.svc.WebhookPacer; p != nil {
+		ps := p.Stats()
+		metric("relink_webhook_click_paced", "gauge", "1 while link.clicked deliveries are paced because redirects saturate the machine.", boolGauge(ps.Paced))
+		metric("relink_webhook_click_pace", "gauge", "link.clicked deliveries per second allowed now (0: not paced).", ps.Limit)
+		metric("relink_webhook_click_paced_seconds_total", "counter", "Time link.clicked deliveries were paced.", ps.PacedT.Seconds())
+	}
 	c.Set(fiber.HeaderContentType, "text/plain; version=0.0.4; charset=utf-8")
 	return c.SendString(b.String())
 }

@@ -96,6 +96,7 @@ func main() {
 	conc := flag.Int("concurrency", 16, "deliveries in flight (RELINK_WEBHOOK_CONCURRENCY)")
 	rate := flag.Int("rate", 5000, "clicks per second for the lag phase")
 	dur := flag.Duration("duration", 20*time.Second, "length of the lag phase")
+	busyRate := flag.Float64("busy-rate", 100, "RELINK_WEBHOOK_BUSY_RATE for the lag phase (0: off)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -152,7 +153,7 @@ func main() {
 	}
 	fmt.Printf("database %s, %d cores, load average before: %s\n\n", db.Dialect, numCPU(), loadavg())
 	throughput(ctx, db, ws, s, *events, *conc)
-	lag(ctx, db, feed, link, s, *conc, *rate, *dur)
+	lag(ctx, db, feed, link, s, *conc, *rate, *dur, *busyRate)
 	fmt.Printf("\nload average after: %s\n", loadavg())
 }
 
@@ -161,9 +162,9 @@ func numCPU() int {
 	return strings.Count(string(b), "processor\t:")
 }
 
-func worker(db *models.DB, conc int) (*webhooks.Worker, func()) {
+func worker(db *models.DB, conc int, pace *webhooks.Pacer) (*webhooks.Worker, func()) {
 	w := webhooks.NewWorker(db, webhooks.Options{Targets: webhooks.TargetsAny, Concurrency: conc,
-		PollInterval: 100 * time.Millisecond})
+		PollInterval: 100 * time.Millisecond, Pace: pace})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = w.Run(ctx); close(done) }()
@@ -189,7 +190,7 @@ func throughput(ctx context.Context, db *models.DB, ws *models.Workspace, s *sin
 	}
 	emitted := time.Since(start)
 	base := s.n.Load()
-	_, stop := worker(db, conc)
+	_, stop := worker(db, conc, nil)
 	t0 := time.Now()
 	for s.n.Load()-base < int64(n) {
 		time.Sleep(5 * time.Millisecond)
@@ -203,9 +204,15 @@ func throughput(ctx context.Context, db *models.DB, ws *models.Workspace, s *sin
 
 // lag: clicks at rate/s through the ingest pipeline for d; every click's
 // link.clicked delivery is waited for.
-func lag(ctx context.Context, db *models.DB, feed *webhooks.Clicks, l *models.Link, s *sink, conc, rate int, d time.Duration) {
+func lag(ctx context.Context, db *models.DB, feed *webhooks.Clicks, l *models.Link, s *sink, conc, rate int, d time.Duration, busyRate float64) {
 	p := ingest.New(db, ingest.Options{DedupWindow: -1, Hooks: []models.ClickHook{models.AggregateClicks, feed.Hook}})
-	w, stop := worker(db, conc)
+	// As relink serve: link.clicked deliveries are paced while clicks
+	// arrive and the machine's CPU is under 10% idle (-busy-rate 0: never).
+	var pace *webhooks.Pacer
+	if busyRate > 0 {
+		pace = &webhooks.Pacer{BusyRate: busyRate, Live: func() uint64 { return p.Stats().Accepted }}
+	}
+	w, stop := worker(db, conc, pace)
 	const tick = 10 * time.Millisecond
 	per := max(1, rate*int(tick)/int(time.Second))
 	t := time.NewTicker(tick)
@@ -259,4 +266,7 @@ func lag(ctx context.Context, db *models.DB, feed *webhooks.Clicks, l *models.Li
 	fmt.Printf("| link.clicked deliveries per second, first click to last delivery | %.0f (%d in %.1fs) |\n",
 		float64(len(lags))/took.Seconds(), len(lags), took.Seconds())
 	fmt.Printf("| worker counters | %+v |\n", w.Stats())
+	if pace != nil {
+		fmt.Printf("| link.clicked paced (machine saturated while clicks arrived) | %s |\n", pace.Stats().PacedT)
+	}
 }

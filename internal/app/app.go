@@ -103,6 +103,9 @@ type Services struct {
 	// from the click batches (its Hook is one of the pipeline's hooks).
 	Webhooks      *webhooks.Service
 	WebhookWorker *webhooks.Worker
+	// WebhookPacer paces link.clicked deliveries while redirects saturate
+	// the machine (nil with RELINK_WEBHOOK_BUSY_RATE=off).
+	WebhookPacer  *webhooks.Pacer
 	WebhookOwners *webhooks.Owners // e-mails owners about failing webhooks
 	ClickWebhooks *webhooks.Clicks
 	// KeepIPs is the set of workspaces whose clicks keep IP addresses
@@ -422,9 +425,13 @@ func (s *Services) webhooks() error {
 		QRBase: strings.TrimSuffix(cfg.APIURL.Scheme+"://"+cfg.APIURL.Host, "/")}
 	s.Links.Events = &webhooks.LinkEvents{Links: wl}
 	s.ClickWebhooks.Links = wl
+	if cfg.WebhookBusyRate > 0 {
+		clicks := s.Clicks
+		s.WebhookPacer = &webhooks.Pacer{BusyRate: cfg.WebhookBusyRate, Live: func() uint64 { return clicks.Stats().Accepted }}
+	}
 	s.WebhookWorker = webhooks.NewWorker(s.DB, webhooks.Options{Targets: webhooks.Targets(cfg.WebhookTargets),
 		Timeout: cfg.WebhookTimeout, Concurrency: cfg.WebhookConcurrency, Schedule: cfg.WebhookRetries,
-		Retention: cfg.WebhookLogRetention, Logger: s.Log, Notify: s.WebhookOwners.Notify})
+		Retention: cfg.WebhookLogRetention, Logger: s.Log, Notify: s.WebhookOwners.Notify, Pace: s.WebhookPacer})
 	s.Webhooks = &webhooks.Service{DB: s.DB, Changed: s.ClickWebhooks.Invalidate, Wake: s.WebhookWorker.Wake,
 		Added: s.WebhookOwners.Added}
 	return nil

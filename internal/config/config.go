@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/netip"
 	"net/url"
@@ -89,8 +90,12 @@ type Config struct {
 	WebhookConcurrency  int             // deliveries in flight per instance
 	WebhookRetries      []time.Duration // waits before each retry
 	WebhookLogRetention time.Duration   // delivery log kept this long
-	SMTPURL             string          // RELINK_SMTP_URL: owners' e-mails; empty logs them
-	MailFrom            string          // RELINK_MAIL_FROM
+	// WebhookBusyRate is the link.clicked deliveries per second per instance
+	// while live traffic saturates the machine (RELINK_WEBHOOK_BUSY_RATE);
+	// 0 (off) never paces them.
+	WebhookBusyRate float64
+	SMTPURL         string // RELINK_SMTP_URL: owners' e-mails; empty logs them
+	MailFrom        string // RELINK_MAIL_FROM
 }
 
 // Var documents one environment variable; the README table is generated from
@@ -135,6 +140,7 @@ var Vars = []Var{
 	{"RELINK_WEBHOOK_TIMEOUT", "15s", "Time limit of one webhook delivery attempt (connect, send, and the receiver's answer)."},
 	{"RELINK_WEBHOOK_CONCURRENCY", "16", "Webhook deliveries in flight per instance."},
 	{"RELINK_WEBHOOK_RETRIES", "12s,2m28s,30m8s,6h7m,24h", "Waits before each retry of a failed webhook delivery, comma-separated (Dub's queue schedule: 6 attempts over about 30 hours). After the last, the delivery is marked failed; 20 consecutive failed attempts disable the webhook."},
+	{"RELINK_WEBHOOK_BUSY_RATE", "100", "`link.clicked` deliveries per second per instance while redirects saturate the machine (its CPU under 10% idle, from `/proc/stat`, while clicks arrive): click webhooks then wait in the outbox, durable, and are sent when the CPU is idle again, so they never take the redirects' CPU. `off` sends them as they come. Other events are never paced."},
 	{"RELINK_WEBHOOK_LOG_RETENTION", "720h", "How long webhook delivery log entries (and finished deliveries) are kept."},
 	{"RELINK_SMTP_URL", "(empty)", "Mail server for the owners' notices (a webhook failing at its 5th, 10th and 15th consecutive failed attempt, disabled at the 20th): `smtp://[user:password@]host[:587]` (STARTTLS when offered) or `smtps://…[:465]`. Empty: each notice is a log line instead."},
 	{"RELINK_MAIL_FROM", "Relink <relink@host of RELINK_APP_URL>", "Sender of those e-mails."},
@@ -381,6 +387,13 @@ func (l *loader) webhooks(c *Config) {
 	c.WebhookTimeout = l.duration("RELINK_WEBHOOK_TIMEOUT", "15s", false)
 	c.WebhookConcurrency = l.positive("RELINK_WEBHOOK_CONCURRENCY", "16")
 	c.WebhookLogRetention = l.duration("RELINK_WEBHOOK_LOG_RETENTION", "720h", false)
+	if v := strings.ToLower(l.get("RELINK_WEBHOOK_BUSY_RATE", "100")); v != "off" {
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil || r <= 0 || math.IsInf(r, 0) || math.IsNaN(r) {
+			l.errs = append(l.errs, fmt.Errorf("RELINK_WEBHOOK_BUSY_RATE: want deliveries per second above 0, or off, got %q", v))
+		}
+		c.WebhookBusyRate = r
+	}
 	c.SMTPURL = l.get("RELINK_SMTP_URL", "")
 	c.MailFrom = l.get("RELINK_MAIL_FROM", "")
 	if c.MailFrom == "" && c.AppURL != nil {

@@ -2,8 +2,13 @@ package webhooks
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/relinkhq/relink/internal/ids"
 
 	"github.com/relinkhq/relink/internal/wsset"
 	"github.com/relinkhq/relink/models"
@@ -167,21 +172,27 @@ func (t *clickTargets) matches(h *Webhook, l *models.Link) bool {
 	return false
 }
 
-// deliveries builds one envelope per click (shared by its webhooks) and one
-// batch row per webhook holding its clicks' envelopes, one per line (JSON
-// has no raw newlines). A click on a link deleted meanwhile is skipped.
+// deliveries builds one batch row per webhook naming its clicks: the
+// batch's time, the JSON of each link clicked (encoded once per link, as
+// it is now: the events carry the link as it was at the click) and the
+// click ids (clickBatch). The envelopes themselves are built when the row
+// is delivered (expandBatch), from the clicks table: at ingest a batch of
+// 1000 clicks costs one link encoding per link and about 17 bytes per
+// click, not 1.5 KB of envelope per click, and the redirects keep that
+// CPU. A click on a link deleted meanwhile is skipped.
 func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models.Click) ([]Delivery, []string, error) {
 	t, err := c.load(ctx, tx, clicks)
 	if err != nil {
 		return nil, nil, err
 	}
 	now := Now()
-	created := Timestamp(now)
 	type batch struct {
 		hook  *Webhook
 		first string
 		n     int
-		body  []byte
+		ids   []byte
+		links []string
+		seen  map[string]bool
 	}
 	var order []*batch
 	byHook := map[string]*batch{}
@@ -191,50 +202,135 @@ func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models
 		if l == nil {
 			continue
 		}
-		var targets []*Webhook
-		for _, h := range t.hooks[k.WorkspaceID] {
-			if t.matches(h, l) {
-				targets = append(targets, h)
-			}
-		}
-		if len(targets) == 0 {
-			continue
-		}
-		lj := linkJSON[l.ID]
-		if lj == nil {
-			if lj, err = Marshal(c.Links.Link(l)); err != nil {
+		if _, done := linkJSON[l.ID]; !done {
+			lj, err := Marshal(c.Links.Link(l))
+			if err != nil {
 				return nil, nil, err
 			}
 			linkJSON[l.ID] = lj
 		}
-		attrs := models.AttrsOf(k)
-		id := NewEventID()
-		body, err := clickEnvelope(id, created, ClickOf(&attrs, Timestamp(k.Timestamp)), lj)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, h := range targets {
+		for _, h := range t.hooks[k.WorkspaceID] {
+			if !t.matches(h, l) {
+				continue
+			}
 			b := byHook[h.ID]
 			if b == nil {
-				b = &batch{hook: h, first: id}
+				b = &batch{hook: h, first: ClickEventID(k.ClickID), seen: map[string]bool{}}
 				byHook[h.ID] = b
 				order = append(order, b)
 			} else {
-				b.body = append(b.body, '\n')
+				b.ids = append(b.ids, ',')
 			}
-			b.body = append(b.body, body...)
+			b.ids = append(b.ids, k.ClickID...)
+			if !b.seen[l.ID] {
+				b.seen[l.ID] = true
+				b.links = append(b.links, l.ID)
+			}
 			b.n++
 		}
 	}
 	rows := make([]Delivery, 0, len(order))
 	bodies := make([]string, 0, len(order))
+	created := Timestamp(now)
 	for _, b := range order {
 		d := newDelivery(b.first, LinkClicked, b.hook, "", now)
 		d.Clicks = b.n
 		rows = append(rows, d)
-		bodies = append(bodies, string(b.body))
+		bodies = append(bodies, clickBatchBody(created, b.links, linkJSON, b.ids))
 	}
 	return rows, bodies, nil
+}
+
+// clickBatchPrefix starts a batch row's body (format 2): a header line
+// {"v":2,"createdAt":…,"links":{id: link JSON, …}}, then the click ids,
+// comma-separated. Rows of format 1 (written before it) hold the
+// envelopes, one per line, and are delivered as they are.
+const clickBatchPrefix = `{"v":2,`
+
+func clickBatchBody(created string, links []string, linkJSON map[string][]byte, clickIDs []byte) string {
+	n := len(clickIDs) + 64
+	for _, id := range links {
+		n += len(id) + len(linkJSON[id]) + 4
+	}
+	b := make([]byte, 0, n)
+	b = append(b, clickBatchPrefix+`"createdAt":"`...)
+	b = append(b, created...)
+	b = append(b, `","links":{`...)
+	for i, id := range links {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, id...)
+		b = append(b, `":`...)
+		b = append(b, linkJSON[id]...)
+	}
+	b = append(b, "}}\n"...)
+	b = append(b, clickIDs...)
+	return string(b)
+}
+
+// ClickEventID is the id of a click's link.clicked event: derived from the
+// click id, so it is the same for every webhook and every attempt (Dub's
+// receivers deduplicate on it), without storing one per click.
+func ClickEventID(clickID string) string {
+	sum := sha256.Sum256([]byte("link.clicked\x00" + clickID))
+	out := make([]byte, 25)
+	for i := range out {
+		out[i] = ids.Alphanumeric[int(sum[i])%len(ids.Alphanumeric)]
+	}
+	return ids.Event + string(out)
+}
+
+// envelopeColumns are the clicks' columns a link.clicked envelope shows
+// (ClickOf): reading only them halves the cost of expanding a batch.
+var envelopeColumns = []string{"click_id", "timestamp", "link_id", "url", "country", "city", "region", "continent",
+	"device", "browser", "os", "referer", "referer_url", "qr", "ip", "ua", "trigger"}
+
+// expandBatch turns a batch row's body into its envelopes, one per line
+// (a format 1 body already is). Clicks no longer stored (erased since) are
+// left out and counted in missing.
+func expandBatch(ctx context.Context, db *models.DB, body string) (envs string, missing int, err error) {
+	if !strings.HasPrefix(body, clickBatchPrefix) {
+		return body, 0, nil
+	}
+	head, list, _ := strings.Cut(body, "\n")
+	var h struct {
+		CreatedAt string                     `json:"createdAt"`
+		Links     map[string]json.RawMessage `json:"links"`
+	}
+	if err := json.Unmarshal([]byte(head), &h); err != nil {
+		return "", 0, fmt.Errorf("click batch header: %w", err)
+	}
+	clickIDs := strings.Split(list, ",")
+	byID := make(map[string]*models.Click, len(clickIDs))
+	for chunk := range slices.Chunk(clickIDs, 500) {
+		var ks []models.Click
+		if err := db.WithContext(ctx).Select(envelopeColumns).Where("click_id IN ?", chunk).Find(&ks).Error; err != nil {
+			return "", 0, fmt.Errorf("load the batch's clicks: %w", err)
+		}
+		for i := range ks {
+			byID[ks[i].ClickID] = &ks[i]
+		}
+	}
+	var b []byte
+	for _, id := range clickIDs {
+		k := byID[id]
+		if k == nil || h.Links[k.LinkID] == nil {
+			missing++
+			continue
+		}
+		attrs := models.AttrsOf(k)
+		env, err := clickEnvelope(ClickEventID(id), h.CreatedAt, ClickOf(&attrs, Timestamp(k.Timestamp)), h.Links[k.LinkID])
+		if err != nil {
+			return "", 0, err
+		}
+		if len(b) > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, env...)
+	}
+	return string(b), missing, nil
 }
 
 // clickEnvelope is Marshal(Envelope{id, link.clicked, createdAt,
@@ -258,7 +354,12 @@ func clickEnvelope(id, createdAt string, click Click, link []byte) ([]byte, erro
 }
 
 // splitBatch returns a batch row's envelopes.
-func splitBatch(body string) []string { return strings.Split(body, "\n") }
+func splitBatch(body string) []string {
+	if body == "" {
+		return nil
+	}
+	return strings.Split(body, "\n")
+}
 
 // eventIDOf reads an envelope's id (its first key, §4.1) without decoding
 // the rest.

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +21,29 @@ func mkLink(t *testing.T, db *models.DB, ws *models.Workspace, key string, folde
 		t.Fatal(err)
 	}
 	return l
+}
+
+// clickSetup makes the click feed, a Business workspace with a link and a
+// receiver.
+func clickSetup(t *testing.T, db *models.DB) (*Clicks, *models.Workspace, *models.Link, *receiver) {
+	t.Helper()
+	feed, err := NewClicks(context.Background(), db, Links{QRBase: "https://api.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := workspace(t, db, models.PlanBusiness)
+	return feed, ws, mkLink(t, db, ws, "k", nil), newReceiver(t)
+}
+
+// subscribe points a workspace-scoped webhook for triggers at r and
+// reloads the feed's set.
+func subscribe(t *testing.T, db *models.DB, feed *Clicks, ws *models.Workspace, r *receiver, triggers ...string) {
+	t.Helper()
+	h := hook(t, db, ws, r.srv.URL, triggers...)
+	r.secret = h.Secret
+	if err := feed.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func clickOn(l *models.Link) models.Click {
@@ -81,10 +105,16 @@ func TestClickFeed(t *testing.T) {
 			if err := db.Take(&cb, "delivery_id = ?", r.ID).Error; err != nil || r.Body != "" {
 				t.Fatalf("envelopes of row %d: %v (body %q)", r.ID, err, r.Body)
 			}
-			if r.Clicks != len(splitBatch(cb.Body)) {
-				t.Fatalf("batch row says %d clicks, holds %d", r.Clicks, len(splitBatch(cb.Body)))
+			// The row names its clicks; the envelopes are built when it is
+			// delivered, from the clicks table and the links as clicked.
+			if strings.Contains(cb.Body, `"event"`) {
+				t.Fatalf("batch row %d stores envelopes: %s", r.ID, cb.Body)
 			}
-			for _, b := range splitBatch(cb.Body) {
+			envs, missing, err := expandBatch(ctx, db, cb.Body)
+			if err != nil || missing != 0 || r.Clicks != len(splitBatch(envs)) {
+				t.Fatalf("batch row says %d clicks, holds %d (missing %d, err %v)", r.Clicks, len(splitBatch(envs)), missing, err)
+			}
+			for _, b := range splitBatch(envs) {
 				var env struct {
 					ID    string
 					Event string
@@ -92,6 +122,9 @@ func TestClickFeed(t *testing.T) {
 				}
 				if err := json.Unmarshal([]byte(b), &env); err != nil || env.Event != LinkClicked || eventIDOf(b) != env.ID {
 					t.Fatalf("body %s", b)
+				}
+				if env.ID != ClickEventID(env.Data.Click.ID) {
+					t.Fatalf("event id %s of click %s: want %s", env.ID, env.Data.Click.ID, ClickEventID(env.Data.Click.ID))
 				}
 				got[r.WebhookID] = append(got[r.WebhookID], env.ID)
 				events[env.ID] = true
@@ -129,13 +162,7 @@ func TestClickFeed(t *testing.T) {
 func TestClickBatchDelivery(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
-		feed, err := NewClicks(ctx, db, Links{QRBase: "https://api.example"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ws := workspace(t, db, models.PlanBusiness)
-		l := mkLink(t, db, ws, "k", nil)
-		r := newReceiver(t)
+		feed, ws, l, r := clickSetup(t, db)
 		release := make(chan struct{})
 		r.answer = func(n int) int {
 			if n%7 == 0 { // every 7th request refused
@@ -148,11 +175,7 @@ func TestClickBatchDelivery(t *testing.T) {
 			}
 			return 200
 		}
-		h := hook(t, db, ws, r.srv.URL, LinkClicked)
-		r.secret = h.Secret
-		if err := feed.Reload(ctx); err != nil {
-			t.Fatal(err)
-		}
+		subscribe(t, db, feed, ws, r, LinkClicked)
 		batch := make([]models.Click, 300)
 		for i := range batch {
 			batch[i] = clickOn(l)
@@ -244,3 +267,119 @@ func TestClickEnvelopeIsMarshal(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestClickBatchExpansion: a batch row is turned into envelopes when it is
+// delivered; the link in them is the link as it was clicked (edited later,
+// it is not the new one), a click erased since (privacy) is not sent and
+// is counted, and rows written before format 2 (envelopes) pass as they are.
+func TestClickBatchExpansion(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		feed, ws, l, r := clickSetup(t, db)
+		subscribe(t, db, feed, ws, r, LinkClicked)
+		batch := []models.Click{clickOn(l), clickOn(l), clickOn(l)}
+		if _, err := db.RecordClicks(ctx, batch, feed.Hook); err != nil {
+			t.Fatal(err)
+		}
+		var cb ClickBatch
+		if err := db.Take(&cb).Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Model(&models.Link{}).Where("id = ?", l.ID).Update("url", "https://acme.com/changed").Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Exec("DELETE FROM clicks WHERE click_id = ?", batch[1].ClickID).Error; err != nil {
+			t.Fatal(err)
+		}
+		envs, missing, err := expandBatch(ctx, db, cb.Body)
+		if err != nil || missing != 1 {
+			t.Fatalf("missing %d (want the erased click), err %v", missing, err)
+		}
+		var sent []string
+		for _, e := range splitBatch(envs) {
+			var env struct{ Data LinkClickedData }
+			if err := json.Unmarshal([]byte(e), &env); err != nil {
+				t.Fatal(err)
+			}
+			if env.Data.Link.URL != "https://acme.com/k" {
+				t.Fatalf("link in the event: %s, want the link as clicked", env.Data.Link.URL)
+			}
+			sent = append(sent, env.Data.Click.ID)
+		}
+		if len(sent) != 2 || sent[0] != batch[0].ClickID || sent[1] != batch[2].ClickID {
+			t.Fatalf("sent %v, want the first and third click in order", sent)
+		}
+		old := `{"id":"evt_a","event":"link.clicked"}` + "\n" + `{"id":"evt_b","event":"link.clicked"}`
+		if got, missing, err := expandBatch(ctx, db, old); got != old || missing != 0 || err != nil {
+			t.Fatalf("format 1 row: %q %d %v", got, missing, err)
+		}
+		if _, _, err := expandBatch(ctx, db, clickBatchPrefix+"broken\nx"); err == nil {
+			t.Fatal("a broken header is not an error")
+		}
+	})
+}
+
+// TestPacedClickDelivery: while live traffic saturates the machine,
+// link.clicked requests go out at the pacer's busy rate, not at once, and
+// no click is lost: once the machine is idle the pace lifts and every click
+// arrives exactly once. Other events are not paced.
+func TestPacedClickDelivery(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		feed, ws, l, r := clickSetup(t, db)
+		subscribe(t, db, feed, ws, r, LinkClicked, LinkCreated)
+		// The pacer's samples are taken by the test (Interval: never by Run).
+		m := &fakeMachine{ok: true}
+		p := newTestPacer(m)
+		p.BusyRate, p.Interval = 20, time.Hour
+		p.Step()
+		m.tick(0.02, 5000) // a burst: 98% busy while clicks arrive
+		p.Step()
+		if !p.Paced() {
+			t.Fatal("not paced during the burst")
+		}
+		batch := make([]models.Click, 40)
+		for i := range batch {
+			batch[i] = clickOn(l)
+		}
+		if _, err := db.RecordClicks(ctx, batch, feed.Hook); err != nil {
+			t.Fatal(err)
+		}
+		emit(t, db, ws, 5) // link.created: never paced
+		o := fastOpts()
+		o.Pace = p
+		start(t, db, o)
+		waitFor(t, "the 5 unpaced events and a first click", func() bool {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			clicks := 0
+			for _, e := range r.bodies {
+				if e.Event == LinkClicked {
+					clicks++
+				}
+			}
+			return len(r.bodies)-clicks == 5 && clicks > 0
+		})
+		time.Sleep(300 * time.Millisecond)
+		// At 20/s, 300ms lets about 7 through: far from the 40.
+		if d, _, _ := r.counts(); d-5 >= 30 {
+			t.Fatalf("%d of 40 clicks delivered while paced at 20/s", d-5)
+		}
+		// The burst ends: the pace doubles per sample until lifted.
+		for range 15 {
+			m.tick(0.9, 0)
+			p.Step()
+		}
+		if p.Paced() {
+			t.Fatal("still paced after the burst")
+		}
+		waitFor(t, "every click", func() bool { d, _, _ := r.counts(); return d == 45 })
+		waitFor(t, "outbox empty", func() bool { return pending(t, db) == 0 })
+		if d, total, bad := r.counts(); d != 45 || total != 45 || bad != 0 {
+			t.Fatalf("distinct %d total %d bad %d; want 45 events once each", d, total, bad)
+		}
+		if st := p.Stats(); st.WaitedT == 0 {
+			t.Fatal("no delivery waited for its slot")
+		}
+	})
+}

@@ -63,6 +63,9 @@ type Options struct {
 	// failed attempt) or disabled (the 20th), after the count is committed:
 	// the owners' e-mails (MailOwners). It must not block.
 	Notify func(Notice)
+	// Pace, when set, paces link.clicked deliveries while live traffic
+	// saturates the machine (Pacer); Run runs its sampler.
+	Pace *Pacer
 }
 
 // Notice is a webhook's failure count reaching a step that tells its
@@ -121,8 +124,12 @@ type Worker struct {
 	// sem bounds the requests in flight to Concurrency, click batches
 	// included, so deliveries never take more than that from the redirect.
 	sem chan struct{}
-	// clickRowsQueued counts the click batch rows claimed and not started.
+	// clickRowsQueued counts the click batch rows claimed and not started;
+	// clicksWaiting says the last claim of click rows got all it asked for.
 	clickRowsQueued atomic.Int64
+	clicksWaiting   atomic.Bool
+	// clickRowsActive counts the click batch rows being sent.
+	clickRowsActive atomic.Int64
 
 	delivered, failed, exhausted, disabled, unsubscribed atomic.Uint64
 }
@@ -169,14 +176,17 @@ func (w *Worker) Run(ctx context.Context) error {
 	queue := make(chan claimed, w.claimSize())
 	results, recorded := make(chan outcome, recordBatch), make(chan struct{})
 	go w.recorder(results, recorded)
+	if w.opt.Pace != nil {
+		go w.opt.Pace.Run(ctx)
+	}
 	var wg sync.WaitGroup
 	for range w.opt.Concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for d := range queue {
-				if d.Clicks > 0 {
-					w.clickRowsQueued.Add(-1)
+				if d.Clicks > 0 && w.clickRowsQueued.Add(-1) < clickRowsPerClaim && w.clicksWaiting.Load() {
+					w.Wake()
 				}
 				w.attempt(context.WithoutCancel(ctx), ctx, d, results)
 			}
@@ -238,12 +248,19 @@ func (w *Worker) feed(ctx context.Context, queue chan claimed) {
 			// are queued (and released at stop if not started).
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.opt.Timeout)
 			batch, err := w.claim(cctx, room, false)
-			if err == nil && w.clickRowsQueued.Load() == 0 {
+			if err == nil && w.clickRowsQueued.Load() < clickRowsPerClaim &&
+				!(w.opt.Pace.Paced() && w.clickRowsActive.Load() > 0) {
 				// Click batch rows (up to an ingest batch of requests each)
-				// are taken a few at a time, when none is waiting.
+				// are taken a few at a time, when at most one is waiting:
+				// the next ones are read and expanded while it is sent.
+				// While paced, one at a time: expanding rows that will
+				// wait would take CPU from the redirects for nothing.
 				var more []claimed
 				more, err = w.claim(cctx, clickRowsPerClaim, true)
 				batch = append(batch, more...)
+				// More may be due: the next click row to start wakes the
+				// feed (Run), rather than the next poll.
+				w.clicksWaiting.Store(err == nil && len(more) == clickRowsPerClaim)
 			}
 			cancel()
 			if err != nil {
@@ -322,7 +339,8 @@ func (w *Worker) claim(ctx context.Context, n int, clickRows bool) ([]claimed, e
 	return out, nil
 }
 
-// loadClicks reads the claimed click batch rows' envelopes into Body.
+// loadClicks reads the claimed click batch rows' envelopes into Body
+// (expandBatch).
 func (w *Worker) loadClicks(ctx context.Context, rows []Delivery) error {
 	ids := make([]int64, len(rows))
 	for i, r := range rows {
@@ -337,7 +355,19 @@ func (w *Worker) loadClicks(ctx context.Context, rows []Delivery) error {
 		byID[b.DeliveryID] = b.Body
 	}
 	for i := range rows {
-		rows[i].Body = byID[rows[i].ID]
+		body, ok := byID[rows[i].ID]
+		if !ok { // cannot happen: written in the row's transaction
+			w.opt.Logger.Error("webhooks: click batch without its clicks; finished empty", "delivery", rows[i].ID)
+		}
+		envs, missing, err := expandBatch(ctx, w.db, body)
+		if err != nil {
+			return fmt.Errorf("click batch %d: %w", rows[i].ID, err)
+		}
+		if missing > 0 {
+			w.opt.Logger.Info("webhooks: clicks erased before their link.clicked delivery are not sent",
+				"delivery", rows[i].ID, "clicks", missing)
+		}
+		rows[i].Body = envs
 	}
 	return nil
 }
@@ -367,10 +397,6 @@ func (w *Worker) attempt(ctx, stop context.Context, d claimed, out chan<- outcom
 		return
 	}
 	if d.Clicks > 0 {
-		if d.Body == "" { // cannot happen: written in the row's transaction
-			w.opt.Logger.Error("webhooks: click batch without its envelopes", "delivery", d.ID)
-			return
-		}
 		out <- w.attemptClicks(ctx, stop, d)
 		return
 	}
@@ -393,6 +419,12 @@ type part struct {
 // attempts in a row it stops: the receiver is down, and the clicks not
 // reached wait for the first retry's delay in rows of their own.
 func (w *Worker) attemptClicks(ctx, stop context.Context, d claimed) outcome {
+	w.clickRowsActive.Add(1)
+	defer func() {
+		if w.clickRowsActive.Add(-1) == 0 && w.clicksWaiting.Load() {
+			w.Wake() // paced: the next row is claimed now
+		}
+	}()
 	envs := splitBatch(d.Body)
 	parts := make([]part, len(envs))
 	for i, e := range envs {
@@ -409,6 +441,11 @@ func (w *Worker) attemptClicks(ctx, stop context.Context, d claimed) outcome {
 			for stop.Err() == nil && failedRun.Load() < int64(w.opt.Concurrency) {
 				i := int(next.Add(1) - 1)
 				if i >= len(envs) {
+					return
+				}
+				// Stopped while paced: the click is not attempted, and
+				// waits in a row of its own like the others not reached.
+				if w.opt.Pace.Wait(stop) != nil {
 					return
 				}
 				w.sem <- struct{}{}
