@@ -130,8 +130,8 @@ func (p *Pacer) Step() {
 	switch {
 	case saturated:
 		// Straight to BusyRate: every delivery sent during a burst is CPU
-		// the redirects do not get (halving from the unpaced rate took 0.8s
-		// of samples and let about 1% of a 10s burst's CPU through).
+		// the redirects do not get (halving from the unpaced rate would take
+		// about 8 samples, by estimate some 1% of a 10s burst's CPU).
 		if p.limit == 0 {
 			p.next = time.Now()
 		}
