@@ -202,13 +202,6 @@ func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models
 		if l == nil {
 			continue
 		}
-		if _, done := linkJSON[l.ID]; !done {
-			lj, err := Marshal(c.Links.Link(l))
-			if err != nil {
-				return nil, nil, err
-			}
-			linkJSON[l.ID] = lj
-		}
 		for _, h := range t.hooks[k.WorkspaceID] {
 			if !t.matches(h, l) {
 				continue
@@ -225,6 +218,15 @@ func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models
 			if !b.seen[l.ID] {
 				b.seen[l.ID] = true
 				b.links = append(b.links, l.ID)
+				// Encoded once per batch, and only for links some webhook's
+				// scope takes.
+				if _, done := linkJSON[l.ID]; !done {
+					lj, err := Marshal(c.Links.Link(l))
+					if err != nil {
+						return nil, nil, err
+					}
+					linkJSON[l.ID] = lj
+				}
 			}
 			b.n++
 		}
