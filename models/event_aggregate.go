@@ -171,11 +171,15 @@ func pgAggregateArrays(chunk []EventAggregate) []any {
 const sqliteAggregateRows = 16
 
 // AddEventAggregates adds rows to the aggregates (insert or increment), with
-// the link-attribute rows of its per-link rows (link_attr_rollup.go). Call
-// it inside the transaction that stores the events.
+// the link-attribute rows of its per-link rows (link_attr_rollup.go) and the
+// revision rows of the days they touch (DimRevision). Call it inside the
+// transaction that stores the events.
 func (db *DB) AddEventAggregates(ctx context.Context, rows []EventAggregate) error {
 	if len(rows) == 0 {
 		return nil
+	}
+	if rev := revisionRows(rows); len(rev) > 0 {
+		rows = append(rows[:len(rows):len(rows)], rev...) // withLinkAttrRows sorts them in
 	}
 	rows, err := db.withLinkAttrRows(ctx, rows)
 	if err != nil {
@@ -275,6 +279,11 @@ func (EventAggregator) AddSales(ctx context.Context, tx *DB, events []SaleEvent)
 func (db *DB) RebuildAggregates(ctx context.Context, workspaceID string) error {
 	return db.Tx(ctx, func(tx *DB) error {
 		if err := tx.WithContext(ctx).Exec("DELETE FROM event_aggregates WHERE workspace_id = ?", workspaceID).Error; err != nil {
+			return fmt.Errorf("rebuild aggregates: %w", err)
+		}
+		// The revisions start again from nothing: vectors built before
+		// could match them by chance.
+		if err := tx.DeleteAggregateVectors(ctx, workspaceID); err != nil {
 			return fmt.Errorf("rebuild aggregates: %w", err)
 		}
 		for _, q := range tx.aggregateRebuildSQL() {

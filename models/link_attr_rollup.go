@@ -184,6 +184,7 @@ func LinkAttrRows(rows []EventAggregate, attrs LinkAttrs) []EventAggregate {
 func (db *DB) withLinkAttrRows(ctx context.Context, rows []EventAggregate) ([]EventAggregate, error) {
 	ids := LinkIDsOf(rows)
 	if len(ids) == 0 {
+		sortAggregates(rows) // the revision rows AddEventAggregates appended
 		return rows, nil
 	}
 	attrs, err := db.LoadLinkAttrs(ctx, ids, true)

@@ -3,6 +3,7 @@ package analytics
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -360,12 +361,21 @@ func (e *SQLEngine) topLinks(ctx context.Context, wsID string, ids []string) (ma
 	if len(ids) == 0 {
 		return out, nil
 	}
-	q := e.DB.WithContext(ctx).Table("links").Select("id, domain, key, url, title, comments, folder_id, partner_id, created_at").Where("workspace_id = ?", wsID)
 	// At most RowLimit ids (the ranking is cut there): by id, never a scan
-	// of a workspace's tens of thousands of links.
-	q = q.Where("id IN ?", ids)
+	// of a workspace's tens of thousands of links. The ids travel as one
+	// parameter (an array, a JSON list on SQLite): binding 5,000 took the
+	// drivers longer than the lookups.
+	where := "workspace_id = $1 AND id = ANY($2)"
+	var list any = ids
+	if e.DB.Dialect == "sqlite" {
+		j, err := json.Marshal(ids)
+		if err != nil {
+			return nil, fmt.Errorf("load top links: %w", err)
+		}
+		where, list = "workspace_id = ? AND id IN (SELECT value FROM json_each(?))", string(j)
+	}
 	// Scanned by hand: reflection over a thousand links cost more than the query.
-	rows, err := q.Rows()
+	rows, err := e.DB.Statement.ConnPool.QueryContext(ctx, "SELECT id, domain, key, url, title, comments, folder_id, partner_id, created_at FROM links WHERE "+where, wsID, list)
 	if err != nil {
 		return nil, fmt.Errorf("load top links: %w", err)
 	}

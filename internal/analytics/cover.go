@@ -94,7 +94,18 @@ func (p *plan) add(o plan, neg bool) {
 // come" is as cheap as it should be.
 type coverer struct {
 	now time.Time
+	// vec prices the whole days and weeks that ended by now as vectors
+	// (vectors.go): one packed row per block instead of a row per value.
+	vec bool
 }
+
+// vecCost is the price of a sealed block read as a vector, as a fraction of
+// reading its rows: decoding a packed entry costs a small part of what the
+// database spends on a row.
+const vecCost = 0.1
+
+// vecRowFactor scales an hour's price by grain when vec is set.
+var vecRowFactor = [...]float64{hourly: 1, daily: 0.9, weekly: 0.8}
 
 // blocks prices n consecutive blocks of g from `from`.
 func (c *coverer) blocks(g grain, from, to time.Time) float64 {
@@ -102,12 +113,24 @@ func (c *coverer) blocks(g grain, from, to time.Time) float64 {
 	if c.now.Before(end) {
 		end = c.now
 	}
-	n := 0.0
-	if from.Before(end) {
-		size := g.next(from).Sub(from) // UTC blocks have fixed lengths
-		n = float64((end.Sub(from) + size - 1) / size)
+	if !from.Before(end) {
+		return spanCost
 	}
-	return n*grainCost[g] + spanCost
+	size := g.next(from).Sub(from) // UTC blocks have fixed lengths
+	n := float64((end.Sub(from) + size - 1) / size)
+	if !c.vec {
+		return n*grainCost[g] + spanCost
+	}
+	// Vectors serve workspaces with many values, most of them quiet: there
+	// a block's rows (and a vector's entries) grow with the hours it spans,
+	// not with its grain. The hours of blocks that ended by now are read as
+	// vectors, the others as rows; coarser rows win a tie.
+	hours := end.Sub(from).Hours()
+	sealed := 0.0
+	if s := g.floor(c.now); g != hourly && s.After(from) {
+		sealed = min(hours, s.Sub(from).Hours())
+	}
+	return (sealed*vecCost+hours-sealed)*vecRowFactor[g] + spanCost
 }
 
 // cover returns the cheapest plan whose signed spans sum to exactly the

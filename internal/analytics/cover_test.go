@@ -54,9 +54,11 @@ func TestCoverIsExact(t *testing.T) {
 		from := base.Add(time.Duration(rng.IntN(24*120)) * time.Hour)
 		to := from.Add(time.Duration(rng.IntN(24*70)) * time.Hour)
 		now := from.Add(time.Duration(rng.IntN(24*90)-24*10) * time.Hour).Add(time.Duration(rng.IntN(3600)) * time.Second)
-		c := coverer{now: now}
-		for g := hourly; g <= weekly; g++ {
-			checkCover(t, from, to, c.cover(from, to, g))
+		for _, vec := range []bool{false, true} {
+			c := coverer{now: now, vec: vec}
+			for g := hourly; g <= weekly; g++ {
+				checkCover(t, from, to, c.cover(from, to, g))
+			}
 		}
 	}
 }

@@ -25,6 +25,9 @@ type SQLEngine struct {
 	// ForceRaw answers everything from the raw tables (the property test
 	// compares both paths; benchmarks measure both).
 	ForceRaw bool
+	// NoVectors ranks top_links, top_urls and top_base_urls from the
+	// aggregate rows alone, without the sealed vectors (benchmarks compare).
+	NoVectors bool
 	// QRBase is the QR endpoint linked from event link objects.
 	QRBase string
 	// ShortLink builds the shortLink of top_links rows and event link
@@ -40,6 +43,10 @@ type SQLEngine struct {
 	subtracted         atomic.Int64             // … and how many of them subtract
 	rankedReads        atomic.Int64             // groupings ranked by the database (ranked.go) …
 	rollupReads        atomic.Int64             // … of which from the link-attribute rollups
+	vecReads           atomic.Int64             // sealed blocks read as vectors (vectors.go) …
+	vecBuilds          atomic.Int64             // … vectors built for them …
+	vecStale           atomic.Int64             // … of which because the stored one was stale
+	dicts              dictCache                // value dictionaries of the vectors (vecdict.go)
 }
 
 // Reads reports how many counts were answered from the aggregates and how

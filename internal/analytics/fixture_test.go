@@ -2,6 +2,7 @@ package analytics_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -172,6 +173,7 @@ func (w *world) sale(customer string, amount int64, at time.Time, md map[string]
 // randomEvents writes n clicks spread over [from, to), then leads on about a
 // fifth of them and sales for about half of those customers.
 func (w *world) randomEvents(rng *rand.Rand, n int, from, to time.Time) {
+	first := len(w.clicks)
 	span := to.Sub(from)
 	for range n {
 		l := w.links[rng.IntN(len(w.links))]
@@ -179,8 +181,14 @@ func (w *world) randomEvents(rng *rand.Rand, n int, from, to time.Time) {
 		w.click(l, at, uas[rng.IntN(len(uas))], places[rng.IntN(len(places))], referers[rng.IntN(len(referers))], rng.IntN(5) == 0)
 	}
 	w.flush()
+	w.randomConversions(rng, first)
+}
+
+// randomConversions adds leads and sales to the stored clicks from index
+// first on.
+func (w *world) randomConversions(rng *rand.Rand, first int) {
 	plans := []string{"pro", "free", "team"}
-	for i := range w.clicks {
+	for i := first; i < len(w.clicks); i++ {
 		if rng.IntN(5) != 0 {
 			continue
 		}
@@ -269,7 +277,16 @@ func (w *world) query(t testing.TB, e analytics.Engine, qs string) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return dubjson.Analytics(res), nil
+	// What the handlers send is json.Marshal's encoding of the rows.
+	rows := dubjson.Analytics(res)
+	want, err := json.Marshal(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := dubjson.AnalyticsJSON(res); err != nil || string(got) != string(want) {
+		t.Fatalf("%s: AnalyticsJSON\n%s\n%v\njson.Marshal\n%s", qs, got, err, want)
+	}
+	return rows, nil
 }
 
 // events answers an /events query string with e, as the API writes it.

@@ -160,6 +160,8 @@ func (e *SQLEngine) rankInDB(ctx context.Context, s *scope, k kind, rg rankedGro
 	if rollup {
 		e.rollupReads.Add(1)
 		q, args = e.rollupSource(s, k, rg)
+	} else if e.vecOK(rg) {
+		return e.rankFromVectors(ctx, s, k, rg)
 	} else {
 		src, a, err := e.rankedSource(s, k, rg.dim)
 		if err != nil {
@@ -284,6 +286,11 @@ func (e *SQLEngine) rollupSource(s *scope, k kind, rg rankedGroup) (string, []an
 // whole hours (the cheapest signed cover, empty spans left out) and the
 // partial hours at either end, which only the raw rows hold.
 func (e *SQLEngine) coverSpans(s *scope) ([]span, []timeRange) {
+	return e.coverSpansWith(s, &coverer{now: e.Now()})
+}
+
+// coverSpansWith is coverSpans with the coverer c.
+func (e *SQLEngine) coverSpansWith(s *scope, c *coverer) ([]span, []timeRange) {
 	h0 := s.win.Start.Truncate(time.Hour)
 	if h0.Before(s.win.Start) {
 		h0 = h0.Add(time.Hour)
@@ -296,7 +303,6 @@ func (e *SQLEngine) coverSpans(s *scope) ([]span, []timeRange) {
 		return nil, []timeRange{s.whole()}
 	}
 	e.aggReads.Add(1)
-	c := coverer{now: e.Now()}
 	var spans []span
 	for _, sp := range c.cover(h0, h1, weekly).spans {
 		if sp.from.Before(sp.to) {
@@ -311,45 +317,35 @@ func (e *SQLEngine) coverSpans(s *scope) ([]span, []timeRange) {
 // and the raw rows of the partial hours at the window's ends, grouped by
 // the same value. It counts the reads as fromAggregates does.
 func (e *SQLEngine) rankedSource(s *scope, k kind, dim string) (string, []any, error) {
-	h0 := s.win.Start.Truncate(time.Hour)
-	if h0.Before(s.win.Start) {
-		h0 = h0.Add(time.Hour)
-	}
-	h1 := s.win.End.Add(time.Nanosecond).Truncate(time.Hour)
-	if s.endExcl {
-		h1 = s.win.End.Truncate(time.Hour)
-	}
+	spans, edges := e.coverSpans(s)
+	q, args := e.spanSource(s, k, dim, spans, edges)
+	return q, args, nil
+}
+
+// spanSource is rankedSource over the given spans and edges.
+func (e *SQLEngine) spanSource(s *scope, k kind, dim string, spans []span, edges []timeRange) (string, []any) {
 	var parts []string
 	var args []any
-	edges := []timeRange{s.whole()}
-	if h0.Before(h1) {
-		e.aggReads.Add(1)
-		edges = []timeRange{{s.win.Start, h0, false}, {h1, s.win.End, !s.endExcl}}
-		c := coverer{now: e.Now()}
-		for _, sp := range c.cover(h0, h1, weekly).spans {
-			if !sp.from.Before(sp.to) {
-				continue
+	for _, sp := range spans {
+		var w where
+		w.add("workspace_id = ?", s.wsID)
+		w.add("event = ?", k.agg)
+		w.add("dim = ?", dim+sp.grain.suffix())
+		w.add("hour >= ? AND hour < ?", sp.from.UTC(), sp.to.UTC())
+		if dim == models.DimLink {
+			if s.linksSet {
+				w.add("value IN ?", s.links)
 			}
-			var w where
-			w.add("workspace_id = ?", s.wsID)
-			w.add("event = ?", k.agg)
-			w.add("dim = ?", dim+sp.grain.suffix())
-			w.add("hour >= ? AND hour < ?", sp.from.UTC(), sp.to.UTC())
-			if dim == models.DimLink {
-				if s.linksSet {
-					w.add("value IN ?", s.links)
-				}
-				w.in("value", s.q.LinkID)
-			}
-			e.spanReads[sp.grain].Add(1)
-			cols := "value, count, amount"
-			if sp.neg {
-				e.subtracted.Add(1)
-				cols = "value, -count AS count, -amount AS amount"
-			}
-			parts = append(parts, "SELECT "+cols+" FROM event_aggregates WHERE "+w.sql())
-			args = append(args, w.args...)
+			w.in("value", s.q.LinkID)
 		}
+		e.spanReads[sp.grain].Add(1)
+		cols := "value, count, amount"
+		if sp.neg {
+			e.subtracted.Add(1)
+			cols = "value, -count AS count, -amount AS amount"
+		}
+		parts = append(parts, "SELECT "+cols+" FROM event_aggregates WHERE "+w.sql())
+		args = append(args, w.args...)
 	}
 	e.rawReads.Add(1)
 	if w, ok := s.rawWhere(k, edges); ok {
@@ -366,7 +362,7 @@ func (e *SQLEngine) rankedSource(s *scope, k kind, dim string) (string, []any, e
 	}
 	if len(parts) == 0 {
 		// An empty window: a source with no rows.
-		return "SELECT value, count, amount FROM event_aggregates WHERE 1 = 0", nil, nil
+		return "SELECT value, count, amount FROM event_aggregates WHERE 1 = 0", nil
 	}
-	return strings.Join(parts, " UNION ALL "), args, nil
+	return strings.Join(parts, " UNION ALL "), args
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -236,6 +237,17 @@ func (l *BulkLoader) withLinkAttrRows(ctx context.Context, rows []models.EventAg
 	return models.WithLinkAttrRows(rows, l.attrs), nil
 }
 
+// workspacesOf lists the distinct workspaces of rows.
+func workspacesOf(rows []models.EventAggregate) []string {
+	var ids []string
+	for i := range rows {
+		if !slices.Contains(ids, rows[i].WorkspaceID) {
+			ids = append(ids, rows[i].WorkspaceID)
+		}
+	}
+	return ids
+}
+
 var aggregateColumns = []string{"workspace_id", "event", "dim", "hour", "value", "count", "amount"}
 
 // sqliteAggregateLiteralRows is the rows per literal upsert statement.
@@ -244,6 +256,11 @@ const sqliteAggregateLiteralRows = 200
 func (l *BulkLoader) addAggregates(ctx context.Context, tx *models.DB, rows []models.EventAggregate) error {
 	if len(rows) == 0 {
 		return nil
+	}
+	// The loader counts no revisions (models.DimRevision): sealed vectors
+	// of these workspaces would go stale unseen, so drop them.
+	if err := tx.DeleteAggregateVectors(ctx, workspacesOf(rows)...); err != nil {
+		return err
 	}
 	pool := tx.Statement.ConnPool
 	if l.conn != nil {

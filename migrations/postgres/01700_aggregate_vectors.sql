@@ -1,0 +1,40 @@
+-- +goose Up
+-- Sealed blocks of the per-link and per-URL aggregates (issue 20;
+-- docs/analytics.md "Aggregate vectors"): one row per (workspace, event kind,
+-- 'link@day' | 'link@week' | 'url@day' | 'url@week', block) holding every
+-- value's count and amount of that block in one packed blob (values by
+-- number, see aggregate_values), so a ranking over thousands of links reads
+-- a few blobs instead of one row per link per block. They are built on first
+-- read from the event_aggregates rows of the block, never written by ingest. rev is the block's revision when it was
+-- built: the sum of the 'rev' rows (one per workspace, event kind and UTC
+-- day, incremented by every aggregate write that touches the day) over the
+-- block's days. A reader uses a vector only while its rev still equals that
+-- sum, so a late event, an import or a replayed spool makes it stale at once
+-- and it is rebuilt; a rebuild of the aggregates deletes them.
+CREATE TABLE aggregate_vectors (
+    workspace_id  TEXT NOT NULL,
+    event         TEXT NOT NULL,
+    dim           TEXT NOT NULL,
+    hour          TIMESTAMPTZ NOT NULL,
+    rev           BIGINT NOT NULL,
+    data          BYTEA NOT NULL,
+    PRIMARY KEY (workspace_id, event, dim, hour)
+);
+
+-- The values the vectors name, numbered per workspace and dimension ('link'
+-- or 'url') in the order they were first packed: a vector holds numbers, not
+-- strings, so summing blocks adds into an array instead of hashing 50,000
+-- URLs per block. Append-only: a chunk holds the values numbered from
+-- first_id on, and two builders appending at once collide on the key, so
+-- one re-reads and appends after the other.
+CREATE TABLE aggregate_values (
+    workspace_id  TEXT NOT NULL,
+    dim           TEXT NOT NULL,
+    first_id      BIGINT NOT NULL,
+    data          BYTEA NOT NULL,
+    PRIMARY KEY (workspace_id, dim, first_id)
+);
+
+-- +goose Down
+DROP TABLE aggregate_values;
+DROP TABLE aggregate_vectors;
