@@ -57,6 +57,8 @@ func run() error {
 	raw := flag.Bool("raw", false, "answer from the raw tables only (no aggregates)")
 	only := flag.String("only", "", "comma-separated groupBys to run (default all)")
 	target := flag.Float64("target", 0, "p95 target in ms: count the queries over it (0 = no target)")
+	noVectors := flag.Bool("novectors", false, "rank top_links, top_urls and top_base_urls from the aggregate rows, without the sealed vectors (the path before them)")
+	cold := flag.Bool("cold", false, "delete the workspace's sealed vectors before every request, so each one builds those it reads (the first query after the data changed)")
 	flag.Parse()
 
 	cfg, err := config.Load(os.Getenv)
@@ -88,6 +90,7 @@ func run() error {
 	defer svc.Close() //nolint:errcheck
 	if sql, ok := svc.Analytics.(*analytics.SQLEngine); ok {
 		sql.ForceRaw = *raw
+		sql.NoVectors = *noVectors
 	}
 	srv := handlers.New(svc)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -115,6 +118,9 @@ func run() error {
 		defer pprof.StopCPUProfile()
 	}
 	b := &bencher{client: &http.Client{Timeout: 2 * time.Minute}, base: base, host: host, key: key, runs: *runs, warm: *warm}
+	if *cold {
+		b.before = func() error { return db.Exec("DELETE FROM aggregate_vectors WHERE workspace_id = ?", ws.ID).Error }
+	}
 	for _, iv := range strings.Split(*interval, ",") {
 		fmt.Printf("%s, workspace %s: %d links, %d clicks; interval=%s, %d runs per query (+%d warm-up); load average %s at the start\n\n",
 			db.Dialect, ws.Slug, links, clicks, iv, *runs, *warm, loadavg())
@@ -141,6 +147,7 @@ type bencher struct {
 	client          *http.Client
 	base, host, key string
 	runs, warm      int
+	before          func() error // run before every request (--cold)
 }
 
 // table prints one groupBy × event table at interval iv.
@@ -181,6 +188,11 @@ func (b *bencher) measure(url string) ([]time.Duration, int, error) {
 	var lat []time.Duration
 	rows := 0
 	for i := 0; i < b.warm+b.runs; i++ {
+		if b.before != nil {
+			if err := b.before(); err != nil {
+				return nil, 0, err
+			}
+		}
 		req, _ := http.NewRequest("GET", url, nil)
 		req.Host = b.host
 		req.Header.Set("Authorization", "Bearer "+b.key)

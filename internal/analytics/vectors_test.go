@@ -157,3 +157,19 @@ func TestRankSumsIsRank(t *testing.T) {
 		}
 	}
 }
+
+func TestNthLargest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	for range 500 {
+		vs := make([]int64, 1+rng.IntN(300))
+		for i := range vs {
+			vs[i] = int64(rng.IntN(1 + rng.IntN(40)))
+		}
+		n := 1 + rng.IntN(len(vs))
+		sorted := slices.Clone(vs)
+		slices.Sort(sorted)
+		if got, want := nthLargest(vs, n), sorted[len(sorted)-n]; got != want {
+			t.Fatalf("%d-th largest of %v: %d, want %d", n, sorted, got, want)
+		}
+	}
+}

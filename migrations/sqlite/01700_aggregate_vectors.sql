@@ -1,16 +1,17 @@
 -- +goose Up
 -- Sealed blocks of the per-link and per-URL aggregates (issue 20;
--- docs/analytics.md "Aggregate vectors"): one row per (workspace, event kind,
--- 'link@day' | 'link@week' | 'url@day' | 'url@week', block) holding every
--- value's count and amount of that block in one packed blob (values by
--- number, see aggregate_values), so a ranking over thousands of links reads
--- a few blobs instead of one row per link per block. They are built on first
--- read from the event_aggregates rows of the block, never written by ingest. rev is the block's revision when it was
--- built: the sum of the 'rev' rows (one per workspace, event kind and UTC
--- day, incremented by every aggregate write that touches the day) over the
--- block's days. A reader uses a vector only while its rev still equals that
--- sum, so a late event, an import or a replayed spool makes it stale at once
--- and it is rebuilt; a rebuild of the aggregates deletes them.
+-- docs/analytics.md "Aggregate vectors"): one row per (workspace, event
+-- kind, 'link@day' | 'link@week' | 'url@day' | 'url@week', block) holding
+-- every value's count and amount of that block in one packed blob (values by
+-- number, see aggregate_values), so a ranking over thousands of links reads a
+-- few blobs instead of one row per link per block. They are built on first
+-- read from the block's event_aggregates rows, never by the ingest. rev is
+-- the block's revision when it was built: the sum of its days' 'rev' rows
+-- (one per workspace, event kind and UTC day, incremented by every aggregate
+-- write that touches the day). A reader uses a vector only while its rev
+-- still equals that sum, so a late event, an import or a replayed spool
+-- makes it stale at once and it is rebuilt; a rebuild of the aggregates
+-- deletes them.
 CREATE TABLE aggregate_vectors (
     workspace_id  TEXT NOT NULL,
     event         TEXT NOT NULL,
