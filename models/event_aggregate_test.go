@@ -68,3 +68,56 @@ func TestFoldAggregatesGrains(t *testing.T) {
 		t.Fatalf("WeekStart(%s) = %s, want %s", sunday, w, day)
 	}
 }
+
+// TestRevisionRows: every aggregate write counts one revision per
+// workspace, kind and UTC day whose per-link or per-URL rows it changes
+// (the sealed vectors' staleness check), and a rebuild drops the vectors.
+func TestRevisionRows(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := t.Context()
+		w, err := db.CreateWorkspace(ctx, "Rev", "rev", models.PlanPro)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := &models.Link{WorkspaceID: w.ID, Domain: "rev.link", Key: "a", URL: "https://example.com/a"}
+		if err := db.CreateLink(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+		day1 := time.Date(2026, 11, 2, 23, 30, 0, 0, time.UTC)
+		day2 := day1.Add(2 * time.Hour) // the next UTC day
+		click := func(id string, at time.Time) models.Click {
+			return models.Click{ClickID: id, Timestamp: at, WorkspaceID: w.ID, LinkID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, Country: "US"}
+		}
+		revs := func() map[string]int64 {
+			var rows []models.EventAggregate
+			if err := db.Where("workspace_id = ? AND dim = ?", w.ID, models.DimRevision).Find(&rows).Error; err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]int64{}
+			for _, r := range rows {
+				out[r.Event+" "+r.Hour.UTC().Format(time.DateOnly)] = r.Count
+			}
+			return out
+		}
+		for _, batch := range [][]models.Click{{click("c1", day1), click("c2", day1), click("c3", day2)}, {click("c4", day2)}} {
+			if _, err := db.RecordClicks(ctx, batch, models.AggregateClicks); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := map[string]int64{"click 2026-11-02": 1, "click 2026-11-03": 2}
+		if got := revs(); len(got) != len(want) || got["click 2026-11-02"] != 1 || got["click 2026-11-03"] != 2 {
+			t.Fatalf("revisions %v, want %v", got, want)
+		}
+		v := models.AggregateVector{WorkspaceID: w.ID, Event: models.AggClick, Dim: "link@day", Hour: models.DayStart(day1), Rev: 1, Data: []byte{1}}
+		if err := db.Create(&v).Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := db.RebuildAggregates(ctx, w.ID); err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		if err := db.Model(&models.AggregateVector{}).Where("workspace_id = ?", w.ID).Count(&n).Error; err != nil || n != 0 {
+			t.Fatalf("after a rebuild: %d vectors (%v)", n, err)
+		}
+	})
+}

@@ -114,7 +114,8 @@ func TestBulkLoaderMatchesRecordClicks(t *testing.T) {
 				for _, c := range cs {
 					s.clicks = append(s.clicks, c.ClickID+" "+c.Country+" "+c.Timestamp.UTC().Format(time.RFC3339Nano))
 				}
-				if err := db.Order("event, dim, hour, value").Find(&s.aggs).Error; err != nil {
+				// Revision rows count writes, not events: the bulk loader writes none.
+				if err := db.Where("dim <> ?", models.DimRevision).Order("event, dim, hour, value").Find(&s.aggs).Error; err != nil {
 					t.Fatal(err)
 				}
 				for i := range s.aggs {

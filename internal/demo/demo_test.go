@@ -71,7 +71,8 @@ func TestBackfillMatchesHooks(t *testing.T) {
 		}
 		snapshot := func() []models.EventAggregate {
 			var rows []models.EventAggregate
-			if err := db.Order("workspace_id, event, dim, hour, value").Find(&rows).Error; err != nil {
+			// Revision rows count writes, not events: they differ by writer.
+			if err := db.Where("dim <> ?", models.DimRevision).Order("workspace_id, event, dim, hour, value").Find(&rows).Error; err != nil {
 				t.Fatal(err)
 			}
 			for i := range rows {
@@ -272,7 +273,8 @@ func TestBulkMatchesPerBatch(t *testing.T) {
 						l.Key, l.Clicks, last, l.Leads, l.Conversions, l.Sales, l.SaleAmount))
 				}
 				var rows []models.EventAggregate
-				if err := db.Where("workspace_id = ?", c.Workspace.ID).Find(&rows).Error; err != nil {
+				// Revision rows count writes, not events: the bulk loader writes none.
+				if err := db.Where("workspace_id = ? AND dim <> ?", c.Workspace.ID, models.DimRevision).Find(&rows).Error; err != nil {
 					t.Fatal(err)
 				}
 				for _, r := range rows {
