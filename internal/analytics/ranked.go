@@ -122,7 +122,7 @@ func (e *SQLEngine) rankAll(ctx context.Context, s *scope) (map[kind]ranked, boo
 	errs := make([]error, len(kinds))
 	if s.d != "postgres" || len(kinds) == 1 {
 		for i, k := range kinds {
-			if out[i], errs[i] = e.rankInDB(ctx, s, k, rgs[i]); errs[i] != nil {
+			if out[i], errs[i] = e.rankInDB(ctx, s, k, rgs[i], i == 0); errs[i] != nil {
 				return nil, false, errs[i]
 			}
 		}
@@ -132,7 +132,7 @@ func (e *SQLEngine) rankAll(ctx context.Context, s *scope) (map[kind]ranked, boo
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				out[i], errs[i] = e.rankInDB(ctx, s, k, rgs[i])
+				out[i], errs[i] = e.rankInDB(ctx, s, k, rgs[i], i == 0)
 			}()
 		}
 		wg.Wait()
@@ -152,7 +152,7 @@ func (e *SQLEngine) rankAll(ctx context.Context, s *scope) (map[kind]ranked, boo
 // hours at either end from the raw table, all in one statement), keeps the
 // groups with events, orders them as rank does (main counter descending,
 // key ascending byte-wise) and returns the first RowLimit.
-func (e *SQLEngine) rankInDB(ctx context.Context, s *scope, k kind, rg rankedGroup) (ranked, error) {
+func (e *SQLEngine) rankInDB(ctx context.Context, s *scope, k kind, rg rankedGroup, ordered bool) (ranked, error) {
 	e.rankedReads.Add(1)
 	var q string
 	var args []any
@@ -161,7 +161,7 @@ func (e *SQLEngine) rankInDB(ctx context.Context, s *scope, k kind, rg rankedGro
 		e.rollupReads.Add(1)
 		q, args = e.rollupSource(s, k, rg)
 	} else if e.vecOK(rg) {
-		return e.rankFromVectors(ctx, s, k, rg)
+		return e.rankFromVectors(ctx, s, k, rg, ordered)
 	} else {
 		src, a, err := e.rankedSource(s, k, rg.dim)
 		if err != nil {

@@ -75,7 +75,7 @@ func (e *SQLEngine) vecOK(rg rankedGroup) bool {
 // into one array, the rest from rows summed by the database; then folded,
 // filtered and ranked in Go as the SQL statement would (same keys, same
 // order, same cut).
-func (e *SQLEngine) rankFromVectors(ctx context.Context, s *scope, k kind, rg rankedGroup) (ranked, error) {
+func (e *SQLEngine) rankFromVectors(ctx context.Context, s *scope, k kind, rg rankedGroup, ordered bool) (ranked, error) {
 	e.rankedReads.Add(1)
 	fail := func(err error) (ranked, error) {
 		return ranked{}, fmt.Errorf("rank %s by %s: %w", k.table, s.q.GroupBy, err)
@@ -138,7 +138,7 @@ func (e *SQLEngine) rankFromVectors(ctx context.Context, s *scope, k kind, rg ra
 	if keep := s.linkFilter(); keep != nil && rg.dim == models.DimLink {
 		sums = sums.filter(keep)
 	}
-	return rankSums(k, sums), nil
+	return rankSums(k, sums, ordered), nil
 }
 
 // sumList is counters per key, each key once.
@@ -208,7 +208,7 @@ func (t *sumSet) add(k string, n, a int64) {
 // what can make the cut: the main counters alone find the RowLimit-th
 // value, the groups above it are sorted, and of the groups tied at it only
 // the first keys are kept.
-func rankSums(k kind, t sumList) ranked {
+func rankSums(k kind, t sumList, ordered bool) ranked {
 	type entry struct {
 		key  string
 		main int64
@@ -241,12 +241,14 @@ func rankSums(k kind, t sumList) ranked {
 		slices.SortFunc(tied, func(a, b entry) int { return strings.Compare(a.key, b.key) })
 		es = append(above, tied[:RowLimit-len(above)]...)
 	}
-	slices.SortFunc(es, func(a, b entry) int {
-		if a.main != b.main {
-			return cmp.Compare(b.main, a.main)
-		}
-		return strings.Compare(a.key, b.key)
-	})
+	if ordered {
+		slices.SortFunc(es, func(a, b entry) int {
+			if a.main != b.main {
+				return cmp.Compare(b.main, a.main)
+			}
+			return strings.Compare(a.key, b.key)
+		})
+	}
 	r := ranked{keys: make([]string, len(es)), vals: make(map[string]counts, len(es))}
 	for i, e := range es {
 		r.keys[i] = e.key

@@ -144,9 +144,13 @@ func TestRankSumsIsRank(t *testing.T) {
 				m[k] = counts{c.n + n, c.amount + a}
 			}
 			for _, k := range []kind{kClick, kSale} {
-				want, got := rank(k, m), rankSums(k, sumList{set.keys, set.vals})
+				want, got := rank(k, m), rankSums(k, sumList{set.keys, set.vals}, true)
 				if !slices.Equal(want.keys, got.keys) {
 					t.Fatalf("size %d spread %d %s: keys differ (%d vs %d)", size, spread, k.agg, len(want.keys), len(got.keys))
+				}
+				unordered := rankSums(k, sumList{set.keys, set.vals}, false)
+				if a, b := slices.Sorted(slices.Values(unordered.keys)), slices.Sorted(slices.Values(want.keys)); !slices.Equal(a, b) {
+					t.Fatalf("size %d spread %d %s: unordered top list differs", size, spread, k.agg)
 				}
 				for _, key := range got.keys {
 					if got.vals[key] != want.vals[key] {
