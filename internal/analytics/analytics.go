@@ -3,8 +3,6 @@ package analytics
 import (
 	"cmp"
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/url"
 	"slices"
 	"sort"
@@ -353,44 +351,6 @@ func foldsToItself(fold func(string) string, m map[string]counts) bool {
 		}
 	}
 	return true
-}
-
-// topLinks loads the workspace's existing links among ids.
-func (e *SQLEngine) topLinks(ctx context.Context, wsID string, ids []string) (map[string]*TopLink, error) {
-	out := make(map[string]*TopLink, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	// At most RowLimit ids (the ranking is cut there): by id, never a scan
-	// of a workspace's tens of thousands of links. The ids travel as one
-	// parameter (an array, a JSON list on SQLite): binding 5,000 took the
-	// drivers longer than the lookups.
-	where := "workspace_id = $1 AND id = ANY($2)"
-	var list any = ids
-	if e.DB.Dialect == "sqlite" {
-		j, err := json.Marshal(ids)
-		if err != nil {
-			return nil, fmt.Errorf("load top links: %w", err)
-		}
-		where, list = "workspace_id = ? AND id IN (SELECT value FROM json_each(?))", string(j)
-	}
-	// Scanned by hand: reflection over a thousand links cost more than the query.
-	rows, err := e.DB.Statement.ConnPool.QueryContext(ctx, "SELECT id, domain, key, url, title, comments, folder_id, partner_id, created_at FROM links WHERE "+where, wsID, list)
-	if err != nil {
-		return nil, fmt.Errorf("load top links: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		l := &TopLink{}
-		if err := rows.Scan(&l.ID, &l.Domain, &l.Key, &l.URL, &l.Title, &l.Comments, &l.FolderID, &l.PartnerID, &l.CreatedAt); err != nil {
-			return nil, fmt.Errorf("load top links: %w", err)
-		}
-		out[l.ID] = l
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load top links: %w", err)
-	}
-	return out, nil
 }
 
 // manyLinks is where link lookups switch from an id list to one scan of

@@ -47,6 +47,7 @@ type SQLEngine struct {
 	vecBuilds          atomic.Int64             // … vectors built for them …
 	vecStale           atomic.Int64             // … of which because the stored one was stale
 	dicts              dictCache                // value dictionaries of the vectors (vecdict.go)
+	links              linkCache                // links top_links has shown (toplinks.go)
 }
 
 // Reads reports how many counts were answered from the aggregates and how

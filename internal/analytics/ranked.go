@@ -106,7 +106,7 @@ func (e *SQLEngine) rankable(s *scope, k kind) (rankedGroup, bool) {
 }
 
 // rankAll ranks every event kind of the query in the database (in parallel
-// on PostgreSQL, as measureAll does). ok is false when some kind cannot be
+// on PostgreSQL, as measureAll does, and wherever vectors answer). ok is false when some kind cannot be
 // ranked there; the caller then takes the general path.
 func (e *SQLEngine) rankAll(ctx context.Context, s *scope) (map[kind]ranked, bool, error) {
 	kinds := kindsOf(s.q.Event)
@@ -120,7 +120,8 @@ func (e *SQLEngine) rankAll(ctx context.Context, s *scope) (map[kind]ranked, boo
 	}
 	out := make([]ranked, len(kinds))
 	errs := make([]error, len(kinds))
-	if s.d != "postgres" || len(kinds) == 1 {
+	// The vectors' work is mostly decoding in Go: in parallel on SQLite too.
+	if (s.d != "postgres" && !e.vecOK(rgs[0])) || len(kinds) == 1 {
 		for i, k := range kinds {
 			if out[i], errs[i] = e.rankInDB(ctx, s, k, rgs[i], i == 0); errs[i] != nil {
 				return nil, false, errs[i]

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -99,46 +100,51 @@ func (e *SQLEngine) rankFromVectors(ctx context.Context, s *scope, k kind, rg ra
 			return fail(fmt.Errorf("vector %s %s %s: %w", k.agg, vecDim(rg.dim, u.grain), u.from.Format(time.RFC3339), err))
 		}
 	}
-	other := newSumSet() // values no vector has numbered yet
 	src, args := e.spanSource(s, k, rg.dim, rowSpans, edges)
+	var rowVals []string
+	var rowSums []counts
 	rows, err := e.DB.WithContext(ctx).Raw("SELECT value, SUM(count), SUM(amount) FROM ("+src+") s GROUP BY value", args...).Rows()
 	if err != nil {
 		return fail(err)
 	}
 	defer rows.Close()
-	d.mu.Lock()
 	for rows.Next() {
 		var v string
-		var n, a int64
-		if err := rows.Scan(&v, &n, &a); err != nil {
-			d.mu.Unlock()
+		var c counts
+		if err := rows.Scan(&v, &c.n, &c.amount); err != nil {
 			return fail(err)
 		}
-		if id, ok := d.idx[v]; ok && int(id) < len(byID) {
-			byID[id].n += n
-			byID[id].amount += a
-		} else {
-			other.add(v, n, a)
-		}
+		rowVals, rowSums = append(rowVals, v), append(rowSums, c)
 	}
-	d.mu.Unlock()
 	if err := rows.Err(); err != nil {
 		return fail(err)
 	}
-	// The values not numbered yet come after the numbered ones: no key is
-	// both, so the list needs no map unless base URLs fold.
-	var sums sumList
-	for id, c := range byID {
-		if c.n != 0 || c.amount != 0 {
-			sums.keys, sums.vals = append(sums.keys, keys[id]), append(sums.vals, c)
+	other := newSumSet() // values no vector has numbered yet
+	d.mu.Lock()
+	for i, v := range rowVals {
+		if id, ok := d.idx[v]; ok && int(id) < len(byID) {
+			byID[id].n += rowSums[i].n
+			byID[id].amount += rowSums[i].amount
+		} else {
+			other.add(v, rowSums[i].n, rowSums[i].amount)
 		}
 	}
-	sums.keys, sums.vals = append(sums.keys, other.keys...), append(sums.vals, other.vals...)
-	sums = foldRanked(s.q.GroupBy, sums)
-	if keep := s.linkFilter(); keep != nil && rg.dim == models.DimLink {
-		sums = sums.filter(keep)
+	d.mu.Unlock()
+	// The dictionary's values (byID, by number) and those not numbered yet
+	// (other) are two lists with no key in both, ranked without copying.
+	lists := []sumList{{keys, byID}, {other.keys, other.vals}}
+	var keep func(string) bool
+	switch s.q.GroupBy {
+	case TopURLs:
+		keep = func(v string) bool { return dropUnknown(v) != "" }
+	case TopBaseURLs:
+		folded := foldBaseURLs(lists)
+		lists = []sumList{{folded.keys, folded.vals}}
 	}
-	return rankSums(k, sums, ordered), nil
+	if f := s.linkFilter(); f != nil && rg.dim == models.DimLink {
+		keep = f
+	}
+	return rankSums(k, lists, keep, ordered), nil
 }
 
 // sumList is counters per key, each key once.
@@ -147,40 +153,21 @@ type sumList struct {
 	vals []counts
 }
 
-// filter returns the sums of the keys keep accepts.
-func (l sumList) filter(keep func(string) bool) sumList {
-	var out sumList
-	for i, k := range l.keys {
-		if keep(k) {
-			out.keys, out.vals = append(out.keys, k), append(out.vals, l.vals[i])
+// foldBaseURLs sums the URLs per base URL (cut at '?'), dropping the
+// unknown ones, as the ranked statement's key and condition do.
+func foldBaseURLs(lists []sumList) *sumSet {
+	out := newSumSet()
+	for _, l := range lists {
+		for i, c := range l.vals {
+			if c.n == 0 && c.amount == 0 {
+				continue
+			}
+			if v := dropUnknown(cutQuery(l.keys[i])); v != "" {
+				out.add(v, c.n, c.amount)
+			}
 		}
 	}
 	return out
-}
-
-// foldRanked maps the summed values to the grouping's keys as the ranked
-// statements' key and condition do (rankedGroups): URLs drop the unknown
-// ones, base URLs are cut at '?' and summed per cut.
-func foldRanked(g GroupBy, sums sumList) sumList {
-	switch g {
-	case TopURLs:
-		var out sumList
-		for i, v := range sums.keys {
-			if dropUnknown(v) != "" {
-				out.keys, out.vals = append(out.keys, v), append(out.vals, sums.vals[i])
-			}
-		}
-		return out
-	case TopBaseURLs:
-		out := newSumSet()
-		for i, v := range sums.keys {
-			if v = dropUnknown(cutQuery(v)); v != "" {
-				out.add(v, sums.vals[i].n, sums.vals[i].amount)
-			}
-		}
-		return sumList{out.keys, out.vals}
-	}
-	return sums
 }
 
 // sumSet is counters per key, added with one map lookup per entry.
@@ -203,44 +190,59 @@ func (t *sumSet) add(k string, n, a int64) {
 	t.vals = append(t.vals, counts{n, a})
 }
 
-// rankSums is rank over a sumList: the groups with events, main counter
-// descending then key ascending byte-wise, cut at RowLimit. It sorts only
-// what can make the cut: the main counters alone find the RowLimit-th
-// value, the groups above it are sorted, and of the groups tied at it only
-// the first keys are kept.
-func rankSums(k kind, t sumList, ordered bool) ranked {
+// rankSums is rank over lists whose keys are distinct across them: the
+// groups with events (and, when keep is set, a key it accepts), main
+// counter descending then key ascending byte-wise, cut at RowLimit. It
+// allocates for what can make the cut only: the main counters alone find
+// the RowLimit-th value, the groups above it are sorted, and of the groups
+// tied at it only the first keys are kept. Unless ordered, the kept groups
+// are not sorted.
+func rankSums(k kind, lists []sumList, keep func(string) bool, ordered bool) ranked {
 	type entry struct {
 		key  string
 		main int64
-		i    int32
+		c    counts
 	}
-	es := make([]entry, 0, len(t.keys))
-	for i, v := range t.vals {
-		if v.n > 0 || v.amount != 0 {
-			main := v.n
-			if k == kSale {
-				main = v.amount
-			}
-			es = append(es, entry{t.keys[i], main, int32(i)})
+	main := func(c counts) int64 {
+		if k == kSale {
+			return c.amount
 		}
+		return c.n
 	}
-	if len(es) > RowLimit {
-		mains := make([]int64, len(es))
-		for i := range es {
-			mains[i] = es[i].main
-		}
-		cut := nthLargest(mains, RowLimit)
-		var above, tied []entry
-		for _, e := range es {
-			if e.main > cut {
-				above = append(above, e)
-			} else if e.main == cut {
-				tied = append(tied, e)
+	in := func(l sumList, i int) bool {
+		c := l.vals[i]
+		return (c.n > 0 || c.amount != 0) && (keep == nil || keep(l.keys[i]))
+	}
+	total := 0
+	for _, l := range lists {
+		total += len(l.vals)
+	}
+	mains := make([]int64, 0, total)
+	for _, l := range lists {
+		for i := range l.vals {
+			if in(l, i) {
+				mains = append(mains, main(l.vals[i]))
 			}
 		}
-		slices.SortFunc(tied, func(a, b entry) int { return strings.Compare(a.key, b.key) })
-		es = append(above, tied[:RowLimit-len(above)]...)
 	}
+	cut := int64(math.MinInt64)
+	if len(mains) > RowLimit {
+		cut = nthLargest(mains, RowLimit)
+	}
+	var above, tied []entry
+	for _, l := range lists {
+		for i, c := range l.vals {
+			if m := main(c); m >= cut && in(l, i) {
+				if m > cut {
+					above = append(above, entry{l.keys[i], m, c})
+				} else {
+					tied = append(tied, entry{l.keys[i], m, c})
+				}
+			}
+		}
+	}
+	slices.SortFunc(tied, func(a, b entry) int { return strings.Compare(a.key, b.key) })
+	es := append(above, tied[:min(len(tied), RowLimit-len(above))]...)
 	if ordered {
 		slices.SortFunc(es, func(a, b entry) int {
 			if a.main != b.main {
@@ -252,7 +254,7 @@ func rankSums(k kind, t sumList, ordered bool) ranked {
 	r := ranked{keys: make([]string, len(es)), vals: make(map[string]counts, len(es))}
 	for i, e := range es {
 		r.keys[i] = e.key
-		r.vals[e.key] = t.vals[e.i]
+		r.vals[e.key] = e.c
 	}
 	return r
 }

@@ -144,11 +144,11 @@ func TestRankSumsIsRank(t *testing.T) {
 				m[k] = counts{c.n + n, c.amount + a}
 			}
 			for _, k := range []kind{kClick, kSale} {
-				want, got := rank(k, m), rankSums(k, sumList{set.keys, set.vals}, true)
+				want, got := rank(k, m), rankSums(k, []sumList{{set.keys, set.vals}}, nil, true)
 				if !slices.Equal(want.keys, got.keys) {
 					t.Fatalf("size %d spread %d %s: keys differ (%d vs %d)", size, spread, k.agg, len(want.keys), len(got.keys))
 				}
-				unordered := rankSums(k, sumList{set.keys, set.vals}, false)
+				unordered := rankSums(k, []sumList{{set.keys[:len(set.keys)/2], set.vals[:len(set.keys)/2]}, {set.keys[len(set.keys)/2:], set.vals[len(set.keys)/2:]}}, nil, false)
 				if a, b := slices.Sorted(slices.Values(unordered.keys)), slices.Sorted(slices.Values(want.keys)); !slices.Equal(a, b) {
 					t.Fatalf("size %d spread %d %s: unordered top list differs", size, spread, k.agg)
 				}

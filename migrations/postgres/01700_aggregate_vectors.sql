@@ -36,6 +36,39 @@ CREATE TABLE aggregate_values (
     PRIMARY KEY (workspace_id, dim, first_id)
 );
 
+-- The version of a workspace's links as top_links shows them (id, domain,
+-- key, url, title, comments, folder, partner, creation): the engine keeps
+-- the links it has loaded in memory and reloads them when this changes
+-- (loading 5,000 links by id took 20–30 ms on SQLite). Bumped by triggers on
+-- a change of those columns and on delete; a new link needs no bump (it was
+-- not in memory).
+CREATE TABLE link_versions (
+    workspace_id  TEXT PRIMARY KEY,
+    version       BIGINT NOT NULL
+);
+-- +goose StatementBegin
+CREATE FUNCTION relink_link_version() RETURNS trigger AS $$
+BEGIN
+    INSERT INTO link_versions (workspace_id, version) VALUES (OLD.workspace_id, 1)
+        ON CONFLICT (workspace_id) DO UPDATE SET version = link_versions.version + 1;
+    IF TG_OP = 'UPDATE' AND NEW.workspace_id IS DISTINCT FROM OLD.workspace_id THEN
+        INSERT INTO link_versions (workspace_id, version) VALUES (NEW.workspace_id, 1)
+            ON CONFLICT (workspace_id) DO UPDATE SET version = link_versions.version + 1;
+    END IF;
+    RETURN NULL;
+END
+$$ LANGUAGE plpgsql;
+-- +goose StatementEnd
+CREATE TRIGGER relink_link_version_update AFTER UPDATE ON links FOR EACH ROW
+    WHEN (OLD.domain IS DISTINCT FROM NEW.domain OR OLD.key IS DISTINCT FROM NEW.key OR OLD.url IS DISTINCT FROM NEW.url OR OLD.title IS DISTINCT FROM NEW.title OR OLD.comments IS DISTINCT FROM NEW.comments OR OLD.folder_id IS DISTINCT FROM NEW.folder_id OR OLD.partner_id IS DISTINCT FROM NEW.partner_id OR OLD.created_at IS DISTINCT FROM NEW.created_at OR OLD.workspace_id IS DISTINCT FROM NEW.workspace_id)
+    EXECUTE FUNCTION relink_link_version();
+CREATE TRIGGER relink_link_version_delete AFTER DELETE ON links FOR EACH ROW
+    EXECUTE FUNCTION relink_link_version();
+
 -- +goose Down
+DROP TRIGGER relink_link_version_update ON links;
+DROP TRIGGER relink_link_version_delete ON links;
+DROP FUNCTION relink_link_version();
+DROP TABLE link_versions;
 DROP TABLE aggregate_values;
 DROP TABLE aggregate_vectors;

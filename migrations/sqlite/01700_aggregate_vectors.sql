@@ -36,6 +36,37 @@ CREATE TABLE aggregate_values (
     PRIMARY KEY (workspace_id, dim, first_id)
 );
 
+-- The version of a workspace's links as top_links shows them (id, domain,
+-- key, url, title, comments, folder, partner, creation): the engine keeps
+-- the links it has loaded in memory and reloads them when this changes
+-- (loading 5,000 links by id took 20–30 ms on SQLite). Bumped by triggers on
+-- a change of those columns and on delete; a new link needs no bump (it was
+-- not in memory).
+CREATE TABLE link_versions (
+    workspace_id  TEXT PRIMARY KEY,
+    version       BIGINT NOT NULL
+);
+-- +goose StatementBegin
+CREATE TRIGGER relink_link_version_update AFTER UPDATE ON links
+    WHEN OLD.domain IS NOT NEW.domain OR OLD.key IS NOT NEW.key OR OLD.url IS NOT NEW.url OR OLD.title IS NOT NEW.title OR OLD.comments IS NOT NEW.comments OR OLD.folder_id IS NOT NEW.folder_id OR OLD.partner_id IS NOT NEW.partner_id OR OLD.created_at IS NOT NEW.created_at OR OLD.workspace_id IS NOT NEW.workspace_id
+BEGIN
+    INSERT INTO link_versions (workspace_id, version) VALUES (OLD.workspace_id, 1)
+        ON CONFLICT (workspace_id) DO UPDATE SET version = link_versions.version + 1;
+    INSERT INTO link_versions (workspace_id, version) VALUES (NEW.workspace_id, 1)
+        ON CONFLICT (workspace_id) DO UPDATE SET version = link_versions.version + 1;
+END;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE TRIGGER relink_link_version_delete AFTER DELETE ON links
+BEGIN
+    INSERT INTO link_versions (workspace_id, version) VALUES (OLD.workspace_id, 1)
+        ON CONFLICT (workspace_id) DO UPDATE SET version = link_versions.version + 1;
+END;
+-- +goose StatementEnd
+
 -- +goose Down
+DROP TRIGGER relink_link_version_update;
+DROP TRIGGER relink_link_version_delete;
+DROP TABLE link_versions;
 DROP TABLE aggregate_values;
 DROP TABLE aggregate_vectors;
