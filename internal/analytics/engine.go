@@ -259,32 +259,20 @@ func (e *SQLEngine) readAggregates(ctx context.Context, s *scope, k kind, key ke
 	isLink := dim == models.DimLink
 	var parts []string
 	var args []any
-	for _, sp := range spans {
-		if !sp.from.Before(sp.to) {
-			continue
-		}
-		var w where
-		w.add("workspace_id = ?", s.wsID)
-		w.add("event = ?", k.agg)
-		w.add("dim = ?", dim+sp.grain.suffix())
-		w.add("hour >= ? AND hour < ?", sp.from.UTC(), sp.to.UTC())
+	restrict := func(w *where) {
 		if isLink {
-			if s.linksSet {
-				w.add("value IN ?", s.links)
-			}
-			w.in("value", s.q.LinkID)
+			s.restrictLinks(w)
 		}
 		if df != nil {
 			w.in("value", df.f)
 		}
-		e.spanReads[sp.grain].Add(1)
-		cols := "hour, value, count, amount"
-		if sp.neg {
-			e.subtracted.Add(1)
-			cols = "hour, value, -count AS count, -amount AS amount"
+	}
+	for _, sp := range spans {
+		if !sp.from.Before(sp.to) {
+			continue
 		}
-		parts = append(parts, "SELECT "+cols+" FROM event_aggregates WHERE "+w.sql())
-		args = append(args, w.args...)
+		q, a := e.spanSelect(s, k, dim, sp, "hour, value", "count", "amount", restrict)
+		parts, args = append(parts, q), append(args, a...)
 	}
 	out := map[string]counts{}
 	if len(parts) == 0 {

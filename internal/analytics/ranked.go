@@ -248,19 +248,8 @@ func (e *SQLEngine) rollupSource(s *scope, k kind, rg rankedGroup) (string, []an
 	var parts []string
 	var args []any
 	for _, sp := range spans {
-		var w where
-		w.add("workspace_id = ?", s.wsID)
-		w.add("event = ?", k.agg)
-		w.add("dim = ?", rg.attr+sp.grain.suffix())
-		w.add("hour >= ? AND hour < ?", sp.from.UTC(), sp.to.UTC())
-		e.spanReads[sp.grain].Add(1)
-		cols := "value AS k, count AS n, amount AS a"
-		if sp.neg {
-			e.subtracted.Add(1)
-			cols = "value AS k, -count AS n, -amount AS a"
-		}
-		parts = append(parts, "SELECT "+cols+" FROM event_aggregates WHERE "+w.sql())
-		args = append(args, w.args...)
+		q, a := e.spanSelect(s, k, rg.attr, sp, "value AS k", "n", "a", nil)
+		parts, args = append(parts, q), append(args, a...)
 	}
 	e.rawReads.Add(1)
 	if w, ok := s.rawWhere(k, edges); ok {
@@ -281,6 +270,35 @@ func (e *SQLEngine) rollupSource(s *scope, k kind, rg rankedGroup) (string, []an
 		parts = []string{"SELECT value AS k, count AS n, amount AS a FROM event_aggregates WHERE 1 = 0"}
 	}
 	return "SELECT k, SUM(n) AS n, SUM(a) AS a FROM (" + strings.Join(parts, " UNION ALL ") + ") x GROUP BY k HAVING SUM(n) > 0 OR SUM(a) <> 0", args
+}
+
+// spanSelect is the SELECT of one signed span of dim's aggregate rows: the
+// key columns, then count and amount (negated when the span subtracts) as
+// n and a, restricted further by restrict when set. It counts the read.
+func (e *SQLEngine) spanSelect(s *scope, k kind, dim string, sp span, keys, n, a string, restrict func(*where)) (string, []any) {
+	var w where
+	w.add("workspace_id = ?", s.wsID)
+	w.add("event = ?", k.agg)
+	w.add("dim = ?", dim+sp.grain.suffix())
+	w.add("hour >= ? AND hour < ?", sp.from.UTC(), sp.to.UTC())
+	if restrict != nil {
+		restrict(&w)
+	}
+	e.spanReads[sp.grain].Add(1)
+	sign := ""
+	if sp.neg {
+		e.subtracted.Add(1)
+		sign = "-"
+	}
+	return "SELECT " + keys + ", " + sign + "count AS " + n + ", " + sign + "amount AS " + a + " FROM event_aggregates WHERE " + w.sql(), w.args
+}
+
+// restrictLinks limits per-link rows to the scope's links.
+func (s *scope) restrictLinks(w *where) {
+	if s.linksSet {
+		w.add("value IN ?", s.links)
+	}
+	w.in("value", s.q.LinkID)
 }
 
 // coverSpans splits the scope's window into the aggregate spans of its
@@ -327,26 +345,13 @@ func (e *SQLEngine) rankedSource(s *scope, k kind, dim string) (string, []any, e
 func (e *SQLEngine) spanSource(s *scope, k kind, dim string, spans []span, edges []timeRange) (string, []any) {
 	var parts []string
 	var args []any
+	var restrict func(*where)
+	if dim == models.DimLink {
+		restrict = s.restrictLinks
+	}
 	for _, sp := range spans {
-		var w where
-		w.add("workspace_id = ?", s.wsID)
-		w.add("event = ?", k.agg)
-		w.add("dim = ?", dim+sp.grain.suffix())
-		w.add("hour >= ? AND hour < ?", sp.from.UTC(), sp.to.UTC())
-		if dim == models.DimLink {
-			if s.linksSet {
-				w.add("value IN ?", s.links)
-			}
-			w.in("value", s.q.LinkID)
-		}
-		e.spanReads[sp.grain].Add(1)
-		cols := "value, count, amount"
-		if sp.neg {
-			e.subtracted.Add(1)
-			cols = "value, -count AS count, -amount AS amount"
-		}
-		parts = append(parts, "SELECT "+cols+" FROM event_aggregates WHERE "+w.sql())
-		args = append(args, w.args...)
+		q, a := e.spanSelect(s, k, dim, sp, "value", "count", "amount", restrict)
+		parts, args = append(parts, q), append(args, a...)
 	}
 	e.rawReads.Add(1)
 	if w, ok := s.rawWhere(k, edges); ok {
