@@ -3,32 +3,17 @@ package models
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 )
 
 // DimRevision is the aggregate dimension that counts writes (migration
 // 01700): one row per workspace, event kind and UTC day (hour = 00:00 UTC,
-// value ”), whose count every AddEventAggregates call that changes the
+// empty value), whose count every AddEventAggregates call that changes the
 // day's per-link or per-URL rows increments by one. The analytics engine's
-// aggregate vectors (packed copies of a day's or a week's per-link and
-// per-URL rows) remember the sum of their days' revisions when built, and
-// are used only while it is unchanged.
+// aggregate vectors (internal/analytics/vectors.go: packed copies of a
+// day's or a week's per-link and per-URL rows) remember the sum of their
+// days' revisions when built, and are used only while it is unchanged.
 const DimRevision = "rev"
-
-// AggregateVector is one sealed block of the per-link or per-URL aggregates
-// (migration 01700; internal/analytics/vectors.go builds and reads them).
-type AggregateVector struct {
-	WorkspaceID string    `gorm:"column:workspace_id;primaryKey"`
-	Event       string    `gorm:"column:event;primaryKey"`
-	Dim         string    `gorm:"column:dim;primaryKey"` // link@day, link@week, url@day, url@week
-	Hour        time.Time `gorm:"column:hour;primaryKey"`
-	Rev         int64     `gorm:"column:rev"`
-	Data        []byte    `gorm:"column:data"`
-}
-
-// TableName pins the table.
-func (AggregateVector) TableName() string { return "aggregate_vectors" }
 
 // revisionRows returns one DimRevision row (count 1) per workspace, event
 // kind and UTC day that rows change per-link or per-URL values of.
@@ -60,7 +45,6 @@ func (db *DB) DeleteAggregateVectors(ctx context.Context, workspaceIDs ...string
 	if len(workspaceIDs) == 0 {
 		return nil
 	}
-	sort.Strings(workspaceIDs)
 	if err := db.WithContext(ctx).Exec("DELETE FROM aggregate_vectors WHERE workspace_id IN ?", workspaceIDs).Error; err != nil {
 		return fmt.Errorf("delete aggregate vectors: %w", err)
 	}

@@ -164,10 +164,7 @@ func (e *SQLEngine) rankInDB(ctx context.Context, s *scope, k kind, rg rankedGro
 	} else if e.vecOK(rg) {
 		return e.rankFromVectors(ctx, s, k, rg, ordered)
 	} else {
-		src, a, err := e.rankedSource(s, k, rg.dim)
-		if err != nil {
-			return ranked{}, err
-		}
+		src, a := e.rankedSource(s, k, rg.dim)
 		args = a
 		inner := "SELECT value, SUM(count) AS n, SUM(amount) AS a FROM (" + src + ") s GROUP BY value"
 		q = "SELECT " + rg.key + " AS k, SUM(v.n) AS n, SUM(v.a) AS a FROM (" + inner + ") v" + rg.join
@@ -335,10 +332,9 @@ func (e *SQLEngine) coverSpansWith(s *scope, c *coverer) ([]span, []timeRange) {
 // over the scope's window: the aggregate spans (subtracted ones negated)
 // and the raw rows of the partial hours at the window's ends, grouped by
 // the same value. It counts the reads as fromAggregates does.
-func (e *SQLEngine) rankedSource(s *scope, k kind, dim string) (string, []any, error) {
+func (e *SQLEngine) rankedSource(s *scope, k kind, dim string) (string, []any) {
 	spans, edges := e.coverSpans(s)
-	q, args := e.spanSource(s, k, dim, spans, edges)
-	return q, args, nil
+	return e.spanSource(s, k, dim, spans, edges)
 }
 
 // spanSource is rankedSource over the given spans and edges.

@@ -66,7 +66,9 @@ func splitSealed(spans []span, now time.Time) ([]vecUnit, []span) {
 	return units, rows
 }
 
-// vecOK reports whether rankFromVectors answers kind k's ranking of rg.
+// vecOK reports whether rankFromVectors answers the ranking of rg (the
+// groupings keyed by link or URL themselves: top_links, top_urls,
+// top_base_urls).
 func (e *SQLEngine) vecOK(rg rankedGroup) bool {
 	return !e.NoVectors && rg.join == "" && rg.attr == ""
 }
@@ -77,7 +79,6 @@ func (e *SQLEngine) vecOK(rg rankedGroup) bool {
 // filtered and ranked in Go as the SQL statement would (same keys, same
 // order, same cut).
 func (e *SQLEngine) rankFromVectors(ctx context.Context, s *scope, k kind, rg rankedGroup, ordered bool) (ranked, error) {
-	e.rankedReads.Add(1)
 	fail := func(err error) (ranked, error) {
 		return ranked{}, fmt.Errorf("rank %s by %s: %w", k.table, s.q.GroupBy, err)
 	}
