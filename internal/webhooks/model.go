@@ -59,7 +59,9 @@ var Extensions = []string{CommissionUpdated}
 func AllTriggers() []string { return append(slices.Clone(Triggers), Extensions...) }
 
 // IsTrigger reports whether name is an event name.
-func IsTrigger(name string) bool { return slices.Contains(Triggers, name) || slices.Contains(Extensions, name) }
+func IsTrigger(name string) bool {
+	return slices.Contains(Triggers, name) || slices.Contains(Extensions, name)
+}
 
 // Link scopes of link.clicked webhooks (§1.4).
 const (
