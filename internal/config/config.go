@@ -159,7 +159,6 @@ var Vars = []Var{
 // Getenv abstracts the environment so tests can pass a map.
 type Getenv func(string) string
 
-
 // Load parses and validates configuration from getenv.
 func Load(getenv Getenv) (*Config, error) {
 	l := &loader{getenv: getenv}
