@@ -404,7 +404,7 @@ func (s *Service) repriceCommission(ctx context.Context, tx *models.DB, ws *mode
 		}
 		return v
 	}
-	saleAmount := c.Amount
+	var saleAmount int64
 	if p.ModifySaleAmount != nil {
 		saleAmount = max(0, c.Amount+convert(*p.ModifySaleAmount))
 	} else {
