@@ -47,3 +47,53 @@ func TestLinkWebhookIDs(t *testing.T) {
 }
 
 func contains(body []byte, s string) bool { return len(s) > 0 && strings.Contains(string(body), s) }
+
+// TestPartnerLookupParity: GET /partners?partnerIds=a,b keeps those
+// partners (Dub's partnerIds filter, comma-separated or repeated), GET
+// /partners/{partnerId} answers one (Dub's [partnerId]/route.ts, 404
+// "Partner not found." for another workspace's or an unknown id); the
+// e-mail is kept as given and matched case-insensitively; the default
+// link's key is Dub's slugify of the name.
+func TestPartnerLookupParity(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		e := newProgramEnv(t, db)
+		ann := e.ok(201, "acme", "POST", "/partners", `{"email":"Ann.Lee@Example.COM","name":"Ännä Lée-Smith"}`).json(t)
+		if ann["email"] != "Ann.Lee@Example.COM" {
+			t.Errorf("email %v, want it as given", ann["email"])
+		}
+		onlyLink(t, ann, "aennae-lee-smith")
+		again := e.ok(201, "acme", "POST", "/partners", `{"email":"ann.lee@example.com"}`).json(t)
+		if again["id"] != ann["id"] {
+			t.Errorf("the same address in another case made partner %v, want %v", again["id"], ann["id"])
+		}
+		camel := e.ok(201, "acme", "POST", "/partners", `{"email":"jd@example.com","name":"JohnDoe & Co"}`).json(t)
+		onlyLink(t, camel, "john-doe-and-co")
+		if got := e.ok(200, "acme", "GET", "/partners?email=ANN.LEE@example.com", "").list(t); len(got) != 1 || got[0]["id"] != ann["id"] {
+			t.Errorf("email filter %v", got)
+		}
+
+		ids := ann["id"].(string) + "," + e.partner
+		for _, q := range []string{"?partnerIds=" + ids, "?partnerIds=" + ann["id"].(string) + "&partnerIds=" + e.partner} {
+			got := e.ok(200, "acme", "GET", "/partners"+q, "").list(t)
+			if len(got) != 2 {
+				t.Fatalf("GET /partners%s: %d partners, want 2", q, len(got))
+			}
+			for _, p := range got {
+				if p["id"] != ann["id"] && p["id"] != e.partner {
+					t.Errorf("GET /partners%s returned %v", q, p["id"])
+				}
+			}
+		}
+		one := e.ok(200, "acme", "GET", "/partners/"+e.partner, "").json(t)
+		if one["id"] != e.partner || one["email"] != "pat@example.com" || len(one["links"].([]any)) != 1 {
+			t.Errorf("GET /partners/{id} %v", one)
+		}
+		for _, k := range []string{"lastLeadAt", "platforms", "discount", "industryInterests", "salesChannels", "totalCommissions"} {
+			if _, ok := one[k]; !ok {
+				t.Errorf("GET /partners/{id} lacks %q", k)
+			}
+		}
+		e.expectErr(e.do("acme", "GET", "/partners/pn_nope", ""), 404, "not_found", "Partner not found.")
+		e.expectErr(e.do("other", "GET", "/partners/"+e.partner, ""), 404, "not_found", "Partner not found.")
+	})
+}
