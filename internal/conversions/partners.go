@@ -191,7 +191,7 @@ func (s *Service) inTx(tx *models.DB) *Service {
 // welcome finishes a new enrollment (res.group set) inside its
 // transaction: the group's default links (Dub's createPartnerDefaultLinks,
 // which skips a link it cannot make: logged here), then partner.enrolled
-// (webhooks.md §3.7) carrying them, so the event exists exactly when the
+// (spec/webhooks.md §3.7) carrying them, so the event exists exactly when the
 // enrollment does and lists the links POST /partners answers with.
 func (s *Service) welcome(ctx context.Context, tx *models.DB, ws *models.Workspace, prog *models.Program, res *enrolled, in EnrollInput) error {
 	if res == nil || res.group == nil {
@@ -207,7 +207,7 @@ func (s *Service) welcome(ctx context.Context, tx *models.DB, ws *models.Workspa
 	return t.emitEnrolled(ctx, tx, ws, prog.ID, res.e.PartnerID)
 }
 
-// emitEnrolled writes partner.enrolled (webhooks.md §3.7) for the partner's
+// emitEnrolled writes partner.enrolled (spec/webhooks.md §3.7) for the partner's
 // enrollment, in the caller's transaction.
 func (s *Service) emitEnrolled(ctx context.Context, tx *models.DB, ws *models.Workspace, programID, partnerID string) error {
 	ep, err := tx.EnrolledPartnerByID(ctx, ws.ID, programID, partnerID)
@@ -319,7 +319,7 @@ func (s *Service) createDefaultLinksFor(ctx context.Context, ws *models.Workspac
 			if prefix != "" {
 				full = prefix + "/" + key
 			}
-			// Default links made on enrollment fire no link.created (webhooks.md §3.2).
+			// Default links made on enrollment fire no link.created (spec/webhooks.md §3.2).
 			_, err := s.createFromDefaultLink(ctx, links.Actor{Workspace: ws, UserID: in.UserID, Silent: true}, prog, e, g, dl, in.LinkProps, full)
 			if err == nil {
 				break
