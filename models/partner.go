@@ -300,10 +300,10 @@ type PartnerQuery struct {
 	PartnerID string // exact, for single lookups
 	// PartnerIDs keeps only these partners (Dub's partnerIds filter).
 	PartnerIDs []string
-	SortBy    string // one of PartnerSortColumns' keys
-	Desc      bool
-	Limit     int
-	Offset    int
+	SortBy     string // one of PartnerSortColumns' keys
+	Desc       bool
+	Limit      int
+	Offset     int
 }
 
 // PartnerSortColumns maps GET /partners sortBy values to SQL.
