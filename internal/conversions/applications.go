@@ -152,8 +152,8 @@ func (s *Service) ApproveApplication(ctx context.Context, ws *models.Workspace, 
 		if p, err = tx.PartnerByID(ctx, ws.ID, e.PartnerID); err != nil {
 			return err
 		}
-		// The group's default links, then partner.enrolled (webhooks.md
-		// §3.7: "their application was approved") carrying them, in the
+		// The group's default links, then partner.enrolled
+		// (spec/webhooks.md §3.7: "their application was approved") carrying them, in the
 		// approval's transaction.
 		res = &enrolled{e: e, group: g}
 		return s.welcome(ctx, tx, ws, prog, res, EnrollInput{Email: p.Email, Name: &p.Name, Username: p.Username})
