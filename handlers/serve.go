@@ -92,7 +92,7 @@ func (s *Server) acmeManager() *autocert.Manager {
 			if host == cfg.AppURL.Hostname() || host == cfg.APIURL.Hostname() || host == CanonicalHost(cfg.ShortDomain) {
 				return nil
 			}
-			if s.svc.IsShortDomain(host) {
+			if s.svc.Domains.IsRegistered(host) {
 				return nil
 			}
 			return fmt.Errorf("acme: %q is not a Relink origin or registered short domain", host)
