@@ -8,8 +8,6 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -268,17 +266,4 @@ func eventually(t *testing.T, within time.Duration, check func() string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// tlsClient trusts roots and dials every address at addr (the test's
-// loopback port), so a URL may name any host and still reach the server,
-// with that host as the SNI.
-func tlsClient(roots *tls.Config, addr string) *http.Client {
-	d := &net.Dialer{Timeout: 5 * time.Second}
-	return &http.Client{Timeout: 30 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		Transport: &http.Transport{TLSClientConfig: roots,
-			DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-				return d.DialContext(ctx, network, addr)
-			}}}
 }
