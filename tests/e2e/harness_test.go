@@ -227,6 +227,12 @@ func get(t *testing.T, c *http.Client, rawURL, host string, header map[string]st
 // out; it returns the status.
 func api(t *testing.T, base, method, path, key string, body, out any) int {
 	t.Helper()
+	return apiWith(t, noFollow, base, method, path, key, body, out)
+}
+
+// apiWith is api through the client c.
+func apiWith(t *testing.T, c *http.Client, base, method, path, key string, body, out any) int {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -235,7 +241,7 @@ func api(t *testing.T, base, method, path, key string, body, out any) int {
 	req, _ := http.NewRequest(method, base+path, rd)
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
-	res, err := noFollow.Do(req)
+	res, err := c.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
