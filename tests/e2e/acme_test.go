@@ -160,7 +160,9 @@ func dialAll(roots *x509.CertPool, addr string) *http.Client {
 	return &http.Client{Timeout: 60 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots},
-			DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) { return d.DialContext(ctx, network, addr) }}}
+			DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+				return d.DialContext(ctx, network, addr)
+			}}}
 }
 
 // TestACME: `relink serve` with RELINK_ACME_EMAIL and RELINK_ACME_CA naming
