@@ -9,6 +9,7 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -28,7 +29,7 @@ func toWorkspaceJSON(w *models.Workspace) workspaceJSON {
 }
 
 // ownWorkspace resolves the path's idOrSlug against the key's workspace:
-// a key only ever sees its own workspace (links.md §1.3).
+// a key only ever sees its own workspace (spec/links.md §1.3).
 func ownWorkspace(c *fiber.Ctx) (*models.Workspace, error) {
 	w := request.Workspace(c)
 	sel := c.Params("idOrSlug")
@@ -64,7 +65,7 @@ func (h *Handlers) UpdateWorkspace(c *fiber.Ctx) error {
 		return err
 	}
 	var req updateWorkspaceRequest
-	if err := request.BindJSON(c, &req); err != nil {
+	if err := input.BindJSON(c.Body(), &req); err != nil {
 		return err
 	}
 	upd := *w
