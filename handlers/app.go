@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -22,6 +23,7 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/app"
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/models"
 	"github.com/relinkhq/relink/static"
 	embedviews "github.com/relinkhq/relink/views/embed"
@@ -38,8 +40,12 @@ type Server struct {
 	app     *fiber.App
 	short   *fiber.App
 
-	// readyExtra adds fields to /readyz (the click journal's backlog).
-	readyExtra func() map[string]any
+	// stopping is set when the shutdown begins (answer.go).
+	stopping atomic.Bool
+
+	// readyExtra adds fields to /readyz (the click journal's backlog) and,
+	// when the instance should get no traffic, why.
+	readyExtra func() (map[string]any, string)
 
 	// seal runs once, on the first request: it appends the API's catch-all
 	// and builds each face's handler, so the route trees are not rebuilt
@@ -68,10 +74,15 @@ func New(svc *app.Services) *Server {
 	s.Root.Use(s.logRequests, s.recoverPanics, s.dispatch)
 
 	s.routes()
-	s.readyExtra = func() map[string]any {
+	s.readyExtra = func() (map[string]any, string) {
 		st := svc.Clicks.Stats()
 		// The journal's backlog includes the queued and pending clicks.
-		return map[string]any{"clickBacklog": max(st.JournalBacklog, uint64(st.Queued+st.Pending)), "clickJournalFull": st.JournalFull}
+		out := map[string]any{"clickBacklog": max(st.JournalBacklog, uint64(st.Queued+st.Pending)), "clickJournalFull": st.JournalFull}
+		if st.JournalFull {
+			out["clickJournal"] = st.JournalState
+			return out, "click journal refuses clicks: " + journalReason(st.JournalState)
+		}
+		return out, ""
 	}
 	return s
 }
@@ -435,18 +446,38 @@ func (s *Server) healthz(c *fiber.Ctx) error {
 func (s *Server) readyz(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(context.Background(), min(2*time.Second, s.dbTimeout()))
 	defer cancel()
+	out := fiber.Map{"status": "ok", "database": "ok"}
+	var reasons []string
 	if err := s.svc.DB.SQL().PingContext(ctx); err != nil {
 		s.log.Error("readyz: database unreachable", "err", err)
-		c.Set(fiber.HeaderRetryAfter, "1")
-		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "unavailable", "database": "unreachable"})
+		out["database"] = "unreachable"
+		reasons = append(reasons, "database unreachable")
 	}
-	out := fiber.Map{"status": "ok", "database": "ok"}
 	if s.readyExtra != nil {
-		for k, v := range s.readyExtra() {
+		extra, notReady := s.readyExtra()
+		for k, v := range extra {
 			out[k] = v
 		}
+		if notReady != "" {
+			// Redirects still answer, but their clicks are refused: a load
+			// balancer should send the traffic to an instance that records it.
+			reasons = append(reasons, notReady)
+		}
+	}
+	if len(reasons) > 0 {
+		out["status"], out["reason"] = "unavailable", strings.Join(reasons, "; ")
+		c.Set(fiber.HeaderRetryAfter, "1")
+		return c.Status(fiber.StatusServiceUnavailable).JSON(out)
 	}
 	return c.JSON(out)
+}
+
+// journalReason says why the click journal refuses clicks.
+func journalReason(state string) string {
+	if state == ingest.ReasonJournalMax {
+		return "RELINK_CLICK_JOURNAL_MAX reached (the database is behind)"
+	}
+	return "its disk refuses writes (full, or an I/O error)"
 }
 
 // dbTimeout is RELINK_DB_TIMEOUT (its default for a hand-built Config).

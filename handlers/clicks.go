@@ -11,6 +11,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/internal/geo"
+	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/linkcache"
 )
 
@@ -70,9 +71,13 @@ func (s *Server) metrics(c *fiber.Ctx) error {
 	metric("relink_clicks_pending", "gauge", "Enriched clicks waiting for a write.", st.Pending)
 	metric("relink_click_journal_backlog", "gauge", "Clicks in the click journal not yet in the database.", st.JournalBacklog)
 	metric("relink_click_journal_bytes", "gauge", "Size of the click journal on disk.", st.JournalBytes)
-	metric("relink_click_journal_full", "gauge", "1 while RELINK_CLICK_JOURNAL_MAX is reached and clicks are refused.", boolGauge(st.JournalFull))
-	metric("relink_click_journal_refused_total", "counter", "Clicks refused because the click journal was full (also in relink_clicks_dropped_total).", st.JournalRefusals)
-	metric("relink_click_journal_lost_total", "counter", "Clicks of failed journal group commits (disk errors).", st.JournalLost)
+	metric("relink_click_journal_full", "gauge", "1 while the click journal refuses clicks (RELINK_CLICK_JOURNAL_MAX reached, or its disk refuses writes).", boolGauge(st.JournalFull))
+	fmt.Fprintf(&b, "# HELP relink_click_journal_refused_total Clicks refused because the click journal could not take them (also in relink_clicks_dropped_total); reason max_bytes: RELINK_CLICK_JOURNAL_MAX reached, disk: its disk refused a write (full, I/O error).\n# TYPE relink_click_journal_refused_total counter\n")
+	for _, reason := range []string{ingest.ReasonJournalMax, ingest.ReasonJournalDisk} {
+		fmt.Fprintf(&b, "relink_click_journal_refused_total{reason=%q} %d\n", reason, st.JournalRefused[reason])
+	}
+	metric("relink_click_journal_write_failures_total", "counter", "Failed click journal writes (disk full, I/O error); each group is kept and written again.", st.JournalWriteFailures)
+	metric("relink_click_journal_lost_total", "counter", "Accepted clicks that reached neither the journal nor the database (a journal that could not write at a stop whose database was down too).", st.JournalLost)
 	metric("relink_link_cache_entries", "gauge", "Entries in the link cache.", ls.Entries)
 	metric("relink_link_cache_hits_total", "counter", "Link cache hits.", ls.Hits)
 	metric("relink_link_cache_misses_total", "counter", "Link cache misses.", ls.Misses)

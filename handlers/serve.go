@@ -131,9 +131,12 @@ func (s *Server) Serve(ctx context.Context, lns []net.Listener) error {
 	s.Root.Handler() // build the route tree once before serving
 	s.svc.Jobs.Start(ctx)
 	srv := s.Root.Server()
+	// Answers given during the stop say the connection closes after them.
+	srv.CloseOnShutdown = true
 	errc := make(chan error, len(lns))
 	for _, ln := range lns {
 		s.log.Info("listening", "addr", ln.Addr().String())
+		ln = answerListener{Listener: ln, stopping: &s.stopping, budget: s.svc.Config.ShutdownTimeout}
 		go func(ln net.Listener) { errc <- srv.Serve(ln) }(ln)
 	}
 	var serveErr error
@@ -151,6 +154,7 @@ func (s *Server) Shutdown() error {
 	timeout := s.svc.Config.ShutdownTimeout
 	start := time.Now()
 	s.log.Info("shutting down", "deadline", timeout)
+	s.stopping.Store(true) // requests being read or answered finish (answer.go)
 	var errs []error
 	httpCtx, cancelHTTP := context.WithTimeout(context.Background(), timeout)
 	if err := s.Root.ShutdownWithContext(httpCtx); err != nil {

@@ -30,6 +30,9 @@ func TestFaultsShort(t *testing.T) {
 		if r.Lost > r.Bound {
 			t.Errorf("%s on %s: %d of %d answered clicks lost (bound %d)", r.Scenario, r.DB, r.Lost, r.Seen, r.Bound)
 		}
+		if r.Answerless > 0 && !r.AnswerlessOK {
+			t.Errorf("%s on %s: %d clicks stored whose request got no answer (the connection closed without the 302)", r.Scenario, r.DB, r.Answerless)
+		}
 		if r.Held > 0 {
 			t.Logf("%s on %s: the graceful stop left %d clicks in the journal; the restart wrote them", r.Scenario, r.DB, r.Held)
 		}

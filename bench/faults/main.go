@@ -14,6 +14,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -37,7 +38,7 @@ import (
 
 func main() {
 	short := flag.Bool("short", false, "the CI form: seconds instead of minutes")
-	only := flag.String("only", "", "comma-separated scenarios (sigterm, sigkill, pg-stop, pg-stop-long, pg-hang)")
+	only := flag.String("only", "", "comma-separated scenarios (sigterm, sigkill, pg-stop, pg-stop-long, disk-full, pg-hang)")
 	conns := flag.Int("c", 32, "concurrent connections")
 	rate := flag.Int("rate", 0, "requests a second in all (paced); 0: as fast as the connections go")
 	catchup := flag.Int("catchup", 0, "instead of the scenarios: journal this many clicks during an outage and time the writer's catch-up alone")
@@ -86,14 +87,33 @@ type Result struct {
 	// (relink_click_journal_refused_total: the journal was at
 	// RELINK_CLICK_JOURNAL_MAX): answered, not stored, not silent.
 	Refused int64
-	Lost    int64 // Seen - Stored - Refused when positive
+	// Missing is the 302s whose click id is not stored (matched per
+	// request, Matched); Lost is Missing - Refused when positive.
+	Missing int64
+	Lost    int64
 	Bound   int64 // clicks the scenario may lose
+	// Answerless is the stored clicks whose request got no answer: the
+	// server stored the click and closed the connection without the 302.
+	// Only a SIGKILL may do that (AnswerlessOK).
+	Answerless   int64
+	AnswerlessOK bool
 	// Held is what a graceful stop left in the click journal and the next
 	// start wrote (SIGTERM: stored after a restart minus stored after the
 	// stop). Not lost, but printed: a stop should write everything.
 	Held int64
 	Note string
 	Logs []string // the server logs of the scenario (kept when it fails)
+}
+
+// Failed: the scenario lost more than its bound, or stored clicks it did
+// not answer.
+func (r Result) Failed() bool { return r.Lost > r.Bound || (r.Answerless > 0 && !r.AnswerlessOK) }
+
+// matchInto matches the stored rows to the load's requests into r.
+func (r *Result) matchInto(l *load, dbURL string) error {
+	m, err := l.match(dbURL)
+	r.Missing, r.Answerless = m.Missing, m.Answerless
+	return err
 }
 
 type env struct {
@@ -124,10 +144,14 @@ func Run(cfg Config) (*Report, error) {
 	if cfg.Short {
 		e.loadFor = 3 * time.Second
 	}
-	build := exec.Command("go", "build", "-o", e.bin, "./cmd/relink")
-	build.Dir = repoRoot()
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("build relink: %w: %s", err, out)
+	if bin := os.Getenv("RELINK_TEST_BIN"); bin != "" {
+		e.bin = bin // make test built it from this tree
+	} else {
+		build := exec.Command("go", "build", "-o", e.bin, "./cmd/relink")
+		build.Dir = repoRoot()
+		if out, err := build.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("build relink: %w: %s", err, out)
+		}
 	}
 	if ownpg.Available() {
 		if e.pg, err = ownpg.Start(); err != nil {
@@ -151,16 +175,16 @@ func Run(cfg Config) (*Report, error) {
 			e.keepLogs(r, r.Logs)
 			return fmt.Errorf("%s on %s: %w", r.Scenario, r.DB, err)
 		}
-		if r.Seen > r.Stored+r.Refused {
-			r.Lost = r.Seen - r.Stored - r.Refused
+		if r.Missing > r.Refused {
+			r.Lost = r.Missing - r.Refused
 		}
 		rep.Results = append(rep.Results, r)
 		refused := ""
 		if r.Refused > 0 {
 			refused = fmt.Sprintf("  refused (journal full, counted) %d", r.Refused)
 		}
-		fmt.Fprintf(cfg.Out, "%-14s %-9s 302s %8d  stored %8d%s  lost %6d (bound %d)  %s\n", r.Scenario, r.DB, r.Seen, r.Stored, refused, r.Lost, r.Bound, r.Note)
-		if r.Lost > r.Bound {
+		fmt.Fprintf(cfg.Out, "%-14s %-9s 302s %8d  stored %8d%s  lost %6d (bound %d)  answerless %d  %s\n", r.Scenario, r.DB, r.Seen, r.Stored, refused, r.Lost, r.Bound, r.Answerless, r.Note)
+		if r.Failed() {
 			rep.Failed = true
 			e.keepLogs(r, r.Logs)
 		}
@@ -193,6 +217,18 @@ func Run(cfg Config) (*Report, error) {
 		if want("pg-stop-long") && !cfg.Short {
 			if err := add(e.pgStop(5 * time.Minute)); err != nil {
 				return rep, err
+			}
+		}
+		if want("disk-full") {
+			for _, kill := range []bool{false, true} {
+				r, err := e.diskFull(kill)
+				if errors.Is(err, errNoMount) && os.Getenv("CI") != "true" {
+					fmt.Fprintf(cfg.Out, "disk-full: skipped: %v (CI=true makes this a failure)\n", err)
+					break
+				}
+				if err := add(r, err); err != nil {
+					return rep, err
+				}
 			}
 		}
 		if want("pg-hang") {
@@ -444,13 +480,91 @@ func (s *server) rss() float64 {
 }
 
 // load sends GETs to the link from conns goroutines until stop, each with
-// its own X-Forwarded-For; it counts 302s and keeps latencies.
+// its own X-Forwarded-For and its own click id (the dub_id cookie, which the
+// redirect takes as the click's id); it counts 302s, keeps latencies, and
+// remembers each request's outcome so that the stored rows can be matched
+// back to the requests (match).
 type load struct {
 	seen, errs atomic.Int64
 	mu         sync.Mutex
 	lat        []time.Duration
 	stop       chan struct{}
 	wg         sync.WaitGroup
+
+	omu     sync.Mutex
+	outcome []byte // by request number: outAnswered, outFailed (0: not sent, or another status)
+}
+
+const (
+	outAnswered = 1 // a 302 arrived
+	outFailed   = 2 // no answer (EOF, reset, timeout)
+)
+
+func (l *load) record(n int64, o byte) {
+	l.omu.Lock()
+	for int64(len(l.outcome)) <= n {
+		l.outcome = append(l.outcome, make([]byte, max(len(l.outcome), 1<<16))...)
+	}
+	l.outcome[n] = o
+	l.omu.Unlock()
+}
+
+// clickID is request n's click id.
+func clickID(n int64) string { return "faults" + strconv.FormatInt(n, 10) }
+
+// Matched is the stored rows matched back to the load's requests.
+type Matched struct {
+	Answered   int64 // 302s the load received
+	Stored     int64 // rows of the load's click ids
+	Missing    int64 // 302s whose click is not stored
+	Answerless int64 // stored clicks whose request got no answer (the server stored it, then closed without the 302)
+}
+
+// match reads every click id stored and matches it to the requests: a
+// count per request, so an extra row (a replay, a request the client gave
+// up on) cannot hide a missing one.
+func (l *load) match(dbURL string) (Matched, error) {
+	var m Matched
+	db, err := models.Open(dbURL)
+	if err != nil {
+		return m, err
+	}
+	defer db.Close()
+	rows, err := db.Raw("SELECT click_id FROM clicks").Rows()
+	if err != nil {
+		return m, err
+	}
+	defer rows.Close()
+	l.omu.Lock()
+	defer l.omu.Unlock()
+	stored := make([]bool, len(l.outcome))
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return m, err
+		}
+		n, err := strconv.ParseInt(strings.TrimPrefix(id, "faults"), 10, 64)
+		if err != nil || n < 0 || n >= int64(len(stored)) {
+			continue
+		}
+		stored[n] = true
+		m.Stored++
+	}
+	if err := rows.Err(); err != nil {
+		return m, err
+	}
+	for n, o := range l.outcome {
+		switch {
+		case o == outAnswered:
+			m.Answered++
+			if !stored[n] {
+				m.Missing++
+			}
+		case o == outFailed && stored[n]:
+			m.Answerless++
+		}
+	}
+	return m, nil
 }
 
 // startLoad starts the load. With rate > 0 the requests are paced: rate a second in all (the
@@ -459,6 +573,8 @@ type load struct {
 func startLoad(domain string, conns, rate int) *load {
 	l := &load{stop: make(chan struct{})}
 	var seq atomic.Int64
+	host, _, _ := net.SplitHostPort(domain)
+	cookie := "dub_id_" + host + "_bench" // the redirect takes its value as the click id
 	var tokens chan struct{}
 	if rate > 0 {
 		tokens = make(chan struct{}, conns)
@@ -508,16 +624,19 @@ func startLoad(domain string, conns, rate int) *load {
 				req, _ := http.NewRequest("GET", "http://"+domain+"/bench", nil)
 				req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255))
 				req.Header.Set("User-Agent", "faults/"+strconv.FormatInt(n>>24, 10))
+				req.Header.Set("Cookie", cookie+"="+clickID(n))
 				t0 := time.Now()
 				r, err := c.Do(req)
 				if err != nil {
 					l.errs.Add(1)
+					l.record(n, outFailed)
 					time.Sleep(10 * time.Millisecond)
 					continue
 				}
 				_, _ = io.Copy(io.Discard, r.Body)
 				r.Body.Close()
 				if r.StatusCode == http.StatusFound {
+					l.record(n, outAnswered)
 					l.seen.Add(1)
 					l.mu.Lock()
 					l.lat = append(l.lat, time.Since(t0))
@@ -556,7 +675,10 @@ func (e *env) sigterm(dialect string) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	l := startLoad(domain, e.cfg.Conns, e.cfg.Rate)
+	// The stop's answers (issue 31 item 6) are checked per request
+	// (Answerless): at least 32 keep-alive connections, so that requests
+	// arrive while the stop closes the idle ones.
+	l := startLoad(domain, max(e.cfg.Conns, 32), e.cfg.Rate)
 	time.Sleep(e.loadFor)
 	rate := float64(l.seen.Load()) / e.loadFor.Seconds()
 	t0 := time.Now()
@@ -588,6 +710,9 @@ func (e *env) sigterm(dialect string) (Result, error) {
 	if r.Stored, err = stored(u); err != nil {
 		return r, err
 	}
+	if err := r.matchInto(l, u); err != nil {
+		return r, err
+	}
 	r.Held = r.Stored - afterStop
 	r.Note = fmt.Sprintf("%.0f clicks/s; the stop took %s; %d left in the journal and written by the next start",
 		rate, stop.Round(10*time.Millisecond), r.Held)
@@ -603,7 +728,7 @@ func (e *env) sigterm(dialect string) (Result, error) {
 // sigkill: load, SIGKILL mid-load, restart on the same data directory: the
 // journal replays; at most one group-commit window of clicks may be lost.
 func (e *env) sigkill(dialect string) (Result, error) {
-	r := Result{Scenario: "sigkill", DB: dialect}
+	r := Result{Scenario: "sigkill", DB: dialect, AnswerlessOK: true} // the requests in flight at the kill
 	domain := "127.0.0.1:" + strconv.Itoa(freePort())
 	u, err := e.database(dialect, domain)
 	if err != nil {
@@ -634,6 +759,9 @@ func (e *env) sigkill(dialect string) (Result, error) {
 	s2.signal(syscall.SIGTERM)
 	werr := s2.wait(2 * time.Minute)
 	if r.Stored, err = stored(u); err != nil {
+		return r, err
+	}
+	if err := r.matchInto(l, u); err != nil {
 		return r, err
 	}
 	// The issue's bound: 20 ms of traffic (four 5 ms windows), plus the
@@ -699,6 +827,9 @@ func (e *env) pgStop(d time.Duration) (Result, error) {
 	if r.Stored, err = stored(u); err != nil {
 		return r, err
 	}
+	if err := r.matchInto(l, u); err != nil {
+		return r, err
+	}
 	r.Note = fmt.Sprintf("load %.0f clicks/s; backlog peak %d clicks, caught up (backlog ≤ %d, load still on) %s after the database came back; max RSS %.0f MiB",
 		during, peak, max(healthy, 1000), caught.Round(100*time.Millisecond), rss)
 	return r, werr
@@ -746,6 +877,9 @@ func (e *env) pgHang(d time.Duration) (Result, error) {
 	werr := s.wait(2 * time.Minute)
 	r.Seen = l.seen.Load()
 	if r.Stored, err = stored(u); err != nil {
+		return r, err
+	}
+	if err := r.matchInto(l, u); err != nil {
 		return r, err
 	}
 	r.Note = fmt.Sprintf("p99 before %s, during the hang %s (%d redirects answered, %.0f/s); max RSS %.0f MiB; backlog written %s after resume",

@@ -158,11 +158,21 @@ type Stats struct {
 	Pending         int    `json:"pending"`          // enriched, waiting for a write now
 
 	// The click journal (zero without one).
-	JournalBacklog  uint64 `json:"journal_backlog"`  // clicks in the journal not yet in the database
-	JournalBytes    int64  `json:"journal_bytes"`    // size of the journal on disk
-	JournalFull     bool   `json:"journal_full"`     // RELINK_CLICK_JOURNAL_MAX reached: clicks are refused
-	JournalLost     uint64 `json:"journal_lost"`     // clicks of failed group commits
-	JournalRefusals uint64 `json:"journal_refusals"` // refused because the journal was full (also in Dropped)
+	JournalBacklog uint64 `json:"journal_backlog"` // clicks in the journal not yet in the database
+	JournalBytes   int64  `json:"journal_bytes"`   // size of the journal on disk
+	// JournalFull: the journal refuses clicks now; JournalState says why
+	// (ReasonJournalMax, ReasonJournalDisk; "" when it accepts them).
+	JournalFull  bool   `json:"journal_full"`
+	JournalState string `json:"journal_state"`
+	// JournalWriteFailures counts failed group writes (each group is kept
+	// and written again; none is lost by it).
+	JournalWriteFailures uint64 `json:"journal_write_failures"`
+	// JournalLost: accepted clicks that reached neither the journal nor the
+	// database (a stuck journal at a shutdown whose database was down too).
+	JournalLost uint64 `json:"journal_lost"`
+	// Refused because the journal could not take them, by reason (also in
+	// Dropped): ReasonJournalMax, ReasonJournalDisk.
+	JournalRefused map[string]uint64 `json:"journal_refused"`
 }
 
 // Pipeline is the click pipeline. Create it with New; stop it with Drain.
@@ -194,7 +204,9 @@ type Pipeline struct {
 	feedDone  chan struct{}
 	feedAbort chan struct{}
 	fed       atomic.Uint64
-	jRefusals atomic.Uint64
+	// refusals by the journal's state (journalMax, journalDisk)
+	jRefusedMax, jRefusedDisk atomic.Uint64
+	heldAtStop                int // clicks a stuck journal handed to the queue at Drain
 }
 
 // New starts a pipeline writing to store, without a journal (Options.Journal
@@ -255,15 +267,20 @@ func (p *Pipeline) Enqueue(h Hit) bool {
 		return false
 	}
 	if p.j != nil {
-		ok := p.j.append(&h)
+		s := p.j.append(&h)
 		p.mu.RUnlock()
-		if !ok {
-			p.jRefusals.Add(1)
+		switch s {
+		case journalOK:
+			p.accepted.Add(1)
+			return true
+		case journalMax:
+			p.jRefusedMax.Add(1)
 			p.refuse("click journal full (RELINK_CLICK_JOURNAL_MAX)")
-			return false
+		default:
+			p.jRefusedDisk.Add(1)
+			p.refuse("click journal cannot write (disk full or I/O error; see the journal's error)")
 		}
-		p.accepted.Add(1)
-		return true
+		return false
 	}
 	select {
 	case p.queue <- h:
@@ -297,8 +314,10 @@ func (p *Pipeline) Stats() Stats {
 		if last, c := j.last.Load(), j.committed.Load(); last > c {
 			st.JournalBacklog = last - c
 		}
-		st.JournalBytes, st.JournalFull, st.JournalLost = j.size.Load(), j.full.Load(), j.commitErrors.Load()
-		st.JournalRefusals = p.jRefusals.Load()
+		state := j.state.Load()
+		st.JournalBytes, st.JournalFull, st.JournalState = j.size.Load(), state != journalOK, stateReason(state)
+		st.JournalWriteFailures, st.JournalLost = j.failures.Load(), j.lost.Load()
+		st.JournalRefused = map[string]uint64{ReasonJournalMax: p.jRefusedMax.Load(), ReasonJournalDisk: p.jRefusedDisk.Load()}
 	}
 	return st
 }
@@ -340,7 +359,7 @@ func (p *Pipeline) Drain(ctx context.Context) error {
 		// With the database down the queue does not move: at the deadline
 		// the reader stops and the rest stays in the journal (written on
 		// the next start, not lost).
-		p.j.closeWrites()
+		held := p.j.closeWrites()
 		close(p.feedStop)
 		select {
 		case <-p.feedDone:
@@ -348,6 +367,7 @@ func (p *Pipeline) Drain(ctx context.Context) error {
 			close(p.feedAbort)
 			<-p.feedDone
 		}
+		p.handOver(ctx, held)
 	}
 	if first {
 		close(p.queue)
@@ -367,6 +387,31 @@ func (p *Pipeline) Drain(ctx context.Context) error {
 		}
 	}
 	return p.drainErr
+}
+
+// handOver queues the clicks a stuck journal could not write before the
+// stop (a full disk): they go to the database directly; what the shutdown
+// deadline leaves of them is counted lost (final).
+func (p *Pipeline) handOver(ctx context.Context, held []byte) {
+	recs := records(held)
+	if len(recs) == 0 {
+		return
+	}
+	p.log.Error("click journal: clicks the journal could not write go to the database directly at this stop", "clicks", len(recs))
+	for i, r := range recs {
+		h, err := decodeHit(r)
+		if err != nil {
+			continue
+		}
+		select {
+		case p.queue <- h: // the consumer reads until the queue is closed
+			p.heldAtStop++
+		case <-ctx.Done():
+			p.j.lost.Add(uint64(len(recs) - i))
+			p.log.Error("clicks lost at shutdown: the journal could not write them and the deadline passed", "clicks", len(recs)-i)
+			return
+		}
+	}
 }
 
 // journalCaughtUp commits the journal's open group and waits until the
@@ -667,7 +712,12 @@ func (w *writer) final(ctx context.Context, rest []models.Click) {
 			p.pending.Store(0)
 			if p.j != nil {
 				// Not lost: they stay in the journal (Drain logs how many)
-				// and are written on the next start.
+				// and are written on the next start; except what a stuck
+				// journal handed over (handOver), which is in none.
+				if held := uint64(min(p.heldAtStop, len(rest))); held > 0 {
+					p.j.lost.Add(held)
+					p.log.Error("clicks lost at shutdown: the journal could not write them and the database did not take them", "clicks", held, "err", err)
+				}
 				return
 			}
 			lost := uint64(len(rest))

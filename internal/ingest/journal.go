@@ -1,39 +1,44 @@
 package ingest
 
-// The click journal (issue 15 item 1, docs/reliability.md). With a journal
-// the pipeline's front changes, not its writer:
+// The click journal (issue 15 item 1, issue 31, docs/reliability.md). With a
+// journal the pipeline's front changes, not its writer:
 //
 //	redirect -> Enqueue: encode the Hit into the open group (memory, mutex)
-//	committer, every Window: append the group to the log (tidwall/wal) and
-//	    fsync it (FsyncCommit), one write and one fsync for every click of
-//	    the window
-//	reader: read the log in order from the first unwritten entry and feed
-//	    the consumer's queue, waiting when it is full (the log is the buffer:
-//	    a database outage grows the log on disk, not memory)
+//	committer, every Window: write the group to the tail segment (one
+//	    pwrite at its known end) and fsync it (FsyncCommit) on the syncer
+//	reader: read the segments in order from the first unwritten entry and
+//	    feed the consumer's queue, waiting when it is full (the journal is
+//	    the buffer: a database outage grows it on disk, not memory)
 //	consumer (run): as before; each batch remembers the last journal index
 //	    it covers, and a committed batch moves the journal's watermark
-//	trimmer: drops log segments wholly below the watermark
+//	trimmer: removes segments wholly below the watermark
 //
-// On start the reader begins at the log's first entry, so what a crash left
-// unwritten is replayed; entries that were written but not yet trimmed are
-// replayed too and skipped by the click-id unique key (RecordClicks inserts
-// with ON CONFLICT DO NOTHING and counts and aggregates only inserted rows),
-// so a replay never counts a click twice.
+// A write that fails (a full disk, an I/O error) is rolled back to the
+// segment's last complete entry and its group is kept in memory and
+// written again (every retryEvery); until it is, the journal is "stuck"
+// and new clicks are refused and counted, /readyz reports it, and nothing
+// written before is touched. Space comes back when the trimmer removes
+// segments the database has (or an operator frees some): the held group is
+// written and clicks are accepted again, without a restart.
+//
+// On start every segment is checked (segment.go): a torn tail is dropped
+// (logged with its size), every complete entry is kept and replayed;
+// entries that were written but not yet trimmed are replayed too and
+// skipped by the click-id unique key (RecordClicks inserts with ON CONFLICT
+// DO NOTHING and counts and aggregates only inserted rows), so a replay
+// never counts a click twice.
 
 import (
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/tidwall/wal"
 
 	"github.com/relinkhq/relink/internal/geo"
 )
@@ -46,34 +51,76 @@ type JournalOptions struct {
 	FsyncCommit bool          // fsync every group commit (RELINK_CLICK_JOURNAL_FSYNC=commit)
 }
 
-// journalSegment is the log's segment size. Trimming rewrites at most the
-// remainder of one segment, so segments are small.
-const journalSegment = 4 << 20
+// journalSegment is the size past which the next group starts a new
+// segment. Trimming removes whole segments, so they are small: a full disk
+// gets space back a segment at a time as the database catches up.
+const journalSegment = 1 << 20
+
+// retryEvery is how often a stuck journal tries its held group again.
+const retryEvery = 100 * time.Millisecond
+
+// Journal states: why it refuses clicks (JournalState).
+const (
+	journalOK   int32 = iota
+	journalMax        // RELINK_CLICK_JOURNAL_MAX reached
+	journalDisk       // a write failed (disk full, I/O error): the held group waits
+)
+
+// Reasons, as /readyz and the refusal counter name them.
+const (
+	ReasonJournalMax  = "max_bytes" // RELINK_CLICK_JOURNAL_MAX reached
+	ReasonJournalDisk = "disk"      // the journal's disk refused a write (full, I/O error)
+)
+
+func stateReason(s int32) string {
+	switch s {
+	case journalMax:
+		return ReasonJournalMax
+	case journalDisk:
+		return ReasonJournalDisk
+	}
+	return ""
+}
+
+// writeAt is the segment write (tests inject failures through it).
+var writeAt = (*os.File).WriteAt
 
 type journal struct {
 	opt    JournalOptions
-	log    *wal.Log
 	lg     *slog.Logger
 	unlock func() error // releases the data directory's lock
 
 	mu      sync.Mutex // guards the open group
-	group   []byte     // encoded records, each length-prefixed
+	group   []byte     // records (segment.go), headers sealed at commit
 	count   int        // records in group
 	closing bool
+
+	// Owned by the committer goroutine.
+	tail     *os.File
+	tailSize int64
+	retryAt  time.Time
+	errLog   time.Time // last time a stuck write was logged
+
+	segMu sync.Mutex
+	segs  []segment // in order; the last is the tail
+
+	syncMu   sync.Mutex
+	syncFile *os.File // the tail, for the syncer
 
 	next      atomic.Uint64 // index the next committed record gets
 	last      atomic.Uint64 // last index committed to the log
 	committed atomic.Uint64 // last index whose click is in the database (or skipped)
-	size      atomic.Int64  // bytes on disk (measured) plus appended since
-	full      atomic.Bool
+	size      atomic.Int64  // bytes of the segments
+	state     atomic.Int32  // journalOK, journalMax, journalDisk
+	failures  atomic.Uint64 // failed group writes (each retried)
+	lost      atomic.Uint64 // clicks that never reached the disk nor the database
 
-	commitErrors atomic.Uint64
-	syncReq      chan struct{}
-	syncDone     chan struct{}
-	wake         chan struct{} // the reader: new entries
-	kick         chan chan struct{}
-	stop         chan struct{}
-	done         chan struct{}
+	syncReq  chan struct{}
+	syncDone chan struct{}
+	wake     chan struct{} // the reader: new entries
+	kick     chan chan struct{}
+	stop     chan struct{}
+	done     chan struct{}
 }
 
 func openJournal(opt JournalOptions, lg *slog.Logger) (*journal, error) {
@@ -87,49 +134,69 @@ func openJournal(opt JournalOptions, lg *slog.Logger) (*journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := wal.Open(opt.Dir, &wal.Options{NoSync: true, SegmentSize: journalSegment, SegmentCacheSize: 2,
-		AllowEmpty: true, NoCopy: true, DirPerms: 0o750, FilePerms: 0o640})
-	if err != nil {
-		unlock()
-		return nil, fmt.Errorf("click journal: open %s: %w", opt.Dir, err)
-	}
-	first, err1 := l.FirstIndex()
-	last, err2 := l.LastIndex()
-	if err := errors.Join(err1, err2); err != nil {
-		l.Close()
-		unlock()
-		return nil, fmt.Errorf("click journal: %w", err)
-	}
-	j := &journal{opt: opt, log: l, lg: lg, unlock: unlock, wake: make(chan struct{}, 1), kick: make(chan chan struct{}),
+	j := &journal{opt: opt, lg: lg, unlock: unlock, wake: make(chan struct{}, 1), kick: make(chan chan struct{}),
 		stop: make(chan struct{}), done: make(chan struct{}), syncReq: make(chan struct{}, 1), syncDone: make(chan struct{})}
-	go j.syncLoop()
-	j.next.Store(last + 1)
-	j.last.Store(last)
-	j.committed.Store(first - 1)
-	j.measure()
-	if last >= first {
-		lg.Warn("click journal: replaying clicks not yet written (left by a crash, an outage or a shutdown deadline)",
-			"clicks", last-first+1, "bytes", j.size.Load())
+	if err := j.load(); err != nil {
+		unlock()
+		return nil, err
 	}
+	go j.syncLoop()
 	go j.commitLoop()
 	return j, nil
 }
 
-// append adds an encoded hit to the open group; false when the journal is
-// full or closing.
-func (j *journal) append(h *Hit) bool {
-	if j.full.Load() {
-		return false
+// load imports a journal of the previous format, recovers the segments and
+// opens the tail for writing.
+func (j *journal) load() error {
+	if err := importLegacy(j.opt.Dir, j.lg); err != nil {
+		return err
+	}
+	segs, last, err := recoverSegments(j.opt.Dir, j.lg)
+	if err != nil {
+		return err
+	}
+	first, next := uint64(1), uint64(1)
+	var size int64
+	for _, s := range segs {
+		size += s.size
+	}
+	if len(segs) > 0 {
+		t := segs[len(segs)-1]
+		f, err := os.OpenFile(t.path, os.O_RDWR, 0o640)
+		if err != nil {
+			return fmt.Errorf("click journal: open %s: %w", t.path, err)
+		}
+		j.tail, j.tailSize, j.syncFile = f, t.size, f
+		first, next = segs[0].first, last+1
+	}
+	j.segs = segs
+	j.next.Store(next)
+	j.last.Store(next - 1)
+	j.committed.Store(first - 1)
+	j.size.Store(size)
+	j.measure()
+	if next > first {
+		j.lg.Warn("click journal: replaying clicks not yet written (left by a crash, an outage or a shutdown deadline)",
+			"clicks", next-first, "bytes", size)
+	}
+	return nil
+}
+
+// append adds an encoded hit to the open group; it returns journalOK, or
+// why the click is refused (journalMax, journalDisk; closing: journalDisk).
+func (j *journal) append(h *Hit) int32 {
+	if s := j.state.Load(); s != journalOK {
+		return s
 	}
 	j.mu.Lock()
 	if j.closing {
 		j.mu.Unlock()
-		return false
+		return journalDisk
 	}
 	j.group = encodeHit(j.group, h)
 	j.count++
 	j.mu.Unlock()
-	return true
+	return journalOK
 }
 
 // commitLoop group-commits every Window until stopped.
@@ -143,57 +210,70 @@ func (j *journal) commitLoop() {
 	for {
 		select {
 		case <-t.C:
-			spare = j.commit(spare)
+			spare = j.commit(spare, false)
 		case reply := <-j.kick:
-			spare = j.commit(spare)
+			spare = j.commit(spare, true)
 			close(reply)
 		case <-measure.C:
 			j.trim()
 			j.measure()
 		case <-j.stop:
-			j.commit(spare)
+			j.commit(spare, true)
 			return
 		}
 	}
 }
 
-// commit writes the open group as one batch of log entries and fsyncs it.
-func (j *journal) commit(spare []byte) []byte {
+// commit writes the open group to the tail segment. A failed write keeps
+// the group (in front of what arrived since) for the next attempt, after
+// retryEvery unless now.
+func (j *journal) commit(spare []byte, now bool) []byte {
+	stuck := j.state.Load() == journalDisk
+	if stuck && !now && time.Now().Before(j.retryAt) {
+		return spare
+	}
 	j.mu.Lock()
 	g, n := j.group, j.count
 	j.group, j.count = spare[:0], 0
 	j.mu.Unlock()
 	if n == 0 {
+		if stuck { // nothing held: nothing to wait for
+			j.state.Store(journalOK)
+			j.measure()
+		}
 		return g
 	}
-	var b wal.Batch
-	idx := j.next.Load()
-	for rest := g; len(rest) > 0; idx++ {
-		l, k := binary.Uvarint(rest)
-		b.Write(idx, rest[k:k+int(l)])
-		rest = rest[k+int(l):]
+	end := sealRecords(g, j.next.Load())
+	if err := j.write(g); err != nil {
+		j.mu.Lock()
+		j.group = append(g, j.group...)
+		j.count += n
+		j.mu.Unlock()
+		j.failures.Add(1)
+		j.retryAt = time.Now().Add(retryEvery)
+		if j.state.Swap(journalDisk) != journalDisk || time.Since(j.errLog) >= 10*time.Second {
+			j.errLog = time.Now()
+			j.lg.Error("click journal: write failed; new clicks are refused until it can write again (every entry written before is intact; the failed group is kept and retried)",
+				"held_clicks", n, "bytes", j.size.Load(), "err", err)
+		}
+		return nil
 	}
-	// The write reaches the kernel now (a SIGKILL cannot lose it); the
-	// fsync runs on the syncer, so a slow disk does not hold the next group
-	// in memory (tidwall/wal's Sync would hold the log's lock throughout).
-	err := j.log.WriteBatch(&b)
-	if err == nil && j.opt.FsyncCommit {
+	if stuck {
+		j.lg.Warn("click journal: writing again; clicks are accepted", "held_clicks_written", n)
+		j.state.Store(journalOK)
+	}
+	j.next.Store(end)
+	j.last.Store(end - 1)
+	j.size.Add(int64(len(g)))
+	if j.size.Load() >= j.opt.MaxBytes {
+		j.measure()
+	}
+	if j.opt.FsyncCommit {
 		select {
 		case j.syncReq <- struct{}{}:
 		default: // a sync is pending already; it covers this write
 		}
 	}
-	if err != nil {
-		// The log refuses further writes once corrupt; the clicks of this
-		// group are counted as lost.
-		j.commitErrors.Add(uint64(n))
-		j.lg.Error("click journal: group commit failed; clicks lost", "clicks", n, "err", err)
-		return g
-	}
-	j.next.Store(idx)
-	j.last.Store(idx - 1)
-	j.size.Add(int64(len(g)))
-	j.full.Store(j.size.Load() >= j.opt.MaxBytes)
 	select {
 	case j.wake <- struct{}{}:
 	default:
@@ -201,56 +281,96 @@ func (j *journal) commit(spare []byte) []byte {
 	return g
 }
 
-// syncLoop fsyncs the newest segment file after each commit (coalescing
-// requests that arrive while one runs) until the committer stops.
+// write appends g at the tail segment's end, starting a new segment when
+// the tail is full (or there is none). A failed or short write is cut back
+// to the end of the last complete entry; should even that fail, the next
+// attempt writes the same records over it at the same offset, and a
+// restart drops it as a torn tail.
+func (j *journal) write(g []byte) error {
+	if j.tail == nil || j.tailSize >= journalSegment {
+		if err := j.rotate(); err != nil {
+			return err
+		}
+	}
+	if _, err := writeAt(j.tail, g, j.tailSize); err != nil {
+		if terr := j.tail.Truncate(j.tailSize); terr != nil {
+			err = errors.Join(err, fmt.Errorf("roll back to the last complete entry: %w", terr))
+		}
+		return fmt.Errorf("click journal: write %s: %w", filepath.Base(j.tail.Name()), err)
+	}
+	j.tailSize += int64(len(g))
+	j.segMu.Lock()
+	j.segs[len(j.segs)-1].size = j.tailSize
+	j.segMu.Unlock()
+	return nil
+}
+
+// rotate starts a new tail segment named by the next index.
+func (j *journal) rotate() error {
+	first := j.next.Load()
+	path := filepath.Join(j.opt.Dir, segmentName(first))
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o640)
+	if err != nil {
+		return fmt.Errorf("click journal: new segment: %w", err)
+	}
+	old := j.tail
+	j.tail, j.tailSize = f, 0
+	j.segMu.Lock()
+	j.segs = append(j.segs, segment{first: first, path: path})
+	j.segMu.Unlock()
+	j.syncMu.Lock()
+	j.syncFile = f
+	j.syncMu.Unlock()
+	fsync := j.opt.FsyncCommit
+	if old != nil {
+		go func() {
+			if fsync {
+				_ = old.Sync() // what the syncer had not covered yet
+			}
+			old.Close()
+		}()
+	}
+	if fsync {
+		syncDir(j.opt.Dir)
+	}
+	return nil
+}
+
+// syncDir makes a new segment's name durable.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// syncLoop fsyncs the tail segment after each commit (coalescing requests
+// that arrive while one runs) until the committer stops.
 func (j *journal) syncLoop() {
 	defer close(j.syncDone)
-	var f *os.File
-	var name string
-	defer func() {
-		if f != nil {
-			_ = f.Sync()
-			f.Close()
-		}
-	}()
+	var lastErr time.Time
 	for {
 		select {
 		case <-j.syncReq:
 		case <-j.done:
+			j.syncMu.Lock()
+			if f := j.syncFile; f != nil {
+				_ = f.Sync()
+			}
+			j.syncMu.Unlock()
 			return
 		}
-		newest := j.newestSegment()
-		if newest != name {
-			if f != nil {
-				_ = f.Sync() // the segment just closed by the log
-				f.Close()
-				f = nil
-			}
-			var err error
-			if f, err = os.Open(newest); err != nil {
-				j.lg.Error("click journal: open segment for fsync", "err", err)
-				f, name = nil, ""
-				continue
-			}
-			name = newest
+		j.syncMu.Lock()
+		f := j.syncFile
+		j.syncMu.Unlock()
+		if f == nil {
+			continue
 		}
-		if err := f.Sync(); err != nil {
+		if err := f.Sync(); err != nil && !errors.Is(err, os.ErrClosed) && time.Since(lastErr) >= 10*time.Second {
+			lastErr = time.Now()
 			j.lg.Error("click journal: fsync failed", "err", err)
 		}
 	}
-}
-
-// newestSegment is the path of the log's tail segment (tidwall/wal names
-// segments by their zero-padded first index, so the greatest name).
-func (j *journal) newestSegment() string {
-	ents, _ := os.ReadDir(j.opt.Dir)
-	newest := ""
-	for _, e := range ents {
-		if !e.IsDir() && len(e.Name()) == 20 && e.Name() > newest {
-			newest = e.Name()
-		}
-	}
-	return filepath.Join(j.opt.Dir, newest)
 }
 
 // sync commits the open group now (Flush, Drain).
@@ -271,56 +391,124 @@ func (j *journal) sync(ctx context.Context) error {
 	}
 }
 
-// trim drops the entries below the watermark. tidwall/wal rewrites the rest
-// of the segment holding the new first entry, so trimming runs once a
-// second, not per batch.
+// trim removes the segments wholly below the watermark, and the tail too
+// when every entry of the journal is in the database (the next group starts
+// a new segment): a full disk gets its space back as the database catches
+// up, a segment at a time.
 func (j *journal) trim() {
 	c := j.committed.Load()
-	first, err := j.log.FirstIndex()
-	if err != nil || c+1 <= first {
-		return
+	var drop []segment
+	j.segMu.Lock()
+	for len(j.segs) > 1 && j.segs[1].first <= c+1 {
+		drop = append(drop, j.segs[0])
+		j.segs = j.segs[1:]
 	}
-	if err := j.log.TruncateFront(c + 1); err != nil {
-		j.lg.Error("click journal: trim failed", "upto", c, "err", err)
+	all := len(j.segs) == 1 && j.tail != nil && j.tailSize > 0 && c >= j.last.Load()
+	if all {
+		drop = append(drop, j.segs[0])
+		j.segs = nil
 	}
-}
-
-// measure sets size from the segment files on disk.
-func (j *journal) measure() {
-	var total int64
-	_ = filepath.WalkDir(j.opt.Dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if info, err := d.Info(); err == nil {
-				total += info.Size()
-			}
+	j.segMu.Unlock()
+	if all {
+		j.syncMu.Lock()
+		j.syncFile = nil
+		j.syncMu.Unlock()
+		j.tail.Close()
+		j.tail, j.tailSize = nil, 0
+	}
+	for _, s := range drop {
+		if err := os.Remove(s.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			j.lg.Error("click journal: trim failed", "segment", filepath.Base(s.path), "err", err)
 		}
-		return nil
-	})
-	j.size.Store(total)
-	full := total >= j.opt.MaxBytes
-	if j.full.Swap(full) != full {
-		j.lg.Warn("click journal: size limit", "full", full, "bytes", total, "max", j.opt.MaxBytes)
+		j.size.Add(-s.size)
+	}
+	if len(drop) > 0 && j.state.Load() == journalDisk {
+		j.retryAt = time.Time{} // space came back: try the held group now
 	}
 }
 
-// feed reads the log from the first unwritten entry and hands each hit to
-// out, blocking when out blocks, until stop; then it feeds the rest. It
+// measure sets the journalMax state from the size (a stuck journal stays
+// stuck until its held group is written).
+func (j *journal) measure() {
+	for {
+		old := j.state.Load()
+		if old == journalDisk {
+			return
+		}
+		s := journalOK
+		if j.size.Load() >= j.opt.MaxBytes {
+			s = journalMax
+		}
+		if j.state.CompareAndSwap(old, s) {
+			if old != s {
+				j.lg.Warn("click journal: size limit (RELINK_CLICK_JOURNAL_MAX)", "full", s == journalMax, "bytes", j.size.Load(), "max", j.opt.MaxBytes)
+			}
+			return
+		}
+	}
+}
+
+// segmentFor is the segment holding index want (the first one when want
+// precedes them all).
+func (j *journal) segmentFor(want uint64) (segment, bool) {
+	j.segMu.Lock()
+	defer j.segMu.Unlock()
+	if len(j.segs) == 0 {
+		return segment{}, false
+	}
+	best := j.segs[0]
+	for _, s := range j.segs[1:] {
+		if s.first > want {
+			break
+		}
+		best = s
+	}
+	return best, true
+}
+
+// segmentAfter is the first segment after the one starting at first.
+func (j *journal) segmentAfter(first uint64) (segment, bool) {
+	j.segMu.Lock()
+	defer j.segMu.Unlock()
+	for _, s := range j.segs {
+		if s.first > first {
+			return s, true
+		}
+	}
+	return segment{}, false
+}
+
+// feed reads the journal from the first unwritten entry and hands each hit
+// to out, blocking when out blocks, until stop; then it feeds the rest. It
 // returns early when out returns false (aborted).
 func (j *journal) feed(out func(Hit) bool, stop <-chan struct{}) {
 	next := j.committed.Load() + 1
+	var r segReader
+	defer r.close()
+	var lastErr time.Time
 	for {
-		for last := j.last.Load(); next <= last; next++ {
-			data, err := j.log.Read(next)
+		for next <= j.last.Load() {
+			data, idx, err := r.read(j, next)
 			if err != nil {
-				j.lg.Error("click journal: read failed; entry skipped", "index", next, "err", err)
+				if time.Since(lastErr) >= 10*time.Second {
+					lastErr = time.Now()
+					j.lg.Error("click journal: read failed; retrying", "index", next, "err", err)
+				}
+				r.close()
+				select {
+				case <-stop:
+					return
+				case <-time.After(retryEvery):
+				}
 				continue
 			}
+			next = idx + 1
 			h, err := decodeHit(data)
 			if err != nil {
-				j.lg.Error("click journal: undecodable entry skipped", "index", next, "err", err)
+				j.lg.Error("click journal: undecodable entry skipped", "index", idx, "err", err)
 				continue
 			}
-			h.seq = next
+			h.seq = idx
 			if !out(h) {
 				return
 			}
@@ -335,8 +523,10 @@ func (j *journal) feed(out func(Hit) bool, stop <-chan struct{}) {
 	}
 }
 
-// close commits the open group, refuses new clicks and stops the committer.
-func (j *journal) closeWrites() {
+// closeWrites commits the open group, refuses new clicks and stops the
+// committer. It returns the group it could not write (a stuck journal),
+// for the caller to hand to the database directly.
+func (j *journal) closeWrites() []byte {
 	j.mu.Lock()
 	j.closing = true
 	j.mu.Unlock()
@@ -347,28 +537,29 @@ func (j *journal) closeWrites() {
 		<-j.done
 	}
 	<-j.syncDone
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	held := j.group
+	j.group, j.count = nil, 0
+	return held
 }
 
 // closeLog trims what was written and closes the log.
 func (j *journal) closeLog() error {
 	j.trim()
-	return errors.Join(j.log.Close(), j.unlock())
+	var err error
+	if j.tail != nil {
+		err = j.tail.Close()
+	}
+	return errors.Join(err, j.unlock())
 }
 
-// encodeHit appends h, length-prefixed, to dst: uvarint lengths and strings,
-// the time in Unix nanoseconds, and a flags byte.
+// encodeHit appends h to dst as a record (segment.go) whose index and crc
+// are filled in at commit: uvarint lengths and strings, the time in Unix
+// nanoseconds, and a flags byte.
 func encodeHit(dst []byte, h *Hit) []byte {
 	strs := [...]string{h.ClickID, h.LinkID, h.WorkspaceID, h.Domain, h.Key, h.URL, h.IP, h.UA, h.Referer,
 		h.Trigger, h.Geo.Country, h.Geo.Region, h.Geo.City}
-	n := 1 + binary.MaxVarintLen64
-	for _, s := range strs {
-		n += binary.MaxVarintLen64 + len(s)
-	}
-	var tmp [512]byte
-	rec := tmp[:0]
-	if n > len(tmp) {
-		rec = make([]byte, 0, n)
-	}
 	var flags byte
 	if h.QR {
 		flags |= 1
@@ -376,14 +567,28 @@ func encodeHit(dst []byte, h *Hit) []byte {
 	if h.Bot {
 		flags |= 2
 	}
-	rec = append(rec, flags)
-	rec = binary.AppendVarint(rec, h.Time.UnixNano())
+	at := len(dst)
+	var header [recHeader]byte
+	dst = append(dst, header[:]...)
+	dst = append(dst, flags)
+	dst = binary.AppendVarint(dst, h.Time.UnixNano())
 	for _, s := range strs {
-		rec = binary.AppendUvarint(rec, uint64(len(s)))
-		rec = append(rec, s...)
+		dst = binary.AppendUvarint(dst, uint64(len(s)))
+		dst = append(dst, s...)
 	}
-	dst = binary.AppendUvarint(dst, uint64(len(rec)))
-	return append(dst, rec...)
+	binary.LittleEndian.PutUint32(dst[at:], uint32(len(dst)-at-recHeader))
+	return dst
+}
+
+// records splits g into the payloads of its records.
+func records(g []byte) [][]byte {
+	var out [][]byte
+	for len(g) >= recHeader {
+		n := int(binary.LittleEndian.Uint32(g))
+		out = append(out, g[recHeader:recHeader+n])
+		g = g[recHeader+n:]
+	}
+	return out
 }
 
 var errShortRecord = errors.New("short record")

@@ -138,7 +138,8 @@ func TestJournalFullRefuses(t *testing.T) {
 		}
 	}
 	st := p.Stats()
-	if refused == 0 || st.JournalRefusals != uint64(refused) || st.Dropped != uint64(refused) || !st.JournalFull {
+	if refused == 0 || st.JournalRefused[ingest.ReasonJournalMax] != uint64(refused) || st.Dropped != uint64(refused) || !st.JournalFull ||
+		st.JournalState != ingest.ReasonJournalMax {
 		t.Fatalf("refused %d; stats %+v", refused, st)
 	}
 	restore()

@@ -1,0 +1,15 @@
+package ingest
+
+import "os"
+
+// SetWriteAt replaces the journal's segment write (fault injection); the
+// returned function restores it. Tests that use it must not run in parallel.
+func SetWriteAt(f func(*os.File, []byte, int64) (int, error)) (restore func()) {
+	old := writeAt
+	writeAt = f
+	return func() { writeAt = old }
+}
+
+// EncodePayload is h as a journal entry's payload (the record without its
+// header), which is also what the previous format (tidwall/wal) stored.
+func EncodePayload(h Hit) []byte { return encodeHit(nil, &h)[recHeader:] }
