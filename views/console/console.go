@@ -4,9 +4,14 @@
 package console
 
 import (
+	"context"
 	"encoding/json"
+	"html"
+	"io"
 	"strconv"
 	"strings"
+
+	"github.com/a-h/templ"
 )
 
 // ShellView is the frame around every signed-in page.
@@ -581,4 +586,22 @@ func baseHint(sources []ImportSource) string {
 	}
 	return "Required for " + strings.Join(self, " and ") + " (your server). Empty for the others: " + strings.Join(public, ", ") +
 		"; a self-hosted Kutt needs its own."
+}
+
+// slashBreaks writes s with a line-break opportunity after each slash, so a
+// short link wraps between its domain and its key, not inside the key.
+func slashBreaks(s string) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		for i, part := range strings.Split(s, "/") {
+			if i > 0 {
+				if _, err := io.WriteString(w, "/<wbr>"); err != nil {
+					return err
+				}
+			}
+			if _, err := io.WriteString(w, html.EscapeString(part)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
