@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"gorm.io/gorm"
 	"time"
 )
 
@@ -58,10 +59,17 @@ type ApplicationQuery struct {
 	Limit, Offset    int
 }
 
-// ListPendingApplications lists the program's pending enrollments that have
-// an application, newest enrollment first.
-func (db *DB) ListPendingApplications(ctx context.Context, workspaceID, programID string, q ApplicationQuery) ([]PendingApplication, error) {
-	tx := db.WithContext(ctx).Table("program_enrollments AS e").Select("e.*").
+// CountPendingApplications counts what ListPendingApplications pages through.
+func (db *DB) CountPendingApplications(ctx context.Context, workspaceID, programID string, q ApplicationQuery) (int64, error) {
+	var n int64
+	err := db.applicationScope(ctx, workspaceID, programID, q).Count(&n).Error
+	return n, dbErr(err, "count applications", "", "")
+}
+
+// applicationScope is the program's pending enrollments with an
+// application that q's filters select.
+func (db *DB) applicationScope(ctx context.Context, workspaceID, programID string, q ApplicationQuery) *gorm.DB {
+	tx := db.WithContext(ctx).Table("program_enrollments AS e").
 		Joins("JOIN partners p ON p.id = e.partner_id AND p.workspace_id = e.workspace_id").
 		Where("e.workspace_id = ? AND e.program_id = ? AND e.status = ? AND e.application_id IS NOT NULL", workspaceID, programID, EnrollmentPending)
 	if q.Country != "" {
@@ -70,6 +78,13 @@ func (db *DB) ListPendingApplications(ctx context.Context, workspaceID, programI
 	if q.GroupID != "" {
 		tx = tx.Where("e.group_id = ?", q.GroupID)
 	}
+	return tx
+}
+
+// ListPendingApplications lists the program's pending enrollments that have
+// an application, newest enrollment first.
+func (db *DB) ListPendingApplications(ctx context.Context, workspaceID, programID string, q ApplicationQuery) ([]PendingApplication, error) {
+	tx := db.applicationScope(ctx, workspaceID, programID, q).Select("e.*")
 	if q.Limit > 0 {
 		tx = tx.Limit(q.Limit).Offset(q.Offset)
 	}

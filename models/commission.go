@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"gorm.io/gorm"
 	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
@@ -150,8 +151,17 @@ type CommissionQuery struct {
 	Limit, Offset int
 }
 
-// ListCommissions lists the program's commissions with earnings ≠ 0.
-func (db *DB) ListCommissions(ctx context.Context, workspaceID, programID string, q CommissionQuery) ([]Commission, error) {
+// CountCommissions counts the commissions ListCommissions pages through
+// (its filters, without cursor or page).
+func (db *DB) CountCommissions(ctx context.Context, workspaceID, programID string, q CommissionQuery) (int64, error) {
+	var n int64
+	err := db.commissionScope(ctx, workspaceID, programID, q).Count(&n).Error
+	return n, dbErr(err, "count commissions", "", "")
+}
+
+// commissionScope is the program's commissions with earnings ≠ 0 that q's
+// filters select.
+func (db *DB) commissionScope(ctx context.Context, workspaceID, programID string, q CommissionQuery) *gorm.DB {
 	tx := db.WithContext(ctx).Model(&Commission{}).Where("workspace_id = ? AND program_id = ? AND earnings <> 0", workspaceID, programID)
 	if q.InvoiceID != "" {
 		tx = tx.Where("invoice_id = ?", q.InvoiceID)
@@ -182,6 +192,12 @@ func (db *DB) ListCommissions(ctx context.Context, workspaceID, programID string
 			tx = tx.Where("created_at < ?", q.End.UTC())
 		}
 	}
+	return tx
+}
+
+// ListCommissions lists the program's commissions with earnings ≠ 0.
+func (db *DB) ListCommissions(ctx context.Context, workspaceID, programID string, q CommissionQuery) ([]Commission, error) {
+	tx := db.commissionScope(ctx, workspaceID, programID, q)
 	dir, rev := "ASC", "DESC"
 	if q.Desc {
 		dir, rev = "DESC", "ASC"

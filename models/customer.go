@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"gorm.io/gorm"
 	"strings"
 	"time"
 
@@ -158,10 +159,16 @@ var customerSortColumns = map[string]string{
 	"subscriptionCanceledAt": "subscription_canceled_at",
 }
 
-// ListCustomers lists customers by the query. With a cursor the rows are
-// ordered by id (time-sortable) and the cursor must name a customer of the
-// workspace, else 422.
-func (db *DB) ListCustomers(ctx context.Context, workspaceID string, q CustomerQuery) ([]Customer, error) {
+// CountCustomers counts the customers ListCustomers pages through (its
+// filters, without cursor or page).
+func (db *DB) CountCustomers(ctx context.Context, workspaceID string, q CustomerQuery) (int64, error) {
+	var n int64
+	err := db.customerScope(ctx, workspaceID, q).Count(&n).Error
+	return n, dbErr(err, "count customers", "", "")
+}
+
+// customerScope is the workspace's customers q's filters select.
+func (db *DB) customerScope(ctx context.Context, workspaceID string, q CustomerQuery) *gorm.DB {
 	tx := db.WithContext(ctx).Model(&Customer{}).Where("workspace_id = ?", workspaceID)
 	switch {
 	case q.Email != "":
@@ -188,6 +195,14 @@ func (db *DB) ListCustomers(ctx context.Context, workspaceID string, q CustomerQ
 	if q.PartnerID != "" {
 		tx = tx.Where("partner_id = ?", q.PartnerID)
 	}
+	return tx
+}
+
+// ListCustomers lists customers by the query. With a cursor the rows are
+// ordered by id (time-sortable) and the cursor must name a customer of the
+// workspace, else 422.
+func (db *DB) ListCustomers(ctx context.Context, workspaceID string, q CustomerQuery) ([]Customer, error) {
+	tx := db.customerScope(ctx, workspaceID, q)
 	dir, rev := "ASC", "DESC"
 	if q.Desc {
 		dir, rev = "DESC", "ASC"

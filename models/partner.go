@@ -333,8 +333,17 @@ type enrolledRow struct {
 	TotalSaleAmount  int64
 }
 
-// ListEnrolledPartners lists the program's partners with totals and links.
-func (db *DB) ListEnrolledPartners(ctx context.Context, workspaceID, programID string, q PartnerQuery) ([]EnrolledPartner, error) {
+// CountEnrolledPartners counts the partners ListEnrolledPartners pages
+// through.
+func (db *DB) CountEnrolledPartners(ctx context.Context, workspaceID, programID string, q PartnerQuery) (int64, error) {
+	var n int64
+	err := db.WithContext(ctx).Table("(?) AS e", db.enrolledScope(ctx, workspaceID, programID, q)).Count(&n).Error
+	return n, dbErr(err, "count partners", "", "")
+}
+
+// enrolledScope is the program's enrollments q's filters select, with
+// their partners' link totals.
+func (db *DB) enrolledScope(ctx context.Context, workspaceID, programID string, q PartnerQuery) *gorm.DB {
 	stats := db.WithContext(ctx).Model(&Link{}).
 		Select("partner_id, SUM(clicks) AS clicks, SUM(leads) AS leads, SUM(conversions) AS conversions, SUM(sales) AS sales, SUM(sale_amount) AS sale_amount").
 		Where("workspace_id = ? AND program_id = ? AND partner_id IS NOT NULL", workspaceID, programID).
@@ -375,6 +384,12 @@ func (db *DB) ListEnrolledPartners(ctx context.Context, workspaceID, programID s
 	if len(q.PartnerIDs) > 0 {
 		inner = inner.Where("e.partner_id IN ?", q.PartnerIDs)
 	}
+	return inner
+}
+
+// ListEnrolledPartners lists the program's partners with totals and links.
+func (db *DB) ListEnrolledPartners(ctx context.Context, workspaceID, programID string, q PartnerQuery) ([]EnrolledPartner, error) {
+	inner := db.enrolledScope(ctx, workspaceID, programID, q)
 	sortExpr, ok := PartnerSortColumns[q.SortBy]
 	if !ok {
 		sortExpr = PartnerSortColumns["totalSaleAmount"]

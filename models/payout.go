@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"gorm.io/gorm"
 	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
@@ -76,8 +77,15 @@ type PayoutQuery struct {
 	Offset    int
 }
 
-// ListPayouts lists the program's payouts; equal sort keys fall back to id.
-func (db *DB) ListPayouts(ctx context.Context, workspaceID, programID string, q PayoutQuery) ([]Payout, error) {
+// CountPayouts counts the payouts ListPayouts pages through.
+func (db *DB) CountPayouts(ctx context.Context, workspaceID, programID string, q PayoutQuery) (int64, error) {
+	var n int64
+	err := db.payoutScope(ctx, workspaceID, programID, q).Count(&n).Error
+	return n, dbErr(err, "count payouts", "", "")
+}
+
+// payoutScope is the program's payouts q's filters select.
+func (db *DB) payoutScope(ctx context.Context, workspaceID, programID string, q PayoutQuery) *gorm.DB {
 	tx := db.WithContext(ctx).Model(&Payout{}).Where("workspace_id = ? AND program_id = ?", workspaceID, programID)
 	if q.Status != "" {
 		tx = tx.Where("status = ?", q.Status)
@@ -93,6 +101,12 @@ func (db *DB) ListPayouts(ctx context.Context, workspaceID, programID string, q 
 		sub = q.GroupID.apply(sub, "group_id")
 		tx = tx.Where("partner_id IN (?)", sub)
 	}
+	return tx
+}
+
+// ListPayouts lists the program's payouts; equal sort keys fall back to id.
+func (db *DB) ListPayouts(ctx context.Context, workspaceID, programID string, q PayoutQuery) ([]Payout, error) {
+	tx := db.payoutScope(ctx, workspaceID, programID, q)
 	col := map[string]string{"amount": "amount", "initiatedAt": "initiated_at", "paidAt": "paid_at", "createdAt": "created_at"}[q.SortBy]
 	if col == "" {
 		col = "amount"

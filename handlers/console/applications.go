@@ -135,10 +135,17 @@ func (h *Handlers) Applications(c *fiber.Ctx) error {
 		v.Intro = "Your application page (" + page + ") is closed: partners cannot apply."
 		v.Forms = append(v.Forms, vc.FormView{Title: "Application page", Action: "/console/applications/open", Submit: "Open applications", TestID: "applications-open"})
 	}
-	list, err := h.db.ListPendingApplications(ctx, ws.ID, p.ID, models.ApplicationQuery{Limit: 100})
+	lp := pageOf(c, listPageSize)
+	q := models.ApplicationQuery{Limit: lp.Size, Offset: lp.Offset()}
+	list, err := h.db.ListPendingApplications(ctx, ws.ID, p.ID, q)
 	if err != nil {
 		return err
 	}
+	total, err := h.db.CountPendingApplications(ctx, ws.ID, p.ID, q)
+	if err != nil {
+		return err
+	}
+	v.Pager = pagerFor(c, "/console/applications", lp, len(list), total)
 	for _, pa := range list {
 		a := pa.Application
 		var answers []string

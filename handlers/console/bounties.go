@@ -1,6 +1,7 @@
 package console
 
 import (
+	"gorm.io/gorm"
 	"net/url"
 	"strconv"
 	"strings"
@@ -46,7 +47,7 @@ func (h *Handlers) bountiesPage(c *fiber.Ctx, status int, errs vc.FieldErrors, t
 	}
 	st := c.Query("status", models.SubmissionSubmitted)
 	for _, s := range models.SubmissionStatuses {
-		v.Filters = append(v.Filters, vc.FilterLink{Label: s, Href: "/console/bounties?status=" + s, Current: st == s})
+		v.Filters = append(v.Filters, vc.FilterLink{Label: s, Href: withParam(c, "/console/bounties", "status", s), Current: st == s})
 	}
 	names := map[string]string{}
 	var lines []string
@@ -74,10 +75,18 @@ func (h *Handlers) bountiesPage(c *fiber.Ctx, status int, errs vc.FieldErrors, t
 func (h *Handlers) submissionRows(c *fiber.Ctx, v *vc.TablePage, wsID, progID, st string, names map[string]string) error {
 	ctx := c.UserContext()
 	var subs []models.BountySubmission
-	if err := h.db.WithContext(ctx).Where("workspace_id = ? AND program_id = ? AND status = ?", wsID, progID, st).
-		Order("completed_at, id").Limit(200).Find(&subs).Error; err != nil {
+	var total int64
+	lp := pageOf(c, listPageSize)
+	scope := func() *gorm.DB {
+		return h.db.WithContext(ctx).Model(&models.BountySubmission{}).Where("workspace_id = ? AND program_id = ? AND status = ?", wsID, progID, st)
+	}
+	if err := scope().Count(&total).Error; err != nil {
 		return err
 	}
+	if err := scope().Order("completed_at, id").Limit(lp.Size).Offset(lp.Offset()).Find(&subs).Error; err != nil {
+		return err
+	}
+	v.Pager = pagerFor(c, "/console/bounties", lp, len(subs), total)
 	pids := make([]string, len(subs))
 	for i := range subs {
 		pids[i] = subs[i].PartnerID

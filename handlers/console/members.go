@@ -21,9 +21,12 @@ func (h *Handlers) membersView(c *fiber.Ctx) (vc.MembersView, error) {
 	if err != nil {
 		return v, err
 	}
-	for _, m := range ms {
+	// A workspace's members are few: the page is a slice of the list.
+	lp := pageOf(c, listPageSize)
+	for _, m := range ms[min(lp.Offset(), len(ms)):min(lp.Offset()+lp.Size, len(ms))] {
 		v.Members = append(v.Members, vc.MemberRow{UserID: m.UserID, Email: m.Email, Role: string(m.Role), Joined: date(m.CreatedAt)})
 	}
+	v.Pager = *pagerFor(c, "/console/settings/members", lp, len(v.Members), int64(len(ms)))
 	invs, err := h.db.ListInvites(ctx, vw.Workspace.ID)
 	if err != nil {
 		return v, err

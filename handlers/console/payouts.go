@@ -45,14 +45,19 @@ func (h *Handlers) Payouts(c *fiber.Ctx) error {
 	v.Forms = append(v.Forms, vc.FormView{Title: "Confirm payouts", Action: "/console/payouts/confirm", Submit: "Confirm all eligible payouts", TestID: "payouts-confirm"})
 	v.Downloads = append(v.Downloads, vc.FilterLink{Label: "Download CSV of confirmed payouts to pay", Href: "/console/payouts.csv?status=processing"})
 	st := c.Query("status")
-	v.Filters = append(v.Filters, vc.FilterLink{Label: "All", Href: "/console/payouts", Current: st == ""})
-	for _, s := range models.PayoutStatuses {
-		v.Filters = append(v.Filters, vc.FilterLink{Label: s, Href: "/console/payouts?status=" + s, Current: st == s})
-	}
-	ps, err := h.db.ListPayouts(ctx, ws.ID, p.ID, models.PayoutQuery{Status: st, SortBy: "createdAt", Desc: true, Limit: 200})
+	statusFilters(c, &v, "/console/payouts", st, models.PayoutStatuses...)
+	sort := sortLinks(c, &v, "/console/payouts", c.Query("sort"), [2]string{"createdAt", "Newest"}, [2]string{"amount", "Amount"})
+	lp := pageOf(c, listPageSize)
+	q := models.PayoutQuery{Status: st, SortBy: sort, Desc: true, Limit: lp.Size, Offset: lp.Offset()}
+	ps, err := h.db.ListPayouts(ctx, ws.ID, p.ID, q)
 	if err != nil {
 		return err
 	}
+	total, err := h.db.CountPayouts(ctx, ws.ID, p.ID, q)
+	if err != nil {
+		return err
+	}
+	v.Pager = pagerFor(c, "/console/payouts", lp, len(ps), total)
 	partners, err := h.db.PartnersByID(ctx, ws.ID, payoutPartnerIDs(ps))
 	if err != nil {
 		return err

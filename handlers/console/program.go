@@ -259,16 +259,22 @@ func (h *Handlers) partnersPage(c *fiber.Ctx, status int, errs vc.FieldErrors, t
 		},
 		Selects: []vc.SelectProps{{Label: "Group", Name: "groupId", Options: groups}}}}
 	statusFilter := c.Query("status")
-	v.Filters = append(v.Filters, vc.FilterLink{Label: "All", Href: "/console/partners", Current: statusFilter == ""})
-	for _, s := range []string{models.EnrollmentApproved, models.EnrollmentPending, models.EnrollmentDeactivated, models.EnrollmentBanned, models.EnrollmentArchived} {
-		v.Filters = append(v.Filters, vc.FilterLink{Label: s, Href: "/console/partners?status=" + s, Current: statusFilter == s})
-	}
-	ps, err := h.db.ListEnrolledPartners(ctx, ws.ID, p.ID, models.PartnerQuery{Status: statusFilter, SortBy: "createdAt", Desc: true, Limit: 100})
+	statusFilters(c, &v, "/console/partners", statusFilter, models.EnrollmentApproved, models.EnrollmentPending, models.EnrollmentDeactivated, models.EnrollmentBanned, models.EnrollmentArchived)
+	sort := sortLinks(c, &v, "/console/partners", c.Query("sort"), [2]string{"totalCommissions", "Earnings"}, [2]string{"totalClicks", "Clicks"},
+		[2]string{"totalSaleAmount", "Revenue"}, [2]string{"createdAt", "Newest"})
+	lp := pageOf(c, listPageSize)
+	pq := models.PartnerQuery{Status: statusFilter, Search: strings.TrimSpace(c.Query("search")), SortBy: sort, Desc: true, Limit: lp.Size, Offset: lp.Offset()}
+	ps, err := h.db.ListEnrolledPartners(ctx, ws.ID, p.ID, pq)
 	if err != nil {
 		return err
 	}
+	total, err := h.db.CountEnrolledPartners(ctx, ws.ID, p.ID, pq)
+	if err != nil {
+		return err
+	}
+	v.Pager = pagerFor(c, "/console/partners", lp, len(ps), total)
 	for _, ep := range ps {
-		row := vc.TableRow{ID: ep.Partner.ID, Cells: []string{ep.Partner.Name, ep.Partner.Email, ep.Enrollment.Status,
+		row := vc.TableRow{ID: ep.Partner.ID, Href: "/console/partners/" + ep.Partner.ID, Cells: []string{ep.Partner.Name, ep.Partner.Email, ep.Enrollment.Status,
 			thousands(ep.Stats.Clicks), thousands(ep.Stats.Leads), thousands(ep.Stats.Sales), money(ep.Stats.SaleAmount), money(ep.Enrollment.TotalCommissions)}}
 		act := &vc.RowAction{Action: "/console/partners/" + ep.Partner.ID + "/status", Name: "status", Submit: "Set"}
 		for _, s := range enrollmentActions {
@@ -352,14 +358,19 @@ func (h *Handlers) Commissions(c *fiber.Ctx) error {
 		return h.page(c, fiber.StatusOK, "Commissions", "commissions", vc.Table(v))
 	}
 	st := c.Query("status")
-	v.Filters = append(v.Filters, vc.FilterLink{Label: "All", Href: "/console/commissions", Current: st == ""})
-	for _, s := range models.CommissionStatuses {
-		v.Filters = append(v.Filters, vc.FilterLink{Label: s, Href: "/console/commissions?status=" + s, Current: st == s})
-	}
-	cs, err := h.db.ListCommissions(ctx, ws.ID, p.ID, models.CommissionQuery{Status: st, SortBy: "createdAt", Desc: true, Limit: 100})
+	statusFilters(c, &v, "/console/commissions", st, models.CommissionStatuses...)
+	sort := sortLinks(c, &v, "/console/commissions", c.Query("sort"), [2]string{"createdAt", "Newest"}, [2]string{"amount", "Sale amount"})
+	lp := pageOf(c, listPageSize)
+	q := models.CommissionQuery{Status: st, SortBy: sort, Desc: true, Limit: lp.Size, Offset: lp.Offset()}
+	cs, err := h.db.ListCommissions(ctx, ws.ID, p.ID, q)
 	if err != nil {
 		return err
 	}
+	total, err := h.db.CountCommissions(ctx, ws.ID, p.ID, q)
+	if err != nil {
+		return err
+	}
+	v.Pager = pagerFor(c, "/console/commissions", lp, len(cs), total)
 	var pids []string
 	for _, cm := range cs {
 		pids = append(pids, cm.PartnerID)
@@ -400,10 +411,19 @@ func (h *Handlers) SetCommissionStatus(c *fiber.Ctx) error {
 func (h *Handlers) Customers(c *fiber.Ctx) error {
 	v := vc.TablePage{CSRF: session(c).CSRF, TestID: "customers-page", Title: "Customers",
 		Headers: []string{"Customer", "External ID", "Country", "Sales", "Revenue", "First sale", "Created"}, Empty: "No customers yet"}
-	cs, err := h.db.ListCustomers(c.UserContext(), viewer(c).Workspace.ID, models.CustomerQuery{Search: strings.TrimSpace(c.Query("search")), SortBy: "createdAt", Desc: true, Limit: 100})
+	ctx, ws := c.UserContext(), viewer(c).Workspace
+	sort := sortLinks(c, &v, "/console/customers", c.Query("sort"), [2]string{"createdAt", "Newest"}, [2]string{"saleAmount", "Revenue"}, [2]string{"firstSaleAt", "First sale"})
+	lp := pageOf(c, listPageSize)
+	q := models.CustomerQuery{Search: strings.TrimSpace(c.Query("search")), SortBy: sort, Desc: true, Limit: lp.Size, Offset: lp.Offset()}
+	cs, err := h.db.ListCustomers(ctx, ws.ID, q)
 	if err != nil {
 		return err
 	}
+	total, err := h.db.CountCustomers(ctx, ws.ID, q)
+	if err != nil {
+		return err
+	}
+	v.Pager = pagerFor(c, "/console/customers", lp, len(cs), total)
 	for _, cu := range cs {
 		name := cu.ExternalID
 		switch {

@@ -176,11 +176,13 @@ func (h *Handlers) webhookView(c *fiber.Ctx, id string) (vc.WebhookView, error) 
 const logRows = 50
 
 func (h *Handlers) webhookLog(c *fiber.Ctx, id string) (vc.WebhookLogView, error) {
-	v := vc.WebhookLogView{ID: id}
-	log, err := h.hooks.Attempts(c.UserContext(), viewer(c).Workspace.ID, id, logRows)
+	lp := pageOf(c, logRows)
+	v := vc.WebhookLogView{ID: id, Poll: lp.Page == 1}
+	log, total, err := h.hooks.AttemptPage(c.UserContext(), viewer(c).Workspace.ID, id, lp.Size, lp.Offset())
 	if err != nil {
 		return v, err
 	}
+	v.Pager = *pagerFor(c, "/console/webhooks/"+id, lp, len(log), total)
 	for _, a := range log {
 		e := vc.WebhookLogEntry{Time: a.CreatedAt.UTC().Format("Jan 2 15:04:05"), Event: a.Event, EventID: a.EventID,
 			Status: fmt.Sprintf("%d", a.HTTPStatus), Duration: (time.Duration(a.DurationMS) * time.Millisecond).String(),

@@ -243,8 +243,9 @@ func embedPageShell(t *testing.T, pf pageEnv) {
 		t.Errorf("embed page sets a cookie: %q", sc)
 	}
 	d := doc(t, r.body)
-	if cls, _ := d.Find("html").Attr("class"); cls != "dark" {
-		t.Errorf("html class %q, want dark", cls)
+	// framed: the root declares both colour schemes (issue 33 item 5).
+	if cls, _ := d.Find("html").Attr("class"); cls != "dark framed" {
+		t.Errorf("html class %q, want dark framed", cls)
 	}
 	root := d.Find("#embed-root")
 	if st, _ := root.Attr("style"); !strings.Contains(st, "background-color: #112233") {
@@ -285,7 +286,7 @@ func embedThemesFallBackSilently(t *testing.T, pf pageEnv) {
 				t.Fatalf("status %d", r.status)
 			}
 			d := doc(t, r.body)
-			if cls, _ := d.Find("html").Attr("class"); cls != tc.class {
+			if cls, _ := d.Find("html").Attr("class"); cls != strings.TrimSpace(tc.class+" framed") {
 				t.Errorf("html class %q, want %q", cls, tc.class)
 			}
 			st, _ := d.Find("#embed-root").Attr("style")

@@ -66,7 +66,7 @@ const bodyClass = "bg-transparent text-gray-900 antialiased dark:text-gray-100"
 // parent window.
 func (h *Handlers) Page(c *fiber.Ctx) error {
 	q := parsePageQuery(c)
-	page := layout.Page{Title: "Referral dashboard", Theme: q.Theme, NoIndex: true, BodyClass: bodyClass}
+	page := layout.Page{Title: "Referral dashboard", Theme: q.Theme, NoIndex: true, BodyClass: bodyClass, Framed: true}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	render.FrameAncestors(c, "*")
 	sess, err := h.d.Referrals.Open(c.UserContext(), q.Token)

@@ -648,6 +648,7 @@ func (g *gen) makeConversions(ctx context.Context) error {
 		g.stats.SaleAmount += amount
 	}
 	g.leadEvs, g.saleEvs = evs, sales
+	addCustomerSales(customers, sales)
 	if g.o.PerBatch {
 		return g.conversionsPerBatch(ctx, customers, evs, sales)
 	}
@@ -703,6 +704,26 @@ func (g *gen) makeConversions(ctx context.Context) error {
 		return fmt.Errorf("demo: link conversion counters: %w", err)
 	}
 	return nil
+}
+
+// addCustomerSales fills the customers' counters from their sales (what
+// tracking a sale does to its customer: the sales count, the amount and the
+// first sale's time), before the customers are written.
+func addCustomerSales(customers []models.Customer, sales []models.SaleEvent) {
+	at := make(map[string]int, len(customers))
+	for i := range customers {
+		at[customers[i].ID] = i
+	}
+	for i := range sales {
+		s := &sales[i]
+		c := &customers[at[s.CustomerID]]
+		c.Sales++
+		c.SaleAmount += s.Amount
+		if c.FirstSaleAt == nil || s.Timestamp.Before(*c.FirstSaleAt) {
+			t := s.Timestamp
+			c.FirstSaleAt = &t
+		}
+	}
 }
 
 // conversionsPerBatch stores leads and sales 1000 at a time with the

@@ -368,6 +368,17 @@ func TestDemoLooksReal(t *testing.T) {
 		if leadCms == 0 || saleCms == 0 || leadCms+saleCms != cms {
 			t.Errorf("lead commissions %d ($5), sale commissions %d (20%%), of %d", leadCms, saleCms, cms)
 		}
+		// Customers carry their sales (issue 33): each customer's counters
+		// equal its sale events, and together all of them.
+		var off int64
+		db.Raw(`SELECT COUNT(*) FROM customers c WHERE c.workspace_id = ? AND (c.sales <> (SELECT COUNT(*) FROM sale_events s WHERE s.customer_id = c.id)
+			OR c.sale_amount <> (SELECT COALESCE(SUM(amount), 0) FROM sale_events s WHERE s.customer_id = c.id)
+			OR (c.sales > 0) <> (c.first_sale_at IS NOT NULL))`, ws).Scan(&off)
+		var custSales, custAmount int64
+		db.Raw("SELECT COALESCE(SUM(sales), 0), COALESCE(SUM(sale_amount), 0) FROM customers WHERE workspace_id = ?", ws).Row().Scan(&custSales, &custAmount)
+		if off != 0 || custSales != int64(st.Sales) || custAmount != st.SaleAmount {
+			t.Errorf("%d customers' counters differ from their sales; customers hold %d sales, $%d (stats %d, $%d)", off, custSales, custAmount, st.Sales, st.SaleAmount)
+		}
 		// Up to now, spread: the newest events are in the last day, and no
 		// more than one sits exactly at now.
 		for _, table := range []string{"lead_events", "sale_events"} {

@@ -313,14 +313,25 @@ func (s *Service) Delete(ctx context.Context, workspaceID, id string) error {
 
 // Attempts is the delivery log of a webhook, newest first.
 func (s *Service) Attempts(ctx context.Context, workspaceID, id string, limit int) ([]Attempt, error) {
+	out, _, err := s.AttemptPage(ctx, workspaceID, id, limit, 0)
+	return out, err
+}
+
+// AttemptPage is one page of a webhook's delivery log, newest first, and
+// the log's length.
+func (s *Service) AttemptPage(ctx context.Context, workspaceID, id string, limit, offset int) ([]Attempt, int64, error) {
 	if _, err := s.Get(ctx, workspaceID, id); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var out []Attempt
-	if err := s.DB.WithContext(ctx).Where("webhook_id = ?", id).Order("id DESC").Limit(limit).Find(&out).Error; err != nil {
-		return nil, fmt.Errorf("webhook log: %w", err)
+	if err := s.DB.WithContext(ctx).Where("webhook_id = ?", id).Order("id DESC").Limit(limit).Offset(offset).Find(&out).Error; err != nil {
+		return nil, 0, fmt.Errorf("webhook log: %w", err)
 	}
-	return out, nil
+	var n int64
+	if err := s.DB.WithContext(ctx).Model(&Attempt{}).Where("webhook_id = ?", id).Count(&n).Error; err != nil {
+		return nil, 0, fmt.Errorf("webhook log count: %w", err)
+	}
+	return out, n, nil
 }
 
 // SetDisabled enables or disables a webhook (§2.8). Enabling needs a plan

@@ -108,3 +108,125 @@ for (const width of WIDTHS) {
     await ctx.close();
   });
 }
+
+// Issue 33 (the console at real sizes), items 1, 2 and 4 over the demo's
+// data. Screenshots: artifacts/i33-<item>-<what>-<width>.png.
+const money = (cents) => "$" + Math.trunc(cents / 100).toLocaleString("en-US") + "." + String(cents % 100).padStart(2, "0");
+const count = (n) => n.toLocaleString("en-US");
+
+// Every page of an API list (offset paging, 100 a page).
+async function all(path) {
+  const out = [];
+  for (let page = 1; ; page++) {
+    const rows = await api(`${path}${path.includes("?") ? "&" : "?"}pageSize=100&page=${page}`);
+    out.push(...rows);
+    if (rows.length < 100) return out;
+  }
+}
+
+// The table's rows as arrays of cell texts (the stacked layout's labels are
+// CSS, not text).
+async function rows(page) {
+  return page.$$eval('[data-testid="data-row"]', (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent.trim())));
+}
+
+// No element makes the page scroll sideways.
+async function noSideways(page, what) {
+  const over = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(over <= 1, `${what}: the page scrolls sideways by ${over}px`);
+}
+
+for (const width of WIDTHS) {
+  test(`${width}px, issue 33 item 1: every list pages with a count and keeps its filters and sort`, async () => {
+    const ctx = await browser.newContext({ viewport: { width, height: 900 } });
+    const page = await ctx.newPage();
+    await signIn(page, relink.appURL);
+    const customers = await all("/customers");
+    assert.ok(customers.length > 50, `more customers than a page: ${customers.length}`);
+    await page.goto(`${relink.appURL}/console/customers?sort=saleAmount`);
+    const counter = page.locator('[data-testid="table-pagination"] [data-testid="page-count"]');
+    assert.equal(await counter.textContent(), `1–50 of ${count(customers.length)}`);
+    assert.equal((await rows(page)).length, 50);
+    await shot(page, `i33-1-customers-${width}`);
+    await Promise.all([page.waitForURL(/page=2/), page.locator('[data-testid="page-next"]').click()]);
+    const u = new URL(page.url());
+    assert.equal(u.searchParams.get("sort"), "saleAmount", "the next page keeps the sort");
+    assert.equal(await counter.textContent(), `51–${Math.min(100, customers.length)} of ${count(customers.length)}`);
+    assert.equal(await page.locator('[data-testid="table-sorts"] [aria-current="true"]').textContent(), "Revenue");
+    await noSideways(page, "customers");
+
+    // Commissions: "All" is every status and every date.
+    const commissions = await all("/commissions?interval=all");
+    await page.goto(`${relink.appURL}/console/commissions`);
+    assert.match(await counter.textContent(), new RegExp(`of ${count(commissions.length)}$`));
+    await page.goto(`${relink.appURL}/console/commissions?status=pending&sort=amount`);
+    const pending = commissions.filter((c) => c.status === "pending");
+    assert.match(await counter.textContent(), new RegExp(`of ${count(pending.length)}$`));
+    if (pending.length > 50) {
+      await Promise.all([page.waitForURL(/page=2/), page.locator('[data-testid="page-next"]').click()]);
+      const q = new URL(page.url()).searchParams;
+      assert.deepEqual([q.get("status"), q.get("sort")], ["pending", "amount"], "the next page keeps the filter and the sort");
+    }
+    await shot(page, `i33-1-commissions-${width}`);
+    await noSideways(page, "commissions");
+
+    // The other lists show their count too.
+    for (const [path, sel] of [["/console/partners", "table-pagination"], ["/console/payouts", "table-pagination"],
+      ["/console/applications", null], ["/console/bounties", null], ["/console/settings/members", "members-pagination"], ["/console/links", "links-pagination"]]) {
+      await page.goto(`${relink.appURL}${path}`);
+      if (sel) assert.match(await page.locator(`[data-testid="${sel}"] [data-testid="page-count"]`).textContent(), /^(\d[\d,]*–\d[\d,]* of |0 of )\d/, path);
+      await noSideways(page, path);
+    }
+    await ctx.close();
+  });
+
+  test(`${width}px, issue 33 item 2: the console's counters equal /analytics, /customers, /partners and /links`, async () => {
+    const ctx = await browser.newContext({ viewport: { width, height: 900 } });
+    const page = await ctx.newPage();
+    await signIn(page, relink.appURL);
+
+    // Customers by revenue: the console's first page is the API's.
+    const top = await api("/customers?sortBy=saleAmount&sortOrder=desc&pageSize=50");
+    await page.goto(`${relink.appURL}/console/customers?sort=saleAmount`);
+    const shown = await rows(page);
+    assert.ok(top[0].sales > 0 && top[0].saleAmount > 0, "the best customer has sales");
+    for (const [i, c] of top.entries()) {
+      assert.equal(shown[i][1], c.externalId);
+      assert.deepEqual([shown[i][3], shown[i][4]], [count(c.sales), money(c.saleAmount)], `customer ${c.externalId}`);
+    }
+    await shot(page, `i33-2-customers-${width}`);
+    // Together the customers hold every sale /analytics counts.
+    const customers = await all("/customers");
+    const totals = await api("/analytics?interval=all&event=composite");
+    assert.equal(customers.reduce((n, c) => n + c.sales, 0), totals.sales);
+    assert.equal(customers.reduce((n, c) => n + c.saleAmount, 0), totals.saleAmount);
+
+    // The overview's 30 days are /analytics' 30 days.
+    const month = await api("/analytics?interval=30d&event=composite");
+    await page.goto(`${relink.appURL}/console`);
+    assert.equal(await page.textContent('[data-testid="overview-clicks"] [data-testid="stat-value"]'), count(month.clicks));
+    assert.equal(await page.textContent('[data-testid="overview-sales"] [data-testid="stat-value"]'), count(month.sales));
+
+    // Partners: the console's totals are /partners'.
+    const ps = await api("/partners?pageSize=100");
+    await page.goto(`${relink.appURL}/console/partners`);
+    const byName = new Map((await rows(page)).map((r) => [r[0], r]));
+    for (const p of ps) {
+      const r = byName.get(p.name);
+      assert.ok(r, `${p.name} listed`);
+      assert.deepEqual(r.slice(3, 8), [count(p.totalClicks), count(p.totalLeads), count(p.totalSales), money(p.totalSaleAmount), money(p.totalCommissions)], p.name);
+    }
+
+    // Links by clicks: the console's click counts are /links'.
+    await page.goto(`${relink.appURL}/console/links?sort=clicks`);
+    const listed = await page.$$eval('[data-testid="link-row"]', (rs) => rs.map((r) => [r.querySelector('[data-testid="link-short"]').textContent.trim(),
+      r.querySelector('[data-testid="link-clicks"]').textContent.trim()]));
+    assert.ok(listed.length >= 10);
+    for (const [short, clicks] of listed) {
+      const [domain, key] = [short.slice(0, short.indexOf("/")), short.slice(short.indexOf("/") + 1)];
+      const l = await api(`/links/info?domain=${encodeURIComponent(domain)}&key=${encodeURIComponent(key)}`);
+      assert.equal(clicks.replace(/ clicks?$/, ""), count(l.clicks), short);
+    }
+    await ctx.close();
+  });
+}

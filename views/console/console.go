@@ -4,9 +4,14 @@
 package console
 
 import (
+	"context"
 	"encoding/json"
+	"html"
+	"io"
 	"strconv"
 	"strings"
+
+	"github.com/a-h/templ"
 )
 
 // ShellView is the frame around every signed-in page.
@@ -159,7 +164,6 @@ type Option struct {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-func i64(n int64) string { return strconv.FormatInt(n, 10) }
 
 // FieldErrors maps a form field's name to its error message.
 type FieldErrors map[string]string
@@ -200,6 +204,7 @@ type MembersView struct {
 	CanManage  bool   // owners manage members and invites
 	SelfID     string // the viewer's user id
 	Members    []MemberRow
+	Pager      Pager // the members' page
 	Invites    []InviteRow
 	Form       InviteForm
 	InviteLink string // the new invite's link, shown once
@@ -254,10 +259,37 @@ type LinkFilters struct {
 
 // LinksList is the swappable list part: rows and pagination.
 type LinksList struct {
-	Rows             []LinkRow
-	Total            int64
+	Rows []LinkRow
+	Pager
+}
+
+// Pager is where a list's page sits in the whole list: "1–50 of 2,114",
+// with the previous and next pages' URLs ("" at either end). The URLs keep
+// the list's filters and sort.
+type Pager struct {
 	From, To         int
+	Total            int64
 	PrevURL, NextURL string
+}
+
+// Text is "1–50 of 2,114" ("0 of 0" for an empty list).
+func (p Pager) Text() string {
+	if p.To < p.From {
+		return "0 of " + Thousands(p.Total)
+	}
+	return Thousands(int64(p.From)) + "–" + Thousands(int64(p.To)) + " of " + Thousands(p.Total)
+}
+
+// Thousands writes n with thousands separators (2,114).
+func Thousands(n int64) string {
+	if n < 0 {
+		return "-" + Thousands(-n)
+	}
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // LinkRow is one link in the list.
@@ -390,6 +422,10 @@ type TablePage struct {
 	Headers      []string
 	Rows         []TableRow
 	Empty        string
+	// Sorts are the list's orders (links like Filters); Pager, when set,
+	// pages the list with a count.
+	Sorts []FilterLink
+	Pager *Pager
 }
 
 // FormView is a small form: inputs, selects and a submit button.
@@ -410,8 +446,39 @@ type FilterLink struct {
 // TableRow is one row: cells and an optional action form.
 type TableRow struct {
 	ID     string
+	Href   string // the row's own page: its first cell links there
 	Cells  []string
 	Action *RowAction
+}
+
+// The stacked table: on phones each row is a block of labelled lines (the
+// cells' data-label, shown by stackCell's ::before), from sm up a table.
+const (
+	stackTable = "block w-full text-left text-sm sm:table"
+	stackHead  = "hidden text-xs uppercase text-gray-500 sm:table-header-group"
+	stackBody  = "block divide-y divide-gray-100 dark:divide-gray-800 sm:table-row-group"
+	stackRow   = "block py-2 sm:table-row sm:py-0"
+	stackCell  = "flex gap-2 py-0.5 break-words before:w-28 before:shrink-0 before:text-xs before:uppercase before:text-gray-500 before:content-[attr(data-label)] sm:table-cell sm:py-2 sm:pr-3 sm:before:content-none"
+	// stackAction is a row's action cell: a line of its own on phones.
+	stackAction = "block pt-2 sm:table-cell sm:py-2 sm:text-right"
+)
+
+// cellClass styles a table cell: a full-width line on phones, labelled by
+// its column (data-label), the first one bold; a table cell from sm up.
+func cellClass(i int) string {
+	c := stackCell
+	if i == 0 {
+		c += " font-medium sm:font-normal"
+	}
+	return c
+}
+
+// header is the i-th column's name (the label of a stacked cell on phones).
+func (v TablePage) header(i int) string {
+	if i < len(v.Headers) {
+		return v.Headers[i]
+	}
+	return ""
 }
 
 // RowAction is a select-and-submit form on a row (e.g. change status).
@@ -519,4 +586,22 @@ func baseHint(sources []ImportSource) string {
 	}
 	return "Required for " + strings.Join(self, " and ") + " (your server). Empty for the others: " + strings.Join(public, ", ") +
 		"; a self-hosted Kutt needs its own."
+}
+
+// slashBreaks writes s with a line-break opportunity after each slash, so a
+// short link wraps between its domain and its key, not inside the key.
+func slashBreaks(s string) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		for i, part := range strings.Split(s, "/") {
+			if i > 0 {
+				if _, err := io.WriteString(w, "/<wbr>"); err != nil {
+					return err
+				}
+			}
+			if _, err := io.WriteString(w, html.EscapeString(part)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

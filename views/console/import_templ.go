@@ -289,7 +289,7 @@ func Import(v ImportView) templ.Component {
 					}()
 				}
 				ctx = templ.InitializeContext(ctx)
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<form method=\"post\" action=\"/console/import\" enctype=\"multipart/form-data\" class=\"flex items-end gap-3\" data-testid=\"upload-form\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<form method=\"post\" action=\"/console/import\" enctype=\"multipart/form-data\" class=\"flex flex-wrap items-end gap-3\" data-testid=\"upload-form\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -297,7 +297,7 @@ func Import(v ImportView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<input type=\"file\" name=\"file\" accept=\".csv,text/csv\" required class=\"flex-1 text-sm text-gray-600 file:mr-2 file:rounded file:border-0 file:bg-gray-100 file:px-2 file:py-1 file:text-sm dark:text-gray-400 dark:file:bg-gray-800 dark:file:text-gray-200\" data-testid=\"import-file\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<input type=\"file\" name=\"file\" accept=\".csv,text/csv\" required class=\"min-w-0 max-w-full flex-1 basis-full text-sm text-gray-600 sm:basis-auto file:mr-2 file:rounded file:border-0 file:bg-gray-100 file:px-2 file:py-1 file:text-sm dark:text-gray-400 dark:file:bg-gray-800 dark:file:text-gray-200\" data-testid=\"import-file\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

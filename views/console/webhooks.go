@@ -1,5 +1,7 @@
 package console
 
+import "github.com/a-h/templ"
+
 // WebhooksView is the webhooks page: the list and the create form.
 type WebhooksView struct {
 	CSRF     string
@@ -45,10 +47,20 @@ type WebhookView struct {
 type WebhookLogView struct {
 	ID      string
 	Entries []WebhookLogEntry
+	Pager   Pager
+	Poll    bool // the first page reloads itself; older pages stay put
 }
 
 // WebhookLogEntry is one delivery attempt.
 type WebhookLogEntry struct {
 	Time, Event, EventID, Status, Duration, Request, Response, Error string
 	OK                                                               bool
+}
+
+// logPoll reloads the log's first page every 3 s; other pages stay put.
+func logPoll(v WebhookLogView) templ.Attributes {
+	if !v.Poll {
+		return nil
+	}
+	return templ.Attributes{"hx-get": "/console/webhooks/" + v.ID + "/log", "hx-trigger": "every 3s", "hx-swap": "outerHTML"}
 }

@@ -48,6 +48,19 @@ type Page struct {
 	// empty: the default. The embed sets a transparent body so the host
 	// page shows through (spec/partners-and-embed.md §6.9).
 	BodyClass string
+	// Framed marks a page made to be shown in another site's iframe (the
+	// embed): its root declares both colour schemes (input.css), so the
+	// frame stays transparent whatever scheme the host page declares.
+	Framed bool
+}
+
+// htmlClass is the classes on <html>: the theme's and "framed".
+func (p Page) htmlClass() string {
+	c := p.Theme.htmlClass()
+	if p.Framed {
+		c = strings.TrimSpace(c + " framed")
+	}
+	return c
 }
 
 // DefaultBodyClass is the body's classes when Page.BodyClass is empty.
