@@ -141,6 +141,7 @@ func TestAnalyticsGatesAndValidation(t *testing.T) {
 			{"composite events", "bizws", "/events?event=composite", 422, "unprocessable_entity", `invalid_value: event: Invalid option: expected one of "clicks"|"leads"|"sales"`},
 			{"events limit", "bizws", "/events?limit=1001", 422, "unprocessable_entity", "too_big: limit: Max page size is 1000."},
 			{"early start", "bizws", "/analytics?start=2020-01-01", 422, "unprocessable_entity", "custom: start: The start date cannot be earlier than September 22, 2022."},
+			{"far start", "bizws", "/analytics?start=9999-12-31&groupBy=timeseries", 422, "unprocessable_entity", "custom: start: The start date cannot be later than December 31, 2099."},
 			{"unknown link", "bizws", "/analytics?domain=bizws.link&key=nope", 404, "not_found", "Link not found."},
 			{"externalId without prefix", "bizws", "/analytics?externalId=abc", 400, "bad_request", "Invalid externalId. Did you forget to prefix it with `ext_`?"},
 			{"other workspace's link", "bizws", "/analytics?domain=prows.link&key=go", 401, "unauthorized", "Link does not belong to workspace " + e.ws["bizws"].PublicID() + "."},
@@ -317,11 +318,11 @@ func TestURLFiltersAndNosniff(t *testing.T) {
 		}
 		ref, dest := "refererUrl=https%3A%2F%2Fwww.google.com%2F", "url=https%3A%2F%2Falpha.example%2F"
 		for q, want := range map[string]string{
-			ref:  `{"clicks":1,"leads":1,"sales":1,"saleAmount":4200}`,
-			dest: `{"clicks":1,"leads":1,"sales":1,"saleAmount":4200}`,
+			ref:              `{"clicks":1,"leads":1,"sales":1,"saleAmount":4200}`,
+			dest:             `{"clicks":1,"leads":1,"sales":1,"saleAmount":4200}`,
 			ref + "%3Fq%3D1": `{"clicks":0,"leads":0,"sales":0,"saleAmount":0}`,
 			"url=https%3A%2F%2Falpha.example%2F%3Futm_source%3Dx": `{"clicks":0,"leads":0,"sales":0,"saleAmount":0}`,
-			"refererUrl=-https%3A%2F%2Fwww.google.com%2F":          `{"clicks":0,"leads":0,"sales":0,"saleAmount":0}`,
+			"refererUrl=-https%3A%2F%2Fwww.google.com%2F":         `{"clicks":0,"leads":0,"sales":0,"saleAmount":0}`,
 		} {
 			if status, body := send("/analytics?event=composite&" + q); status != 200 || body != want {
 				t.Errorf("%s: %d %s, want %s", q, status, body, want)

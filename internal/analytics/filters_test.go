@@ -150,7 +150,7 @@ func ptr(p *string) string {
 	return *p
 }
 
-// filterCases is every filter of the analytics contract (analytics.md §2.2)
+// filterCases is every filter of the analytics contract (spec/analytics.md §2.2)
 // with its naive meaning.
 func filterCases(w *world, n *naiveWorld) []filterCase {
 	l := w.links

@@ -17,7 +17,7 @@ type programRefs struct {
 }
 
 // checkProgram keeps a link's programId and partnerId in its workspace
-// (links.md §4.6): a programId must be the workspace's program (404
+// (spec/links.md §4.6): a programId must be the workspace's program (404
 // "Program not found." as Dub), a partnerId must be enrolled in it (404
 // "Partner not found."; Dub's partners are global, Relink's belong to a
 // workspace). With a programId, a tenantId and no partnerId the partner is
