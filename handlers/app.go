@@ -403,7 +403,7 @@ func (s *Server) faceOf(c *fiber.Ctx) request.Face {
 	case CanonicalHost(cfg.ShortDomain):
 		return request.FaceShort
 	}
-	if !bad([]byte(host)) && s.svc.IsShortDomain(host) {
+	if !bad([]byte(host)) && s.svc.Domains.IsRegistered(host) {
 		return request.FaceShort
 	}
 	// Unknown host: the face of the port it arrived on.
