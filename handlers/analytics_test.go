@@ -141,6 +141,7 @@ func TestAnalyticsGatesAndValidation(t *testing.T) {
 			{"composite events", "bizws", "/events?event=composite", 422, "unprocessable_entity", `invalid_value: event: Invalid option: expected one of "clicks"|"leads"|"sales"`},
 			{"events limit", "bizws", "/events?limit=1001", 422, "unprocessable_entity", "too_big: limit: Max page size is 1000."},
 			{"early start", "bizws", "/analytics?start=2020-01-01", 422, "unprocessable_entity", "custom: start: The start date cannot be earlier than September 22, 2022."},
+			{"far start", "bizws", "/analytics?start=9999-12-31&groupBy=timeseries", 422, "unprocessable_entity", "custom: start: The start date cannot be later than December 31, 2099."},
 			{"unknown link", "bizws", "/analytics?domain=bizws.link&key=nope", 404, "not_found", "Link not found."},
 			{"externalId without prefix", "bizws", "/analytics?externalId=abc", 400, "bad_request", "Invalid externalId. Did you forget to prefix it with `ext_`?"},
 			{"other workspace's link", "bizws", "/analytics?domain=prows.link&key=go", 401, "unauthorized", "Link does not belong to workspace " + e.ws["bizws"].PublicID() + "."},
@@ -289,5 +290,54 @@ func TestAnalyticsIsolationAndEvents(t *testing.T) {
 				}
 			}
 		})
+	})
+}
+
+// TestURLFiltersAndNosniff: the refererUrl and url filters (compared cut at
+// the first '?') answer on every analytics route that takes them, over
+// HTTP, and every answer (JSON, CSV, zip, errors) carries nosniff.
+func TestURLFiltersAndNosniff(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		e := newAnalyticsEnv(t, db)
+		e.workspace("alpha", models.PlanEnterprise, true)
+		send := func(path string) (int, string) {
+			t.Helper()
+			e.clock = e.clock.Add(time.Second)
+			req := httptest.NewRequest("GET", path, nil)
+			req.Host = "localhost:8081"
+			req.Header.Set("Authorization", "Bearer "+e.keys["alpha"])
+			res, err := e.srv.Root.Test(req, -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			if h := res.Header.Get("X-Content-Type-Options"); h != "nosniff" {
+				t.Errorf("%s: X-Content-Type-Options %q", path, h)
+			}
+			return res.StatusCode, string(body)
+		}
+		ref, dest := "refererUrl=https%3A%2F%2Fwww.google.com%2F", "url=https%3A%2F%2Falpha.example%2F"
+		for q, want := range map[string]string{
+			ref:              `{"clicks":1,"leads":1,"sales":1,"saleAmount":4200}`,
+			dest:             `{"clicks":1,"leads":1,"sales":1,"saleAmount":4200}`,
+			ref + "%3Fq%3D1": `{"clicks":0,"leads":0,"sales":0,"saleAmount":0}`,
+			"url=https%3A%2F%2Falpha.example%2F%3Futm_source%3Dx": `{"clicks":0,"leads":0,"sales":0,"saleAmount":0}`,
+			"refererUrl=-https%3A%2F%2Fwww.google.com%2F":         `{"clicks":0,"leads":0,"sales":0,"saleAmount":0}`,
+		} {
+			if status, body := send("/analytics?event=composite&" + q); status != 200 || body != want {
+				t.Errorf("%s: %d %s, want %s", q, status, body, want)
+			}
+		}
+		for _, path := range []string{"/events?event=clicks&" + ref, "/events?event=sales&" + dest,
+			"/analytics?groupBy=referer_urls&" + ref, "/analytics?groupBy=top_base_urls&" + dest} {
+			if status, body := send(path); status != 200 || !strings.Contains(body, `"clicks":1`) && !strings.Contains(body, `"click":{`) {
+				t.Errorf("%s: %d %.300s", path, status, body)
+			}
+		}
+		for _, path := range []string{"/analytics/export?" + ref, "/events/export?event=clicks&" + dest, "/analytics?event=nope", "/links/nope"} {
+			if status, body := send(path); status >= 500 {
+				t.Errorf("%s: %d %.300s", path, status, body)
+			}
+		}
 	})
 }

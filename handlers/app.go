@@ -372,6 +372,9 @@ func (s *Server) sealRoutes() {
 // dispatch hands the request to the face that serves it.
 func (s *Server) dispatch(c *fiber.Ctx) error {
 	s.seal.Do(s.sealRoutes)
+	// Every answer (JSON, pages, downloads, redirects, errors) on every
+	// face: no browser sniffs a JSON body or an upload into HTML.
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	path := c.Path()
 	if s.acmeHTTP != nil && strings.HasPrefix(path, "/.well-known/acme-challenge/") {
 		return s.acmeHTTP(c)

@@ -89,6 +89,16 @@ func checkClickOnCharts(t *testing.T, e *env, c *client, loc string) {
 	if r.text(t, `[data-testid="alert-error"]`) == "" {
 		t.Error("bad interval: no error shown")
 	}
+	// Dates far in the future are refused with a message, on the dashboard
+	// and a link's page; the widest range accepted answers.
+	for _, page := range []string{"/console/analytics?", loc + "?"} {
+		r = c.get(page + "start=9999-12-31")
+		wantStatus(t, r, http.StatusOK)
+		if msg := r.text(t, `[data-testid="alert-error"]`); !strings.Contains(msg, "cannot be later than December 31, 2099") {
+			t.Errorf("%sstart=9999-12-31: message %q", page, msg)
+		}
+		wantStatus(t, c.get(page+"start=2099-12-31&end=2022-09-22"), http.StatusOK)
+	}
 }
 
 // checkExpiryPasswordUTM: expiry, password and UTM fields round-trip, and a bad expiry keeps the advanced section open.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
+	ivl "github.com/relinkhq/relink/internal/interval"
 )
 
 // Timestamp formats a time as the API does: UTC, milliseconds, Z.
@@ -47,6 +48,15 @@ func ParseWindow(c *fiber.Ctx, def string) (interval string, start, end *time.Ti
 	}
 	if end, err = ParseTime("end", c.Query("end"), loc); err != nil {
 		return
+	}
+	// The analytics bounds: no window, so no timeseries, grows without bound.
+	for name, t := range map[string]*time.Time{"start": start, "end": end} {
+		if t == nil {
+			continue
+		}
+		if msg := ivl.Bounds(name, *t); msg != "" {
+			return "", nil, nil, nil, apierr.Validation("custom", name, msg)
+		}
 	}
 	return interval, start, end, loc, nil
 }

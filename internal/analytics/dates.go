@@ -5,10 +5,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/relinkhq/relink/internal/interval"
 )
 
 // FoundingDate is the earliest instant a window may start at (spec 3.1).
-var FoundingDate = time.Date(2022, 9, 22, 0, 0, 0, 0, time.UTC)
+var FoundingDate = interval.Founding
 
 var (
 	isoRe    = regexp.MustCompile(`(?i)(?:^|[^0-9])(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:T|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?)?(?:$|[^0-9])`)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/input"
+	"github.com/relinkhq/relink/internal/interval"
 )
 
 // Parse validates a query string into a Query. Checks run in the schema's
@@ -125,8 +126,8 @@ func (p params) window(q *Query, now time.Time) error {
 		if !ok {
 			return apierr.Validation("custom", "start", "Invalid date")
 		}
-		if t.Before(FoundingDate) {
-			return apierr.Validation("custom", "start", "The start date cannot be earlier than September 22, 2022.")
+		if msg := interval.Bounds("start", t); msg != "" {
+			return apierr.Validation("custom", "start", msg)
 		}
 		q.Start = &t
 	}
@@ -134,6 +135,9 @@ func (p params) window(q *Query, now time.Time) error {
 		t, ok := ParseDate(v, now)
 		if !ok {
 			return apierr.Validation("custom", "end", "Invalid date")
+		}
+		if msg := interval.Bounds("end", t); msg != "" {
+			return apierr.Validation("custom", "end", msg)
 		}
 		q.End = &t
 	}

@@ -37,6 +37,8 @@ func TestParseRejections(t *testing.T) {
 		{"start garbage", "start=notadate", EndpointAnalytics, "custom: start: Invalid date"},
 		{"end garbage", "end=garbage", EndpointAnalytics, "custom: end: Invalid date"},
 		{"start before founding", "start=2020-01-01", EndpointAnalytics, "custom: start: The start date cannot be earlier than September 22, 2022."},
+		{"start far in the future", "start=9999-12-31", EndpointAnalytics, "custom: start: The start date cannot be later than December 31, 2099."},
+		{"end far in the future", "start=2024-01-01&end=2100-01-01T00:00:00Z", EndpointEvents, "custom: end: The end date cannot be later than December 31, 2099."},
 		{"start epoch", "start=1704067200", EndpointAnalytics, "custom: start: Invalid date"},
 		{"start year only", "start=2024", EndpointAnalytics, "custom: start: Invalid date"},
 		{"start month 13", "start=2024-13-01", EndpointAnalytics, "custom: start: Invalid date"},

@@ -47,7 +47,7 @@ func (d dialect) rankedGroups(g GroupBy) (rankedGroup, bool) {
 	case TopURLs:
 		return rankedGroup{dim: "url", key: "v.value", cond: "v.value NOT IN ('', 'Unknown')"}, true
 	case TopBaseURLs:
-		k := d.cutQueryChr("v.value")
+		k := d.cutQuery("v.value")
 		return rankedGroup{dim: "url", key: k, cond: k + " NOT IN ('', 'Unknown')"}, true
 	case TopDomains:
 		return rankedGroup{dim: models.DimLink, key: "l.domain", join: links, wsJoin: true, attr: models.DimLinkDomain}, true
@@ -67,9 +67,10 @@ func (d dialect) rankedGroups(g GroupBy) (rankedGroup, bool) {
 	return rankedGroup{}, false
 }
 
-// cutQueryChr is cutQuery with the '?' spelled as a character code, so no
-// SQL builder takes it for a bind parameter.
-func (d dialect) cutQueryChr(col string) string {
+// cutQuery is col cut at its first '?' (the whole value when it has none).
+// The '?' is spelled as a character code, so no SQL builder takes it for a
+// bind parameter.
+func (d dialect) cutQuery(col string) string {
 	if d == "postgres" {
 		return "split_part(" + col + ", chr(63), 1)"
 	}

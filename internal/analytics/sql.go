@@ -53,13 +53,6 @@ func (w *where) in(col string, f Filter) {
 // dialect helpers
 type dialect string
 
-func (d dialect) cutQuery(col string) string {
-	if d == "postgres" {
-		return "split_part(" + col + ", '?', 1)"
-	}
-	return "(CASE WHEN instr(" + col + ", '?') > 0 THEN substr(" + col + ", 1, instr(" + col + ", '?') - 1) ELSE " + col + " END)"
-}
-
 func (d dialect) contains(col string) string {
 	if d == "postgres" {
 		return "strpos(" + col + ", ?) > 0"

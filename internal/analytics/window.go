@@ -30,10 +30,14 @@ func (q *Query) Resolve(now, allStart time.Time) Window {
 			end = *q.End
 		}
 		w.Start, w.End = startOfDay(*q.Start, tz), endOfDay(end, tz)
-		w.Granularity = granularityFor(w.Start, w.End, tz)
+		// A reversed range is swapped (as Dub's getStartEndDates), and
+		// its granularity follows the range it covers: Dub picks it before
+		// the swap, so every reversed range was hourly — 100,000 buckets
+		// for start=9999-12-31 (spec/analytics.md §9 quirk 3, fixed).
 		if w.Start.After(w.End) {
 			w.Start, w.End = w.End, w.Start
 		}
+		w.Granularity = granularityFor(w.Start, w.End, tz)
 		return w
 	}
 	eod := endOfDay(now, tz)

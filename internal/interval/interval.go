@@ -70,3 +70,25 @@ func Start(name string, now time.Time, tz *time.Location) (start time.Time, g Gr
 	}
 	return p.start(now.In(tz)), p.gran, true
 }
+
+// Founding is the earliest instant a window may start at (Dub's founding
+// date, spec/analytics.md §3.1).
+var Founding = time.Date(2022, 9, 22, 0, 0, 0, 0, time.UTC)
+
+// Latest bounds start and end from above (Relink's rule; Dub has none):
+// with the granularity rules (hour up to 2 days, day up to 180, month
+// beyond) no timeseries of any endpoint has more than about 930 buckets,
+// whatever dates a caller types.
+var Latest = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Bounds are the messages of a date outside [Founding, Latest), worded as
+// Dub's founding-date one ("" when t is inside).
+func Bounds(param string, t time.Time) string {
+	switch {
+	case param == "start" && t.Before(Founding):
+		return "The start date cannot be earlier than September 22, 2022."
+	case !t.Before(Latest):
+		return "The " + param + " date cannot be later than December 31, 2099."
+	}
+	return ""
+}

@@ -237,6 +237,10 @@ func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []mod
 	if err := s.checkLinkFolder(ctx, a, folderID, old, m); err != nil {
 		return nil, err
 	}
+	refs, err := s.checkProgram(ctx, ws, in, folderID, old)
+	if err != nil {
+		return nil, err
+	}
 
 	// §4.7 dates and the rest.
 	expiresAt, err := parseOptTime(in.ExpiresAt, msgInvalidExpiry)
@@ -270,7 +274,8 @@ func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []mod
 
 	l.Domain, l.Key, l.URL = domain, key, dest
 	fillLink(l, in, dest)
-	l.ExternalID, l.ExpiresAt, l.Image, l.FolderID = ext, expiresAt, image, folderID
+	l.ExternalID, l.ExpiresAt, l.Image, l.FolderID = ext, expiresAt, image, refs.folderID
+	l.ProgramID, l.PartnerID = refs.programID, refs.partnerID
 	l.TestStartedAt, l.TestCompletedAt = testStarted, testCompleted
 	l.WebhookIDs = hooks
 	return &prepared{link: l, tagIDs: tagIDs}, nil
