@@ -12,6 +12,7 @@ import (
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/metatags"
 	"github.com/relinkhq/relink/internal/qr"
+	"github.com/relinkhq/relink/internal/stripeapp"
 	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
@@ -34,6 +35,8 @@ type Deps struct {
 	Logos *qr.Logos
 	// Pages fetches GET /links/metatags' pages (RELINK_METATAGS_FETCH).
 	Pages *metatags.Fetcher
+	// Stripe handles the workspaces' Stripe webhook endpoints.
+	Stripe *stripeapp.Service
 }
 
 // Handlers is the API's handler set.

@@ -39,6 +39,7 @@ import (
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/internal/shortlink"
+	"github.com/relinkhq/relink/internal/stripeapp"
 	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/internal/wsset"
 	"github.com/relinkhq/relink/models"
@@ -91,6 +92,9 @@ type Services struct {
 	// tokens; Referrals the embedded referral dashboard's data.
 	Conversions *conversions.Service
 	Referrals   *referrals.Service
+	// Stripe records sales, refunds and cancellations from workspaces'
+	// Stripe webhook endpoints (docs/stripe.md).
+	Stripe *stripeapp.Service
 	// Analytics answers /analytics, /events, the console and the embed.
 	Analytics analytics.Engine
 	// Logos loads the logos drawn on QR codes (RELINK_QR_LOGO_FETCH).
@@ -434,6 +438,7 @@ func (s *Services) domain(context.Context) error {
 	s.Conversions = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Links: s.Links, Now: s.Now, Log: s.Log, Pending: s.Clicks,
 		Webhooks: s.ClickWebhooks.Links, Analytics: s.Analytics})
 	s.Referrals = &referrals.Service{DB: s.DB, Conversions: s.Conversions, Analytics: s.Analytics, Now: s.Now}
+	s.Stripe = stripeapp.New(s.DB, s.Conversions, s.Now, s.Log)
 	fetch := qr.FetchPublic
 	if cfg.QRLogoFetch != "" {
 		fetch = cfg.QRLogoFetch
