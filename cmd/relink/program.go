@@ -270,6 +270,9 @@ func (p *programCmd) set(args []string) error {
 	}
 	if *domain != "" {
 		d := strings.ToLower(*domain)
+		if err := p.svc.Links.CheckProgramDomain(p.ctx, p.w, d); err != nil {
+			return cliErr(err)
+		}
 		p.prog.Domain = &d
 	}
 	if *dest != "" {

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/models"
 )
@@ -26,6 +28,7 @@ func checkProgramErrors(t *testing.T, relink func(args ...string) (string, error
 		{[]string{"program", "group", "set", "--workspace", "acme", "--holding-days", "5"}, "Holding period must be one of"},
 		{[]string{"program", "show", "--workspace", "nope"}, "Workspace not found"},
 		{[]string{"program", "show"}, "--workspace is required"},
+		{[]string{"program", "set", "--workspace", "acme", "--domain", "elsewhere.test"}, "Domain elsewhere.test does not belong to workspace"},
 		{[]string{"program", "frobnicate"}, "unknown program command"},
 		{[]string{"program", "resources", "set", "--workspace", "acme", "--json", `{"colors":[{"name":"Blue","color":"blue"}]}`}, "Colors are hex values"},
 		{[]string{"program", "resources", "set", "--workspace", "acme", "--json", `{"links":[{"name":"X","url":"javascript:alert(1)"}]}`}, "http, https or mailto"},
@@ -80,6 +83,12 @@ func TestProgramCommands(t *testing.T) {
 				"--default-link", "acme.link=https://acme.example/", "--additional-link", "acme.example", "--utm", "source=partners"); err != nil {
 				t.Fatal(err)
 			}
+			// The program's domain is one of the workspace's domains (or the
+			// default short domain): refused until acme.link is registered.
+			if _, err := relink("program", "set", "--workspace", "acme", "--domain", "Acme.Link"); err == nil || !strings.Contains(err.Error(), "does not belong to workspace") {
+				t.Fatalf("an unregistered program domain: %v", err)
+			}
+			registerDomain(t, dbURL, "acme", "acme.link")
 			if _, err := relink("program", "set", "--workspace", "acme", "--domain", "Acme.Link", "--url", "https://acme.example/"); err != nil {
 				t.Fatal(err)
 			}
@@ -205,5 +214,24 @@ func TestGroupDefaultLinksReachPartners(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// registerDomain adds domain to the workspace as POST /domains stores it.
+func registerDomain(t *testing.T, dbURL, workspace, domain string) {
+	t.Helper()
+	db, err := models.Open(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	ws, err := db.WorkspaceBySlug(ctx, workspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if err := db.InsertDomain(ctx, &models.Domain{ID: ids.New(ids.Domain), WorkspaceID: ws.ID, Slug: domain, CreatedAt: now, UpdatedAt: now}); err != nil {
+		t.Fatal(err)
 	}
 }

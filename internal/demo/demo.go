@@ -267,6 +267,9 @@ func (g *gen) entities(ctx context.Context) error {
 	if err := g.tagsAndFolders(ctx, now); err != nil {
 		return err
 	}
+	if err := g.registerDomain(ctx, g.ws.Slug+".link", now); err != nil {
+		return err
+	}
 	if err := g.programSetup(ctx, g.ws.Slug+".link"); err != nil {
 		return err
 	}
@@ -282,6 +285,30 @@ func (g *gen) entities(ctx context.Context) error {
 		}
 		g.partners = append(g.partners, ep.Partner.ID)
 		g.program = ep.Enrollment.ProgramID
+	}
+	return nil
+}
+
+// registerDomain makes the demo's short domain one of the workspace's
+// domains (its primary one, when it has none), so the console's link form
+// and domain filter, the program and the embed treat its links as theirs
+// and a server serves them by Host. A second run keeps the row.
+func (g *gen) registerDomain(ctx context.Context, slug string, now time.Time) error {
+	switch d, err := g.db.DomainByName(ctx, slug); {
+	case err == nil && d.WorkspaceID != g.ws.ID:
+		return fmt.Errorf("demo: domain %s belongs to another workspace", slug)
+	case err == nil:
+		return nil
+	case !models.IsNotFound(err):
+		return fmt.Errorf("demo: domain: %w", err)
+	}
+	ds, err := g.db.WorkspaceDomains(ctx, g.ws.ID)
+	if err != nil {
+		return fmt.Errorf("demo: domains: %w", err)
+	}
+	d := &models.Domain{ID: ids.New(ids.Domain), WorkspaceID: g.ws.ID, Slug: slug, Primary: len(ds) == 0, CreatedAt: now, UpdatedAt: now}
+	if err := g.db.WithContext(ctx).Create(d).Error; err != nil {
+		return fmt.Errorf("demo: register domain %s: %w", slug, err)
 	}
 	return nil
 }

@@ -424,6 +424,12 @@ func TestDemoLooksReal(t *testing.T) {
 		if roots != 0 {
 			t.Errorf("%d _root links", roots)
 		}
+		// The links' domain is registered in the workspace (its primary).
+		var domains []models.Domain
+		db.Where("workspace_id = ?", ws).Find(&domains)
+		if len(domains) != 1 || domains[0].Slug != c.Workspace.Slug+".link" || !domains[0].Primary {
+			t.Errorf("registered domains %+v, want the demo's links' domain", domains)
+		}
 		// A second run reuses the tags and folders instead of failing.
 		small := demo.Options{Links: 5, Clicks: 200, Leads: 20, Sales: 5, Days: 30, Partners: 2, Seed: 6, Now: now, KeySuffix: "x"}
 		if _, err := demo.Generate(ctx, db, c.Workspace, small); err != nil {

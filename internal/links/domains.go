@@ -177,6 +177,21 @@ func (s *Service) DomainBySlug(ctx context.Context, ws *models.Workspace, slug s
 	return d, nil
 }
 
+// CheckProgramDomain is the rule for a program's partner-link domain: the
+// default short domain or one of the workspace's own domains, nothing else
+// (links on any other domain would be refused when partners create them).
+func (s *Service) CheckProgramDomain(ctx context.Context, ws *models.Workspace, domain string) error {
+	if s.IsDefaultDomain(domain) {
+		return nil
+	}
+	_, err := s.DomainBySlug(ctx, ws, domain)
+	if apierr.Is(err, apierr.NotFound) {
+		return apierr.Newf(apierr.Forbidden, "Domain %s does not belong to workspace %s: add it first (POST /domains or the console's Domains page), or use the default short domain %s.",
+			domain, ws.PublicID(), s.DefaultDomain())
+	}
+	return err
+}
+
 // CreateDomain answers POST /domains: the domain and its root link.
 func (s *Service) CreateDomain(ctx context.Context, ws *models.Workspace, in *DomainInput) (*models.Domain, error) {
 	slug := strings.ToLower(in.Slug.Value)
