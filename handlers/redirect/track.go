@@ -16,7 +16,7 @@ import (
 )
 
 // TrackCORS sets the CORS headers POST /track/click carries on every answer
-// (partners-and-embed.md §1.4); OPTIONS is answered 204.
+// (spec/partners-and-embed.md §1.4); OPTIONS is answered 204.
 func TrackCORS(c *fiber.Ctx) error {
 	c.Set("Access-Control-Allow-Origin", "*")
 	c.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
@@ -28,7 +28,7 @@ func TrackCORS(c *fiber.Ctx) error {
 }
 
 // trackClickPartner is the partner of a partner link's click (§1.4,
-// parity.md §8.7): image always set (the partner's, else the avatar of
+// spec/parity.md §8.7): image always set (the partner's, else the avatar of
 // handlers/api.Avatar), groupId and tenantId left out when null.
 type trackClickPartner struct {
 	ID       string  `json:"id"`
@@ -116,7 +116,7 @@ func (h *Handlers) clientClick(c *fiber.Ctx, t *shortlink.Target, dest, referrer
 	return clickID, nil
 }
 
-// trackClickDiscount is the enrollment's discount (parity.md §8.7).
+// trackClickDiscount is the enrollment's discount (spec/parity.md §8.7).
 type trackClickDiscount struct {
 	ID           string  `json:"id"`
 	Amount       int64   `json:"amount"`
@@ -130,37 +130,19 @@ type trackClickDiscount struct {
 // its enrollment's discount (§8.7: nil when none or its amount is 0); the
 // partner is nil when it or its enrollment is gone.
 func (h *Handlers) trackPartner(c *fiber.Ctx, t *shortlink.Target) (*trackClickPartner, *trackClickDiscount, error) {
-	if h.d.DB == nil {
-		return nil, nil, nil
-	}
-	ctx := c.UserContext()
-	p, err := h.d.DB.PartnerByID(ctx, t.WorkspaceID, t.PartnerID)
-	if apierr.Is(err, apierr.NotFound) {
-		return nil, nil, nil
-	} else if err != nil {
+	p, e, d, err := h.d.Conversions.ClickPartner(c.UserContext(), t.WorkspaceID, t.ProgramID, t.PartnerID)
+	if err != nil || p == nil {
 		return nil, nil, err
 	}
 	out := &trackClickPartner{ID: p.ID, Name: p.Name, Image: h.d.APIURL + request.AvatarPath + p.ID}
 	if p.Image != nil && *p.Image != "" {
 		out.Image = *p.Image
 	}
-	e, err := h.d.DB.EnrollmentByPartner(ctx, t.WorkspaceID, t.ProgramID, t.PartnerID)
-	switch {
-	case apierr.Is(err, apierr.NotFound):
-		return out, nil, nil
-	case err != nil:
-		return nil, nil, err
+	if e != nil {
+		out.GroupID, out.TenantID = e.GroupID, e.TenantID
 	}
-	out.GroupID, out.TenantID = e.GroupID, e.TenantID
-	if e.DiscountID == nil {
+	if d == nil {
 		return out, nil, nil
-	}
-	d, err := h.d.DB.DiscountByID(ctx, t.WorkspaceID, *e.DiscountID)
-	switch {
-	case apierr.Is(err, apierr.NotFound) || (err == nil && d.Amount == 0):
-		return out, nil, nil
-	case err != nil:
-		return nil, nil, err
 	}
 	return out, &trackClickDiscount{ID: d.ID, Amount: d.Amount, Type: d.Type, MaxDuration: d.MaxDuration,
 		CouponID: d.CouponID, CouponTestID: d.CouponTestID}, nil
@@ -179,7 +161,7 @@ func (h *Handlers) checkAllowedHostname(c *fiber.Ctx, workspaceID string) error 
 	return request.CheckPageHost(c, ws)
 }
 
-// visitorKey identifies a visitor on a link: the identity hash of links.md
+// visitorKey identifies a visitor on a link: the identity hash of spec/links.md
 // §10.4 with the domain and key.
 func visitorKey(ip, ua, domain, key string) string {
 	return ingest.IdentityHash(ip, ua) + "|" + domain + "|" + key

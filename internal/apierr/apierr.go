@@ -14,7 +14,7 @@ import (
 // Code is one of Dub's error codes.
 type Code string
 
-// The error codes of the Dub API (links.md §1.4).
+// The error codes of the Dub API (spec/links.md §1.4).
 const (
 	BadRequest          Code = "bad_request"
 	Unauthorized        Code = "unauthorized"
@@ -54,12 +54,6 @@ func (c Code) Status() int {
 		return s
 	}
 	return http.StatusInternalServerError
-}
-
-// Codes lists every known code (for tests and docs).
-func Codes() []Code {
-	return []Code{BadRequest, Unauthorized, Forbidden, ExceededLimit, NotFound, Conflict,
-		InvitePending, InviteExpired, Unprocessable, RateLimitExceeded, InternalServerError}
 }
 
 // InternalMessage is the only text a 500 ever shows.
