@@ -91,12 +91,8 @@ func ReadStatus(ctx context.Context, c *Client, db *models.DB) (*Status, error) 
 // migrationStates lists the migrations: applied, or waiting for a newer
 // server, or pending (applied at the next start).
 func (c *Client) migrationStates(ctx context.Context, v []int) ([]string, error) {
-	done := map[int]bool{}
-	if err := c.Query(ctx, "SELECT DISTINCT version FROM schema_migrations", func(cols []string) error {
-		n, err := strconv.Atoi(cols[0])
-		done[n] = true
-		return err
-	}); err != nil {
+	done, err := c.appliedMigrations(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("clickhouse status: migrations: %w", err)
 	}
 	ms, err := loadMigrations(migrations.ClickHouse())
