@@ -236,6 +236,8 @@ func (s *Server) conversionRoutes(h *api.Handlers, rd *redirect.Handlers) {
 	a.Get("/partners/analytics", s.key("programs.read"), s.plan(models.PlanBusiness), h.PartnerAnalytics)
 	a.Get("/commissions", s.key("programs.read"), h.ListCommissions)
 	s.programRoutes(h) // before /commissions/:id: "bulk" is never an id
+	// After every GET /partners/<word> route: those words are never ids.
+	a.Get("/partners/:partnerId", s.key("programs.read"), s.plan(models.PlanBusiness), h.GetPartner)
 	a.Patch("/commissions/:id", s.key("programs.write"), s.writers(), h.UpdateCommission)
 	a.Post("/tokens/embed/referrals", s.key("links.write"), s.plan(models.PlanAdvanced), h.CreateReferralsEmbedToken)
 }
@@ -398,7 +400,7 @@ func (s *Server) faceOf(c *fiber.Ctx) request.Face {
 	case CanonicalHost(cfg.ShortDomain):
 		return request.FaceShort
 	}
-	if !bad([]byte(host)) && s.svc.IsShortDomain(host) {
+	if !bad([]byte(host)) && s.svc.Domains.IsRegistered(host) {
 		return request.FaceShort
 	}
 	// Unknown host: the face of the port it arrived on.

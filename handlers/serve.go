@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/crypto/acme"
 	"golang.org/x/crypto/acme/autocert"
 
 	"github.com/relinkhq/relink/internal/config"
@@ -87,12 +88,15 @@ func (s *Server) acmeManager() *autocert.Manager {
 		Prompt: autocert.AcceptTOS,
 		Email:  cfg.ACMEEmail,
 		Cache:  autocert.DirCache(cfg.ACMEDir),
+		Client: &acme.Client{DirectoryURL: cfg.ACMECA},
+		// Certificates for the origins and every registered domain
+		// (Services.Domains, in memory), nothing else.
 		HostPolicy: func(_ context.Context, host string) error {
 			host = strings.ToLower(host)
 			if host == cfg.AppURL.Hostname() || host == cfg.APIURL.Hostname() || host == CanonicalHost(cfg.ShortDomain) {
 				return nil
 			}
-			if s.svc.IsShortDomain(host) {
+			if s.svc.Domains.IsRegistered(host) {
 				return nil
 			}
 			return fmt.Errorf("acme: %q is not a Relink origin or registered short domain", host)
