@@ -14,51 +14,80 @@ import (
 )
 
 const clickhouseHelp = `Usage: relink clickhouse backfill [--batch N] [--restart]
+       relink clickhouse rebuild-rollups [--from YYYY-MM] [--restart]
+       relink clickhouse status
 
-Copies the SQL database's clicks, leads and sales into the ClickHouse event
-store (RELINK_CLICKHOUSE_URL), in batches of N rows (default 10000), with a
-progress bar. Resumable: stopped for any reason, the next run continues after
-the last batch copied (--restart copies everything again; copies are
-harmless). Run it once after turning RELINK_CLICKHOUSE_URL on
-(docs/clickhouse.md).
+backfill copies the SQL database's clicks, leads and sales into the
+ClickHouse event store (RELINK_CLICKHOUSE_URL), in batches of N rows
+(default 10000), with a progress bar. Resumable: stopped for any reason, the
+next run continues after the last batch copied (--restart copies everything
+again; copies are harmless). Run it once after turning RELINK_CLICKHOUSE_URL
+on (docs/clickhouse.md).
+
+rebuild-rollups recomputes the rollups (event_aggregates) from the raw event
+tables, a month at a time from --from (default: the oldest month), each
+month swapped in whole. Resumable: stopped, the next run with the same
+--from continues after the last month done (--restart starts over). The
+rollups of clicks a workspace's retention deleted are kept.
+
+status prints the server version, the migrations, the tables' sizes, the
+outbox backlog and the backfill and rebuild positions.
 `
 
 // clickhouseCmd is `relink clickhouse …`.
 func clickhouseCmd(ctx context.Context, cfg *config.Config, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "backfill" {
+	cmds := map[string]func(context.Context, *config.Config, []string, io.Writer, io.Writer) error{
+		"backfill": clickhouseBackfill, "rebuild-rollups": clickhouseRebuild, "status": clickhouseStatus,
+	}
+	if len(args) == 0 || cmds[args[0]] == nil {
 		fmt.Fprint(stdout, clickhouseHelp)
 		if len(args) == 0 || args[0] == "help" || args[0] == "--help" || args[0] == "-h" {
 			return nil
 		}
-		return usageError{fmt.Sprintf("unknown clickhouse command %q (want backfill)", args[0])}
+		return usageError{fmt.Sprintf("unknown clickhouse command %q (want backfill, rebuild-rollups or status)", args[0])}
 	}
+	return cmds[args[0]](ctx, cfg, args[1:], stdout, stderr)
+}
+
+// openStores opens and migrates the SQL database and the event store.
+func openStores(ctx context.Context, cfg *config.Config) (*models.DB, *chstore.Client, error) {
+	if cfg.ClickHouseURL == "" {
+		return nil, nil, fmt.Errorf("RELINK_CLICKHOUSE_URL is not set (e.g. http://127.0.0.1:8123/relink)")
+	}
+	ch, err := chstore.Open(cfg.ClickHouseURL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("RELINK_CLICKHOUSE_URL: %w", err)
+	}
+	db, err := models.Open(cfg.DatabaseURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	if err := ch.Migrate(ctx, slog.Default()); err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("RELINK_CLICKHOUSE_URL %s: %w", ch, err)
+	}
+	return db, ch, nil
+}
+
+func clickhouseBackfill(ctx context.Context, cfg *config.Config, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("clickhouse backfill")
 	batch := fs.Int("batch", 10000, "rows per insert")
 	restart := fs.Bool("restart", false, "ignore the saved cursor")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
 	if *batch <= 0 {
 		return usageError{"--batch must be positive"}
 	}
-	if cfg.ClickHouseURL == "" {
-		return fmt.Errorf("RELINK_CLICKHOUSE_URL is not set (e.g. http://127.0.0.1:8123/relink)")
-	}
-	ch, err := chstore.Open(cfg.ClickHouseURL)
-	if err != nil {
-		return fmt.Errorf("RELINK_CLICKHOUSE_URL: %w", err)
-	}
-	db, err := models.Open(cfg.DatabaseURL)
+	db, ch, err := openStores(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		return err
-	}
-	if err := ch.Migrate(ctx, slog.Default()); err != nil {
-		return fmt.Errorf("RELINK_CLICKHOUSE_URL %s: %w", ch, err)
-	}
 	// New leads and sales from now on go through the outbox, so nothing
 	// falls between the backfill and a server started later.
 	if err := (&chstore.Outbox{SQL: db, CH: ch}).Enable(ctx); err != nil {
@@ -71,6 +100,81 @@ func clickhouseCmd(ctx context.Context, cfg *config.Config, args []string, stdou
 		return fmt.Errorf("%w (run the command again to resume)", err)
 	}
 	fmt.Fprintf(stdout, "backfill done: %s\n", strings.Join(bar.summary, ", "))
+	return nil
+}
+
+func clickhouseRebuild(ctx context.Context, cfg *config.Config, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("clickhouse rebuild-rollups")
+	fromFlag := fs.String("from", "", "first month, YYYY-MM (a date YYYY-MM-DD means its month)")
+	restart := fs.Bool("restart", false, "ignore the saved cursor")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	var from time.Time
+	if *fromFlag != "" {
+		var err error
+		if from, err = time.Parse("2006-01", *fromFlag); err != nil {
+			if from, err = time.Parse("2006-01-02", *fromFlag); err != nil {
+				return usageError{fmt.Sprintf("--from %q: want YYYY-MM or YYYY-MM-DD", *fromFlag)}
+			}
+		}
+	}
+	db, ch, err := openStores(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	// The workspaces' retention periods: their raw clicks before the cut
+	// are (being) deleted, so their rollups there are kept.
+	policies, err := db.RetentionPolicies(ctx)
+	if err != nil {
+		return err
+	}
+	keep := map[string]time.Time{}
+	for _, ws := range policies {
+		keep[ws.ID] = time.Now().Add(-time.Duration(ws.EventRetentionDays) * 24 * time.Hour)
+	}
+	start := time.Now()
+	var months int
+	err = (&chstore.Rebuild{CH: ch, From: from, Keep: keep, Restart: *restart, Progress: func(p chstore.RebuildProgress) {
+		months++
+		retried := ""
+		if p.Attempts > 1 {
+			retried = fmt.Sprintf(" (%d attempts: live inserts raced it)", p.Attempts)
+		}
+		fmt.Fprintf(stderr, "rollups %s  month %d/%d  %s%s\n", p.Month, p.Done, p.Total, time.Since(start).Round(time.Second), retried)
+	}}).Run(ctx)
+	if err != nil {
+		return fmt.Errorf("%w (run the command again to resume)", err)
+	}
+	fmt.Fprintf(stdout, "rebuild done: %d months in %s\n", months, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func clickhouseStatus(ctx context.Context, cfg *config.Config, args []string, stdout, _ io.Writer) error {
+	if err := newFlags("clickhouse status").Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	db, ch, err := openStores(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	st, err := chstore.ReadStatus(ctx, ch, db)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "server      ClickHouse %s at %s\n", st.Version, ch)
+	fmt.Fprintf(stdout, "migrations  %s\n", strings.Join(st.Migrations, ", "))
+	fmt.Fprintf(stdout, "tables\n")
+	for _, t := range st.Tables {
+		fmt.Fprintf(stdout, "  %-26s %12d rows %10.1f MiB\n", t.Name, t.Rows, float64(t.Bytes)/(1<<20))
+	}
+	fmt.Fprintf(stdout, "outbox      %d leads and sales waiting\n", st.Outbox)
+	for _, b := range st.Backfill {
+		fmt.Fprintf(stdout, "backfill    %-12s %d/%d copied\n", b.Table, b.Done, b.Total)
+	}
+	fmt.Fprintf(stdout, "rebuild     %s\n", st.Rebuild)
 	return nil
 }
 

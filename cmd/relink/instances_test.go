@@ -202,7 +202,7 @@ func testRedisURL(t *testing.T) string {
 // other as soon as the Redis invalidation arrives (its cache holds the old
 // link and has no TTL, so without the invalidation it never would); both
 // instances' analytics — counted in ClickHouse — equal the sum of the
-// clicks the two answered.
+// clicks the two answered. It runs on each kind of ClickHouse (chtest).
 func TestTwoInstances(t *testing.T) {
 	if os.Getenv("RELINK_TEST_DATABASE_URL") == "" {
 		if os.Getenv("CI") != "" {
@@ -210,97 +210,100 @@ func TestTwoInstances(t *testing.T) {
 		}
 		t.Skip("RELINK_TEST_DATABASE_URL not set (the instances share one PostgreSQL)")
 	}
-	redisURL := testRedisURL(t)
-	chURL := chtest.URL(t)
-	dbURL := testdb.URL(t, "postgres")
-	const short = "go.relink.test"
-	env := map[string]string{
-		"RELINK_DATABASE_URL":         dbURL,
-		"RELINK_REDIS_URL":            redisURL,
-		"RELINK_CLICKHOUSE_URL":       chURL,
-		"RELINK_SHORT_DOMAIN":         short,
-		"RELINK_CLICK_DEDUP_WINDOW":   "0",
-		"RELINK_CLICK_FLUSH_INTERVAL": "50ms",
-		"RELINK_LOG_FORMAT":           "json",
-	}
-	r := relink(t, map[string]string{"RELINK_DATABASE_URL": dbURL}, "workspace", "create", "--name", "Scale", "--slug", "scale", "--plan", "business")
-	if r.code != 0 {
-		t.Fatalf("workspace create: exit %d: %s", r.code, r.stderr)
-	}
-	_, key := decodeCreated(t, r.stdout)
-	a := startInstance(t, "A", env)
-	b := startInstance(t, "B", env)
+	// On each kind of ClickHouse: Debian's 18.16 and a current release
+	// (chDB; chtest).
+	chtest.Each(t, func(t *testing.T, chURL string) {
+		redisURL := testRedisURL(t)
+		dbURL := testdb.URL(t, "postgres")
+		const short = "go.relink.test"
+		env := map[string]string{
+			"RELINK_DATABASE_URL":         dbURL,
+			"RELINK_REDIS_URL":            redisURL,
+			"RELINK_CLICKHOUSE_URL":       chURL,
+			"RELINK_SHORT_DOMAIN":         short,
+			"RELINK_CLICK_DEDUP_WINDOW":   "0",
+			"RELINK_CLICK_FLUSH_INTERVAL": "50ms",
+			"RELINK_LOG_FORMAT":           "json",
+		}
+		r := relink(t, map[string]string{"RELINK_DATABASE_URL": dbURL}, "workspace", "create", "--name", "Scale", "--slug", "scale", "--plan", "business")
+		if r.code != 0 {
+			t.Fatalf("workspace create: exit %d: %s", r.code, r.stderr)
+		}
+		_, key := decodeCreated(t, r.stdout)
+		a := startInstance(t, "A", env)
+		b := startInstance(t, "B", env)
 
-	var link struct{ ID, URL, Domain, Key string }
-	if st := a.call(t, "POST", "/links", key, map[string]any{"url": "https://example.com/first", "key": "promo", "domain": short}, &link); st != 200 {
-		t.Fatalf("create link on A: %d", st)
-	}
-	clicks := map[string]int{}
-	hit := func(in *instance, want string, n int) {
-		t.Helper()
-		for i := range n {
-			st, loc := in.redirect(t, short, "promo", fmt.Sprintf("203.0.113.%d", len(clicks)+i+1))
-			if st != 302 || loc != want {
-				t.Fatalf("%s: /promo = %d %q, want 302 %q", in.name, st, loc, want)
+		var link struct{ ID, URL, Domain, Key string }
+		if st := a.call(t, "POST", "/links", key, map[string]any{"url": "https://example.com/first", "key": "promo", "domain": short}, &link); st != 200 {
+			t.Fatalf("create link on A: %d", st)
+		}
+		clicks := map[string]int{}
+		hit := func(in *instance, want string, n int) {
+			t.Helper()
+			for i := range n {
+				st, loc := in.redirect(t, short, "promo", fmt.Sprintf("203.0.113.%d", len(clicks)+i+1))
+				if st != 302 || loc != want {
+					t.Fatalf("%s: /promo = %d %q, want 302 %q", in.name, st, loc, want)
+				}
 			}
+			clicks[in.name] += n
 		}
-		clicks[in.name] += n
-	}
-	hit(a, "https://example.com/first", 3)
-	hit(b, "https://example.com/first", 2) // B now caches the link
+		hit(a, "https://example.com/first", 3)
+		hit(b, "https://example.com/first", 2) // B now caches the link
 
-	// Edited on A, redirecting to the new URL on B: B's cache entry is
-	// dropped by the invalidation A publishes through Redis.
-	if st := a.call(t, "PATCH", "/links/"+link.ID, key, map[string]any{"url": "https://example.com/second"}, nil); st != 200 {
-		t.Fatalf("edit link on A: %d", st)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		_, loc := b.redirect(t, short, "promo", "198.51.100.1")
-		clicks["B"]++
-		if loc == "https://example.com/second" {
-			break
+		// Edited on A, redirecting to the new URL on B: B's cache entry is
+		// dropped by the invalidation A publishes through Redis.
+		if st := a.call(t, "PATCH", "/links/"+link.ID, key, map[string]any{"url": "https://example.com/second"}, nil); st != 200 {
+			t.Fatalf("edit link on A: %d", st)
 		}
-		if loc != "https://example.com/first" || time.Now().After(deadline) {
-			t.Fatalf("B still redirects to %q after the edit on A", loc)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	hit(a, "https://example.com/second", 4)
-	hit(b, "https://example.com/second", 6)
-	total := clicks["A"] + clicks["B"]
-
-	// Each instance writes its own clicks; analytics on either count all.
-	for _, in := range []*instance{a, b} {
-		deadline := time.Now().Add(30 * time.Second)
+		deadline := time.Now().Add(5 * time.Second)
 		for {
-			var got any
-			in.analytics(t, "groupBy=count", key, &got)
-			if n := countOf(got); n == total {
+			_, loc := b.redirect(t, short, "promo", "198.51.100.1")
+			clicks["B"]++
+			if loc == "https://example.com/second" {
 				break
-			} else if n > total || time.Now().After(deadline) {
-				t.Fatalf("%s: analytics count %d, want %d (A %d + B %d)", in.name, n, total, clicks["A"], clicks["B"])
 			}
-			time.Sleep(500 * time.Millisecond)
+			if loc != "https://example.com/first" || time.Now().After(deadline) {
+				t.Fatalf("B still redirects to %q after the edit on A", loc)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
-		var byLink []map[string]any
-		if in.analytics(t, "groupBy=top_links", key, &byLink); len(byLink) != 1 || int(byLink[0]["clicks"].(float64)) != total {
-			t.Fatalf("%s: top_links %v", in.name, byLink)
+		hit(a, "https://example.com/second", 4)
+		hit(b, "https://example.com/second", 6)
+		total := clicks["A"] + clicks["B"]
+
+		// Each instance writes its own clicks; analytics on either count all.
+		for _, in := range []*instance{a, b} {
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				var got any
+				in.analytics(t, "groupBy=count", key, &got)
+				if n := countOf(got); n == total {
+					break
+				} else if n > total || time.Now().After(deadline) {
+					t.Fatalf("%s: analytics count %d, want %d (A %d + B %d)", in.name, n, total, clicks["A"], clicks["B"])
+				}
+				time.Sleep(500 * time.Millisecond)
+			}
+			var byLink []map[string]any
+			if in.analytics(t, "groupBy=top_links", key, &byLink); len(byLink) != 1 || int(byLink[0]["clicks"].(float64)) != total {
+				t.Fatalf("%s: top_links %v", in.name, byLink)
+			}
 		}
-	}
-	// The counts come from ClickHouse: its clicks table holds every click
-	// of both instances, once.
-	ch, err := chstore.Open(chURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n, ids string
-	if err := ch.Query(context.Background(), "SELECT count(), uniqExact(click_id) FROM clicks", func(c []string) error { n, ids = c[0], c[1]; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if n != strconv.Itoa(total) || ids != n {
-		t.Fatalf("clickhouse holds %s clicks (%s ids), want %d", n, ids, total)
-	}
+		// The counts come from ClickHouse: its clicks table holds every click
+		// of both instances, once.
+		ch, err := chstore.Open(chURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n, ids string
+		if err := ch.Query(context.Background(), "SELECT count(), uniqExact(click_id) FROM clicks", func(c []string) error { n, ids = c[0], c[1]; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if n != strconv.Itoa(total) || ids != n {
+			t.Fatalf("clickhouse holds %s clicks (%s ids), want %d", n, ids, total)
+		}
+	})
 }
 
 // countOf reads groupBy=count's answer ({"clicks": n} or [{"clicks": n}]).

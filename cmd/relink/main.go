@@ -40,6 +40,11 @@ Usage:
   relink clickhouse backfill [--batch N] [--restart]
                                     copy existing events to the ClickHouse event store
                                     (RELINK_CLICKHOUSE_URL), resumable, with a progress bar
+  relink clickhouse rebuild-rollups [--from YYYY-MM] [--restart]
+                                    recompute the event store's rollups from its raw events,
+                                    a month at a time, resumable, with progress
+  relink clickhouse status          server version, table sizes, outbox backlog, backfill
+                                    and rebuild positions
   relink stripe connect|disconnect|status --workspace SLUG [--secret whsec_… --mode live|test]
                                     record sales from the workspace's Stripe webhook endpoint
   relink geoip status               which IP-location database locates clicks, and how old it is

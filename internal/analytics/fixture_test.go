@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
@@ -53,10 +54,12 @@ type world struct {
 	part  string
 	group string
 
-	// The ClickHouse event store when clickhouse-server is installed: the
-	// pipeline writes through chstore.ClickStore and the outbox carries
-	// leads and sales, as in production.
-	ch     *chstore.Client
+	// The ClickHouse event stores (one per kind installed, chtest.Kinds:
+	// Debian's 18.16 and a current release through chDB): the pipeline
+	// writes through chstore.ClickStore and the outbox carries leads and
+	// sales to the first, as in production; clicks, leads and sales reach
+	// the others by the same inserts (syncClickHouse).
+	chs    []chTarget
 	outbox *chstore.Outbox
 
 	clicks []models.Click // what the pipeline stored (for leads)
@@ -65,6 +68,14 @@ type world struct {
 }
 
 func newWorld(t testing.TB, db *models.DB, slug string, now time.Time) *world {
+	t.Helper()
+	return newWorldOn(t, db, slug, now, []string{chtest.ClickHouse})
+}
+
+// newWorldOn is newWorld with a ClickHouse store of each of the kinds
+// (chtest) installed. Most tests use the one server (18.16); the engine
+// property test (TestAggregateEqualsRaw) adds a current release (chDB).
+func newWorldOn(t testing.TB, db *models.DB, slug string, now time.Time, kinds []string) *world {
 	t.Helper()
 	ctx := context.Background()
 	c, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: slug, Slug: slug, Plan: models.PlanEnterprise})
@@ -79,9 +90,20 @@ func newWorld(t testing.TB, db *models.DB, slug string, now time.Time) *world {
 	w.ws.CreatedAt = created
 	w.svc = conversions.New(conversions.Deps{DB: db, Aggregator: models.EventAggregator{}, Now: func() time.Time { return w.clock }})
 	var store ingest.Store = db
-	if u := chtest.Optional(t); u != "" {
-		w.ch, w.outbox = openClickHouse(t, db, u)
-		store = &chstore.ClickStore{SQL: db, CH: w.ch}
+	for _, kind := range kinds {
+		if !slices.Contains(chtest.Kinds, kind) {
+			continue
+		}
+		if u := chtest.Optional(t, kind); u != "" {
+			ch, ob := openClickHouse(t, db, u)
+			w.chs = append(w.chs, chTarget{name: kind, c: ch})
+			if w.outbox == nil {
+				w.outbox = ob
+			}
+		}
+	}
+	if len(w.chs) > 0 {
+		store = teeStore{first: &chstore.ClickStore{SQL: db, CH: w.chs[0].c}, more: w.chs[1:]}
 	}
 	w.pipe = ingest.New(store, ingest.Options{DedupWindow: -1, BatchSize: 500, FlushInterval: time.Hour,
 		Hooks: []models.ClickHook{models.AggregateClicks}})
@@ -214,34 +236,93 @@ func (w *world) engines() (*analytics.SQLEngine, *analytics.SQLEngine) {
 }
 
 // implementations are the Engines the property tests hold to the raw path
-// (the reference): every way of answering must give the same JSON. A
-// second store (ClickHouse, loaded with the world's events) adds itself
-// here.
+// (the reference): every way of answering must give the same JSON. Each
+// ClickHouse store (loaded with the world's events) adds itself here as
+// "clickhouse" (the first) and "clickhouse/<kind>".
 func (w *world) implementations(agg analytics.Engine) map[string]analytics.Engine {
 	impls := map[string]analytics.Engine{"aggregates": agg}
-	if w.ch != nil {
-		if err := w.outbox.Run(w.ctx); err != nil {
-			w.t.Fatal(err)
+	w.syncClickHouse()
+	for i, ch := range w.chs {
+		w.checkClickHouse(ch)
+		e := analytics.NewClickHouseEngine(w.db, ch.c, func() time.Time { return w.now })
+		if i == 0 {
+			impls["clickhouse"] = e
+		} else {
+			impls["clickhouse/"+ch.name] = e
 		}
-		// Every stored event reached ClickHouse exactly once (no FINAL:
-		// InsertOnce), through the pipeline's ClickStore and the outbox,
-		// and the rollups' totals count each once.
-		for table, want := range map[string]int{"clicks": len(w.clicks), "lead_events": w.nLeads, "sale_events": w.nSales} {
-			var got, ids, rolled string
-			if err := w.ch.Query(w.ctx, "SELECT count(), uniqExact("+map[bool]string{true: "click_id", false: "event_id"}[table == "clicks"]+") FROM "+table, func(c []string) error { got, ids = c[0], c[1]; return nil }); err != nil {
-				w.t.Fatal(err)
-			}
-			ev := map[string]string{"clicks": "click", "lead_events": "lead", "sale_events": "sale"}[table]
-			if err := w.ch.Query(w.ctx, "SELECT sum(count) FROM event_aggregates WHERE dim = 'total' AND event = '"+ev+"'", func(c []string) error { rolled = c[0]; return nil }); err != nil {
-				w.t.Fatal(err)
-			}
-			if got != fmt.Sprint(want) || ids != got || rolled != got {
-				w.t.Fatalf("clickhouse %s: %s rows (%s ids, %s in the rollups), the SQL store has %d", table, got, ids, rolled, want)
-			}
-		}
-		impls["clickhouse"] = analytics.NewClickHouseEngine(w.db, w.ch, func() time.Time { return w.now })
 	}
 	return impls
+}
+
+// checkClickHouse: every stored event reached the ClickHouse store exactly
+// once (no FINAL: InsertOnce), through the pipeline's ClickStore and the
+// outbox, and the rollups' totals count each once.
+func (w *world) checkClickHouse(ch chTarget) {
+	w.t.Helper()
+	for table, want := range map[string]int{"clicks": len(w.clicks), "lead_events": w.nLeads, "sale_events": w.nSales} {
+		var got, ids, rolled string
+		if err := ch.c.Query(w.ctx, "SELECT count(), uniqExact("+map[bool]string{true: "click_id", false: "event_id"}[table == "clicks"]+") FROM "+table, func(c []string) error { got, ids = c[0], c[1]; return nil }); err != nil {
+			w.t.Fatal(err)
+		}
+		ev := map[string]string{"clicks": "click", "lead_events": "lead", "sale_events": "sale"}[table]
+		if err := ch.c.Query(w.ctx, "SELECT sum(count) FROM event_aggregates WHERE dim = 'total' AND event = '"+ev+"'", func(c []string) error { rolled = c[0]; return nil }); err != nil {
+			w.t.Fatal(err)
+		}
+		if got != fmt.Sprint(want) || ids != got || rolled != got {
+			w.t.Fatalf("%s %s: %s rows (%s ids, %s in the rollups), the SQL store has %d", ch.name, table, got, ids, rolled, want)
+		}
+	}
+}
+
+// chTarget is one ClickHouse event store of the world.
+type chTarget struct {
+	name string // chtest kind
+	c    *chstore.Client
+}
+
+// teeStore is the pipeline's store with several ClickHouse stores: the
+// production ClickStore for the first, the same ClickHouse insert into the
+// others.
+type teeStore struct {
+	first *chstore.ClickStore
+	more  []chTarget
+}
+
+func (s teeStore) RecordClicks(ctx context.Context, batch []models.Click, hooks ...models.ClickHook) (int, error) {
+	n, err := s.first.RecordClicks(ctx, batch, hooks...)
+	if err != nil {
+		return n, err
+	}
+	for _, ch := range s.more {
+		if err := ch.c.InsertClicks(ctx, batch); err != nil {
+			return 0, fmt.Errorf("%s: %w", ch.name, err)
+		}
+	}
+	return n, nil
+}
+
+// syncClickHouse runs the outbox into the first ClickHouse store and
+// copies the world's leads and sales into the others (CopyEvents, the
+// outbox's insert; rows already there are skipped).
+func (w *world) syncClickHouse() {
+	w.t.Helper()
+	if w.outbox == nil {
+		return
+	}
+	if err := w.outbox.Run(w.ctx); err != nil {
+		w.t.Fatal(err)
+	}
+	for _, ch := range w.chs[1:] {
+		for kind, table := range map[string]string{"lead": "lead_events", "sale": "sale_events"} {
+			var evs []string
+			if err := w.db.Raw("SELECT event_id FROM "+table+" WHERE workspace_id = ?", w.ws.ID).Scan(&evs).Error; err != nil {
+				w.t.Fatal(err)
+			}
+			if err := ch.c.CopyEvents(w.ctx, w.db, kind, evs); err != nil {
+				w.t.Fatalf("%s: %v", ch.name, err)
+			}
+		}
+	}
 }
 
 // openClickHouse migrates the ClickHouse database at u and turns on the

@@ -15,7 +15,7 @@ import (
 // workspace's 30-day count by country with FINAL over what was loaded
 // (bench/README.md). go test -run - -bench InsertClicks ./internal/chstore/
 func BenchmarkInsertClicks(b *testing.B) {
-	c, err := chstore.Open(chtest.URL(b))
+	c, err := chstore.Open(chtest.ServerURL(b, chtest.ClickHouse))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,9 +20,15 @@ func TestMain(m *testing.M) { os.Exit(chtest.Main(m)) }
 
 var quiet = slog.New(slog.DiscardHandler)
 
-func open(t *testing.T) *chstore.Client {
+// eachCH runs f against every kind of ClickHouse (chtest.Kinds: Debian's
+// 18.16 and a current release through chDB), on a migrated new database.
+func eachCH(t *testing.T, f func(t *testing.T, c *chstore.Client)) {
+	chtest.Each(t, func(t *testing.T, u string) { f(t, open(t, u)) })
+}
+
+func open(t *testing.T, u string) *chstore.Client {
 	t.Helper()
-	c, err := chstore.Open(chtest.URL(t))
+	c, err := chstore.Open(u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,60 +63,62 @@ func TestOpenRejects(t *testing.T) {
 // TestMigrate: the migrations apply once, a second start applies nothing,
 // and the codec migration waits on an 18.16 server.
 func TestMigrate(t *testing.T) {
-	c := open(t)
-	ctx := context.Background()
-	if err := c.Migrate(ctx, quiet); err != nil {
-		t.Fatal(err)
-	}
-	if n := count(t, c, "SELECT count() FROM schema_migrations WHERE version = 1100"); n != "1" {
-		t.Fatalf("migration 1100 recorded %s times", n)
-	}
-	v, err := c.Version(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "0"
-	if v[0] > 19 || v[0] == 19 && v[1] >= 17 {
-		want = "1"
-	}
-	if n := count(t, c, "SELECT count() FROM schema_migrations WHERE version = 1101"); n != want {
-		t.Fatalf("server %v: codec migration recorded %s times, want %s", v, n, want)
-	}
-	for _, table := range []string{"clicks", "lead_events", "sale_events"} {
-		if key := count(t, c, "SELECT sorting_key FROM system.tables WHERE database = currentDatabase() AND name = '"+table+"'"); !strings.HasPrefix(key, "workspace_id, time") {
-			t.Errorf("%s is ordered by %q", table, key)
+	eachCH(t, func(t *testing.T, c *chstore.Client) {
+		ctx := context.Background()
+		if err := c.Migrate(ctx, quiet); err != nil {
+			t.Fatal(err)
 		}
-	}
+		if n := count(t, c, "SELECT count() FROM schema_migrations WHERE version = 1100"); n != "1" {
+			t.Fatalf("migration 1100 recorded %s times", n)
+		}
+		v, err := c.Version(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "0"
+		if v[0] > 19 || v[0] == 19 && v[1] >= 17 {
+			want = "1"
+		}
+		if n := count(t, c, "SELECT count() FROM schema_migrations WHERE version = 1101"); n != want {
+			t.Fatalf("server %v: codec migration recorded %s times, want %s", v, n, want)
+		}
+		for _, table := range []string{"clicks", "lead_events", "sale_events"} {
+			if key := count(t, c, "SELECT sorting_key FROM system.tables WHERE database = currentDatabase() AND name = '"+table+"'"); !strings.HasPrefix(key, "workspace_id, time") {
+				t.Errorf("%s is ordered by %q", table, key)
+			}
+		}
+	})
 }
 
 // TestQuoteAndTSV: hostile text goes in as JSON and as a literal and
 // comes back unchanged through TabSeparated.
 func TestQuoteAndTSV(t *testing.T) {
-	c := open(t)
-	ctx := context.Background()
-	vals := []string{"plain", `it's`, `back\slash`, "tab\there", "new\nline", "cr\rx", "nul\x00byte", `\N`, "ünïcødé ✓", `'); DROP TABLE clicks; --`, `\'`, ""}
-	var rows []any
-	for i, v := range vals {
-		rows = append(rows, map[string]any{"workspace_id": "w", "ts": i, "click_id": v})
-	}
-	if err := c.Insert(ctx, "clicks", rows); err != nil {
-		t.Fatal(err)
-	}
-	for i, v := range vals {
-		var got []string
-		if err := c.Query(ctx, fmt.Sprintf("SELECT click_id, %s FROM clicks WHERE ts = %d", chstore.Quote(v), i), func(cols []string) error {
-			got = cols
-			return nil
-		}); err != nil {
+	eachCH(t, func(t *testing.T, c *chstore.Client) {
+		ctx := context.Background()
+		vals := []string{"plain", `it's`, `back\slash`, "tab\there", "new\nline", "cr\rx", "nul\x00byte", `\N`, "ünïcødé ✓", `'); DROP TABLE clicks; --`, `\'`, ""}
+		var rows []any
+		for i, v := range vals {
+			rows = append(rows, map[string]any{"workspace_id": "w", "ts": i, "click_id": v})
+		}
+		if err := c.Insert(ctx, "clicks", rows); err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != 2 || got[0] != v || got[1] != v {
-			t.Errorf("%q came back as %q", v, got)
+		for i, v := range vals {
+			var got []string
+			if err := c.Query(ctx, fmt.Sprintf("SELECT click_id, %s FROM clicks WHERE ts = %d", chstore.Quote(v), i), func(cols []string) error {
+				got = cols
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 2 || got[0] != v || got[1] != v {
+				t.Errorf("%q came back as %q", v, got)
+			}
+			if n := count(t, c, "SELECT count() FROM clicks WHERE click_id = "+chstore.Quote(v)); n != "1" {
+				t.Errorf("%q matched %s rows", v, n)
+			}
 		}
-		if n := count(t, c, "SELECT count() FROM clicks WHERE click_id = "+chstore.Quote(v)); n != "1" {
-			t.Errorf("%q matched %s rows", v, n)
-		}
-	}
+	})
 }
 
 func clicks(n int, ws string, at time.Time) []models.Click {
@@ -126,44 +134,45 @@ func clicks(n int, ws string, at time.Time) []models.Click {
 // written again (a retry after a timeout) counts once; with ClickHouse
 // down the write fails, so the pipeline keeps the batch in its journal.
 func TestClickStore(t *testing.T) {
-	c := open(t)
-	testdb.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
-		ws, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "cs", Slug: "cs-" + ids.Nano(4), Plan: models.PlanPro})
-		if err != nil {
-			t.Fatal(err)
-		}
-		batch := clicks(50, ws.Workspace.ID, time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
-		s := &chstore.ClickStore{SQL: db, CH: c}
-		for range 2 {
-			if _, err := s.RecordClicks(ctx, batch); err != nil {
+	eachCH(t, func(t *testing.T, c *chstore.Client) {
+		testdb.Each(t, func(t *testing.T, db *models.DB) {
+			ctx := context.Background()
+			ws, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "cs", Slug: "cs-" + ids.Nano(4), Plan: models.PlanPro})
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		// Without FINAL: InsertOnce wrote each click once, and the
-		// rollups counted each once.
-		q := "SELECT count() FROM clicks WHERE workspace_id = " + chstore.Quote(ws.Workspace.ID)
-		rolled := "SELECT sum(count) FROM event_aggregates WHERE event = 'click' AND dim = 'country@week' AND workspace_id = " + chstore.Quote(ws.Workspace.ID)
-		if n, r := count(t, c, q), count(t, c, rolled); n != "50" || r != "50" {
-			t.Fatalf("clickhouse holds %s clicks (rollups %s) of 50 written twice", n, r)
-		}
-		var sqlN int64
-		db.Raw("SELECT COUNT(*) FROM clicks WHERE workspace_id = ?", ws.Workspace.ID).Scan(&sqlN)
-		if sqlN != 50 {
-			t.Fatalf("sql holds %d clicks", sqlN)
-		}
-		down, _ := chstore.Open("http://127.0.0.1:1/relink")
-		more := clicks(3, ws.Workspace.ID, time.Date(2026, 11, 1, 13, 0, 0, 0, time.UTC))
-		if _, err := (&chstore.ClickStore{SQL: db, CH: down}).RecordClicks(ctx, more); err == nil {
-			t.Fatal("a batch ClickHouse did not take was reported written")
-		}
-		// The retry once ClickHouse is back writes them (SQL skips its copy).
-		if _, err := s.RecordClicks(ctx, more); err != nil {
-			t.Fatal(err)
-		}
-		if n, r := count(t, c, q), count(t, c, rolled); n != "53" || r != "53" {
-			t.Fatalf("after the retry clickhouse holds %s clicks (rollups %s), want 53", n, r)
-		}
+			batch := clicks(50, ws.Workspace.ID, time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+			s := &chstore.ClickStore{SQL: db, CH: c}
+			for range 2 {
+				if _, err := s.RecordClicks(ctx, batch); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Without FINAL: InsertOnce wrote each click once, and the
+			// rollups counted each once.
+			q := "SELECT count() FROM clicks WHERE workspace_id = " + chstore.Quote(ws.Workspace.ID)
+			rolled := "SELECT sum(count) FROM event_aggregates WHERE event = 'click' AND dim = 'country@week' AND workspace_id = " + chstore.Quote(ws.Workspace.ID)
+			if n, r := count(t, c, q), count(t, c, rolled); n != "50" || r != "50" {
+				t.Fatalf("clickhouse holds %s clicks (rollups %s) of 50 written twice", n, r)
+			}
+			var sqlN int64
+			db.Raw("SELECT COUNT(*) FROM clicks WHERE workspace_id = ?", ws.Workspace.ID).Scan(&sqlN)
+			if sqlN != 50 {
+				t.Fatalf("sql holds %d clicks", sqlN)
+			}
+			down, _ := chstore.Open("http://127.0.0.1:1/relink")
+			more := clicks(3, ws.Workspace.ID, time.Date(2026, 11, 1, 13, 0, 0, 0, time.UTC))
+			if _, err := (&chstore.ClickStore{SQL: db, CH: down}).RecordClicks(ctx, more); err == nil {
+				t.Fatal("a batch ClickHouse did not take was reported written")
+			}
+			// The retry once ClickHouse is back writes them (SQL skips its copy).
+			if _, err := s.RecordClicks(ctx, more); err != nil {
+				t.Fatal(err)
+			}
+			if n, r := count(t, c, q), count(t, c, rolled); n != "53" || r != "53" {
+				t.Fatalf("after the retry clickhouse holds %s clicks (rollups %s), want 53", n, r)
+			}
+		})
 	})
 }
 
@@ -171,93 +180,94 @@ func TestClickStore(t *testing.T) {
 // copied; during an outage the entries stay; copying twice counts once;
 // before Enable nothing is queued (the default without ClickHouse).
 func TestOutbox(t *testing.T) {
-	c := open(t)
-	testdb.Each(t, func(t *testing.T, db *models.DB) {
-		ctx := context.Background()
-		ws, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "ob", Slug: "ob-" + ids.Nano(4), Plan: models.PlanPro})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wsID := ws.Workspace.ID
-		at := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
-		lead := func() models.LeadEvent {
-			return models.LeadEvent{EventID: ids.Nano(16), Timestamp: at, WorkspaceID: wsID, EventName: "Sign up",
-				CustomerID: "cus_1", Metadata: models.Metadata{"plan": "pro"}, ClickAttrs: models.ClickAttrs{ClickID: "c1", LinkID: "l1", Country: "DE"}}
-		}
-		if err := db.InsertLeadEvents(ctx, []models.LeadEvent{lead()}); err != nil {
-			t.Fatal(err)
-		}
-		ob := &chstore.Outbox{SQL: db, CH: c, Log: quiet}
-		if n, _ := ob.Pending(ctx); n != 0 {
-			t.Fatalf("%d outbox entries before Enable", n)
-		}
-		if err := ob.Enable(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.InsertLeadEvents(ctx, []models.LeadEvent{lead(), lead()}); err != nil {
-			t.Fatal(err)
-		}
-		sale := models.SaleEvent{EventID: ids.Nano(16), Timestamp: at.Add(time.Hour), WorkspaceID: wsID, EventName: "Purchase",
-			CustomerID: "cus_1", Amount: 1234, Currency: "usd", PaymentProcessor: "stripe", InvoiceID: "in_1",
-			ClickAttrs: models.ClickAttrs{ClickID: "c1", LinkID: "l1"}}
-		if err := db.WithContext(ctx).Create(&sale).Error; err != nil {
-			t.Fatal(err)
-		}
-		down, _ := chstore.Open("http://127.0.0.1:1/relink")
-		if err := (&chstore.Outbox{SQL: db, CH: down, Log: quiet}).Run(ctx); err == nil {
-			t.Fatal("the outbox reported a copy to a server that is down")
-		}
-		if n, _ := ob.Pending(ctx); n != 3 {
-			t.Fatalf("after the outage %d outbox entries, want 3", n)
-		}
-		if err := ob.Run(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if n, _ := ob.Pending(ctx); n != 0 {
-			t.Fatalf("%d outbox entries left", n)
-		}
-		// A second copy (two instances, or a crash before the delete).
-		db.Exec("INSERT INTO clickhouse_outbox (kind, event_id) VALUES ('sale', ?)", sale.EventID)
-		if err := ob.Run(ctx); err != nil {
-			t.Fatal(err)
-		}
-		w := " WHERE workspace_id = " + chstore.Quote(wsID)
-		if n := count(t, c, "SELECT count() FROM lead_events"+w); n != "2" {
-			t.Fatalf("clickhouse leads = %s, want 2", n)
-		}
-		if n := count(t, c, "SELECT sum(amount) FROM sale_events"+w); n != "1234" {
-			t.Fatalf("clickhouse sale amount = %s, want 1234", n)
-		}
-		if n := count(t, c, "SELECT sum(amount) FROM event_aggregates"+w+" AND event = 'sale' AND dim = 'link@day'"); n != "1234" {
-			t.Fatalf("rolled-up sale amount = %s, want 1234", n)
-		}
-		// Two instances draining one outbox at once copy each entry once
-		// (row claims on PostgreSQL; one process on SQLite).
-		var many []models.LeadEvent
-		for range 500 {
-			many = append(many, lead())
-		}
-		if err := db.InsertLeadEvents(ctx, many); err != nil {
-			t.Fatal(err)
-		}
-		other := &chstore.Outbox{SQL: db, CH: c, Log: quiet}
-		if db.Dialect == "sqlite" {
-			other = ob
-		}
-		errs := make(chan error, 2)
-		for _, o := range []*chstore.Outbox{ob, other} {
-			go func() { errs <- o.Run(ctx) }()
-		}
-		for range 2 {
-			if err := <-errs; err != nil {
+	eachCH(t, func(t *testing.T, c *chstore.Client) {
+		testdb.Each(t, func(t *testing.T, db *models.DB) {
+			ctx := context.Background()
+			ws, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "ob", Slug: "ob-" + ids.Nano(4), Plan: models.PlanPro})
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		if n, r := count(t, c, "SELECT count() FROM lead_events"+w), count(t, c, "SELECT sum(count) FROM event_aggregates"+w+" AND event = 'lead' AND dim = 'total'"); n != "502" || r != "502" {
-			t.Fatalf("after two concurrent drains clickhouse leads = %s (rollups %s), want 502", n, r)
-		}
-		if md := count(t, c, "SELECT metadata FROM lead_events"+w+" LIMIT 1"); md != `{"plan":"pro"}` {
-			t.Fatalf("metadata = %q", md)
-		}
+			wsID := ws.Workspace.ID
+			at := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+			lead := func() models.LeadEvent {
+				return models.LeadEvent{EventID: ids.Nano(16), Timestamp: at, WorkspaceID: wsID, EventName: "Sign up",
+					CustomerID: "cus_1", Metadata: models.Metadata{"plan": "pro"}, ClickAttrs: models.ClickAttrs{ClickID: "c1", LinkID: "l1", Country: "DE"}}
+			}
+			if err := db.InsertLeadEvents(ctx, []models.LeadEvent{lead()}); err != nil {
+				t.Fatal(err)
+			}
+			ob := &chstore.Outbox{SQL: db, CH: c, Log: quiet}
+			if n, _ := ob.Pending(ctx); n != 0 {
+				t.Fatalf("%d outbox entries before Enable", n)
+			}
+			if err := ob.Enable(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.InsertLeadEvents(ctx, []models.LeadEvent{lead(), lead()}); err != nil {
+				t.Fatal(err)
+			}
+			sale := models.SaleEvent{EventID: ids.Nano(16), Timestamp: at.Add(time.Hour), WorkspaceID: wsID, EventName: "Purchase",
+				CustomerID: "cus_1", Amount: 1234, Currency: "usd", PaymentProcessor: "stripe", InvoiceID: "in_1",
+				ClickAttrs: models.ClickAttrs{ClickID: "c1", LinkID: "l1"}}
+			if err := db.WithContext(ctx).Create(&sale).Error; err != nil {
+				t.Fatal(err)
+			}
+			down, _ := chstore.Open("http://127.0.0.1:1/relink")
+			if err := (&chstore.Outbox{SQL: db, CH: down, Log: quiet}).Run(ctx); err == nil {
+				t.Fatal("the outbox reported a copy to a server that is down")
+			}
+			if n, _ := ob.Pending(ctx); n != 3 {
+				t.Fatalf("after the outage %d outbox entries, want 3", n)
+			}
+			if err := ob.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := ob.Pending(ctx); n != 0 {
+				t.Fatalf("%d outbox entries left", n)
+			}
+			// A second copy (two instances, or a crash before the delete).
+			db.Exec("INSERT INTO clickhouse_outbox (kind, event_id) VALUES ('sale', ?)", sale.EventID)
+			if err := ob.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			w := " WHERE workspace_id = " + chstore.Quote(wsID)
+			if n := count(t, c, "SELECT count() FROM lead_events"+w); n != "2" {
+				t.Fatalf("clickhouse leads = %s, want 2", n)
+			}
+			if n := count(t, c, "SELECT sum(amount) FROM sale_events"+w); n != "1234" {
+				t.Fatalf("clickhouse sale amount = %s, want 1234", n)
+			}
+			if n := count(t, c, "SELECT sum(amount) FROM event_aggregates"+w+" AND event = 'sale' AND dim = 'link@day'"); n != "1234" {
+				t.Fatalf("rolled-up sale amount = %s, want 1234", n)
+			}
+			// Two instances draining one outbox at once copy each entry once
+			// (row claims on PostgreSQL; one process on SQLite).
+			var many []models.LeadEvent
+			for range 500 {
+				many = append(many, lead())
+			}
+			if err := db.InsertLeadEvents(ctx, many); err != nil {
+				t.Fatal(err)
+			}
+			other := &chstore.Outbox{SQL: db, CH: c, Log: quiet}
+			if db.Dialect == "sqlite" {
+				other = ob
+			}
+			errs := make(chan error, 2)
+			for _, o := range []*chstore.Outbox{ob, other} {
+				go func() { errs <- o.Run(ctx) }()
+			}
+			for range 2 {
+				if err := <-errs; err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n, r := count(t, c, "SELECT count() FROM lead_events"+w), count(t, c, "SELECT sum(count) FROM event_aggregates"+w+" AND event = 'lead' AND dim = 'total'"); n != "502" || r != "502" {
+				t.Fatalf("after two concurrent drains clickhouse leads = %s (rollups %s), want 502", n, r)
+			}
+			if md := count(t, c, "SELECT metadata FROM lead_events"+w+" LIMIT 1"); md != `{"plan":"pro"}` {
+				t.Fatalf("metadata = %q", md)
+			}
+		})
 	})
 }

@@ -88,12 +88,8 @@ func (c *Client) Migrate(ctx context.Context, log *slog.Logger) error {
 	if err := c.Exec(ctx, "CREATE TABLE IF NOT EXISTS schema_migrations (version UInt32, applied DateTime DEFAULT now()) ENGINE = MergeTree ORDER BY version"); err != nil {
 		return err
 	}
-	done := map[int]bool{}
-	if err := c.Query(ctx, "SELECT DISTINCT version FROM schema_migrations", func(cols []string) error {
-		n, err := strconv.Atoi(cols[0])
-		done[n] = true
-		return err
-	}); err != nil {
+	done, err := c.appliedMigrations(ctx)
+	if err != nil {
 		return err
 	}
 	ms, err := loadMigrations(migrations.ClickHouse())
@@ -119,4 +115,15 @@ func (c *Client) Migrate(ctx context.Context, log *slog.Logger) error {
 		log.Info("clickhouse migration applied", "migration", m.name)
 	}
 	return nil
+}
+
+// appliedMigrations is the set of versions recorded in schema_migrations.
+func (c *Client) appliedMigrations(ctx context.Context) (map[int]bool, error) {
+	done := map[int]bool{}
+	err := c.Query(ctx, "SELECT DISTINCT version FROM schema_migrations", func(cols []string) error {
+		n, err := strconv.Atoi(cols[0])
+		done[n] = true
+		return err
+	})
+	return done, err
 }

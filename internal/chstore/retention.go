@@ -43,6 +43,11 @@ func (c *Client) DeleteClicksBefore(ctx context.Context, workspaceID string, bef
 	if running != "0" {
 		return 0, nil
 	}
+	// Recorded first: a rebuild of the rollups must keep this workspace's
+	// rollups before the cut (Rebuild), even if the delete is retried.
+	if err := c.Exec(ctx, fmt.Sprintf("INSERT INTO trimmed (workspace_id, before_ts) VALUES (%s, %s)", Quote(workspaceID), us)); err != nil {
+		return 0, fmt.Errorf("clickhouse retention: record the cut: %w", err)
+	}
 	if err := c.Exec(ctx, "ALTER TABLE clicks DELETE WHERE "+cond); err != nil {
 		return 0, fmt.Errorf("clickhouse retention: delete: %w", err)
 	}

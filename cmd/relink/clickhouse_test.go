@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/relinkhq/relink/internal/chstore"
+	"github.com/relinkhq/relink/internal/chstore/chtest"
+	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/models"
+)
+
+// runMain runs the real main() in a child process with only env's RELINK_*
+// variables, as production starts the binary.
+func runMain(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = baseEnv(env)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+// TestClickHouseCommands: `relink clickhouse rebuild-rollups --from`
+// replaces the rollups of the months from --from on with what the raw
+// events say, with a line of progress per month, and `relink clickhouse
+// status` reports the server, the tables, the outbox and the positions.
+func TestClickHouseCommands(t *testing.T) {
+	chURL := chtest.URL(t)
+	env := map[string]string{"RELINK_DATABASE_URL": testdb.URL(t, "sqlite"), "RELINK_CLICKHOUSE_URL": chURL}
+	if code, _, stderr := runMain(t, env, "clickhouse", "status"); code != 0 {
+		t.Fatalf("status on a new database: exit %d: %s", code, stderr)
+	}
+	ch, err := chstore.Open(chURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var batch []models.Click
+	for _, at := range []string{"2026-09-10T10:00:00Z", "2026-10-05T10:00:00Z", "2026-11-20T08:00:00Z"} {
+		ts, _ := time.Parse(time.RFC3339, at)
+		batch = append(batch, models.Click{ClickID: at, Timestamp: ts, WorkspaceID: "ws_cli", LinkID: "link_1", Country: "US"})
+	}
+	if err := ch.InsertClicks(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	// Rollups that the raw events do not support, in September and October.
+	for _, h := range []string{"2026-09-14 00:00:00", "2026-10-12 00:00:00"} {
+		if err := ch.Exec(ctx, "INSERT INTO event_aggregates (workspace_id, event, dim, hour, value, count, amount) VALUES ('ws_cli', 'click', 'total', toDateTime('"+h+"', 'UTC'), '', 7, 0)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := runMain(t, env, "clickhouse", "rebuild-rollups", "--from", "2026-10")
+	if code != 0 || !strings.Contains(stdout, "rebuild done: 2 months") || !strings.Contains(stderr, "rollups 2026-10  month 1/2") || !strings.Contains(stderr, "rollups 2026-11  month 2/2") {
+		t.Fatalf("rebuild-rollups: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var total string
+	if err := ch.Query(ctx, "SELECT sum(count) FROM event_aggregates WHERE dim = 'total'", func(c []string) error { total = c[0]; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if total != "10" { // 3 clicks and September's 7, which --from left alone
+		t.Fatalf("after the rebuild from October the rollups count %s clicks, want 10", total)
+	}
+	code, stdout, stderr = runMain(t, env, "clickhouse", "status")
+	for _, want := range []string{"server      ClickHouse 1", "01560_rebuild.sql", "  clicks ", "  event_aggregates ", "outbox      0 leads and sales waiting", "backfill    clicks       0/0 copied", "rebuild     from 2026-10: finished at "} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Fatalf("status: exit %d, no %q in\n%s\n%s", code, want, stdout, stderr)
+		}
+	}
+	if code, _, stderr := runMain(t, env, "clickhouse", "rebuild-rollups", "--from", "October"); code != 2 || !strings.Contains(stderr, "--from \"October\": want YYYY-MM") {
+		t.Fatalf("a bad --from: exit %d: %s", code, stderr)
+	}
+}
