@@ -38,6 +38,11 @@ type Listener struct {
 // plus the plain-HTTP listener next to TLS.
 func (s *Server) Listeners() ([]Listener, error) {
 	cfg := s.svc.Config
+	if cfg.ListenAddr != "" {
+		// Behind a reverse proxy: one plain-HTTP address, the face chosen by
+		// Host (the proxy passes it through).
+		return []Listener{{Addr: cfg.ListenAddr}}, nil
+	}
 	var tlsCfg *tls.Config
 	switch {
 	case s.acme != nil:
