@@ -106,7 +106,7 @@ func (s *Server) newFace(f request.Face) *fiber.App {
 func (s *Server) routes() {
 	d := s.svc
 	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: d.Links, Conversions: d.Conversions,
-		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks, Pages: d.Pages})
+		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks, Pages: d.Pages, DomainChecks: d.DomainChecks})
 	rd := s.redirects()
 	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Referrals: d.Referrals})
 
@@ -181,6 +181,7 @@ func (s *Server) linkRoutes(h *api.Handlers) {
 	a.Get("/domains", s.key("domains.read"), h.ListDomains)
 	a.Post("/domains", s.key("domains.write"), h.CreateDomain)
 	a.Get("/domains/:slug", s.key("domains.read"), h.GetDomain)
+	a.Get("/domains/:slug/verify", s.key("domains.read"), h.VerifyDomain)
 	a.Patch("/domains/:slug", s.key("domains.write"), h.UpdateDomain)
 	a.Delete("/domains/:slug", s.key("domains.write"), h.DeleteDomain)
 	a.Get("/tags", s.key("tags.read"), h.ListTags)
