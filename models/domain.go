@@ -34,7 +34,7 @@ type Domain struct {
 	DNSStatus     *string    `gorm:"column:dns_status"`
 	DNSAnswer     *string    `gorm:"column:dns_answer"`
 	CreatedAt     time.Time
-	UpdatedAt               time.Time
+	UpdatedAt     time.Time
 }
 
 // TableName pins the table.
