@@ -155,7 +155,7 @@ func (s *Server) routes() {
 	s.redirectRoutes(rd) // KEEP LAST: the short-link catch-alls
 }
 
-// linkRoutes: workspaces, links, domains, tags, folders, QR (links.md §5-9).
+// linkRoutes: workspaces, links, domains, tags, folders, QR (spec/links.md §5-9).
 func (s *Server) linkRoutes(h *api.Handlers) {
 	a := s.api
 	a.Get("/workspaces/:idOrSlug", s.key("workspaces.read"), h.GetWorkspace)
@@ -197,13 +197,13 @@ func (s *Server) linkRoutes(h *api.Handlers) {
 	a.Patch("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.UpdateFolder)
 	a.Delete("/folders/:id", s.key("folders.write"), s.plan(models.PlanPro), h.DeleteFolder)
 	a.Get("/openapi.json", api.OpenAPI)       // the API's description (docs/openapi.md)
-	a.Get(api.AvatarPath+":seed", api.Avatar) // partners without an image (parity.md §8.7)
+	a.Get(api.AvatarPath+":seed", api.Avatar) // partners without an image (spec/parity.md §8.7)
 	a.Options("/qr", api.QRCORS)
 	a.Get("/qr", api.QRCORS, s.limitIP("qr", 10, 10*time.Second, "Don't DDoS me pls 🥺"), h.QRCode)
 }
 
 // conversionRoutes: conversions and partner programs
-// (partners-and-embed.md §1-5). Tracking and customers need Business; embed
+// (spec/partners-and-embed.md §1-5). Tracking and customers need Business; embed
 // tokens Advanced. Partner and commission routes work on the workspace's
 // default program.
 func (s *Server) conversionRoutes(h *api.Handlers, rd *redirect.Handlers) {
@@ -242,7 +242,7 @@ func (s *Server) conversionRoutes(h *api.Handlers, rd *redirect.Handlers) {
 }
 
 // embedDataRoutes: the embedded referral dashboard's data API
-// (partners-and-embed.md §6.7): /api/embed/referrals/* on the app origin
+// (spec/partners-and-embed.md §6.7): /api/embed/referrals/* on the app origin
 // (the dispatcher hands /api/* to this face). Auth is the public token in
 // the Authorization header, 60 requests per minute per token.
 func (s *Server) embedDataRoutes(emb *embed.Handlers) {
@@ -259,7 +259,7 @@ func (s *Server) embedDataRoutes(emb *embed.Handlers) {
 	a.Get("/embed/referrals/events", emb.Auth, emb.Events)
 }
 
-// webhookRoutes: the /webhooks management API (webhooks.md §2), Business
+// webhookRoutes: the /webhooks management API (spec/webhooks.md §2), Business
 // plan and up; reads need webhooks.read, changes webhooks.write (owner keys
 // only).
 func (s *Server) webhookRoutes(h *api.Handlers) {
@@ -276,7 +276,7 @@ func (s *Server) webhookRoutes(h *api.Handlers) {
 	a.Get("/webhooks/:webhookId/events", append(read, h.WebhookEvents)...)
 }
 
-// analyticsRoutes: analytics and events (analytics.md; internal/analytics).
+// analyticsRoutes: analytics and events (spec/analytics.md; internal/analytics).
 func (s *Server) analyticsRoutes(h *api.Handlers) {
 	a := s.api
 	a.Get("/analytics", s.key("analytics.read"), s.paidAnalytics, s.eventUsage, h.GetAnalytics)
@@ -289,7 +289,7 @@ func (s *Server) analyticsRoutes(h *api.Handlers) {
 }
 
 // embedPageRoutes: the embedded referral dashboard's pages
-// (partners-and-embed.md §6). The page takes ?token=; its htmx fragments
+// (spec/partners-and-embed.md §6). The page takes ?token=; its htmx fragments
 // take the token from the Authorization header (hx-headers). No cookie is
 // read on these routes; frame-ancestors comes from the workspace's allowed
 // hostnames.
@@ -310,7 +310,7 @@ func (s *Server) embedPageRoutes(emb *embed.Handlers) {
 	frag.Get("/settings", emb.Settings)
 }
 
-// redirectRoutes: redirects (links.md §10): every path of a short-link
+// redirectRoutes: redirects (spec/links.md §10): every path of a short-link
 // domain is a key. Mounted LAST: the catch-all must come after every other
 // app route; the reserved paths (shortlink's one list, checked against
 // these routes by TestReservedPathsCoverRoutes) never resolve.

@@ -34,7 +34,7 @@ func newKey(t *testing.T, db *models.DB, ws *models.Workspace, scopes *string) (
 	return k, token
 }
 
-// TestAuthGateOrder walks links.md §1.3's failure table, in order.
+// TestAuthGateOrder walks spec/links.md §1.3's failure table, in order.
 func TestAuthGateOrder(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
@@ -134,7 +134,7 @@ func TestWorkspaceFromKeyAlone(t *testing.T) {
 	})
 }
 
-// TestScopes: a key's scopes gate each route's permission (links.md §1.3).
+// TestScopes: a key's scopes gate each route's permission (spec/links.md §1.3).
 func TestScopes(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		ws, _ := seed(t, db, "acme", models.PlanPro)

@@ -34,7 +34,7 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 		e = apierr.Wrap(apierr.Unavailable, err, "The database is not answering right now. Please retry in a few seconds.")
 	}
 	if e.Code == apierr.Unavailable {
-		// Delta-seconds, and milliseconds for the SDKs (links.md §1.5).
+		// Delta-seconds, and milliseconds for the SDKs (spec/links.md §1.5).
 		retry := max(1, int(s.dbTimeout()/time.Second))
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(retry))
 		c.Set("retry-after-ms", strconv.Itoa(retry*1000))

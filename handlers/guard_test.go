@@ -64,7 +64,7 @@ func (zeroReader) Read(p []byte) (int, error) {
 }
 
 // TestUnsafeDestinations: javascript:, data:, file: and vbscript: targets
-// (any case, with the tricks browsers forgive) are refused with links.md's
+// (any case, with the tricks browsers forgive) are refused with spec/links.md's
 // 422, as destinations and as the other link URLs.
 func TestUnsafeDestinations(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {

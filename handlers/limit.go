@@ -9,7 +9,7 @@ import (
 )
 
 // limitIP rate-limits a public route per client IP with the server's
-// limiter (e.g. /qr: 10 per 10 s, links.md §1.6). Over the limit: 429 with
+// limiter (e.g. /qr: 10 per 10 s, spec/links.md §1.6). Over the limit: 429 with
 // msg and the retry headers.
 func (s *Server) limitIP(bucket string, limit int, window time.Duration, msg string) fiber.Handler {
 	return func(c *fiber.Ctx) error {

@@ -121,7 +121,7 @@ func (s *Server) httpsHost(host string) string {
 	return net.JoinHostPort(h, tlsPort)
 }
 
-// key authenticates an API request (links.md §1.3, analytics.md §1.1) in the
+// key authenticates an API request (spec/links.md §1.3, spec/analytics.md §1.1) in the
 // spec's gate order: header, key, rate limit, workspace, permission. perm is
 // the permission the route needs ("" for none).
 func (s *Server) key(perm string) fiber.Handler {
@@ -152,7 +152,7 @@ func (s *Server) key(perm string) fiber.Handler {
 			return err
 		}
 		if k.UserID != nil && k.UserRole == nil {
-			// The key's user has left the workspace (parity.md §13.2).
+			// The key's user has left the workspace (spec/parity.md §13.2).
 			return apierr.New(apierr.NotFound, "Workspace not found.")
 		}
 		request.SetPrincipal(c, &request.Principal{Workspace: ws, Key: k})
@@ -164,7 +164,7 @@ func (s *Server) key(perm string) fiber.Handler {
 }
 
 // publishableKey authenticates the client-side conversion endpoints
-// (partners-and-embed.md §1.5) in the spec's gate order: the publishable
+// (spec/partners-and-embed.md §1.5) in the spec's gate order: the publishable
 // key, its rate limit (600 a minute), the Business plan, and the page's
 // host against the workspace's allowed hostnames.
 func (s *Server) publishableKey(c *fiber.Ctx) error {
@@ -204,7 +204,7 @@ func (s *Server) rateLimit(c *fiber.Ctx, keyHash, plan string) error {
 	limit, window := rateLimitFor(plan, analytics)
 	if limit == 0 {
 		// Free plans have no analytics budget; the plan gate answers with a
-		// clear 403 instead of an unexplained 429 (analytics.md §1.1).
+		// clear 403 instead of an unexplained 429 (spec/analytics.md §1.1).
 		return nil
 	}
 	bucket := "api:"
@@ -214,13 +214,13 @@ func (s *Server) rateLimit(c *fiber.Ctx, keyHash, plan string) error {
 	return s.limit(c, bucket+keyHash, limit, window, "Too many requests.")
 }
 
-// hasPermission expands a key's scopes (links.md §1.3): nil means every
+// hasPermission expands a key's scopes (spec/links.md §1.3): nil means every
 // permission; "x.write" grants x.write and x.read; "apis.read" grants every
 // read; "apis.all" grants everything.
 // webhookPerm follows key("") on the webhook routes. As upstream, the
 // "All access" and "Read only" presets (apis.all, apis.read) do not grant
 // webhooks.*: a scoped key needs webhooks.read or webhooks.write itself
-// (webhooks.md §2.0). Changes also need the key's creator to be an owner.
+// (spec/webhooks.md §2.0). Changes also need the key's creator to be an owner.
 func (s *Server) webhookPerm(perm string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		p := request.PrincipalOf(c)

@@ -8,7 +8,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// parityRoutes are the single operations of parity.md §10-§12 that take an
+// parityRoutes are the single operations of spec/parity.md §10-§12 that take an
 // API key (or none). They are registered before /domains/:slug, so
 // "status" and "register" are never taken for a slug.
 func (s *Server) parityRoutes(h *api.Handlers) {

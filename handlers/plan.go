@@ -43,7 +43,7 @@ func planName(p models.Plan) string {
 	return strings.ToUpper(string(p[:1])) + string(p[1:])
 }
 
-// paidAnalytics is analytics.md §1.1's paid-plan gate of /analytics; it
+// paidAnalytics is spec/analytics.md §1.1's paid-plan gate of /analytics; it
 // must follow key() and precede eventUsage.
 func (s *Server) paidAnalytics(c *fiber.Ctx) error {
 	if !request.Workspace(c).Plan.AtLeast(models.PlanPro) {
@@ -52,7 +52,7 @@ func (s *Server) paidAnalytics(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-// eventUsage is analytics.md §1.1 gate 8: with usage limits on
+// eventUsage is spec/analytics.md §1.1 gate 8: with usage limits on
 // (RELINK_USAGE_LIMITS=plan), a workspace whose events this month exceed
 // its plan's limit gets 403 forbidden from /analytics and /events. Clicks
 // are still recorded; only reading them is gated. It must follow key() and
@@ -76,12 +76,12 @@ func (s *Server) eventUsage(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-// linksUsage gates link creation (links.md §4.7 and §5.9) with usage limits
+// linksUsage gates link creation (spec/links.md §4.7 and §5.9) with usage limits
 // on: a workspace that created its plan's monthly number of links gets 403
 // forbidden from POST /links; POST /links/bulk is refused as well when the
 // body's links would take it over the limit. Upstream answers the second
 // case with exceeded_limit, which the SDKs' 403 schema rejects, so Relink
-// sends forbidden for both (links.md §3 "Recommend": a deliberate choice
+// sends forbidden for both (spec/links.md §3 "Recommend": a deliberate choice
 // for typed SDK errors).
 func (s *Server) linksUsage(c *fiber.Ctx) error {
 	if !s.svc.Config.UsageLimits {

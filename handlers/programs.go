@@ -10,10 +10,10 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// programRoutes are the partner-program operations of parity.md §2-§7:
+// programRoutes are the partner-program operations of spec/parity.md §2-§7:
 // manual commissions, bulk status changes, payouts, applications, bans and
 // bounty submissions. Upstream declares no scope on them, so any valid key
-// of the workspace passes the scope gate (parity.md §0.1); the changes need
+// of the workspace passes the scope gate (spec/parity.md §0.1); the changes need
 // the owner or member role, as upstream's requiredRoles.
 func (s *Server) programRoutes(h *api.Handlers) {
 	a := s.api

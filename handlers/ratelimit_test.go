@@ -16,7 +16,7 @@ import (
 )
 
 // TestRateLimitInMemory pins the clock 15 s into a minute window: the free
-// plan allows 60 requests, the 61st is a 429 with the headers links.md §1.6
+// plan allows 60 requests, the 61st is a 429 with the headers spec/links.md §1.6
 // asks for (Retry-After as delta seconds, plus retry-after-ms).
 func TestRateLimitInMemory(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {

@@ -616,7 +616,7 @@ func TestRedirectClicksSurviveShutdown(t *testing.T) {
 }
 
 // The same visitor (IP and user agent) on the same link within an hour is
-// one click (links.md §11).
+// one click (spec/links.md §11).
 func TestRedirectDedup(t *testing.T) {
 	db := testdb.Open(t, "sqlite")
 	e := newRedirectEnv(t, db, map[string]string{})

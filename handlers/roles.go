@@ -11,7 +11,7 @@ import (
 )
 
 // roles gates a route on the workspace role of the user the API key acts
-// as (parity.md §0.1 "roles", §13.2): a key without a user (a machine key)
+// as (spec/parity.md §0.1 "roles", §13.2): a key without a user (a machine key)
 // acts as an owner (key() refuses a key whose user has left the workspace,
 // as upstream does). It must follow key() and precede plan().
 func (s *Server) roles(allowed ...models.Role) fiber.Handler {
@@ -32,7 +32,7 @@ func (s *Server) roles(allowed ...models.Role) fiber.Handler {
 }
 
 // writers is upstream's requiredRoles: ["owner", "member"], the gate of
-// every program, customer and conversion change (parity.md §0.1).
+// every program, customer and conversion change (spec/parity.md §0.1).
 func (s *Server) writers() fiber.Handler { return s.roles(models.RoleOwner, models.RoleMember) }
 
 // keyRole is the workspace role of the request's key's user: a key without a

@@ -46,7 +46,7 @@ func (e *redirectEnv) post(path, body string, header map[string]string) (int, ht
 	return res.StatusCode, res.Header, m
 }
 
-// TestTrackClick: POST /track/click (partners-and-embed.md §1.4) records a
+// TestTrackClick: POST /track/click (spec/partners-and-embed.md §1.4) records a
 // click through the pipeline, answers the same id to the same visitor, names
 // the partner of a partner link, refuses pages off the allowed hostnames and
 // carries CORS headers on every answer.
@@ -173,7 +173,7 @@ func TestTrackClick(t *testing.T) {
 }
 
 // checkTrackClickPartners: /track/click's partner object and discount for
-// partner links (parity.md §8.7; TestTrackClick's partner steps).
+// partner links (spec/parity.md §8.7; TestTrackClick's partner steps).
 func checkTrackClickPartners(t *testing.T, db *models.DB, e *redirectEnv, prog *models.Program, grp *models.Group, tenant string, partnerLink *models.Link) {
 	t.Helper()
 	ctx := context.Background()
@@ -189,7 +189,7 @@ func checkTrackClickPartners(t *testing.T, db *models.DB, e *redirectEnv, prog *
 		if n := len(e.clicksOf(partnerLink)); n != 1 {
 			t.Errorf("%d partner clicks", n)
 		}
-		// No image of its own: our avatar, which is served (parity.md §8.7).
+		// No image of its own: our avatar, which is served (spec/parity.md §8.7).
 		if p["image"] != "http://localhost:8081/og/avatar/pn_track" {
 			t.Fatalf("image %v", p["image"])
 		}

@@ -8,7 +8,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// TestTrackOpen: POST /track/open (parity.md §9). With deepLink it records
+// TestTrackOpen: POST /track/open (spec/parity.md §9). With deepLink it records
 // a deeplink click (once per visitor), answers the link, honours
 // dub-no-track; with only dubDomain it answers the click that sent this IP
 // to the App Store through the redirect, else nulls.

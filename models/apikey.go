@@ -24,7 +24,7 @@ type APIKey struct {
 	CreatedAt   time.Time
 	// UserRole is the key's user's current workspace role, filled by
 	// APIKeyByToken; nil when the key has no user or the user has left the
-	// workspace (parity.md §13.2).
+	// workspace (spec/parity.md §13.2).
 	UserRole *Role `gorm:"-"`
 }
 

@@ -6,7 +6,7 @@ import (
 )
 
 // ApplicationAnswer is one answer of an application form: what the
-// application object's applicationFormData lists (parity.md §5.3).
+// application object's applicationFormData lists (spec/parity.md §5.3).
 type ApplicationAnswer struct {
 	Label string  `json:"label"`
 	Value *string `json:"value"`

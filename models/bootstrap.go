@@ -31,7 +31,7 @@ func (db *DB) CreateWorkspaceWithKey(ctx context.Context, in NewWorkspace) (*Cre
 		}
 		out.Workspace = w
 		// Every workspace has a default program with a default group
-		// (partners-and-embed.md §0.2, §3.1).
+		// (spec/partners-and-embed.md §0.2, §3.1).
 		if _, _, err := tx.CreateDefaultProgram(ctx, w); err != nil {
 			return err
 		}

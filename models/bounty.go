@@ -17,7 +17,7 @@ const (
 	BountyProof       = "submission"
 )
 
-// Bounty is a bonus a program offers its partners (partners-and-embed.md
+// Bounty is a bonus a program offers its partners (spec/partners-and-embed.md
 // §6.5 Bounties): partners of its group (or of every group when GroupID is
 // nil) who earn GoalEarnings in sale commissions between StartsAt and EndsAt
 // receive RewardAmount.

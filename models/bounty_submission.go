@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Bounty submission statuses (parity.md §7.2).
+// Bounty submission statuses (spec/parity.md §7.2).
 const (
 	SubmissionDraft     = "draft"
 	SubmissionSubmitted = "submitted"
@@ -56,7 +56,7 @@ func (BountySubmission) TableName() string { return "bounty_submissions" }
 const SubmissionPrefix = "bnty_sub_"
 
 // RejectOpenSubmissions rejects the partner's bounty submissions that are not
-// approved (a ban's effect, parity.md §6.1).
+// approved (a ban's effect, spec/parity.md §6.1).
 func (db *DB) RejectOpenSubmissions(ctx context.Context, workspaceID, programID, partnerID, note string, now time.Time) error {
 	err := db.WithContext(ctx).Model(&BountySubmission{}).
 		Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND status <> ?", workspaceID, programID, partnerID, SubmissionApproved).

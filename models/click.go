@@ -16,7 +16,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// Click is one recorded click (links.md §11, analytics.md §7.1). Rows are
+// Click is one recorded click (spec/links.md §11, spec/analytics.md §7.1). Rows are
 // written in batches by internal/ingest and never updated.
 type Click struct {
 	ClickID         string    `gorm:"column:click_id;primaryKey"`
@@ -453,7 +453,7 @@ func (db *DB) ClicksOfLink(ctx context.Context, workspaceID, linkID string, limi
 }
 
 // InsertSyntheticClick stores one click written by the server itself (the
-// click a manual lead or sale commission is attributed to, parity.md §2.3
+// click a manual lead or sale commission is attributed to, spec/parity.md §2.3
 // step 8) inside the caller's transaction: the row, the link's counters and
 // the click aggregates, as RecordClicks does for a batch.
 func (db *DB) InsertSyntheticClick(ctx context.Context, c Click) error {

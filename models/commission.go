@@ -7,7 +7,7 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 )
 
-// Commission statuses (partners-and-embed.md §4.4).
+// Commission statuses (spec/partners-and-embed.md §4.4).
 const (
 	CommissionPending   = "pending"
 	CommissionProcessed = "processed"

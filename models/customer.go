@@ -10,7 +10,7 @@ import (
 )
 
 // Customer is a workspace's end customer, unique by external id
-// (partners-and-embed.md §2.1). The first attribution stores the click, link,
+// (spec/partners-and-embed.md §2.1). The first attribution stores the click, link,
 // country, program and partner.
 type Customer struct {
 	ID                     string `gorm:"primaryKey"`

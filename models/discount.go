@@ -9,7 +9,7 @@ import (
 )
 
 // Discount is a partner group's discount for the customers its partners
-// refer (parity.md §8.1): a percentage or a flat amount in cents, for
+// refer (spec/parity.md §8.1): a percentage or a flat amount in cents, for
 // maxDuration months (nil: lifetime, 0: first purchase).
 type Discount struct {
 	ID                     string `gorm:"primaryKey"`
@@ -193,7 +193,7 @@ func (db *DB) ProgramPartnerLinks(ctx context.Context, workspaceID, programID st
 
 // DisablePartnerCodes soft-deletes a partner's enabled codes in a program
 // (disabledAt = at; detach also clears their discount) and returns them as
-// they were, with the disabled time set (parity.md §6.1, §6.2, §8.6).
+// they were, with the disabled time set (spec/parity.md §6.1, §6.2, §8.6).
 func (db *DB) DisablePartnerCodes(ctx context.Context, workspaceID, programID, partnerID string, detach bool, at time.Time) ([]DiscountCode, error) {
 	var cs []DiscountCode
 	err := db.WithContext(ctx).Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND disabled_at IS NULL", workspaceID, programID, partnerID).

@@ -9,7 +9,7 @@ import (
 	"github.com/relinkhq/relink/internal/ids"
 )
 
-// Domain is a workspace's short domain (links.md §6). Slugs are stored
+// Domain is a workspace's short domain (spec/links.md §6). Slugs are stored
 // lower-case and belong to one workspace.
 type Domain struct {
 	ID                      string `gorm:"primaryKey"`
@@ -24,7 +24,7 @@ type Domain struct {
 	Logo                    *string
 	AssetLinks              *string `gorm:"column:asset_links"`
 	AppleAppSiteAssociation *string `gorm:"column:apple_app_site_association"`
-	DeepviewData            *string `gorm:"column:deepview_data"` // compact JSON (parity.md §11.4)
+	DeepviewData            *string `gorm:"column:deepview_data"` // compact JSON (spec/parity.md §11.4)
 	// Verification (internal/domaincheck): the last check, the next one
 	// (nil: due now), consecutive failed checks, and the last status and
 	// DNS answer (JSON).
@@ -146,7 +146,7 @@ func (db *DB) SaveDomain(ctx context.Context, d *Domain, oldSlug string) error {
 }
 
 // SetPrimaryDomain makes d its workspace's primary domain and every other
-// domain of the workspace not primary (parity.md §11.2).
+// domain of the workspace not primary (spec/parity.md §11.2).
 func (db *DB) SetPrimaryDomain(ctx context.Context, d *Domain, now time.Time) error {
 	err := db.Tx(ctx, func(tx *DB) error {
 		if err := tx.WithContext(ctx).Model(&Domain{}).Where("workspace_id = ? AND is_primary = ? AND id <> ?", d.WorkspaceID, true, d.ID).

@@ -11,8 +11,8 @@ import (
 )
 
 // EmbedTokenTTL is how long a referral embed token is valid after minting;
-// use never extends it. The wire contract (partners-and-embed.md §5) says 3
-// hours, which the SDK's callers rely on; DESIGN.md's "2 hours" predates it
+// use never extends it. The wire contract (spec/partners-and-embed.md §5) says 3
+// hours, which the SDK's callers rely on; docs/design.md's "2 hours" predates it
 // (see README, Architecture).
 const EmbedTokenTTL = 3 * time.Hour
 

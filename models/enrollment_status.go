@@ -29,7 +29,7 @@ func (db *DB) ExpirePartnerLinks(ctx context.Context, workspaceID, programID, pa
 	return dbErr(q.Updates(set).Error, "expire partner links", "", "")
 }
 
-// CancelPartnerEarnings is a ban's effect on money (parity.md §6.1): the
+// CancelPartnerEarnings is a ban's effect on money (spec/parity.md §6.1): the
 // partner's pending payouts are canceled, and so are its pending and held
 // commissions and the processed ones in those payouts.
 func (db *DB) CancelPartnerEarnings(ctx context.Context, workspaceID, programID, partnerID string, now time.Time) error {

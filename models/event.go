@@ -10,7 +10,7 @@ import (
 // ClickAttrs are the attributes a lead or sale event copies from the click it
 // is attributed to: the clicks table's columns under the same names, so
 // analytics can group and filter conversions exactly like clicks
-// (analytics.md §7.1).
+// (spec/analytics.md §7.1).
 type ClickAttrs struct {
 	ClickID         string `gorm:"column:click_id"`
 	LinkID          string `gorm:"column:link_id"`

@@ -10,7 +10,7 @@ import (
 	"github.com/relinkhq/relink/internal/ids"
 )
 
-// Folder groups links within a workspace (links.md §8).
+// Folder groups links within a workspace (spec/links.md §8).
 type Folder struct {
 	ID          string `gorm:"primaryKey"`
 	WorkspaceID string `gorm:"column:workspace_id"`
@@ -27,7 +27,7 @@ type Folder struct {
 func (Folder) TableName() string { return "folders" }
 
 // FolderByID loads a folder by id. A folder of another workspace is 404
-// "Folder does not belong to the workspace." (links.md §4.6).
+// "Folder does not belong to the workspace." (spec/links.md §4.6).
 func (db *DB) FolderByID(ctx context.Context, workspaceID, id string) (*Folder, error) {
 	var f Folder
 	err := db.WithContext(ctx).Where("id = ?", id).Take(&f).Error
@@ -61,7 +61,7 @@ type FolderFilter struct {
 	Search        string
 	Offset, Limit int
 	// VisibleTo, when set, keeps the folders that user (a non-owner member)
-	// can see (links.md §8.2, parity.md §13.3).
+	// can see (spec/links.md §8.2, spec/parity.md §13.3).
 	VisibleTo string
 }
 
@@ -111,7 +111,7 @@ func (db *DB) InsertFolder(ctx context.Context, f *Folder) error {
 		if f.UserID == nil {
 			return nil
 		}
-		// The creator is the folder's owner (parity.md §13.1).
+		// The creator is the folder's owner (spec/parity.md §13.1).
 		owner := string(FolderOwner)
 		return tx.SetFolderUserRole(ctx, f.ID, *f.UserID, &owner, f.CreatedAt)
 	})

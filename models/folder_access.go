@@ -7,7 +7,7 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// FolderRole is a user's role in a folder (parity.md §13.1).
+// FolderRole is a user's role in a folder (spec/parity.md §13.1).
 type FolderRole string
 
 // The folder roles.

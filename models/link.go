@@ -15,7 +15,7 @@ import (
 // RootKey is the key of a domain's root link (https://domain/).
 const RootKey = "_root"
 
-// Link is a short link (links.md §2). Counters (Clicks, LastClicked, Leads,
+// Link is a short link (spec/links.md §2). Counters (Clicks, LastClicked, Leads,
 // Conversions, Sales, SaleAmount) are plain columns the click and conversion
 // pipelines increment; link writes from the API never touch them.
 type Link struct {
@@ -84,7 +84,7 @@ func (l *Link) IsRoot() bool { return l.Key == RootKey }
 // Expired reports whether the link has expired at now.
 func (l *Link) Expired(now time.Time) bool { return l.ExpiresAt != nil && !l.ExpiresAt.After(now) }
 
-// ShortLinkURL builds every short link (links.md §2.1):
+// ShortLinkURL builds every short link (spec/links.md §2.1):
 // {scheme}://{domain}/{key}, or {scheme}://{domain} for the root link; the
 // key is not URL-encoded. links.Service.ShortLinkFor picks the scheme.
 func ShortLinkURL(scheme, domain, key string) string {
@@ -200,7 +200,7 @@ func (db *DB) LinkByID(ctx context.Context, workspaceID, id string) (*Link, erro
 	return &l, nil
 }
 
-// Messages of the link conflicts (links.md §4.3, §4.4).
+// Messages of the link conflicts (spec/links.md §4.3, §4.4).
 const (
 	MsgDuplicateKey        = "Duplicate key: This short link already exists."
 	MsgDuplicateExternalID = "A link with this externalId already exists in this workspace."

@@ -20,7 +20,7 @@ var linkWritable = []string{
 }
 
 // LinkAnyWorkspace loads a link by id in any workspace. Callers use it only
-// to tell "not found" from "another workspace's link" (links.md §5.4, 401).
+// to tell "not found" from "another workspace's link" (spec/links.md §5.4, 401).
 func (db *DB) LinkAnyWorkspace(ctx context.Context, id string) (*Link, error) {
 	var l Link
 	err := db.WithContext(ctx).Where("id = ?", id).Take(&l).Error
@@ -108,7 +108,7 @@ func (db *DB) SaveLink(ctx context.Context, l *Link, tagIDs *[]string, now time.
 }
 
 // setLinkTags attaches tags in the given order, each a millisecond after the
-// previous so the association order is kept (links.md §2.1).
+// previous so the association order is kept (spec/links.md §2.1).
 func (db *DB) setLinkTags(ctx context.Context, linkID string, tagIDs []string, now time.Time) error {
 	if len(tagIDs) == 0 {
 		return nil
@@ -217,7 +217,7 @@ func (db *DB) LoadTags(ctx context.Context, links []*Link) error {
 	return nil
 }
 
-// LinkFilter selects a workspace's links (links.md §5.2).
+// LinkFilter selects a workspace's links (spec/links.md §5.2).
 type LinkFilter struct {
 	Domain     string   // exact (lower-case) domain
 	TagIDs     []string // any of
@@ -225,7 +225,7 @@ type LinkFilter struct {
 	FolderID   *string  // nil: see AllFolders; "" means no folder
 	AllFolders bool     // with FolderID nil: links in any folder; else only links in no folder
 	// VisibleTo, with AllFolders, narrows "any folder" to no folder plus the
-	// folders that user (a non-owner member) can see (parity.md §13.3).
+	// folders that user (a non-owner member) can see (spec/parity.md §13.3).
 	VisibleTo    string
 	Search       string // substring of shortLink or url, case-insensitive
 	UserID       string

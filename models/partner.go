@@ -12,7 +12,7 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 )
 
-// Partner is a person or company promoting a program (partners-and-embed.md
+// Partner is a person or company promoting a program (spec/partners-and-embed.md
 // §3.1). Partners are scoped to a workspace: unique by email within it.
 type Partner struct {
 	ID                  string `gorm:"primaryKey"`
@@ -258,7 +258,7 @@ type SetFilter struct {
 	Not    bool
 }
 
-// ParseSetFilter reads "a,b" or "-a,b" (partners-and-embed.md §3.4).
+// ParseSetFilter reads "a,b" or "-a,b" (spec/partners-and-embed.md §3.4).
 func ParseSetFilter(s string) *SetFilter {
 	s = strings.TrimSpace(s)
 	if s == "" {

@@ -9,7 +9,7 @@ import (
 	"github.com/relinkhq/relink/internal/ids"
 )
 
-// Payout statuses (parity.md §4.2). Relink moves no money: an owner confirms
+// Payout statuses (spec/parity.md §4.2). Relink moves no money: an owner confirms
 // pending payouts (processing), pays them outside Relink and marks them paid
 // (completed), or failed.
 const (

@@ -11,7 +11,7 @@ import (
 	"github.com/relinkhq/relink/internal/ids"
 )
 
-// Program is a workspace's partner program (partners-and-embed.md §3.1).
+// Program is a workspace's partner program (spec/partners-and-embed.md §3.1).
 // Every workspace has exactly one, created with the workspace.
 type Program struct {
 	ID              string `gorm:"primaryKey"`
@@ -101,7 +101,7 @@ const (
 	RewardPercentage = "percentage"
 )
 
-// Reward pays partners for one kind of event (partners-and-embed.md §4.1).
+// Reward pays partners for one kind of event (spec/partners-and-embed.md §4.1).
 // Percentages are kept exactly in basis points (hundredths of a percent).
 type Reward struct {
 	ID                   string `gorm:"primaryKey"`

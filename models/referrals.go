@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Queries of the embedded referral dashboard (partners-and-embed.md §4.6,
+// Queries of the embedded referral dashboard (spec/partners-and-embed.md §4.6,
 // §6.7). Each is scoped by workspace, program and partner: an embed token
 // only ever reads its own enrollment's data.
 
@@ -86,7 +86,7 @@ type EarningsPoint struct {
 }
 
 // PartnerSaleEarnings lists the partner's sale commissions that count as
-// earnings (partners-and-embed.md §3.6: type sale, status pending, processed
+// earnings (spec/partners-and-embed.md §3.6: type sale, status pending, processed
 // or paid) created in [start, end), optionally on one link only. It feeds
 // GET /partners/analytics, GET /api/embed/referrals/earnings/timeseries and
 // the embed dashboard's earnings chart, so all three agree.

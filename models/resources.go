@@ -9,7 +9,7 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 )
 
-// ProgramResources is program.resources (partners-and-embed.md §6.5): what
+// ProgramResources is program.resources (spec/partners-and-embed.md §6.5): what
 // the embedded dashboard's Resources tab offers partners to download or copy.
 type ProgramResources struct {
 	Logos  []ResourceFile  `json:"logos"`

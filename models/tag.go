@@ -9,7 +9,7 @@ import (
 	"github.com/relinkhq/relink/internal/ids"
 )
 
-// TagColors is the closed set of tag colours the SDK accepts (links.md §2.2).
+// TagColors is the closed set of tag colours the SDK accepts (spec/links.md §2.2).
 var TagColors = []string{"red", "yellow", "green", "blue", "purple", "brown", "gray", "pink"}
 
 // Tag labels links within a workspace; names are unique case-insensitively.

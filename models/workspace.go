@@ -75,7 +75,7 @@ type Workspace struct {
 }
 
 // AllowsHost reports whether a page on host may use the workspace's public
-// endpoints (client-side clicks and conversions, partners-and-embed.md
+// endpoints (client-side clicks and conversions, spec/partners-and-embed.md
 // §1.4): yes when the allowed-hostnames list is empty, else when host
 // (without "www.") is on it, or a proper subdomain of a "*.example.com"
 // entry.

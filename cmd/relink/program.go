@@ -398,7 +398,7 @@ func (p *programCmd) rewardSet(args []string) error {
 	maxDur := p.fs.String("max-duration", "", "sale rewards: months they pay for after the first sale (0 = first sale only); lifetime or empty = forever")
 	spend := p.fs.Int64("spend-limit", -1, "cap in cents per interval")
 	interval := p.fs.String("spend-interval", "allTime", "allTime, day, week or month")
-	mods := p.fs.String("modifiers", "", "JSON array of modifier groups (partners-and-embed.md §4.1)")
+	mods := p.fs.String("modifiers", "", "JSON array of modifier groups (spec/partners-and-embed.md §4.1)")
 	desc := p.fs.String("description", "", "description shown to partners")
 	if err := p.parse(args, true); err != nil {
 		return err
@@ -464,7 +464,7 @@ func (p *programCmd) rewardClear(args []string) error {
 	return p.show()
 }
 
-// discountSet gives a group a new discount (parity.md §8.1).
+// discountSet gives a group a new discount (spec/parity.md §8.1).
 func (p *programCmd) discountSet(args []string) error {
 	sel := p.fs.String("group", models.DefaultGroupSlug, "group slug or grp_ id")
 	typ := p.fs.String("type", models.DiscountPercentage, "percentage or flat")
@@ -661,7 +661,7 @@ type payoutOut struct {
 	FailureReason *string    `json:"failureReason"`
 }
 
-// payouts lists, confirms, pays or fails payouts (parity.md §4.4, Relink's
+// payouts lists, confirms, pays or fails payouts (spec/parity.md §4.4, Relink's
 // operator flow). Commissions due are aggregated first.
 func (p *programCmd) payouts(verb string, args []string) error {
 	status := p.fs.String("status", "", "only payouts with this status (list)")

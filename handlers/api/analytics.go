@@ -21,7 +21,7 @@ func queryValues(c *fiber.Ctx) url.Values {
 	return v
 }
 
-// GetAnalytics serves GET /analytics (analytics.md §4); the routes put the
+// GetAnalytics serves GET /analytics (spec/analytics.md §4); the routes put the
 // paid-plan and usage gates in front of it.
 func (h *Handlers) GetAnalytics(c *fiber.Ctx) error {
 	ws := request.Workspace(c)
@@ -38,7 +38,7 @@ func (h *Handlers) GetAnalytics(c *fiber.Ctx) error {
 	return sendJSON(c, b, err)
 }
 
-// ListEvents serves GET /events (analytics.md §6).
+// ListEvents serves GET /events (spec/analytics.md §6).
 func (h *Handlers) ListEvents(c *fiber.Ctx) error {
 	q, err := analytics.Parse(queryValues(c), analytics.EndpointEvents, h.Now())
 	if err != nil {
@@ -55,7 +55,7 @@ func (h *Handlers) ListEvents(c *fiber.Ctx) error {
 }
 
 // legacyGroupBy maps the old endpoint names of /analytics/{a}/{b}
-// (analytics.md §8) to groupBy values.
+// (spec/analytics.md §8) to groupBy values.
 var legacyGroupBy = map[string]string{
 	"clicks": "count", "count": "count", "timeseries": "timeseries", "countries": "countries",
 	"country": "countries", "cities": "cities", "city": "cities", "devices": "devices", "device": "devices",
@@ -117,7 +117,7 @@ func (h *Handlers) GetAnalyticsLegacy(c *fiber.Ctx) error {
 }
 
 // folderReader is the analytics folder check for the request's key user:
-// folders.read on the checked folder (parity.md §13.3).
+// folders.read on the checked folder (spec/parity.md §13.3).
 func (h *Handlers) folderReader(c *fiber.Ctx) func(context.Context, string) error {
 	a := actor(c)
 	return func(ctx context.Context, id string) error {

@@ -11,7 +11,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// applicationJSON is the application object (parity.md §5.3).
+// applicationJSON is the application object (spec/parity.md §5.3).
 type applicationJSON struct {
 	ID                  string                     `json:"id"`
 	CreatedAt           string                     `json:"createdAt"`
@@ -63,7 +63,7 @@ func ApplicationJSON(pa *models.PendingApplication) applicationJSON {
 	}
 }
 
-// ListApplications answers GET /partners/applications (parity.md §5.4).
+// ListApplications answers GET /partners/applications (spec/parity.md §5.4).
 func (h *Handlers) ListApplications(c *fiber.Ctx) error {
 	ws := request.Workspace(c)
 	p, err := ParsePage(c, PageSpec{DefaultPageSize: 100, MaxPageSize: 100})

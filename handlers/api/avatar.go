@@ -9,7 +9,7 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 )
 
-// AvatarPath is where Avatar is served (parity.md §8.7 points at Dub's own
+// AvatarPath is where Avatar is served (spec/parity.md §8.7 points at Dub's own
 // https://api.dub.co/og/avatar/<id>; a self-hosted server links its own).
 const AvatarPath = request.AvatarPath
 

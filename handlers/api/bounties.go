@@ -12,7 +12,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// submissionJSON is the bounty submission object (parity.md §7.2).
+// submissionJSON is the bounty submission object (spec/parity.md §7.2).
 type submissionJSON struct {
 	ID                string                  `json:"id"`
 	BountyID          string                  `json:"bountyId"`
@@ -80,7 +80,7 @@ func (h *Handlers) ListBountySubmissions(c *fiber.Ctx) error {
 }
 
 // lenientObject parses an optional body: empty or invalid JSON counts as {}
-// (the bounty review endpoints, parity.md §0.2).
+// (the bounty review endpoints, spec/parity.md §0.2).
 func lenientObject(body []byte) *input.Object {
 	if !json.Valid(bytes.TrimSpace(body)) {
 		body = nil

@@ -13,7 +13,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// commissionJSON is the Commission object (partners-and-embed.md §4.5).
+// commissionJSON is the Commission object (spec/partners-and-embed.md §4.5).
 type commissionJSON struct {
 	ID          string                `json:"id"`
 	Type        string                `json:"type"`

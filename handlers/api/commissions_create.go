@@ -17,7 +17,7 @@ import (
 )
 
 // cents reads a centsSchema field: a number, or a string or bigint coerced
-// to one (parity.md §2.1). Fractions are refused (§2.7: Relink's choice).
+// to one (spec/parity.md §2.1). Fractions are refused (§2.7: Relink's choice).
 func cents(o *input.Object, name string, required bool) *int64 {
 	r, ok := o.Present(name)
 	if !ok {
@@ -59,7 +59,7 @@ func date(o *input.Object, name string) *time.Time {
 // commissionTypes are POST /commissions' union members.
 var manualCommissionTypes = []string{models.CommissionCustom, models.CommissionLead, models.CommissionSale}
 
-// parseManualCommission validates a POST /commissions body (parity.md §2.1,
+// parseManualCommission validates a POST /commissions body (spec/parity.md §2.1,
 // §2.2): the union member's fields in schema order, then the refinements.
 func parseManualCommission(body []byte, fx *conversions.FX) (conversions.ManualCommissionInput, error) {
 	var in conversions.ManualCommissionInput
@@ -235,7 +235,7 @@ type queuedJSON struct {
 	Message string `json:"message"`
 }
 
-// CreateCommission answers POST /commissions (parity.md §2) with 202.
+// CreateCommission answers POST /commissions (spec/parity.md §2) with 202.
 func (h *Handlers) CreateCommission(c *fiber.Ctx) error {
 	in, err := parseManualCommission(c.Body(), h.Conversions.FX)
 	if err != nil {
@@ -251,7 +251,7 @@ func (h *Handlers) CreateCommission(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusAccepted).JSON(queuedJSON{Success: true, Message: msg})
 }
 
-// BulkUpdateCommissions answers PATCH /commissions/bulk (parity.md §3).
+// BulkUpdateCommissions answers PATCH /commissions/bulk (spec/parity.md §3).
 func (h *Handlers) BulkUpdateCommissions(c *fiber.Ctx) error {
 	o, err := input.DecodeNullish(c.Body())
 	if err != nil {

@@ -411,7 +411,7 @@ func TestConversionListOptions(t *testing.T) {
 		}
 		series := e.ok(200, key(), "GET", "/partners/analytics?tenantId=t_a&groupBy=timeseries&interval=7d", "")
 		var buckets []map[string]any
-		// "7d" is now − 7 days (internal/interval, analytics.md §3.3): 8
+		// "7d" is now − 7 days (internal/interval, spec/analytics.md §3.3): 8
 		// daily buckets, the first partial, as GET /analytics answers.
 		if err := json.Unmarshal(series.body, &buckets); err != nil || len(buckets) != 8 {
 			t.Errorf("7d timeseries: %d buckets, %v", len(buckets), err)

@@ -13,7 +13,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// customerJSON is the Customer object (partners-and-embed.md §2.1); the
+// customerJSON is the Customer object (spec/partners-and-embed.md §2.1); the
 // expanded keys are omitted when not asked for or empty.
 type customerJSON struct {
 	ID                     string               `json:"id"`

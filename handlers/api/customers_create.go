@@ -10,7 +10,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// parseCustomerCreate validates a POST /customers body (parity.md §10.1) in
+// parseCustomerCreate validates a POST /customers body (spec/parity.md §10.1) in
 // upstream's schema order: email, name, avatar, externalId,
 // stripeCustomerId, country.
 func parseCustomerCreate(body []byte) (*models.Customer, error) {
@@ -35,7 +35,7 @@ func parseCustomerCreate(body []byte) (*models.Customer, error) {
 	return c, o.Err()
 }
 
-// CreateCustomer answers POST /customers (parity.md §10): 201 with the
+// CreateCustomer answers POST /customers (spec/parity.md §10): 201 with the
 // customer; a taken externalId is a 409. The name defaults to the email,
 // else a random "Adjective Colour Animal"; the avatar URL is stored as given.
 func (h *Handlers) CreateCustomer(c *fiber.Ctx) error {

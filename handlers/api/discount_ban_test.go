@@ -14,7 +14,7 @@ import (
 // TestBanAndDeactivateDisableCodes: banning or deactivating a partner
 // soft-deletes their discount codes (disabledAt set; a ban also detaches
 // them from the discount), each with discount_code.deleted, as upstream's
-// ban and deactivate jobs do (parity.md §6.1, §6.2, §8.6). Other partners'
+// ban and deactivate jobs do (spec/parity.md §6.1, §6.2, §8.6). Other partners'
 // codes stay.
 func TestBanAndDeactivateDisableCodes(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {

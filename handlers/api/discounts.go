@@ -13,7 +13,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// discountCodeJSON is a DiscountCode (parity.md §8.2).
+// discountCodeJSON is a DiscountCode (spec/parity.md §8.2).
 type discountCodeJSON struct {
 	ID         string  `json:"id"`
 	Code       string  `json:"code"`

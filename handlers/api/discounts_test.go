@@ -12,7 +12,7 @@ import (
 )
 
 // TestDiscountCodes: GET/POST /discount-codes and DELETE
-// /discount-codes/{idOrCode} (parity.md §8.3-8.5) with a group discount.
+// /discount-codes/{idOrCode} (spec/parity.md §8.3-8.5) with a group discount.
 func TestDiscountCodes(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()

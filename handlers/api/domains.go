@@ -9,7 +9,7 @@ import (
 )
 
 // ListDomains answers GET /domains: a bare array, oldest first, filtered by
-// archived equality (links.md §6.2).
+// archived equality (spec/links.md §6.2).
 func (h *Handlers) ListDomains(c *fiber.Ctx) error {
 	archived, err := QueryBool(c, "archived", false)
 	if err != nil {
@@ -97,7 +97,7 @@ func (h *Handlers) DeleteDomain(c *fiber.Ctx) error {
 }
 
 // DefaultDomains answers GET /domains/default: the configured default short
-// domain every workspace may use (links.md §6.2, §6.3).
+// domain every workspace may use (spec/links.md §6.2, §6.3).
 func (h *Handlers) DefaultDomains(c *fiber.Ctx) error {
 	return c.JSON([]string{h.Links.DefaultDomain()})
 }

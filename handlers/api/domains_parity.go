@@ -11,7 +11,7 @@ import (
 )
 
 // Messages of the registrar routes, which a server without a registrar
-// answers for every workspace (parity.md §11.1).
+// answers for every workspace (spec/parity.md §11.1).
 const (
 	msgStatusUnavailable   = "GET /domains/status is not available for your workspace. Contact support for more information."
 	msgRegisterUnavailable = "POST /domains/register is not available for your workspace. Contact support for more information."

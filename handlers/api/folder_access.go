@@ -15,7 +15,7 @@ type folderPermissionsJSON struct {
 
 // FolderPermissions answers GET /folders/permissions (Business+): the
 // folders the key's user can see (up to 200, as upstream) with the folder
-// permissions their role there holds (parity.md §13, §15.3).
+// permissions their role there holds (spec/parity.md §13, §15.3).
 func (h *Handlers) FolderPermissions(c *fiber.Ctx) error {
 	a := actor(c)
 	fs, err := h.Links.ListFolders(c.UserContext(), a, models.FolderFilter{Limit: 200})

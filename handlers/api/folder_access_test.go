@@ -69,7 +69,7 @@ func folderNames(t *testing.T, r linkResp) []string {
 	return out
 }
 
-// TestFolderPermissions: parity.md §13 on single operations: folder
+// TestFolderPermissions: spec/parity.md §13 on single operations: folder
 // visibility, 404s, the 403 of verifyFolderAccess for each operation, the
 // creator as owner, keys acting as their user.
 func TestFolderPermissions(t *testing.T) {
@@ -179,7 +179,7 @@ func TestFolderPermissions(t *testing.T) {
 
 // TestFolderPermissionsBulk: the per-item folder errors of bulk create and
 // update, bulk delete skipping, and the whole-request check of
-// PATCH /links/bulk's data.folderId (parity.md §13.3, links.md §5.9-5.11).
+// PATCH /links/bulk's data.folderId (spec/parity.md §13.3, spec/links.md §5.9-5.11).
 func TestFolderPermissionsBulk(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newFolderEnv(t, db, models.PlanBusiness)
@@ -248,7 +248,7 @@ func TestFolderPermissionsBulk(t *testing.T) {
 
 // TestFolderPermissionsBelowBusiness: below Business single-item checks are
 // skipped (everyone has full access) but bulk checks are not — upstream's
-// quirk after a downgrade (parity.md §13.3).
+// quirk after a downgrade (spec/parity.md §13.3).
 func TestFolderPermissionsBelowBusiness(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newFolderEnv(t, db, models.PlanPro)

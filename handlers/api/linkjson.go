@@ -10,7 +10,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// linkJSON is the Link object of links.md §2, every key the SDK requires
+// linkJSON is the Link object of spec/links.md §2, every key the SDK requires
 // present (nullable ones as null, deprecated ones too): the webhook form
 // (webhooks.Link, one builder for both) plus the two keys the webhook
 // schema drops, always null in Relink.
@@ -20,7 +20,7 @@ type linkJSON struct {
 	LinkRetentionCleanupDisabledAt *string `json:"linkRetentionCleanupDisabledAt"`
 }
 
-// tagJSON is a Tag (links.md §2.2, §7).
+// tagJSON is a Tag (spec/links.md §2.2, §7).
 type tagJSON struct {
 	ID    string `json:"id"`
 	Name  string `json:"name"`
@@ -57,7 +57,7 @@ func (h *Handlers) toLinksJSON(ls []*models.Link) []linkJSON {
 	return out
 }
 
-// linkErrorJSON is a bulk error entry (links.md §2.3).
+// linkErrorJSON is a bulk error entry (spec/links.md §2.3).
 type linkErrorJSON struct {
 	Link  any    `json:"link"`
 	Error string `json:"error"`
@@ -82,7 +82,7 @@ func (h *Handlers) toBulkJSON(rs []links.BulkResult) []any {
 	return out
 }
 
-// domainJSON is a Domain (links.md §6.1).
+// domainJSON is a Domain (spec/links.md §6.1).
 type domainJSON struct {
 	ID                      string    `json:"id"`
 	Slug                    string    `json:"slug"`
@@ -98,7 +98,7 @@ type domainJSON struct {
 	CreatedAt               string    `json:"createdAt"`
 	UpdatedAt               string    `json:"updatedAt"`
 	RegisteredDomain        *struct{} `json:"registeredDomain"`
-	DeepviewData            *string   `json:"deepviewData"` // not in the SDKs, which ignore it (parity.md §11.4)
+	DeepviewData            *string   `json:"deepviewData"` // not in the SDKs, which ignore it (spec/parity.md §11.4)
 }
 
 func toDomainJSON(d *models.Domain) domainJSON {
@@ -110,7 +110,7 @@ func toDomainJSON(d *models.Domain) domainJSON {
 	}
 }
 
-// folderJSON is a Folder (links.md §8.1).
+// folderJSON is a Folder (spec/links.md §8.1).
 type folderJSON struct {
 	ID          string  `json:"id"`
 	Name        string  `json:"name"`

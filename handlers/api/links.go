@@ -21,7 +21,7 @@ func actor(c *fiber.Ctx) links.Actor {
 	return a
 }
 
-// CreateLink answers POST /links (200, links.md §5.1).
+// CreateLink answers POST /links (200, spec/links.md §5.1).
 func (h *Handlers) CreateLink(c *fiber.Ctx) error {
 	in, err := links.ParseInput(c.Body(), links.SchemaCreate)
 	if err != nil {
@@ -34,7 +34,7 @@ func (h *Handlers) CreateLink(c *fiber.Ctx) error {
 	return c.JSON(h.toLinkJSON(l))
 }
 
-// UpdateLink answers PATCH and PUT /links/{linkId} (links.md §5.6).
+// UpdateLink answers PATCH and PUT /links/{linkId} (spec/links.md §5.6).
 func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 	in, err := links.ParseInput(c.Body(), links.SchemaUpdate)
 	if err != nil {
@@ -47,7 +47,7 @@ func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 	return c.JSON(h.toLinkJSON(l))
 }
 
-// UpsertLink answers PUT /links/upsert (links.md §5.7).
+// UpsertLink answers PUT /links/upsert (spec/links.md §5.7).
 func (h *Handlers) UpsertLink(c *fiber.Ctx) error {
 	in, err := links.ParseInput(c.Body(), links.SchemaCreate)
 	if err != nil {
@@ -60,7 +60,7 @@ func (h *Handlers) UpsertLink(c *fiber.Ctx) error {
 	return c.JSON(h.toLinkJSON(l))
 }
 
-// GetLink answers GET /links/{linkId} (links.md §5.5).
+// GetLink answers GET /links/{linkId} (spec/links.md §5.5).
 func (h *Handlers) GetLink(c *fiber.Ctx) error {
 	l, err := h.Links.Get(c.UserContext(), actor(c), Param(c, "linkId"))
 	if err != nil {
@@ -69,7 +69,7 @@ func (h *Handlers) GetLink(c *fiber.Ctx) error {
 	return c.JSON(h.toLinkJSON(l))
 }
 
-// LinkInfo answers GET /links/info (links.md §5.4).
+// LinkInfo answers GET /links/info (spec/links.md §5.4).
 func (h *Handlers) LinkInfo(c *fiber.Ctx) error {
 	q := links.InfoQuery{Domain: Query(c, "domain"), Key: Query(c, "key"), LinkID: Query(c, "linkId"), ExternalID: Query(c, "externalId")}
 	l, err := h.Links.Info(c.UserContext(), actor(c), q)
@@ -79,7 +79,7 @@ func (h *Handlers) LinkInfo(c *fiber.Ctx) error {
 	return c.JSON(h.toLinkJSON(l))
 }
 
-// DeleteLink answers DELETE /links/{linkId} with {"id"} (links.md §5.8).
+// DeleteLink answers DELETE /links/{linkId} with {"id"} (spec/links.md §5.8).
 func (h *Handlers) DeleteLink(c *fiber.Ctx) error {
 	id, err := h.Links.Delete(c.UserContext(), actor(c), Param(c, "linkId"))
 	if err != nil {
@@ -108,7 +108,7 @@ func parseLinkQuery(c *fiber.Ctx) (links.ListQuery, error) {
 	return q, nil
 }
 
-// ListLinks answers GET /links: a bare array, newest first (links.md §5.2).
+// ListLinks answers GET /links: a bare array, newest first (spec/links.md §5.2).
 func (h *Handlers) ListLinks(c *fiber.Ctx) error {
 	q, err := parseLinkQuery(c)
 	if err != nil {
@@ -131,7 +131,7 @@ func (h *Handlers) ListLinks(c *fiber.Ctx) error {
 }
 
 // CountLinks answers GET /links/count: a number, or with groupBy an array
-// of {"_count", "<field>"} (links.md §5.3).
+// of {"_count", "<field>"} (spec/links.md §5.3).
 func (h *Handlers) CountLinks(c *fiber.Ctx) error {
 	q, err := parseLinkQuery(c)
 	if err != nil {
@@ -161,7 +161,7 @@ func (h *Handlers) CountLinks(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-// BulkCreateLinks answers POST /links/bulk (links.md §5.9).
+// BulkCreateLinks answers POST /links/bulk (spec/links.md §5.9).
 func (h *Handlers) BulkCreateLinks(c *fiber.Ctx) error {
 	items, err := links.ParseBulk(c.Body())
 	if err != nil {
@@ -174,7 +174,7 @@ func (h *Handlers) BulkCreateLinks(c *fiber.Ctx) error {
 	return c.JSON(h.toBulkJSON(rs))
 }
 
-// BulkUpdateLinks answers PATCH /links/bulk (links.md §5.10).
+// BulkUpdateLinks answers PATCH /links/bulk (spec/links.md §5.10).
 func (h *Handlers) BulkUpdateLinks(c *fiber.Ctx) error {
 	b, err := links.ParseBulkUpdate(c.Body())
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// TestLinkPermissions: every route asks for the scope of links.md §1.3.
+// TestLinkPermissions: every route asks for the scope of spec/links.md §1.3.
 func TestLinkPermissions(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		f := newFixture(t, db)

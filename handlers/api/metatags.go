@@ -18,7 +18,7 @@ type metatagsJSON struct {
 	PoweredBy string `json:"poweredBy"`
 }
 
-// parseMetatagsURL validates GET /links/metatags?url= (parity.md §12).
+// parseMetatagsURL validates GET /links/metatags?url= (spec/parity.md §12).
 func parseMetatagsURL(c *fiber.Ctx) (string, error) {
 	if !c.Context().QueryArgs().Has("url") {
 		return "", apierr.Validation("invalid_type", "url", "Invalid input: expected string, received null")

@@ -33,7 +33,7 @@ func (p Page) Offset() int { return (p.Page - 1) * p.PageSize }
 func (p Page) Desc() bool { return p.SortOrder == "desc" }
 
 // ParsePage reads page, pageSize, sortBy and sortOrder from the query with
-// the messages upstream uses (links.md §1.5, analytics.md §1.2).
+// the messages upstream uses (spec/links.md §1.5, spec/analytics.md §1.2).
 func ParsePage(c *fiber.Ctx, spec PageSpec) (Page, error) {
 	if spec.MaxPageSize == 0 {
 		spec.MaxPageSize = 100

@@ -63,7 +63,7 @@ func TestShortLinkOneBuilder(t *testing.T) {
 
 // TestGeoGroupingsDropUnknown: clicks with no known location count in the
 // totals but in no geo row, for every geo grouping alike (issue 13 item 10,
-// analytics.md §4.5).
+// spec/analytics.md §4.5).
 func TestGeoGroupingsDropUnknown(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newLinkEnv(t, db)

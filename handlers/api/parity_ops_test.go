@@ -32,7 +32,7 @@ func (e *linkEnv) memberKey(name, ws string, role models.Role) string {
 	return u.ID
 }
 
-// TestCreateCustomer: POST /customers (parity.md §10).
+// TestCreateCustomer: POST /customers (spec/parity.md §10).
 func TestCreateCustomer(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newLinkEnv(t, db)
@@ -89,7 +89,7 @@ func TestCreateCustomer(t *testing.T) {
 }
 
 // TestDomainRegistrarRoutes: GET /domains/status and POST /domains/register
-// run their gates and validation, then refuse (no registrar, parity.md §11.1).
+// run their gates and validation, then refuse (no registrar, spec/parity.md §11.1).
 func TestDomainRegistrarRoutes(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newLinkEnv(t, db)
@@ -121,7 +121,7 @@ func TestDomainRegistrarRoutes(t *testing.T) {
 
 // TestPrimaryDomainAndDeepview: POST /domains/{slug}/primary moves the
 // primary flag; deepviewData is validated, stored compact and echoed on
-// every Domain answer (parity.md §11.2, §11.4).
+// every Domain answer (spec/parity.md §11.2, §11.4).
 func TestPrimaryDomainAndDeepview(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newLinkEnv(t, db)
@@ -181,7 +181,7 @@ func TestPrimaryDomainAndDeepview(t *testing.T) {
 
 // TestMetatags: GET /links/metatags validates its url, never reaches the
 // server's own network (a loopback page gives the fallback built from the
-// URL) and is limited per IP (parity.md §12).
+// URL) and is limited per IP (spec/parity.md §12).
 func TestMetatags(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newLinkEnv(t, db)

@@ -12,7 +12,7 @@ type partnerIDJSON struct {
 	PartnerID string `json:"partnerId"`
 }
 
-// BanPartner answers POST /partners/ban (parity.md §6.1).
+// BanPartner answers POST /partners/ban (spec/parity.md §6.1).
 func (h *Handlers) BanPartner(c *fiber.Ctx) error {
 	o, err := input.DecodeNullish(c.Body())
 	if err != nil {
@@ -33,7 +33,7 @@ func (h *Handlers) BanPartner(c *fiber.Ctx) error {
 	return c.JSON(partnerIDJSON{PartnerID: id})
 }
 
-// DeactivatePartner answers POST /partners/deactivate (parity.md §6.2).
+// DeactivatePartner answers POST /partners/deactivate (spec/parity.md §6.2).
 func (h *Handlers) DeactivatePartner(c *fiber.Ctx) error {
 	o, err := input.DecodeNullish(c.Body())
 	if err != nil {

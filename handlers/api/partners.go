@@ -15,7 +15,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// enrolledPartnerJSON is the enrolled-partner object (partners-and-embed.md
+// enrolledPartnerJSON is the enrolled-partner object (spec/partners-and-embed.md
 // §3.2): every key the SDK requires present, nullable ones as null.
 type enrolledPartnerJSON struct {
 	ID                    string            `json:"id"`

@@ -10,7 +10,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// payoutJSON is the payout object (parity.md §4.1).
+// payoutJSON is the payout object (spec/parity.md §4.1).
 type payoutJSON struct {
 	ID            string            `json:"id"`
 	InvoiceID     *string           `json:"invoiceId"`
@@ -108,7 +108,7 @@ func (h *Handlers) PayoutsJSON(ctx context.Context, ws *models.Workspace, progra
 	return out, nil
 }
 
-// ListPayouts answers GET /payouts (parity.md §4.3): a bare array.
+// ListPayouts answers GET /payouts (spec/parity.md §4.3): a bare array.
 func (h *Handlers) ListPayouts(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	ws := request.Workspace(c)

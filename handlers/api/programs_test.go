@@ -544,7 +544,7 @@ func TestBountySubmissions(t *testing.T) {
 		e.expectErr(e.do("embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{"urls":["javascript:x"]}`), 422, "unprocessable_entity", "invalid_format: urls[0]: Invalid URL")
 		e.expectErr(e.do("embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{}`), 422, "unprocessable_entity", "custom: urls: Add a link or a description of what you did.")
 		// A draft needs no proof yet, is listed, cannot be reviewed and is
-		// replaced by the final submission (parity.md §7.3, §7.5 check 6).
+		// replaced by the final submission (spec/parity.md §7.3, §7.5 check 6).
 		draft := e.ok(200, "embed", "POST", "/embed/referrals/bounties/"+proof.ID+"/submissions", `{"isDraft":true}`).json(t)
 		if draft["status"] != "draft" || draft["completedAt"] != nil {
 			t.Fatalf("draft %v", draft)
@@ -637,7 +637,7 @@ func TestBountySubmissions(t *testing.T) {
 }
 
 // TestProgramEvents: approving an application fires partner.enrolled and
-// approving a bounty submission fires commission.created (webhooks.md §3.7,
+// approving a bounty submission fires commission.created (spec/webhooks.md §3.7,
 // §3.8), each in the approval's transaction; a refused approval fires
 // nothing.
 func TestProgramEvents(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// QRCORS sets the CORS headers /qr carries on every answer (links.md §9).
+// QRCORS sets the CORS headers /qr carries on every answer (spec/links.md §9).
 func QRCORS(c *fiber.Ctx) error {
 	c.Set("Access-Control-Allow-Origin", "*")
 	c.Set("Access-Control-Allow-Methods", "GET, OPTIONS")
@@ -55,7 +55,7 @@ func (h *Handlers) QRCode(c *fiber.Ctx) error {
 	return c.Send(png)
 }
 
-// qrLogo picks the logo for a code (links.md §9's rules, with no house logo:
+// qrLogo picks the logo for a code (spec/links.md §9's rules, with no house logo:
 // a self-hosted Relink brands nobody's codes). The URL before its query is
 // looked up as a short link; there is a logo only when it is one of ours, in
 // a paid workspace, and hideLogo is not set: the logo parameter when given,

@@ -28,7 +28,7 @@ func logoDataURL(t *testing.T, c color.NRGBA) string {
 	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b.Bytes())
 }
 
-// TestQRLogo: the logo rules of links.md §9 as Relink applies them: the
+// TestQRLogo: the logo rules of spec/links.md §9 as Relink applies them: the
 // domain's logo on a paid workspace's link, the logo parameter over it, none
 // with hideLogo, on a free workspace or for a URL that is not a Relink link,
 // and a loopback logo URL refused with the reason in a header.

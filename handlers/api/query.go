@@ -10,7 +10,7 @@ import (
 )
 
 // Query reads a query parameter as upstream does: a repeated key keeps its
-// last value (links.md §1.2).
+// last value (spec/links.md §1.2).
 func Query(c *fiber.Ctx, name string) string {
 	vals := c.Context().QueryArgs().PeekMulti(name)
 	if len(vals) == 0 {

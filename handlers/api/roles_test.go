@@ -8,7 +8,7 @@ import (
 )
 
 // TestWriterRoles: the program, customer and conversion changes need the
-// owner or member role, as upstream's requiredRoles (parity.md §0.1). Relink
+// owner or member role, as upstream's requiredRoles (spec/parity.md §0.1). Relink
 // gives only those two roles, so the refused user has a role stored from
 // elsewhere ("viewer", one of Dub's); members pass the gate.
 func TestWriterRoles(t *testing.T) {

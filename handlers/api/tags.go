@@ -8,7 +8,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// ListTags answers GET /tags (links.md §7).
+// ListTags answers GET /tags (spec/links.md §7).
 func (h *Handlers) ListTags(c *fiber.Ctx) error {
 	p, err := ParsePage(c, PageSpec{DefaultPageSize: 100, MaxPageSize: 100, SortBy: []string{"name", "createdAt"}, DefaultOrder: "asc"})
 	if err != nil {
@@ -63,7 +63,7 @@ func (h *Handlers) DeleteTag(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"id": id})
 }
 
-// ListFolders answers GET /folders: oldest first (links.md §8.2).
+// ListFolders answers GET /folders: oldest first (spec/links.md §8.2).
 func (h *Handlers) ListFolders(c *fiber.Ctx) error {
 	p, err := ParsePage(c, PageSpec{DefaultPageSize: 50, MaxPageSize: 50})
 	if err != nil {

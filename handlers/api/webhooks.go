@@ -9,7 +9,7 @@ import (
 	"github.com/relinkhq/relink/internal/webhooks"
 )
 
-// webhookJSON is the webhook object of the management API (webhooks.md
+// webhookJSON is the webhook object of the management API (spec/webhooks.md
 // §1.7): every key always present.
 type webhookJSON struct {
 	ID             string   `json:"id"`

@@ -94,7 +94,7 @@ func outbox(t *testing.T, db *models.DB) []webhooks.Delivery {
 }
 
 // TestLinkEvents: link.created/updated/deleted fire from exactly the
-// operations webhooks.md §3.2 lists, in the link's webhook form.
+// operations spec/webhooks.md §3.2 lists, in the link's webhook form.
 func TestLinkEvents(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newLinkEnv(t, db)
@@ -145,7 +145,7 @@ func TestLinkEvents(t *testing.T) {
 }
 
 // TestConversionEvents: partner.enrolled, lead.created, commission.created
-// and sale.created from the operations of webhooks.md §3.4-3.9, shaped as
+// and sale.created from the operations of spec/webhooks.md §3.4-3.9, shaped as
 // Dub's.
 func TestConversionEvents(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {

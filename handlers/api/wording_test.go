@@ -14,7 +14,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// wordingCase is one request and the error Dub answers it with (parity.md
+// wordingCase is one request and the error Dub answers it with (spec/parity.md
 // §1): schema failures "code: path: message", handler errors plain.
 type wordingCase struct {
 	method, path, body string
@@ -27,7 +27,7 @@ var wordingCases = []wordingCase{
 	// Body parsing (§0.2).
 	{"POST", "/links", `{"url":`, 400, "Invalid JSON format in request body. Please ensure the request body is a valid JSON object."},
 	{"POST", "/customers", `[1`, 400, "Invalid JSON format in request body. Please ensure the request body is a valid JSON object."},
-	// Links (links.md §1.5, §4, §5).
+	// Links (spec/links.md §1.5, §4, §5).
 	{"POST", "/links", `{}`, 422, "invalid_type: url: Invalid input: expected string, received undefined"},
 	{"POST", "/links", `{"url":1}`, 422, "invalid_type: url: Invalid input: expected string, received number"},
 	{"POST", "/links", `{"url":"https://x.com","utm_source":"` + strings.Repeat("a", 256) + `"}`, 422, "too_big: utm_source: Too big: expected string to have <=255 characters"},
@@ -51,7 +51,7 @@ var wordingCases = []wordingCase{
 	{"DELETE", "/links/bulk", "", 400, "Please provide linkIds to delete. You may use `linkId` or `externalId` prefixed with `ext_` as comma separated values."},
 	{"GET", "/links/export?columns=nonsense", "", 422, "Select at least one column to export."},
 	{"GET", "/links/export?start=2025-02-01&end=2025-01-01", "", 422, "The end date must be after the start date."},
-	// Domains, tags, folders (links.md §6-8, parity.md §11).
+	// Domains, tags, folders (spec/links.md §6-8, spec/parity.md §11).
 	{"POST", "/domains", `{}`, 422, "invalid_type: slug: Invalid input: expected string, received undefined"},
 	{"POST", "/domains", `{"slug":"not a domain"}`, 422, "Invalid domain"},
 	{"POST", "/domains", `{"slug":"www.acme.net"}`, 422, "Custom domain cannot start with www."},
@@ -65,28 +65,28 @@ var wordingCases = []wordingCase{
 	{"POST", "/tags", `{}`, 422, "custom: name: Name is required."},
 	{"POST", "/tags", `{"name":"x","color":"teal"}`, 422, "invalid_value: color: Invalid color. Must be one of: red, yellow, green, blue, purple, brown, gray, pink"},
 	{"POST", "/folders", `{"name":"x","accessLevel":"admin"}`, 422, `invalid_value: accessLevel: Invalid option: expected one of "write"|"read"`},
-	// QR (links.md §9).
+	// QR (spec/links.md §9).
 	{"GET", "/qr", "", 422, "invalid_type: url: Invalid input: expected string, received undefined"},
 	{"GET", "/qr?url=not%20a%20url", "", 422, "custom: url: Invalid URL"},
 	{"GET", "/qr?url=https://x.com&level=Z", "", 422, `invalid_value: level: Invalid option: expected one of "L"|"M"|"Q"|"H"`},
-	// Metatags (parity.md §12).
+	// Metatags (spec/parity.md §12).
 	{"GET", "/links/metatags", "", 422, "invalid_type: url: Invalid input: expected string, received null"},
 	{"GET", "/links/metatags?url=nope", "", 422, "custom: url: Invalid URL"},
-	// Analytics and events (analytics.md §1).
+	// Analytics and events (spec/analytics.md §1).
 	{"GET", "/analytics?event=views", "", 422, "invalid_value: event: Invalid event type. Valid event types are: clicks, leads, sales"},
 	{"GET", "/analytics?interval=2d", "", 422, `invalid_value: interval: Invalid option: expected one of "24h"|"7d"|"30d"|"90d"|"1y"|"mtd"|"qtd"|"ytd"|"all"`},
 	{"GET", "/analytics?start=yesterdayish", "", 422, "custom: start: Invalid date"},
 	{"GET", "/analytics?start=2020-01-01", "", 422, "custom: start: The start date cannot be earlier than September 22, 2022."},
 	{"GET", "/analytics?saleType=old", "", 422, `invalid_value: saleType: Invalid option: expected one of "new"|"recurring"`},
 	{"GET", "/events?limit=1001", "", 422, "too_big: limit: Max page size is 1000."},
-	// Tracking (partners-and-embed.md §1, parity.md §9).
+	// Tracking (spec/partners-and-embed.md §1, spec/parity.md §9).
 	{"POST", "/track/lead", `{"clickId":"x","eventName":"Sign up"}`, 400, "customerExternalId is required"},
 	{"POST", "/track/click", `{"key":"x"}`, 422, "invalid_type: domain: domain is required."},
 	{"POST", "/track/visit", `{"domain":"acme.link"}`, 400, "Missing domain or url"},
 	{"POST", "/track/visit", `{"domain":"acme.link","url":"/pricing"}`, 400, "Invalid url: expected an absolute URL such as https://example.com/pricing."},
 	{"POST", "/track/open", `{}`, 422, "custom: : You need to provide either `deepLink` or `dubDomain` for deferred deep linking."},
 	{"POST", "/track/open", `{"deepLink":"not a url"}`, 422, "custom: deepLink: Invalid URL"},
-	// Customers (parity.md §10).
+	// Customers (spec/parity.md §10).
 	{"POST", "/customers", `{"country":"DE"}`, 422, "invalid_type: externalId: External ID is required"},
 	{"POST", "/customers", `{"externalId":"x"}`, 422, "invalid_type: country: Invalid input: expected string, received undefined"},
 	{"POST", "/customers", `{"externalId":"x","country":"DE","email":"nope"}`, 422, "invalid_format: email: Invalid email address"},
@@ -95,7 +95,7 @@ var wordingCases = []wordingCase{
 	{"GET", "/customers?startingAfter=a&page=2", "", 422, "You cannot use both page and startingAfter/endingBefore at the same time. Please use one pagination method."},
 	{"GET", "/customers?startingAfter=cus_nope", "", 422, "Invalid cursor: the provided ID does not exist."},
 	{"GET", "/customers?includeExpandedFields=yes", "", 422, `invalid_value: includeExpandedFields: Invalid option: expected one of "true"|"false"`},
-	// Partners, commissions, embed tokens (partners-and-embed.md §3-5, parity.md §2-6).
+	// Partners, commissions, embed tokens (spec/partners-and-embed.md §3-5, spec/parity.md §2-6).
 	{"POST", "/partners", `{"name":"x"}`, 422, "invalid_type: email: Invalid input: expected string, received undefined"},
 	{"POST", "/partners", `{"email":"a@b.co","username":"no spaces"}`, 422, "custom: username: Invalid username. Must be a URL-friendly string."},
 	{"POST", "/partners/links", `{}`, 400, "Either `partnerId` or `tenantId` must be provided."},
@@ -110,15 +110,15 @@ var wordingCases = []wordingCase{
 	{"POST", "/tokens/embed/referrals", `{}`, 422, "custom: : You must provide either partnerId, tenantId, or partner."},
 	{"POST", "/partners", `{"email":"a@b.co","country":"DEU"}`, 422, "invalid_format: country: Invalid country code: use an ISO 3166-1 alpha-2 code."},
 	{"POST", "/commissions", `{"type":"sale","partnerId":"pn_x","customerId":"cus_x","saleAmount":-1}`, 422, "too_small: saleAmount: Too small: expected number to be >=0"},
-	// Legacy analytics paths (analytics.md §8).
+	// Legacy analytics paths (spec/analytics.md §8).
 	{"GET", "/analytics/clicks/nonsense", "", 422, "invalid_value: groupBy: Invalid type value. Valid values are: count, timeseries, countries, cities, devices, browsers, os, triggers, referers, top_links, top_urls."},
 	// URL lengths (upstream's parseUrlSchema: DESTINATION_URL_MAX_LENGTH).
 	{"GET", "/links/metatags?url=https://x.com/" + strings.Repeat("a", 32000), "", 422, "too_big: url: Must be 32000 or fewer characters long."},
 	{"POST", "/track/open", `{"deepLink":"https://x.com/` + strings.Repeat("a", 32000) + `"}`, 422, "too_big: deepLink: Must be 32000 or fewer characters long."},
-	// A/B test variants (links.md §1.5).
+	// A/B test variants (spec/links.md §1.5).
 	{"POST", "/links", `{"url":"https://x.com","testVariants":[{"url":"https://a.com","percentage":95},{"url":"https://b.com","percentage":5}]}`, 422, "too_big: testVariants.0.percentage: Too big: expected number to be <=90"},
 	{"POST", "/links", `{"url":"https://x.com","testVariants":[` + strings.TrimSuffix(strings.Repeat(`{"url":"https://a.com","percentage":20},`, 5), ",") + `]}`, 422, "too_big: testVariants: Too big: expected array to have <=4 items"},
-	// Webhooks (webhooks.md §2; upstream's createWebhookSchema).
+	// Webhooks (spec/webhooks.md §2; upstream's createWebhookSchema).
 	{"POST", "/webhooks", `{"name":"` + strings.Repeat("n", 41) + `","url":"https://x.com/h","triggers":["link.created"]}`, 422, "too_big: name: Too big: expected string to have <=40 characters"},
 	{"POST", "/webhooks", `{"name":"n","url":"https://x.com/` + strings.Repeat("a", 32000) + `","triggers":["link.created"]}`, 422, "too_big: url: Must be 32000 or fewer characters long."},
 	{"POST", "/webhooks", `{"name":"n","url":"https://x.com/h","triggers":["link.clicked"],"linkScope":"links","linkIds":[]}`, 422, "custom: linkIds: Select at least one link"},
@@ -133,7 +133,7 @@ var wordingCases = []wordingCase{
 
 // TestErrorWording sends every case and wants Dub's status, code and
 // message: 422s with the schema prefix only where upstream's zod raised
-// them (parity.md §1.1), plain text where its handler did (§1.2).
+// them (spec/parity.md §1.1), plain text where its handler did (§1.2).
 func TestErrorWording(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		e := newLinkEnv(t, db)

@@ -28,7 +28,7 @@ func toWorkspaceJSON(w *models.Workspace) workspaceJSON {
 }
 
 // ownWorkspace resolves the path's idOrSlug against the key's workspace:
-// a key only ever sees its own workspace (links.md §1.3).
+// a key only ever sees its own workspace (spec/links.md §1.3).
 func ownWorkspace(c *fiber.Ctx) (*models.Workspace, error) {
 	w := request.Workspace(c)
 	sel := c.Params("idOrSlug")

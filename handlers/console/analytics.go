@@ -228,7 +228,7 @@ type dashboard struct {
 	event       string // clicks | leads | sales: what the bar lists count
 	showFilters bool
 	// folderAccess is the engine's folder check for the signed-in user
-	// (folders.read, parity.md §13.3).
+	// (folders.read, spec/parity.md §13.3).
 	folderAccess func(ctx context.Context, folderID string) error
 }
 
@@ -587,7 +587,7 @@ func (h *Handlers) filterSelects(c *fiber.Ctx, vals url.Values) ([]vc.SelectProp
 }
 
 // folderReader is the analytics folder check for the signed-in user
-// (folders.read, parity.md §13.3).
+// (folders.read, spec/parity.md §13.3).
 func (h *Handlers) folderReader(c *fiber.Ctx) func(context.Context, string) error {
 	a := h.actor(c)
 	return func(ctx context.Context, id string) error {

@@ -17,7 +17,7 @@ import (
 
 // Discounts is the program's discounts page: each group's discount, the
 // partners' discount codes, and the forms that set and create them
-// (parity.md §8).
+// (spec/parity.md §8).
 func (h *Handlers) Discounts(c *fiber.Ctx) error { return h.discountsPage(c, fiber.StatusOK, nil, nil) }
 
 func (h *Handlers) discountsPage(c *fiber.Ctx, status int, errs vc.FieldErrors, typed url.Values) error {

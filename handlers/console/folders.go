@@ -13,7 +13,7 @@ import (
 	vc "github.com/relinkhq/relink/views/console"
 )
 
-// Folder sharing in the console (parity.md §13): the folders a member may
+// Folder sharing in the console (spec/parity.md §13): the folders a member may
 // see, their rights there, and each folder's sharing page.
 
 // visibleFolders is the folders the signed-in user may see (GET /folders'

@@ -14,7 +14,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// TestFolderSharing: the console's folder pages follow parity.md §13 — a
+// TestFolderSharing: the console's folder pages follow spec/parity.md §13 — a
 // member sees only reachable folders, cannot open, share or delete what
 // their folder role does not allow, links in read-only folders have no
 // form, and only a folder owner changes roles (never their own).

@@ -1,5 +1,5 @@
 // Package embed serves the embedded referral dashboard
-// (partners-and-embed.md §6): the page at /embed/referrals?token=… on the app
+// (spec/partners-and-embed.md §6): the page at /embed/referrals?token=… on the app
 // origin, its htmx fragments under /embed/referrals/fragments/, and the JSON
 // data API under /api/embed/referrals/ (§6.7). The page is framed by client
 // apps: it sets CSP frame-ancestors from the workspace's allowed hostnames

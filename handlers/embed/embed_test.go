@@ -448,7 +448,7 @@ func embedAnalyticsCoverThePartnerSLinksOnly(t *testing.T, pf pageEnv) {
 	}
 	var series []map[string]any
 	r = e.do(appHost, "GET", "/api/embed/referrals/analytics?event=composite&groupBy=timeseries&interval=7d", "", bearer(tokA))
-	// analytics.md §4: 7d starts now − 7 days, so 8 day buckets (the
+	// spec/analytics.md §4: 7d starts now − 7 days, so 8 day buckets (the
 	// first partial), as /analytics answers.
 	if err := json.Unmarshal([]byte(r.body), &series); err != nil || len(series) != 8 {
 		t.Fatalf("timeseries: %d %s", r.status, r.body)
@@ -544,7 +544,7 @@ func embedLinksWithinTheRulesAndScoped(t *testing.T, pf pageEnv) {
 }
 
 // TestEmbedRateLimitResetUnit: the embed's X-RateLimit-Reset is the Unix
-// epoch in milliseconds, as the API's (one unit, links.md §1.6; upstream
+// epoch in milliseconds, as the API's (one unit, spec/links.md §1.6; upstream
 // sends Upstash's millisecond reset on the embed routes too), within the
 // coming minute.
 func TestEmbedRateLimitResetUnit(t *testing.T) {

@@ -192,7 +192,7 @@ type submissionBody struct {
 }
 
 // CreateSubmission answers POST /api/embed/referrals/bounties/{id}/submissions
-// (parity.md §7.3) with the new submission: the data API behind the tab.
+// (spec/parity.md §7.3) with the new submission: the data API behind the tab.
 func (h *Handlers) CreateSubmission(c *fiber.Ctx) error {
 	var body submissionBody
 	if err := json.Unmarshal(c.Body(), &body); err != nil {

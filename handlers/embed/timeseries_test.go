@@ -117,7 +117,7 @@ func TestEarningsTimeseries(t *testing.T) {
 		get := func(t *testing.T, tok, query string) (int, []bucket, string) { return getTimeseries(t, e, tok, query) }
 		sum := sumEarnings
 
-		// The one interval table (internal/interval, analytics.md §3.3): 30d
+		// The one interval table (internal/interval, spec/analytics.md §3.3): 30d
 		// starts at now − 30 days (31 daily buckets, the first partial), 7d
 		// at now − 7 days (8). This endpoint used midnight 29 / 6 days ago.
 		t.Run("default: 31 daily buckets of sale earnings", func(t *testing.T) {

@@ -30,7 +30,7 @@ type openAnswer struct {
 }
 
 // deeplinkTTL is how long a redirect to an app store is remembered for the
-// app's first open (parity.md §9).
+// app's first open (spec/parity.md §9).
 const deeplinkTTL = time.Hour
 
 // deeplinkClicks remembers, per (visitor IP, short domain), the last click
@@ -49,7 +49,7 @@ func (h *Handlers) rememberStoreClick(c *fiber.Ctx, t *shortlink.Target, clickID
 		Link: &openLink{ID: t.ID, Domain: t.Domain, Key: t.Key, URL: t.URL}}, h.d.Now(), h.d.Now().Add(deeplinkTTL))
 }
 
-// TrackOpen is POST /track/open (parity.md §9), called by the mobile SDKs on
+// TrackOpen is POST /track/open (spec/parity.md §9), called by the mobile SDKs on
 // an app's first open. With deepLink it records a deeplink click on that
 // link (the same visitor within the dedup window gets the same id back);
 // with only dubDomain it answers the click that sent this IP to the app

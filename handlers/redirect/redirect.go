@@ -1,4 +1,4 @@
-// Package redirect serves short links (links.md §10): it resolves host+key
+// Package redirect serves short links (spec/links.md §10): it resolves host+key
 // through the link cache, decides the destination, answers, and hands the
 // click to the ingest pipeline without touching the database.
 package redirect
@@ -119,7 +119,7 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	if strings.HasSuffix(key, "+") {
 		key, inspect = strings.TrimSuffix(key, "+"), true
 	}
-	// The domain's app-association files (links.md §10.1), for iOS universal
+	// The domain's app-association files (spec/links.md §10.1), for iOS universal
 	// links and Android app links.
 	if key == aasaPath || key == assetLinksPath {
 		return h.wellKnown(c, domain, key)
@@ -189,7 +189,7 @@ func (h *Handlers) linkVisit(c *fiber.Ctx, v *shortlink.Visit, t *shortlink.Targ
 }
 
 // clickID is the dub_id cookie's id when it looks like one, else a new id
-// (links.md §10.4).
+// (spec/links.md §10.4).
 func clickID(c *fiber.Ctx, cookieName string) string {
 	id := c.Cookies(cookieName)
 	if id == "" || len(id) > 64 {
@@ -314,7 +314,7 @@ func notFoundURL(res *shortlink.Resolved) string {
 }
 
 // passwordPage is #4's answer: the password form, or after a wrong
-// password the form with an error, limited per link (links.md §10.2 #4).
+// password the form with an error, limited per link (spec/links.md §10.2 #4).
 func (h *Handlers) passwordPage(c *fiber.Ctx, t *shortlink.Target, rawPath string, wrong bool) error {
 	c.Set(fiber.HeaderCacheControl, "private, no-store")
 	form := views.PasswordForm{Action: rawPath}
@@ -366,7 +366,7 @@ func (h *Handlers) wellKnown(c *fiber.Ctx, domain, path string) error {
 }
 
 // Deeplink serves the app-store interstitial at
-// {app}/deeplink/{domain}/{key}?{query} (links.md §10.2 #12, #13). The click
+// {app}/deeplink/{domain}/{key}?{query} (spec/links.md §10.2 #12, #13). The click
 // was recorded by the redirect that sent the visitor here; the page's button
 // returns to the short link with skip_deeplink_preview=1, which carries the
 // same click-id cookie, so no second click is stored.

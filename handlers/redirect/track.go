@@ -16,7 +16,7 @@ import (
 )
 
 // TrackCORS sets the CORS headers POST /track/click carries on every answer
-// (partners-and-embed.md §1.4); OPTIONS is answered 204.
+// (spec/partners-and-embed.md §1.4); OPTIONS is answered 204.
 func TrackCORS(c *fiber.Ctx) error {
 	c.Set("Access-Control-Allow-Origin", "*")
 	c.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
@@ -28,7 +28,7 @@ func TrackCORS(c *fiber.Ctx) error {
 }
 
 // trackClickPartner is the partner of a partner link's click (§1.4,
-// parity.md §8.7): image always set (the partner's, else the avatar of
+// spec/parity.md §8.7): image always set (the partner's, else the avatar of
 // handlers/api.Avatar), groupId and tenantId left out when null.
 type trackClickPartner struct {
 	ID       string  `json:"id"`
@@ -116,7 +116,7 @@ func (h *Handlers) clientClick(c *fiber.Ctx, t *shortlink.Target, dest, referrer
 	return clickID, nil
 }
 
-// trackClickDiscount is the enrollment's discount (parity.md §8.7).
+// trackClickDiscount is the enrollment's discount (spec/parity.md §8.7).
 type trackClickDiscount struct {
 	ID           string  `json:"id"`
 	Amount       int64   `json:"amount"`
@@ -179,7 +179,7 @@ func (h *Handlers) checkAllowedHostname(c *fiber.Ctx, workspaceID string) error 
 	return request.CheckPageHost(c, ws)
 }
 
-// visitorKey identifies a visitor on a link: the identity hash of links.md
+// visitorKey identifies a visitor on a link: the identity hash of spec/links.md
 // §10.4 with the domain and key.
 func visitorKey(ip, ua, domain, key string) string {
 	return ingest.IdentityHash(ip, ua) + "|" + domain + "|" + key

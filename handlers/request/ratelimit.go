@@ -14,7 +14,7 @@ import (
 // RateLimit is the one rate-limit gate of every face: API keys, publishable
 // keys, per-IP public routes (/qr, /track/click, console sign-in) and the
 // embed's public tokens. It counts a request in a bucket and sets Dub's
-// headers (links.md §1.6): X-RateLimit-Limit, X-RateLimit-Remaining and
+// headers (spec/links.md §1.6): X-RateLimit-Limit, X-RateLimit-Remaining and
 // X-RateLimit-Reset as the Unix epoch in milliseconds when the window
 // resets (upstream's unit, Upstash's `reset`). Over the limit it answers 429
 // rate_limit_exceeded with Retry-After as delta seconds and retry-after-ms,
@@ -32,7 +32,7 @@ type Rule struct {
 	Window  time.Duration
 	Message string // the 429's message
 	// RetryAfterAlways sends Retry-After on every response, not only on a
-	// 429 (the embed's data API, partners-and-embed.md §6.7).
+	// 429 (the embed's data API, spec/partners-and-embed.md §6.7).
 	RetryAfterAlways bool
 }
 

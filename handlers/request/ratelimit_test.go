@@ -19,7 +19,7 @@ import (
 )
 
 // TestRateLimitHeaders: every rule sends X-RateLimit-Reset as the epoch in
-// milliseconds (links.md §1.6, the embed's §6.7 too); Retry-After is sent
+// milliseconds (spec/links.md §1.6, the embed's §6.7 too); Retry-After is sent
 // on a 429 (and on every response with RetryAfterAlways) as delta seconds,
 // with retry-after-ms on the 429.
 func TestRateLimitHeaders(t *testing.T) {

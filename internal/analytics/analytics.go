@@ -162,7 +162,7 @@ func enumOnly(field string) func(string) string {
 
 func split(v string) []string { return strings.Split(v, models.KeySep) }
 
-// geoFold is the one rule of the geo groupings (analytics.md §4.5, issue 13):
+// geoFold is the one rule of the geo groupings (spec/analytics.md §4.5, issue 13):
 // a row whose own value is unknown ("" or "Unknown") is dropped, as
 // countries and continents drop theirs. For the composite keys of regions
 // (country, region) and cities (country, region, city) that value is the

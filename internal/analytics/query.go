@@ -159,7 +159,7 @@ type Query struct {
 	// FolderAccess, when set, is asked whether the caller may read the
 	// folder checked in spec 4.3 (the first folderId, else the resolved
 	// link's): upstream's verifyFolderAccess with folders.read
-	// (parity.md §13.3). The engine checks the folder exists first.
+	// (spec/parity.md §13.3). The engine checks the folder exists first.
 	FolderAccess func(ctx context.Context, folderID string) error `json:"-"`
 
 	// Link resolution inputs (spec 4.3).

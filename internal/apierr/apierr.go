@@ -14,7 +14,7 @@ import (
 // Code is one of Dub's error codes.
 type Code string
 
-// The error codes of the Dub API (links.md §1.4).
+// The error codes of the Dub API (spec/links.md §1.4).
 const (
 	BadRequest          Code = "bad_request"
 	Unauthorized        Code = "unauthorized"

@@ -148,3 +148,75 @@ func packageDirs(t *testing.T, roots ...string) []string {
 	}
 	return out
 }
+
+// citeAllowed are cited names that are not files of this repository on
+// purpose (upstream's files, named as upstream names them).
+var citeAllowed = map[string]bool{}
+
+// TestCitations: every Markdown file a comment or a document cites exists
+// in the repository (relative to the citing file, the root or docs/), is
+// not ambiguous, and has the sections cited ("spec/links.md §4.3" needs a
+// "### 4.3" heading in docs/spec/links.md).
+func TestCitations(t *testing.T) {
+	cites, err := Citations(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs := map[string]map[string]bool{}
+	for _, c := range cites {
+		if citeAllowed[c.Target] {
+			continue
+		}
+		p, err := Resolve(root, c)
+		if err != nil {
+			t.Errorf("%s: %v", c, err)
+			continue
+		}
+		if p == "" {
+			t.Errorf("%s: no such file in the repository", c)
+			continue
+		}
+		if len(c.Sections) == 0 {
+			continue
+		}
+		if secs[p] == nil {
+			if secs[p], err = Sections(filepath.Join(root, p)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, s := range c.Sections {
+			if !secs[p][s] {
+				t.Errorf("%s: %s has no section %s", c, p, s)
+			}
+		}
+	}
+	if len(cites) < 100 {
+		t.Errorf("found only %d citations: the scanner is broken", len(cites))
+	}
+}
+
+// TestCitationScanner: the scanner finds citations across a comment's
+// line break and ranges of sections, and Resolve answers "" for a file the
+// repository does not have (so TestCitations can fail).
+func TestCitationScanner(t *testing.T) {
+	got := citationsIn("x.go", "// the rule (spec/links.md\n// §4.3) and spec/parity.md §2–§7; see docs/nope.md; https://e.com/a.md")
+	want := []string{"x.go:1: spec/links.md §4.3", "x.go:2: spec/parity.md §2, §7", "x.go:2: docs/nope.md"}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].String() != want[i] {
+			t.Errorf("citation %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+	if p, err := Resolve(root, got[2]); p != "" || err != nil {
+		t.Errorf("Resolve(docs/nope.md) = %q, %v; want no file", p, err)
+	}
+	if p, err := Resolve(root, got[0]); p != "docs/spec/links.md" || err != nil {
+		t.Errorf("Resolve(spec/links.md) = %q, %v", p, err)
+	}
+	secs, err := Sections(filepath.Join(root, "docs/spec/links.md"))
+	if err != nil || !secs["4.3"] || secs["4.99"] {
+		t.Errorf("Sections(links.md): 4.3 %v, 4.99 %v, %v", secs["4.3"], secs["4.99"], err)
+	}
+}

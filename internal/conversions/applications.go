@@ -11,7 +11,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// ApplicationInput is a submission of the public application page (parity.md
+// ApplicationInput is a submission of the public application page (spec/parity.md
 // §5.2, Relink's own intake).
 type ApplicationInput struct {
 	Name     string
@@ -94,14 +94,14 @@ func (s *Service) SubmitApplication(ctx context.Context, ws *models.Workspace, p
 		if !created {
 			return apierr.New(apierr.Conflict, MsgAlreadyApplied)
 		}
-		// partner.application_submitted (webhooks.md §3.6), with the
+		// partner.application_submitted (spec/webhooks.md §3.6), with the
 		// enrollment it creates.
 		return webhooks.Emit(ctx, tx, ws.ID, webhooks.PartnerApplicationSubmitted, webhooks.ApplicationSubmittedOf(app, p))
 	})
 	return app, err
 }
 
-// ApproveApplication approves a pending or rejected enrollment (parity.md
+// ApproveApplication approves a pending or rejected enrollment (spec/parity.md
 // §5.5): approved from now, in the group given (or its own, or the
 // program's default) with that group's rewards; the application is marked
 // reviewed. The group's default links are created after the commit.
@@ -153,7 +153,7 @@ func (s *Service) ApproveApplication(ctx context.Context, ws *models.Workspace, 
 			return err
 		}
 		res = &enrolled{e: e, group: g}
-		// partner.enrolled (webhooks.md §3.7: "their application was
+		// partner.enrolled (spec/webhooks.md §3.7: "their application was
 		// approved"), in the approval's transaction.
 		return s.emitEnrolled(ctx, tx, ws, prog.ID, e.PartnerID)
 	})
@@ -177,7 +177,7 @@ type RejectInput struct {
 	Reviewer               *string
 }
 
-// RejectApplication rejects a pending enrollment (parity.md §5.6). With
+// RejectApplication rejects a pending enrollment (spec/parity.md §5.6). With
 // "instant" the enrollment is deleted so the partner may apply again; the
 // application keeps the review either way.
 func (s *Service) RejectApplication(ctx context.Context, ws *models.Workspace, in RejectInput) error {

@@ -7,7 +7,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// BanReasons are POST /partners/ban's reasons (parity.md §6.1).
+// BanReasons are POST /partners/ban's reasons (spec/parity.md §6.1).
 var BanReasons = []string{"tos_violation", "inappropriate_content", "fake_traffic", "fraud", "spam", "brand_abuse"}
 
 // BanReasonLabels name the reasons in the console.

@@ -15,7 +15,7 @@ import (
 type SubmissionInput struct {
 	Description *string
 	URLs        []string
-	// IsDraft saves the submission as a draft (parity.md §7.3): kept for
+	// IsDraft saves the submission as a draft (spec/parity.md §7.3): kept for
 	// the partner to finish, not completed, not reviewable, replaced by
 	// the final submission of the same period.
 	IsDraft bool
@@ -40,7 +40,7 @@ func (s *Service) BountyProgress(ctx context.Context, b *models.Bounty, partnerI
 }
 
 // SubmitBounty stores a partner's final submission for an active bounty of
-// its group (parity.md §7.3): proof for a submission bounty, a claim for a
+// its group (spec/parity.md §7.3): proof for a submission bounty, a claim for a
 // performance bounty whose goal is reached; with IsDraft, a draft that
 // needs neither yet. One per (bounty, partner); a draft is overwritten.
 func (s *Service) SubmitBounty(ctx context.Context, e *models.Enrollment, bountyID string, in SubmissionInput) (*models.BountySubmission, error) {
@@ -125,7 +125,7 @@ func (s *Service) reviewedSubmission(ctx context.Context, tx *models.DB, ws *mod
 	return prog, b, sub, nil
 }
 
-// ApproveSubmission approves a submission (parity.md §7.5) and, in the same
+// ApproveSubmission approves a submission (spec/parity.md §7.5) and, in the same
 // transaction, creates the custom commission that pays its reward: the
 // bounty's amount, or rewardAmount when the bounty has none.
 func (s *Service) ApproveSubmission(ctx context.Context, ws *models.Workspace, bountyID, submissionID string, rewardAmount *int64, reviewer *string) (*models.BountySubmission, error) {
@@ -161,7 +161,7 @@ func (s *Service) ApproveSubmission(ctx context.Context, ws *models.Workspace, b
 		if err := tx.AddTotalCommissions(ctx, ws.ID, prog.ID, sub.PartnerID, reward); err != nil {
 			return err
 		}
-		// commission.created (webhooks.md §3.8), in the approval's transaction.
+		// commission.created (spec/webhooks.md §3.8), in the approval's transaction.
 		if err := s.emitCommission(ctx, tx, cm, nil, nil); err != nil {
 			return err
 		}
@@ -179,7 +179,7 @@ func (s *Service) ApproveSubmission(ctx context.Context, ws *models.Workspace, b
 	return out, nil
 }
 
-// RejectSubmission rejects a submission (parity.md §7.6).
+// RejectSubmission rejects a submission (spec/parity.md §7.6).
 func (s *Service) RejectSubmission(ctx context.Context, ws *models.Workspace, bountyID, submissionID, reason string, note *string, reviewer *string) (*models.BountySubmission, error) {
 	var out *models.BountySubmission
 	err := s.DB.Tx(ctx, func(tx *models.DB) error {
@@ -205,7 +205,7 @@ func (s *Service) RejectSubmission(ctx context.Context, ws *models.Workspace, bo
 }
 
 // CreateBounty stores a new bounty in the workspace's program and emits
-// bounty.created in the same transaction (webhooks.md §3.10).
+// bounty.created in the same transaction (spec/webhooks.md §3.10).
 func (s *Service) CreateBounty(ctx context.Context, b *models.Bounty) error {
 	return s.DB.Tx(ctx, func(tx *models.DB) error {
 		if err := tx.CreateBounty(ctx, b, s.now()); err != nil {

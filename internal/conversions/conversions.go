@@ -1,5 +1,5 @@
 // Package conversions holds the business rules of conversion tracking and
-// partner programs (partners-and-embed.md §1-5): lead and sale tracking with
+// partner programs (spec/partners-and-embed.md §1-5): lead and sale tracking with
 // attribution through the click, de-duplication and idempotency, FX
 // conversion, rewards and commissions, partner enrollment and embed tokens.
 // It has no HTTP in it: handlers parse requests into the inputs below and

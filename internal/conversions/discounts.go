@@ -14,7 +14,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// DiscountCodeInput is a validated POST /discount-codes body (parity.md §8.4).
+// DiscountCodeInput is a validated POST /discount-codes body (spec/parity.md §8.4).
 type DiscountCodeInput struct {
 	Code      string // "" = generated from the partner's name
 	PartnerID string
@@ -234,7 +234,7 @@ func (s *Service) EnrollmentDiscount(ctx context.Context, workspaceID string, e 
 // disablePartnerCodes is the discount-code part of a ban (detach: the codes
 // also lose their discount) or a deactivation: the partner's codes are
 // soft-deleted, each with discount_code.deleted carrying the discount it
-// had, in the caller's transaction (parity.md §6.1, §6.2, §8.6). Relink's
+// had, in the caller's transaction (spec/parity.md §6.1, §6.2, §8.6). Relink's
 // codes are all provider "custom": no payment provider is told.
 func disablePartnerCodes(ctx context.Context, tx *models.DB, ws *models.Workspace, programID, partnerID string, detach bool, now time.Time) error {
 	cs, err := tx.DisablePartnerCodes(ctx, ws.ID, programID, partnerID, detach, now)

@@ -10,7 +10,7 @@ import (
 )
 
 // UpdateEmbedLink changes a partner's own link from the embedded dashboard
-// (PATCH /api/embed/referrals/links/{id}, partners-and-embed.md §6.7): a new
+// (PATCH /api/embed/referrals/links/{id}, spec/partners-and-embed.md §6.7): a new
 // destination must pass the group's additional-link rules (§3.5); the key is
 // checked for uniqueness only when it changes. A default link's destination
 // is fixed (403). The caller has checked that

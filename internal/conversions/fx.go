@@ -23,7 +23,7 @@ import (
 var defaultRatesJSON []byte
 
 // zeroDecimal currencies have no minor unit: an amount is whole units
-// (partners-and-embed.md §1.3).
+// (spec/partners-and-embed.md §1.3).
 var zeroDecimal = map[string]bool{
 	"bif": true, "clp": true, "djf": true, "gnf": true, "jpy": true, "kmf": true, "krw": true, "mga": true,
 	"pyg": true, "rwf": true, "ugx": true, "vnd": true, "vuv": true, "xaf": true, "xof": true, "xpf": true,

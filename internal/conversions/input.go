@@ -9,7 +9,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// Parsing of the conversion tracking bodies (partners-and-embed.md §1.2-1.4)
+// Parsing of the conversion tracking bodies (spec/partners-and-embed.md §1.2-1.4)
 // with the one input reader; the API and the redirect's POST /track/click
 // call these.
 
@@ -36,7 +36,7 @@ func customerFields(o *input.Object, trimID bool) (ext string, name, email, avat
 	return ext, name, email, avatar
 }
 
-// ParseTrackLead validates a POST /track/lead body (partners-and-embed.md
+// ParseTrackLead validates a POST /track/lead body (spec/partners-and-embed.md
 // §1.2): schema issues are 422, a missing customer id is 400.
 func ParseTrackLead(body []byte) (LeadInput, error) {
 	var in LeadInput
@@ -114,7 +114,7 @@ func ParseTrackSale(body []byte) (SaleInput, error) {
 	return in, nil
 }
 
-// TrackClickInput is a POST /track/click body (partners-and-embed.md §1.4).
+// TrackClickInput is a POST /track/click body (spec/partners-and-embed.md §1.4).
 type TrackClickInput struct {
 	Domain, Key string
 	URL         string // "" when absent, null or not a valid URL: the link's destination is recorded

@@ -10,7 +10,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// CustomerInput is the customer object of POST /commissions (parity.md §10.1).
+// CustomerInput is the customer object of POST /commissions (spec/parity.md §10.1).
 type CustomerInput struct {
 	ExternalID       string
 	Country          string
@@ -20,7 +20,7 @@ type CustomerInput struct {
 	StripeCustomerID *string
 }
 
-// ManualCommissionInput is a validated POST /commissions body (parity.md
+// ManualCommissionInput is a validated POST /commissions body (spec/parity.md
 // §2.1), with the SDK-ahead fields already folded into the deprecated ones.
 type ManualCommissionInput struct {
 	Type        string // custom | lead | sale
@@ -50,7 +50,7 @@ const (
 	MsgCommissionsQueued = "Your commissions are being created and will appear shortly."
 )
 
-// CreateManualCommission runs POST /commissions (parity.md §2.3) and returns
+// CreateManualCommission runs POST /commissions (spec/parity.md §2.3) and returns
 // the answer's message. Lead and sale commissions go through the same reward
 // rules as tracked conversions, so an ineligible one is silently skipped.
 // Every commission created is aggregated into its payout at once.
@@ -104,7 +104,7 @@ func (s *Service) customCommission(ctx context.Context, ws *models.Workspace, e 
 			return err
 		}
 		if cm.Earnings == 0 {
-			return nil // zero-earnings outcomes fire nothing (webhooks.md §3.9)
+			return nil // zero-earnings outcomes fire nothing (spec/webhooks.md §3.9)
 		}
 		return s.emitCommission(ctx, tx, cm, nil, nil)
 	})
@@ -348,7 +348,7 @@ type CommissionStatusChange struct {
 	Status string `json:"status"`
 }
 
-// BulkUpdateCommissions runs PATCH /commissions/bulk (parity.md §3): all
+// BulkUpdateCommissions runs PATCH /commissions/bulk (spec/parity.md §3): all
 // commissions get the status and leave their payouts, whose amounts are
 // recomputed (empty ones deleted), or nothing changes.
 func (s *Service) BulkUpdateCommissions(ctx context.Context, ws *models.Workspace, commissionIDs []string, status string) ([]CommissionStatusChange, error) {

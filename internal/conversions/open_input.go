@@ -7,7 +7,7 @@ import (
 	"github.com/relinkhq/relink/internal/links"
 )
 
-// TrackOpenInput is a POST /track/open body (parity.md §9).
+// TrackOpenInput is a POST /track/open body (spec/parity.md §9).
 type TrackOpenInput struct {
 	DeepLink  string // normalised URL ("" when absent)
 	DubDomain string

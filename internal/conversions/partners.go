@@ -174,7 +174,7 @@ func (s *Service) enroll(ctx context.Context, tx *models.DB, ws *models.Workspac
 		}
 		return &enrolled{e: other}, nil
 	}
-	// partner.enrolled (webhooks.md §3.7) in the enrollment's transaction,
+	// partner.enrolled (spec/webhooks.md §3.7) in the enrollment's transaction,
 	// so it exists exactly when the enrollment does; the default links are
 	// created after commit, so its links are those the partner has now.
 	if err := s.emitEnrolled(ctx, tx, ws, prog.ID, p.ID); err != nil {
@@ -183,7 +183,7 @@ func (s *Service) enroll(ctx context.Context, tx *models.DB, ws *models.Workspac
 	return &enrolled{e: e, group: g}, nil
 }
 
-// emitEnrolled writes partner.enrolled (webhooks.md §3.7) for the partner's
+// emitEnrolled writes partner.enrolled (spec/webhooks.md §3.7) for the partner's
 // enrollment, in the caller's transaction.
 func (s *Service) emitEnrolled(ctx context.Context, tx *models.DB, ws *models.Workspace, programID, partnerID string) error {
 	ep, err := tx.EnrolledPartnerByID(ctx, ws.ID, programID, partnerID)
@@ -278,7 +278,7 @@ func (s *Service) createDefaultLinksFor(ctx context.Context, ws *models.Workspac
 			if prefix != "" {
 				full = prefix + "/" + key
 			}
-			// Default links made on enrollment fire no link.created (webhooks.md §3.2).
+			// Default links made on enrollment fire no link.created (spec/webhooks.md §3.2).
 			_, err := s.createFromDefaultLink(ctx, links.Actor{Workspace: ws, UserID: in.UserID, Silent: true}, prog, e, g, dl, in.LinkProps, full)
 			if err == nil {
 				break

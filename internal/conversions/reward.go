@@ -11,7 +11,7 @@ import (
 )
 
 // Reward is a reward after its modifiers were applied to one event
-// (partners-and-embed.md §4.1).
+// (spec/partners-and-embed.md §4.1).
 type Reward struct {
 	ID            string
 	Event         string

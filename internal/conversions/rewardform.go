@@ -26,7 +26,7 @@ type RewardForm struct {
 
 // Reward maps the form to a reward. Amounts are read as exact decimals, so
 // nothing is rounded: more than two decimals (or a fraction of a cent) is a
-// 422 on "amount" (partners-and-embed.md §4: percentages carry two
+// 422 on "amount" (spec/partners-and-embed.md §4: percentages carry two
 // decimals, flat amounts whole cents). The reward's own rules (event, type,
 // ranges) are checked when it is stored (models.Reward.Validate).
 func (f RewardForm) Reward() (*models.Reward, error) {

@@ -561,7 +561,7 @@ func (s *Service) directSaleLead(ctx context.Context, tx *models.DB, ws *models.
 	if err := s.Aggregator.AddLeads(ctx, tx, []models.LeadEvent{lv}); err != nil {
 		return nil, nil, fmt.Errorf("aggregate leads: %w", err)
 	}
-	// A direct sale's new customer is a lead too (webhooks.md §3.4), with
+	// A direct sale's new customer is a lead too (spec/webhooks.md §3.4), with
 	// no partner on this path.
 	l := *link
 	l.Leads++

@@ -8,7 +8,7 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// The webhook events of conversions (webhooks.md §3.4, §3.5, §3.9), each
+// The webhook events of conversions (spec/webhooks.md §3.4, §3.5, §3.9), each
 // written to the outbox inside the tracking transaction.
 
 // webhookPartner is the commission's partner with its totals (which

@@ -28,11 +28,11 @@ var continentOf = func() map[string]string {
 }()
 
 // Continent returns the continent code of an ISO-2 country code, or "" when
-// the country is unknown (the value a click records, links.md §11).
+// the country is unknown (the value a click records, spec/links.md §11).
 func Continent(country string) string { return continentOf[strings.ToUpper(country)] }
 
 // euCountries are the EU member states: clicks from them store no IP
-// (links.md §11).
+// (spec/links.md §11).
 var euCountries = map[string]bool{}
 
 func init() {

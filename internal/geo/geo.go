@@ -22,7 +22,7 @@ import (
 const Unknown = "Unknown"
 
 // Location is where a click came from, in the shape a click records
-// (links.md §11): ISO-2 country, subdivision code for region, city name,
+// (spec/links.md §11): ISO-2 country, subdivision code for region, city name,
 // continent code; Unknown (or "" for continent) when not determined.
 type Location struct {
 	Country, Region, City, Continent string
@@ -205,7 +205,7 @@ func (l *Locator) Locate(ip string, h Hint) Location {
 	return loc
 }
 
-// Country is the cheap lookup the redirect uses for geo targeting (links.md
+// Country is the cheap lookup the redirect uses for geo targeting (spec/links.md
 // §10.2 #14): the trusted header, else the database, else "".
 func (l *Locator) Country(ip string, h Hint) string {
 	if c := normCountry(h.Country); c != "" {

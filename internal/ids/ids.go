@@ -1,5 +1,5 @@
 // Package ids makes Relink's public identifiers: prefixed, time-sortable IDs
-// (links.md §1.7) and random nanoid-style strings for keys and tokens.
+// (spec/links.md §1.7) and random nanoid-style strings for keys and tokens.
 package ids
 
 import (

@@ -1,4 +1,4 @@
-// Package ingest is the click pipeline (DESIGN.md "The click path"): the
+// Package ingest is the click pipeline (docs/design.md "The click path"): the
 // redirect hands a small copied record to Enqueue, which never blocks and
 // never touches the database; one consumer goroutine enriches records (user
 // agent, bot check, geo, referer, UTM, de-duplication) and writes them in
@@ -64,7 +64,7 @@ type Hit struct {
 	QR          bool // trigger qr (?qr=1)
 	// Trigger overrides link/qr: "pageview" for POST /track/visit,
 	// "deeplink" for POST /track/open (whose clicks skip bot detection,
-	// parity.md §9: apps' user agents).
+	// spec/parity.md §9: apps' user agents).
 	Trigger string
 	Geo     geo.Hint // from trusted proxy headers only
 	Bot     bool     // request-level bot signals (HEAD, ?bot=)
@@ -785,7 +785,7 @@ func cleanText(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }
 
-// IdentityHash is links.md §10.4's visitor identity: sha256 hex of "ip-ua".
+// IdentityHash is spec/links.md §10.4's visitor identity: sha256 hex of "ip-ua".
 func IdentityHash(ip, ua string) string {
 	sum := sha256.Sum256([]byte(ip + "-" + ua))
 	return hex.EncodeToString(sum[:])

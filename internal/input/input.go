@@ -1,7 +1,7 @@
 // Package input is the one reader of zod-style JSON request bodies (links,
 // conversions, partners, customers, commissions). An Object reads typed
 // fields in the upstream schema's order and keeps the FIRST issue in zod's
-// "issue: path: message" form (links.md §1.5, partners-and-embed.md §0.3);
+// "issue: path: message" form (spec/links.md §1.5, spec/partners-and-embed.md §0.3);
 // unknown keys are ignored. Malformed JSON is a 400, anything else a 422.
 package input
 

@@ -6,10 +6,10 @@
 // What "7d" means. Two tables used to disagree: the analytics engine started
 // 7d at now − 7 days (same wall time, 8 daily buckets, the first partial),
 // the partner endpoints at midnight six days ago (7 whole days). The wire
-// contract settles it for the analytics engine (analytics.md §3.3, Case C:
+// contract settles it for the analytics engine (spec/analytics.md §3.3, Case C:
 // "now − 7 days (same wall time) … 8 (first partial)", and "the presets
 // 7d/30d/90d/1y start at the current wall-clock time N days/months ago, not
-// at midnight"), and partners-and-embed.md §3.6 describes
+// at midnight"), and spec/partners-and-embed.md §3.6 describes
 // GET /partners/analytics as the same analytics over the partner's links.
 // Dub computes both with one function (apps/web/lib/analytics/utils:
 // getStartEndDates → INTERVAL_DATA, where "7d" is Date.now() − 604800000).
@@ -42,7 +42,7 @@ type preset struct {
 	gran  Granularity
 }
 
-// table is THE interval table (analytics.md §3.3, Case C).
+// table is THE interval table (spec/analytics.md §3.3, Case C).
 var table = map[string]preset{
 	"24h": {func(n time.Time) time.Time { return n.Add(-24 * time.Hour) }, Hour}, // exact instant
 	"7d":  {func(n time.Time) time.Time { return n.AddDate(0, 0, -7) }, Day},     // same wall time 7 days ago: 8 buckets, the first partial

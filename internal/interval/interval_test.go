@@ -48,7 +48,7 @@ func TestStart(t *testing.T) {
 }
 
 // TestSevenDaysIsEightDailyBuckets pins the settled meaning of "7d"
-// (analytics.md §3.3): from now − 7 days to the end of today there are 8
+// (spec/analytics.md §3.3): from now − 7 days to the end of today there are 8
 // daily buckets, the first partial.
 func TestSevenDaysIsEightDailyBuckets(t *testing.T) {
 	now := time.Date(2025, 6, 15, 10, 30, 0, 0, time.UTC)

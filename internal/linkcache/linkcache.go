@@ -1,5 +1,5 @@
 // Package linkcache is the redirect's in-process cache of resolved links,
-// keyed by domain and lower-cased key (DESIGN.md "The click path" step 1). It
+// keyed by domain and lower-cased key (docs/design.md "The click path" step 1). It
 // is a sharded LRU bounded by entry count. A miss loads once (concurrent
 // misses for the same key share one load); unknown keys are cached for a short
 // negative TTL. Entries are dropped by Invalidate, which the link write paths

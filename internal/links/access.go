@@ -8,14 +8,14 @@ import (
 	"github.com/relinkhq/relink/models"
 )
 
-// Folder permissions (parity.md §13): who may read a folder's links, change
+// Folder permissions (spec/parity.md §13): who may read a folder's links, change
 // them, change the folder and share it.
 
-// MsgFolderForbidden is verifyFolderAccess's refusal (parity.md §13.3).
+// MsgFolderForbidden is verifyFolderAccess's refusal (spec/parity.md §13.3).
 const MsgFolderForbidden = "You are not allowed to perform this action on this folder."
 
 // Role is the actor's workspace role: a key without a user (a machine key)
-// acts as an owner (parity.md §13.2); a user who has left the workspace is
+// acts as an owner (spec/parity.md §13.2); a user who has left the workspace is
 // refused as upstream refuses them.
 func (s *Service) Role(ctx context.Context, a Actor) (models.Role, error) {
 	if a.UserID == nil {
@@ -95,7 +95,7 @@ func (s *Service) FolderAccess(ctx context.Context, a Actor, folderID string, pe
 // folderAccessBulk is upstream's verifyFolderAccessBulk: for each of the
 // workspace's folders among ids, whether the actor holds perm there; ids of
 // missing or foreign folders are absent. Only workspace owners skip it — not
-// the plan (parity.md §13.3's quirk).
+// the plan (spec/parity.md §13.3's quirk).
 func (s *Service) folderAccessBulk(ctx context.Context, a Actor, ids []string, perm models.FolderPerm) (map[string]bool, error) {
 	fs, err := s.DB.FoldersByIDs(ctx, a.Workspace.ID, ids)
 	if err != nil {
@@ -130,7 +130,7 @@ func (s *Service) visibleTo(ctx context.Context, a Actor) (string, error) {
 
 // ListFolders answers GET /folders: a non-owner sees the folders with an
 // accessLevel or a role of their own, minus those they were removed from
-// (links.md §8.2; any plan, as upstream's getFolders).
+// (spec/links.md §8.2; any plan, as upstream's getFolders).
 func (s *Service) ListFolders(ctx context.Context, a Actor, f models.FolderFilter) ([]models.Folder, error) {
 	role, err := s.Role(ctx, a)
 	if err != nil {
@@ -244,9 +244,9 @@ func validFolderRole(r string) bool {
 	return false
 }
 
-// checkLinkFolder is links.md §4.6 for a link's target folder. A create
+// checkLinkFolder is spec/links.md §4.6 for a link's target folder. A create
 // needs a paid plan and folders.links.write there (bulk create words the
-// refusals per item, parity.md §13.3); an update's folders were checked
+// refusals per item, spec/parity.md §13.3); an update's folders were checked
 // before the merge (Update, BulkUpdate), so only the new folder's existence
 // is checked here.
 func (s *Service) checkLinkFolder(ctx context.Context, a Actor, folderID *string, old *models.Link, m mode) error {

@@ -22,12 +22,12 @@ type DomainInput struct {
 	Logo                    Field[string]
 	AssetLinks              Field[string]
 	AppleAppSiteAssociation Field[string]
-	// DeepviewData is JSON text (parity.md §11.4), compacted once valid;
+	// DeepviewData is JSON text (spec/parity.md §11.4), compacted once valid;
 	// null or "" clears it.
 	DeepviewData Field[string]
 }
 
-// ParseDomainInput validates a domain body (links.md §6.2).
+// ParseDomainInput validates a domain body (spec/links.md §6.2).
 func ParseDomainInput(body []byte, create bool) (*DomainInput, error) {
 	d, err := input.Decode(body)
 	if err != nil {
@@ -158,7 +158,7 @@ func combineWords(w []string) string {
 	return strings.Join(w[:len(w)-1], ", ") + " and " + w[len(w)-1]
 }
 
-// DomainBySlug loads one of the workspace's domains (links.md §6.2 errors).
+// DomainBySlug loads one of the workspace's domains (spec/links.md §6.2 errors).
 func (s *Service) DomainBySlug(ctx context.Context, ws *models.Workspace, slug string) (*models.Domain, error) {
 	notOwned := apierr.Newf(apierr.Forbidden, "Domain %s does not belong to workspace %s.", slug, ws.PublicID())
 	if s.IsDefaultDomain(slug) {
@@ -254,7 +254,7 @@ func (s *Service) UpdateDomain(ctx context.Context, ws *models.Workspace, slug s
 	return d, nil
 }
 
-// SetPrimaryDomain answers POST /domains/{slug}/primary (parity.md §11.2):
+// SetPrimaryDomain answers POST /domains/{slug}/primary (spec/parity.md §11.2):
 // this domain becomes the workspace's primary one, every other not.
 func (s *Service) SetPrimaryDomain(ctx context.Context, ws *models.Workspace, slug string) (*models.Domain, error) {
 	d, err := s.DomainBySlug(ctx, ws, slug)

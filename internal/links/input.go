@@ -1,5 +1,5 @@
 // Package links holds the business rules of short links, domains, tags and
-// folders (links.md §3-8): parsing and validating link bodies with upstream's
+// folders (spec/links.md §3-8): parsing and validating link bodies with upstream's
 // zod-style messages, URL and key rules, UTM rewriting, and the processing
 // pipeline that turns a request into a stored link. It has no HTTP in it.
 package links
@@ -90,7 +90,7 @@ const (
 const MaxBulk = 100
 
 // ParseInput validates one JSON object body. Malformed JSON is a 400; the
-// first schema issue is a 422 "issue: path: message" (links.md §1.5).
+// first schema issue is a 422 "issue: path: message" (spec/links.md §1.5).
 func ParseInput(body []byte, schema Schema) (*Input, error) {
 	raw, err := input.Raw(body)
 	if err != nil {

@@ -11,7 +11,7 @@ const DefaultKeyLength = 7
 
 // RandomKey draws a nanoid key of length n (default 7) with an optional
 // prefix: one leading and one trailing "/" are stripped and the key becomes
-// prefix/random (links.md §3).
+// prefix/random (spec/links.md §3).
 func RandomKey(n int, prefix string) string {
 	if n <= 0 {
 		n = DefaultKeyLength

@@ -30,13 +30,13 @@ type ListQuery struct {
 	EndingBefore  string
 }
 
-// MaxPage is the deepest offset page (links.md §5.2).
+// MaxPage is the deepest offset page (spec/links.md §5.2).
 const MaxPage = paging.MaxPage
 
 // filter checks the query's domain and folder against the workspace (a
 // named folder needs folders.read) and builds the model filter with
 // upstream's folder visibility: "every folder" is every folder the actor can
-// see (parity.md §13.3).
+// see (spec/parity.md §13.3).
 func (s *Service) filter(ctx context.Context, a Actor, q ListQuery) (models.LinkFilter, error) {
 	ws := a.Workspace
 	f := models.LinkFilter{
@@ -121,7 +121,7 @@ func (s *Service) Count(ctx context.Context, a Actor, q ListQuery) (int64, error
 	return s.DB.CountLinks(ctx, a.Workspace.ID, f)
 }
 
-// CountBy answers GET /links/count with groupBy (links.md §5.3).
+// CountBy answers GET /links/count with groupBy (spec/links.md §5.3).
 func (s *Service) CountBy(ctx context.Context, a Actor, q ListQuery, g models.LinkGroupBy) ([]models.LinkGroupCount, error) {
 	switch g {
 	case models.GroupByDomain:

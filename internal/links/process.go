@@ -16,7 +16,7 @@ import (
 type Service struct {
 	DB *models.DB
 	// ShortDomain is the configured default short domain (host[:port]); every
-	// workspace may create links on it (links.md §6.3).
+	// workspace may create links on it (spec/links.md §6.3).
 	ShortDomain string
 	// ReservedHosts are hosts that can never be registered as a domain (the
 	// app and API hosts).
@@ -29,7 +29,7 @@ type Service struct {
 	// deleted, and every domain changed, after commit. May be nil.
 	Cache Invalidator
 	// Events is told of link.created, link.updated and link.deleted inside
-	// the transaction of the change (webhooks.md §3.2: single operations
+	// the transaction of the change (spec/webhooks.md §3.2: single operations
 	// only, never bulk ones or silent actors). May be nil.
 	Events Events
 }
@@ -63,7 +63,7 @@ type Actor struct {
 	Role models.Role
 	// Silent makes the change fire no webhook event: the operations Dub
 	// does not announce (upsert's create path, partner default links,
-	// the dashboard's archive and delete, webhooks.md §3.2).
+	// the dashboard's archive and delete, spec/webhooks.md §3.2).
 	Silent bool
 }
 
@@ -89,7 +89,7 @@ func (s *Service) domainChanged(domain string) {
 	}
 }
 
-// ShortLink is the link's public URL (links.md §2.1): https://{domain}/{key},
+// ShortLink is the link's public URL (spec/links.md §2.1): https://{domain}/{key},
 // or https://{domain} for the root link.
 func (s *Service) ShortLink(l *models.Link) string { return s.ShortLinkFor(l.Domain, l.Key) }
 
@@ -110,7 +110,7 @@ func (s *Service) DefaultDomain() string { return strings.ToLower(s.ShortDomain)
 // IsDefaultDomain reports the shared default short domain.
 func (s *Service) IsDefaultDomain(d string) bool { return strings.EqualFold(d, s.ShortDomain) }
 
-// The fixed business-rule messages (links.md §4).
+// The fixed business-rule messages (spec/links.md §4).
 const (
 	msgInvalidURL       = "Invalid destination URL"
 	msgMissingURL       = "Missing destination URL"
@@ -124,7 +124,7 @@ const (
 	msgRootDelete       = "You can't delete a custom domain link. You can delete the domain instead."
 )
 
-// mode tunes Process for the operation (links.md §5.6, §5.9, §5.10).
+// mode tunes Process for the operation (spec/links.md §5.6, §5.9, §5.10).
 type mode struct {
 	existing   *models.Link // update: the stored link
 	bulk       bool         // bulk create: no externalId check, tag union, bulk messages
@@ -168,7 +168,7 @@ func (s *Service) resolveDomain(given string, domains []models.Domain) (string, 
 	return "", apierr.New(apierr.Forbidden, msgDomainNotOwned)
 }
 
-// process applies links.md §4 to an effective input and builds the link.
+// process applies spec/links.md §4 to an effective input and builds the link.
 func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []models.Domain, m mode) (*prepared, error) {
 	ws := a.Workspace
 	old := m.existing
@@ -394,7 +394,7 @@ var proFeatures = []struct {
 	{"search engine indexing", func(in *Input) bool { return in.DoIndex.Value }},
 }
 
-// planGates are upstream's plan rules for link features (links.md §4.2).
+// planGates are upstream's plan rules for link features (spec/links.md §4.2).
 func planGates(ws *models.Workspace, in *Input, key, dest string) error {
 	if !ws.Plan.AtLeast(models.PlanPro) {
 		if key == models.RootKey && dest != "" {
@@ -562,7 +562,7 @@ var timeLayouts = []string{
 }
 
 // ParseTime accepts RFC 3339 / ISO 8601 with or without fraction and zone
-// (no zone means UTC), and date-only strings (links.md §13).
+// (no zone means UTC), and date-only strings (spec/links.md §13).
 func ParseTime(s string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
 	for _, layout := range timeLayouts {
@@ -680,5 +680,5 @@ func merge(l *models.Link, body *Input) (*Input, mode) {
 
 var domainRe = regexp.MustCompile(`^([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,}$`)
 
-// ValidDomainName reports a syntactically valid domain name (links.md §6.2).
+// ValidDomainName reports a syntactically valid domain name (spec/links.md §6.2).
 func ValidDomainName(s string) bool { return len(s) <= 190 && domainRe.MatchString(s) }

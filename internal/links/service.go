@@ -13,7 +13,7 @@ func notInWorkspace(ws *models.Workspace) error {
 	return apierr.Newf(apierr.Unauthorized, "Link does not belong to workspace %s.", ws.PublicID())
 }
 
-// Find resolves a path reference (links.md §5.5): "ext_…" is an externalId
+// Find resolves a path reference (spec/links.md §5.5): "ext_…" is an externalId
 // of the workspace, anything else a link id. Another workspace's link is a
 // 401 as upstream answers it.
 func (s *Service) Find(ctx context.Context, ws *models.Workspace, ref string) (*models.Link, error) {
@@ -31,7 +31,7 @@ func (s *Service) Find(ctx context.Context, ws *models.Workspace, ref string) (*
 }
 
 // Get is Find with the link's tags loaded; a link in a folder needs
-// folders.read there (parity.md §13.3).
+// folders.read there (spec/parity.md §13.3).
 func (s *Service) Get(ctx context.Context, a Actor, ref string) (*models.Link, error) {
 	l, err := s.Find(ctx, a.Workspace, ref)
 	if err != nil {
@@ -55,7 +55,7 @@ type InfoQuery struct {
 	Domain, Key, LinkID, ExternalID string
 }
 
-// Info answers GET /links/info (links.md §5.4).
+// Info answers GET /links/info (spec/links.md §5.4).
 func (s *Service) Info(ctx context.Context, a Actor, q InfoQuery) (*models.Link, error) {
 	ws := a.Workspace
 	// The schema checks the domain first (upstream's domainKeySchema refine).
@@ -137,7 +137,7 @@ func (s *Service) create(ctx context.Context, a Actor, in *Input, domains []mode
 }
 
 // Update answers PATCH/PUT /links/{ref}: the stored link merged with the
-// body, then the §4 rules (links.md §5.6). It always returns the full link.
+// body, then the §4 rules (spec/links.md §5.6). It always returns the full link.
 func (s *Service) Update(ctx context.Context, a Actor, ref string, body *Input) (*models.Link, error) {
 	old, err := s.Find(ctx, a.Workspace, ref)
 	if err != nil {
@@ -153,7 +153,7 @@ func (s *Service) Update(ctx context.Context, a Actor, ref string, body *Input) 
 	return s.update(ctx, a, old, body, domains, false)
 }
 
-// updateFolders is PATCH's folder check (links.md §5.6): folders.links.write
+// updateFolders is PATCH's folder check (spec/links.md §5.6): folders.links.write
 // on the link's current folder and on the body's folderId.
 func (s *Service) updateFolders(ctx context.Context, a Actor, old *models.Link, body *Input) error {
 	if old.FolderID != nil {
@@ -208,7 +208,7 @@ func (s *Service) saveAndEmit(ctx context.Context, old *models.Link, p *prepared
 }
 
 // Upsert answers PUT /links/upsert: the workspace's first link with the same
-// url is updated, else a link is created (links.md §5.7).
+// url is updated, else a link is created (spec/links.md §5.7).
 func (s *Service) Upsert(ctx context.Context, a Actor, in *Input) (*models.Link, error) {
 	old, err := s.DB.FirstLinkByURL(ctx, a.Workspace.ID, in.URL.Value)
 	switch {
@@ -265,7 +265,7 @@ func (s *Service) Remove(ctx context.Context, a Actor, ref string) (string, erro
 	return l.ID, nil
 }
 
-// LinkError is a bulk entry that failed (links.md §2.3).
+// LinkError is a bulk entry that failed (spec/links.md §2.3).
 type LinkError struct {
 	Link  any // the request item (json.RawMessage), a *models.Link, or map{id}
 	Error string
@@ -286,7 +286,7 @@ func entryError(link any, err error) (*LinkError, bool) {
 	return &LinkError{Link: link, Error: ae.Message, Code: ae.Code}, true
 }
 
-// BulkCreate answers POST /links/bulk (links.md §5.9): created links in
+// BulkCreate answers POST /links/bulk (spec/links.md §5.9): created links in
 // input order, then the error entries.
 func (s *Service) BulkCreate(ctx context.Context, a Actor, items []*Input) ([]BulkResult, error) {
 	domains, err := s.workspaceDomains(ctx, a.Workspace)
@@ -328,7 +328,7 @@ func (s *Service) BulkCreate(ctx context.Context, a Actor, items []*Input) ([]Bu
 	return append(links, errs...), nil
 }
 
-// BulkUpdate answers PATCH /links/bulk (links.md §5.10): updated links, then
+// BulkUpdate answers PATCH /links/bulk (spec/links.md §5.10): updated links, then
 // not-found entries, then processing errors. Whole-request checks (tags,
 // folder, url) fail the request.
 func (s *Service) BulkUpdate(ctx context.Context, a Actor, b *BulkUpdate) ([]BulkResult, error) {
@@ -409,7 +409,7 @@ func (s *Service) BulkUpdate(ctx context.Context, a Actor, b *BulkUpdate) ([]Bul
 
 // BulkDelete answers DELETE /links/bulk: ids or ext_ ids of the workspace;
 // unknown ids, root links and links in folders the actor may not change are
-// skipped (links.md §5.11, parity.md §13.3).
+// skipped (spec/links.md §5.11, spec/parity.md §13.3).
 func (s *Service) BulkDelete(ctx context.Context, a Actor, refs []string) (int, error) {
 	ws := a.Workspace
 	var ids, exts []string

@@ -20,7 +20,7 @@ type TagInput struct {
 
 const msgBadColor = "Invalid color. Must be one of: red, yellow, green, blue, purple, brown, gray, pink"
 
-// ParseTagInput validates a tag body (links.md §7): name (or the deprecated
+// ParseTagInput validates a tag body (spec/links.md §7): name (or the deprecated
 // tag) is required, trimmed, 1..190; color from the closed set.
 func ParseTagInput(body []byte) (*TagInput, error) {
 	d, err := input.Decode(body)
@@ -85,7 +85,7 @@ type FolderInput struct {
 	AccessLevel Field[string]
 }
 
-// ParseFolderInput validates a folder body (links.md §8.2).
+// ParseFolderInput validates a folder body (spec/links.md §8.2).
 func ParseFolderInput(body []byte, create bool) (*FolderInput, error) {
 	d, err := input.Decode(body)
 	if err != nil {

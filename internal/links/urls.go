@@ -13,7 +13,7 @@ var schemeRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*:`)
 // specialSchemes need a host (WHATWG "special" schemes).
 var specialSchemes = map[string]bool{"http": true, "https": true, "ftp": true, "ws": true, "wss": true}
 
-// URLify follows upstream's getUrlFromString (links.md §3): an absolute URL is
+// URLify follows upstream's getUrlFromString (spec/links.md §3): an absolute URL is
 // kept verbatim; otherwise a string with a dot and no space becomes
 // https://… (with a trailing slash when it has no path); anything else is
 // returned unchanged and fails validation later.
@@ -89,7 +89,7 @@ func validHost(h string) bool {
 }
 
 // PublicHTTPURL reports an http(s) URL whose host is a name other than
-// localhost, not an IP address (for OG images; links.md §3).
+// localhost, not an IP address (for OG images; spec/links.md §3).
 func PublicHTTPURL(s string) bool {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !validHost(u.Hostname()) {
@@ -216,7 +216,7 @@ func formEncode(b *strings.Builder, s string) {
 	}
 }
 
-// ApplyUTM writes UTM values into a destination's query (links.md §4.8): a
+// ApplyUTM writes UTM values into a destination's query (spec/links.md §4.8): a
 // non-empty value is set (only its first "+" becomes a space, as upstream),
 // nil or "" deletes the param. keys lists the params to touch in order; a URL
 // that does not parse is returned unchanged.
@@ -252,7 +252,7 @@ func ApplyUTM(dest string, keys []string, values map[string]*string) string {
 	return base + "?" + p.Encode() + frag
 }
 
-// UTMFromURL returns the URL's non-empty utm_* params (links.md §4.8: the
+// UTMFromURL returns the URL's non-empty utm_* params (spec/links.md §4.8: the
 // stored columns mirror the destination).
 func UTMFromURL(dest string) map[string]*string {
 	out := map[string]*string{}

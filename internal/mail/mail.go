@@ -1,5 +1,5 @@
 // Package mail sends Relink's few notification e-mails (a webhook failing
-// or disabled, webhooks.md §6.4 and §8) over SMTP, or logs them when no
+// or disabled, spec/webhooks.md §6.4 and §8) over SMTP, or logs them when no
 // mail server is configured (RELINK_SMTP_URL empty).
 package mail
 

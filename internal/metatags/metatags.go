@@ -1,4 +1,4 @@
-// Package metatags answers GET /links/metatags (parity.md §12): it fetches
+// Package metatags answers GET /links/metatags (spec/parity.md §12): it fetches
 // a page the way Dub's link-preview scraper does and reads its title,
 // description and preview image. The route is unauthenticated, so the
 // fetch is guarded: http(s) only, public addresses only (checked when each

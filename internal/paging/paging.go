@@ -1,6 +1,6 @@
 // Package paging holds upstream's pagination rules for the lists that take
 // both offset (page) and cursor (startingAfter/endingBefore) paging: links,
-// customers and commissions (Dub's buildPaginationQuery, parity.md §1.2).
+// customers and commissions (Dub's buildPaginationQuery, spec/parity.md §1.2).
 // Its errors are handler-raised, so their messages are plain (no
 // "code: path:" prefix), with code unprocessable_entity.
 package paging

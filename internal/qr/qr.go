@@ -1,4 +1,4 @@
-// Package qr renders QR code PNGs for GET /qr (links.md §9). Encoding is done
+// Package qr renders QR code PNGs for GET /qr (spec/links.md §9). Encoding is done
 // by github.com/skip2/go-qrcode; this package only maps the API's parameters
 // (size, level, colours, margin) onto the module bitmap and draws the logo
 // (logo.go loads it).
@@ -45,7 +45,7 @@ type Params struct {
 // Query reads one query parameter ("" when absent).
 type Query func(key string) string
 
-// Parse validates the query (links.md §9) with upstream's defaults: size 600,
+// Parse validates the query (spec/links.md §9) with upstream's defaults: size 600,
 // level L, black on white, margin 2. url must already be URLified and
 // checked by the caller (validURL).
 func Parse(q Query, validURL func(string) (string, bool)) (*Params, error) {

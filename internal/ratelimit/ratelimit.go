@@ -1,5 +1,5 @@
 // Package ratelimit implements the per-key sliding-window limits of the Dub
-// API (links.md §1.6, analytics.md §1.3). The window is approximated the way
+// API (spec/links.md §1.6, spec/analytics.md §1.3). The window is approximated the way
 // Upstash's slidingWindow does it: the previous fixed window's count, weighted
 // by how much of it still overlaps the sliding window, plus the current one.
 //
@@ -109,7 +109,7 @@ func (m *Memory) sweep(idx int64) {
 	}
 }
 
-// Limits per plan (links.md §1.6, analytics.md §1.3). The analytics bucket is
+// Limits per plan (spec/links.md §1.6, spec/analytics.md §1.3). The analytics bucket is
 // per second and applies to paths under /analytics and /events.
 var (
 	perMinute = map[string]int{"free": 60, "pro": 600, "business": 1200, "advanced": 3000, "enterprise": 3000}

@@ -1,5 +1,5 @@
 // Package referrals is the embedded referral dashboard's domain logic
-// (partners-and-embed.md §6): it resolves a public embed token to one
+// (spec/partners-and-embed.md §6): it resolves a public embed token to one
 // enrollment and answers everything the dashboard shows for it — links with
 // their counters, stats, earnings, the earnings chart, the anonymised
 // leaderboard, rewards and FAQ — and the partner's own link writes within the
@@ -554,7 +554,7 @@ func (s *Service) Rewards(ctx context.Context, sess *Session) (Rewards, error) {
 		}
 		out.Lines = append(out.Lines, RewardSentence(r))
 	}
-	// The enrollment's discount, as /track/click gives it (parity.md §8.7):
+	// The enrollment's discount, as /track/click gives it (spec/parity.md §8.7):
 	// none when its amount is 0. Codes are never shown.
 	if e.DiscountID != nil {
 		d, err := s.DB.DiscountByID(ctx, sess.Workspace.ID, *e.DiscountID)

@@ -225,7 +225,7 @@ func DefaultFAQ(programName string, first *models.Reward) []FAQItem {
 }
 
 // DiscountSentence is the embed's line for the enrollment's discount
-// (partners-and-embed.md §6.5): its description, else "New users get 20%
+// (spec/partners-and-embed.md §6.5): its description, else "New users get 20%
 // off for 12 months" and the like.
 func DiscountSentence(d *models.Discount) string {
 	if d.Description != nil && strings.TrimSpace(*d.Description) != "" {

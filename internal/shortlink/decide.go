@@ -9,7 +9,7 @@ import (
 	"github.com/relinkhq/relink/internal/useragent"
 )
 
-// Via is where a password candidate came from (links.md §10.2 #4).
+// Via is where a password candidate came from (spec/links.md §10.2 #4).
 type Via uint8
 
 // Password sources.
@@ -50,7 +50,7 @@ type Visit struct {
 // Action is what the handler must do.
 type Action uint8
 
-// Actions, by the rows of links.md §10.2 they serve.
+// Actions, by the rows of spec/links.md §10.2 they serve.
 const (
 	ActProbe        Action = iota + 1 // #1: 302 to /?dub-no-track=1, noindex
 	ActNotFound                       // #2, #6: 307 to URL when set, else the 404 page
@@ -67,7 +67,7 @@ const (
 
 // Decision is the outcome of Decide.
 type Decision struct {
-	Rule   int // the row of links.md §10.2 that matched
+	Rule   int // the row of spec/links.md §10.2 that matched
 	Action Action
 	Status int
 	// URL is the redirect's Location, or the final destination a page
@@ -86,7 +86,7 @@ type Decision struct {
 	Store string
 }
 
-// Decide applies the redirect rules (links.md §10.2, first match wins) to
+// Decide applies the redirect rules (spec/links.md §10.2, first match wins) to
 // the cached entry of the visit's key (res nil or res.Link nil: no usable
 // link) at now. It is pure: everything it reads is in its arguments.
 func Decide(res *Resolved, v Visit, now time.Time) Decision {
@@ -188,7 +188,7 @@ func reach(t *Target, v Visit, now time.Time, drop []string) Decision {
 	return d
 }
 
-// pickVariant chooses an A/B destination (links.md §10.2): a valid
+// pickVariant chooses an A/B destination (spec/links.md §10.2): a valid
 // dub_test_url cookie pins it (nothing new to pin); else weighted random,
 // returned as the variant to pin for 7 days.
 func pickVariant(t *Target, v Visit) (dest, pin string) {

@@ -14,7 +14,7 @@ const (
 	slackUA   = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"
 )
 
-// TestDecide has one row (or more) per redirect rule of links.md §10.2.
+// TestDecide has one row (or more) per redirect rule of spec/links.md §10.2.
 func TestDecide(t *testing.T) {
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	link := func(mod func(*Target)) *Resolved {

@@ -5,7 +5,7 @@ import (
 )
 
 // params is an ordered query string with WHATWG URLSearchParams semantics
-// (links.md §10.3): set replaces the first occurrence in place, drops the
+// (spec/links.md §10.3): set replaces the first occurrence in place, drops the
 // other occurrences and appends when new; serialisation is form encoding.
 type params struct {
 	list []param
@@ -144,7 +144,7 @@ func splitURL(u string) (base, query, frag string) {
 	return base, query, frag
 }
 
-// destination builds the final URL (links.md §10.3) from target.
+// destination builds the final URL (spec/links.md §10.3) from target.
 type destination struct {
 	clickID    string
 	key        string // for partner links' via=

@@ -1,5 +1,5 @@
 // Package shortlink holds the short-link rules the redirect, the link API
-// and the router share (links.md §4.3, §10): key normalisation, the reserved
+// and the router share (spec/links.md §4.3, §10): key normalisation, the reserved
 // paths, the cached redirect target and its loader, the destination URL
 // builder and the pure redirect decision (Decide). It does no HTTP I/O.
 package shortlink
@@ -23,7 +23,7 @@ var keyRe = regexp.MustCompile(`^[0-9A-Za-z_\x{0080}-\x{10FFFF}/\-.]+$`)
 const msgInvalidKey = "Invalid key."
 
 // NormalizeKey validates a user-chosen key and returns its stored form
-// (links.md §4.3): leading and trailing "/" stripped FIRST, then the pattern
+// (spec/links.md §4.3): leading and trailing "/" stripped FIRST, then the pattern
 // check, no leading "_" except _root, no .well-known/.php, then the key
 // punycode-encoded label by label. The stored key keeps its case.
 //
@@ -46,7 +46,7 @@ func NormalizeKey(key string) (string, error) {
 	return punycodeKey(key)
 }
 
-// IsProbe reports a key that is never a link (links.md §4.3 check 3,
+// IsProbe reports a key that is never a link (spec/links.md §4.3 check 3,
 // §10.2 #1): it starts with .well-known or ends with .php / .php7.
 func IsProbe(key string) bool {
 	low := strings.ToLower(key)
@@ -54,7 +54,7 @@ func IsProbe(key string) bool {
 }
 
 // LookupKey is the one lookup form of a key as a visitor, a query or a QR
-// code gives it (links.md §10.1): slashes trimmed, "" is the root, non-ASCII
+// code gives it (spec/links.md §10.1): slashes trimmed, "" is the root, non-ASCII
 // labels punycoded, lowercased. It does not validate (an invalid key simply
 // finds nothing) and is idempotent. The link cache, the database lookup
 // (lower(key)) and the click-id cookie name all use this form.

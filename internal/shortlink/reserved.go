@@ -76,14 +76,14 @@ func IsReserved(key string, f Face) bool {
 	return false
 }
 
-// reservedFiles can never be keys on any domain (links.md §4.3): 403.
+// reservedFiles can never be keys on any domain (spec/links.md §4.3): 403.
 var reservedFiles = map[string]bool{
 	"favicon.ico": true, "sitemap.xml": true, "robots.txt": true,
 	"manifest.webmanifest": true, "manifest.json": true, "apple-app-site-association": true,
 }
 
 // reservedSlugs are upstream's reserved keys on its shared domains
-// (links.md §4.3 built-in redirects and §4.9), answered as taken (409).
+// (spec/links.md §4.3 built-in redirects and §4.9), answered as taken (409).
 var reservedSlugs = func() map[string]bool {
 	m := map[string]bool{}
 	for _, s := range strings.Fields(`home dub signin login register signup app dashboard links settings welcome discord

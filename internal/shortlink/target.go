@@ -26,7 +26,7 @@ type Resolved struct {
 	Disabled bool
 }
 
-// Target is the redirect's view of a link (links.md §2, §10).
+// Target is the redirect's view of a link (spec/links.md §2, §10).
 type Target struct {
 	ID, WorkspaceID, Domain, Key, URL string
 	TrackConversion                   bool
@@ -74,7 +74,7 @@ func NewCache(db *models.DB, opt linkcache.Options) (*Cache, error) {
 }
 
 // Loader reads a (domain, key) from the database for the cache: the link
-// (disabled links count as missing, links.md §10.2 #6) and the domain's
+// (disabled links count as missing, spec/links.md §10.2 #6) and the domain's
 // settings. found is false when there is no usable link.
 func Loader(db *models.DB) linkcache.Loader[*Resolved] {
 	return func(ctx context.Context, domain, key string) (*Resolved, bool, error) {

@@ -1,6 +1,6 @@
 // Package useragent turns a User-Agent header into the device, browser, OS
-// and engine a click records (links.md §11), and decides whether a request
-// comes from a bot or link-preview crawler (links.md §10.5). Parsing is done
+// and engine a click records (spec/links.md §11), and decides whether a request
+// comes from a bot or link-preview crawler (spec/links.md §10.5). Parsing is done
 // by github.com/mileusna/useragent; names are mapped to the vocabulary Dub's
 // analytics use (ua-parser-js names: "Mobile Safari", "Mac OS", …).
 package useragent
@@ -144,7 +144,7 @@ func cpu(ua string) string {
 	return Unknown
 }
 
-// botPatterns is upstream's list (links.md §10.5), lower-cased.
+// botPatterns is upstream's list (spec/links.md §10.5), lower-cased.
 var botPatterns = lowerAll(strings.Fields(`bot crawler spider http scraper fetch curl wget python
   node ruby chatgpt bluesky facebookexternalhit meta-externalagent meta-externalads
   meta-externalfetcher meta-webindexer thirdLandingPageFeInfra WhatsApp google baidu bing msn
@@ -172,7 +172,7 @@ func lowerAll(in []string) [][]byte {
 
 var lowerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
-// IsBot reports whether ua matches upstream's bot list (links.md §10.5),
+// IsBot reports whether ua matches upstream's bot list (spec/links.md §10.5),
 // case-insensitively. "Google/google" inside an otherwise human UA (the
 // Instagram in-app browser on Pixel phones) does not count as "google".
 func IsBot(ua string) bool {
@@ -203,7 +203,7 @@ func IsBot(ua string) bool {
 }
 
 // IsIOS and IsAndroid are the cheap checks the redirect uses for device
-// targeting (links.md §10.2 #12-13) without a full parse.
+// targeting (spec/links.md §10.2 #12-13) without a full parse.
 func IsIOS(ua string) bool {
 	return strings.Contains(ua, "iPhone") || strings.Contains(ua, "iPad") || strings.Contains(ua, "iPod")
 }

@@ -3,7 +3,7 @@ package webhooks
 import "github.com/relinkhq/relink/models"
 
 // ApplicationPartner is the partner of partner.application_submitted
-// (webhooks.md §3.6), keys in the spec's order.
+// (spec/webhooks.md §3.6), keys in the spec's order.
 type ApplicationPartner struct {
 	ID          string  `json:"id"`
 	Name        string  `json:"name"`

@@ -1,4 +1,4 @@
-// Package webhooks is Relink's outgoing webhooks (../shared/spec/webhooks.md):
+// Package webhooks is Relink's outgoing webhooks (spec/webhooks.md):
 // the webhook rows, the outbox every event is written to in the transaction
 // of the change that causes it (Emit), the workers that deliver the outbox
 // at least once with retries (Worker), the link.clicked feed from the click
@@ -23,7 +23,7 @@ import (
 	"time"
 )
 
-// Event names (webhooks.md §3.0), in the trigger enum's order.
+// Event names (spec/webhooks.md §3.0), in the trigger enum's order.
 const (
 	LinkCreated                 = "link.created"
 	LinkUpdated                 = "link.updated"

@@ -19,7 +19,7 @@ type PartnerLink struct {
 }
 
 // EnrolledPartner is partner.enrolled's data: the enrolled-partner object
-// of partners-and-embed.md §3.2 (partner fields, enrollment fields, stats;
+// of spec/partners-and-embed.md §3.2 (partner fields, enrollment fields, stats;
 // the ratio fields are absent at enrollment, §3.7).
 type EnrolledPartner struct {
 	ID                  string        `json:"id"`

@@ -6,7 +6,7 @@ import (
 )
 
 // samples.json holds a sample data object per event, taken from the
-// examples of the wire contract (../shared/spec/webhooks.md §3); "send a
+// examples of the wire contract (spec/webhooks.md §3); "send a
 // test event" delivers them (§2.8).
 //
 //go:embed samples.json

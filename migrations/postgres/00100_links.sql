@@ -1,5 +1,5 @@
 -- +goose Up
--- Links, domains, tags and folders (links.md §2, §6-8). Every table is
+-- Links, domains, tags and folders (spec/links.md §2, §6-8). Every table is
 -- workspace-scoped; link keys are unique per domain case-insensitively.
 
 CREATE TABLE domains (

@@ -1,5 +1,5 @@
 -- +goose Up
--- A destination may be 32,000 characters (links.md §5), but a btree index
+-- A destination may be 32,000 characters (spec/links.md §5), but a btree index
 -- row on PostgreSQL may not exceed 2,704 bytes: creating a link with a long
 -- URL was a 500 "index row size exceeds btree maximum" (issue 15). The
 -- lookups by destination are equality tests, which a hash index serves with

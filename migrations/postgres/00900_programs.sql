@@ -1,5 +1,5 @@
 -- +goose Up
--- Partner-program operations (issue 13 items 1-5, parity.md §2-§7):
+-- Partner-program operations (issue 13 items 1-5, spec/parity.md §2-§7):
 -- payouts that gather processed commissions per partner, partner
 -- applications from the public application page, and bounty submissions.
 

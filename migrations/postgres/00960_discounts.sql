@@ -1,5 +1,5 @@
 -- +goose Up
--- Discounts (one per partner group, parity.md §8.1) and the partners'
+-- Discounts (one per partner group, spec/parity.md §8.1) and the partners'
 -- discount codes (§8.2). A code is unique per program, case-insensitively
 -- (§16's recommendation), and a link has at most one code.
 CREATE TABLE discounts (

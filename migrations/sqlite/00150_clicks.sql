@@ -1,5 +1,5 @@
 -- +goose Up
--- Clicks recorded by the ingest pipeline (links.md §11, analytics.md §7.1).
+-- Clicks recorded by the ingest pipeline (spec/links.md §11, spec/analytics.md §7.1).
 -- Rows outlive their link (deleted links keep their events), so link_id has
 -- no foreign key. workspace_id is the internal workspace id (no "ws_").
 CREATE TABLE clicks (
@@ -10,7 +10,7 @@ CREATE TABLE clicks (
     domain            TEXT NOT NULL,
     key               TEXT NOT NULL,
     url               TEXT NOT NULL DEFAULT '',       -- final destination ('' for a root placeholder)
-    identity_hash     TEXT NOT NULL DEFAULT '',       -- sha256(ip-ua), links.md §10.4
+    identity_hash     TEXT NOT NULL DEFAULT '',       -- sha256(ip-ua), spec/links.md §10.4
     ip                TEXT NOT NULL DEFAULT '',       -- '' for EU countries
     continent         TEXT NOT NULL DEFAULT '',
     country           TEXT NOT NULL DEFAULT 'Unknown',

@@ -1,5 +1,5 @@
 -- +goose Up
--- Conversion tracking and partner programs (partners-and-embed.md §1-5).
+-- Conversion tracking and partner programs (spec/partners-and-embed.md §1-5).
 -- Every table carries workspace_id; every query filters on it.
 
 -- One program per workspace: the workspace's default program (§3.1).
@@ -143,7 +143,7 @@ CREATE INDEX customers_workspace_partner_idx ON customers (workspace_id, partner
 
 -- Lead and sale events copy every attribute of the click they are attributed
 -- to, with the clicks table's column names, types and defaults (00150), so
--- analytics groups and filters conversions exactly like clicks (analytics.md
+-- analytics groups and filters conversions exactly like clicks (spec/analytics.md
 -- §7.1). Like clicks they outlive their link and customer, so they have no
 -- foreign keys; workspace_id is the internal id.
 CREATE TABLE lead_events (

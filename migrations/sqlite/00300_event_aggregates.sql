@@ -1,5 +1,5 @@
 -- +goose Up
--- Hourly event aggregates (analytics.md; DESIGN.md "Analytics"), maintained
+-- Hourly event aggregates (spec/analytics.md; docs/design.md "Analytics"), maintained
 -- in the click ingest transaction and on lead/sale commit. One row per
 -- (workspace, event kind, dimension, UTC hour, dimension value):
 --   dim 'total'   value ''            workspace totals

@@ -1,5 +1,5 @@
 -- +goose Up
--- Two additions to the event aggregates (analytics.md; DESIGN.md
+-- Two additions to the event aggregates (spec/analytics.md; docs/design.md
 -- "Analytics"), maintained from here on by the same hooks
 -- (models.FoldAggregates) in the click ingest transaction and on lead/sale
 -- commit:

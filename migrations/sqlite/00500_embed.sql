@@ -1,5 +1,5 @@
 -- +goose Up
--- Embedded referral dashboard (issue 6, partners-and-embed.md §3.3, §6).
+-- Embedded referral dashboard (issue 6, spec/partners-and-embed.md §3.3, §6).
 -- The group default link a partner link was created from (NULL: an
 -- additional link); the program's resources for partners (JSON {logos,
 -- colors, files, links}); and bounties: bonuses a partner earns by reaching a

@@ -1,5 +1,5 @@
 -- +goose Up
--- Outgoing webhooks (webhooks.md §1): one row per endpoint of a workspace.
+-- Outgoing webhooks (spec/webhooks.md §1): one row per endpoint of a workspace.
 -- triggers is a JSON array of event names; link_scope says which clicks a
 -- link.clicked webhook receives (webhook_links / webhook_folders hold the
 -- sets). disabled_at non-null = disabled, disabled_reason says why
@@ -38,7 +38,7 @@ CREATE TABLE webhook_folders (
 
 -- The outbox: one row per (event, webhook), written in the transaction of
 -- the change that causes the event. body is the signed envelope
--- (webhooks.md §4), fixed at emission so retries resend identical bytes.
+-- (spec/webhooks.md §4), fixed at emission so retries resend identical bytes.
 -- Workers claim due rows (status pending, next_attempt_at passed, no live
 -- claim) by setting claimed_until; a crashed worker's claim expires.
 CREATE TABLE webhook_deliveries (
@@ -61,7 +61,7 @@ CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at) 
 CREATE INDEX webhook_deliveries_webhook_idx ON webhook_deliveries (webhook_id, id);
 CREATE INDEX webhook_deliveries_finished_idx ON webhook_deliveries (finished_at) WHERE status <> 'pending';
 
--- The delivery log (webhooks.md §2.7, §6.9): one row per attempt.
+-- The delivery log (spec/webhooks.md §2.7, §6.9): one row per attempt.
 CREATE TABLE webhook_attempts (
     id            INTEGER PRIMARY KEY AUTOINCREMENT,
     delivery_id   BIGINT NOT NULL,

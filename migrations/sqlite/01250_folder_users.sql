@@ -1,5 +1,5 @@
 -- +goose Up
--- Per-user folder roles (parity.md §13.1): a row overrides the folder's
+-- Per-user folder roles (spec/parity.md §13.1): a row overrides the folder's
 -- accessLevel for that user; role NULL means access revoked. The folder's
 -- creator is its owner (rows for folders made before this migration come
 -- from folders.user_id).

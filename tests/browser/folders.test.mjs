@@ -1,4 +1,4 @@
-// Folder sharing in headless Chromium (issue 13 item 8, parity.md §13): a
+// Folder sharing in headless Chromium (issue 13 item 8, spec/parity.md §13): a
 // member sees only the folders they may see, links in a read-only folder
 // have no edit form, and the owner shares a private folder and opens a
 // read-only one from the folder's page.

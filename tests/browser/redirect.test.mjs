@@ -1,5 +1,5 @@
 // The short-link pages a visitor sees, in headless Chromium against the real
-// binary: the app-store interstitial (links.md §10.2 #12).
+// binary: the app-store interstitial (spec/links.md §10.2 #12).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 

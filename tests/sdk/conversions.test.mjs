@@ -1,5 +1,5 @@
 // Conversion tracking, customers, partners, commissions and embed tokens
-// through the official SDK against a live Relink (partners-and-embed.md
+// through the official SDK against a live Relink (spec/partners-and-embed.md
 // §1-5). The SDK's own response validation is the first assertion (a shape
 // it rejects throws); the values checked here are the second.
 import assert from "node:assert/strict";

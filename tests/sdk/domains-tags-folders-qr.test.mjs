@@ -1,4 +1,4 @@
-// Domains, tags, folders and QR codes through the official SDK (links.md
+// Domains, tags, folders and QR codes through the official SDK (spec/links.md
 // §6-9): success statuses (201 on create) and shapes the SDK validates.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";

@@ -1,4 +1,4 @@
-// Folder permissions through the dub SDK (issue 13 item 8, parity.md §13):
+// Folder permissions through the dub SDK (issue 13 item 8, spec/parity.md §13):
 // a member's key acts as the member, so folders.list shows only the folders
 // they may see, and links/folders calls on folders they may not read or
 // change fail as the SDK's Forbidden error with upstream's message; bulk

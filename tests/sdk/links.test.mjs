@@ -1,6 +1,6 @@
 // Every link operation through the official SDK against a live Relink: the
 // SDK's own response validation is the first assertion, the values checked
-// here the second. (links.md §5)
+// here the second. (spec/links.md §5)
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 

@@ -1,5 +1,5 @@
 // The operations of issue 13 items 6-7 through the official SDK
-// (parity.md §8, §11): the SDK's own schema validation is the assertion, and
+// (spec/parity.md §8, §11): the SDK's own schema validation is the assertion, and
 // the error classes it maps statuses to.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -29,7 +29,7 @@ async function rejects(fn) {
   assert.fail("the call succeeded, want an error");
 }
 
-describe("domains without a registrar (parity.md §11.1)", () => {
+describe("domains without a registrar (spec/parity.md §11.1)", () => {
   test("domains.checkStatus: validation, the plan gate, then Forbidden", async () => {
     const err = await rejects(() => dub.domains.checkStatus({ domains: ["acme.link", "acme.com"] }));
     assert.ok(err instanceof errors.Forbidden, err.constructor.name);
@@ -52,7 +52,7 @@ describe("domains without a registrar (parity.md §11.1)", () => {
   });
 });
 
-describe("discount codes (parity.md §8)", () => {
+describe("discount codes (spec/parity.md §8)", () => {
   test("discountCodes.create (200), list, delete", async () => {
     const r = await relink.cli(["program", "discount", "set", "--workspace", "acme", "--type", "percentage", "--amount", "25", "--max-duration", "3"]);
     assert.equal(r.code, 0, r.stderr);

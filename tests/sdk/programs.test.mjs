@@ -1,5 +1,5 @@
 // Partner-program operations through the official SDK against a live Relink
-// (parity.md §2-§7): manual commissions and clawbacks, bulk status changes,
+// (spec/parity.md §2-§7): manual commissions and clawbacks, bulk status changes,
 // payouts, applications from the public application page, ban and
 // deactivate, bounty submissions. The SDK's response validation is the
 // first assertion; the values checked here are the second.

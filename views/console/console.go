@@ -333,7 +333,7 @@ type LinkDetail struct {
 	Saved     bool
 	Analytics AnalyticsView
 	// ReadOnly: the link is in a folder the viewer may read but not change
-	// (parity.md §13): no edit form, archive or delete.
+	// (spec/parity.md §13): no edit form, archive or delete.
 	ReadOnly   bool
 	FolderName string
 }
@@ -477,7 +477,7 @@ var FolderAccessLevels = []Option{{Value: "write", Label: "Can edit"}, {Value: "
 var FolderRoleOptions = []Option{{Value: "owner", Label: "Owner"}, {Value: "editor", Label: "Editor"}, {Value: "viewer", Label: "Viewer"}, {Value: "none", Label: "No access"}}
 
 // FolderPage is a folder's sharing settings: who in the workspace may see
-// and change its links (parity.md §13).
+// and change its links (spec/parity.md §13).
 type FolderPage struct {
 	CSRF, ID, Name, Description string
 	AccessLevel                 string // write | read | "" (no default access)

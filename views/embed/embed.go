@@ -1,5 +1,5 @@
 // Package embed holds the embedded referral dashboard's views
-// (partners-and-embed.md §6): the page shell, whose sections are htmx
+// (spec/partners-and-embed.md §6): the page shell, whose sections are htmx
 // fragments loaded with the public token in an Authorization header, each
 // fragment, and the in-frame error state. The behaviour (copy buttons, tabs,
 // height and error messages to the parent window, the token watchdog) lives

@@ -46,7 +46,7 @@ type Page struct {
 	NoIndex     bool   // ask search engines not to index (embed, console)
 	// BodyClass replaces the body's classes (background and text colours);
 	// empty: the default. The embed sets a transparent body so the host
-	// page shows through (partners-and-embed.md §6.9).
+	// page shows through (spec/partners-and-embed.md §6.9).
 	BodyClass string
 }
 

@@ -1,5 +1,5 @@
 // Package dubjson shapes the analytics engine's typed answers into Dub's
-// wire JSON (analytics.md §4-6): the rows of GET /analytics and the event
+// wire JSON (spec/analytics.md §4-6): the rows of GET /analytics and the event
 // objects of GET /events. The API face writes these for /analytics and
 // /events, the embed face for a partner's events (referrals.PartnerEvent,
 // which has no IP address to write). The engine itself never sees a JSON

@@ -18,7 +18,7 @@ func Events(ws *models.Workspace, evs []analytics.EventRecord) []map[string]any 
 	return out
 }
 
-// Event is one event object (analytics.md §6.2).
+// Event is one event object (spec/analytics.md §6.2).
 func Event(ws *models.Workspace, ev *analytics.EventRecord) map[string]any {
 	m := event(ws, ev.Kind, &ev.Click, &ev.Link, ev)
 	m["ip"] = ev.Click.IP
@@ -33,7 +33,7 @@ func Event(ws *models.Workspace, ev *analytics.EventRecord) map[string]any {
 
 // PartnerEvents is the JSON array of GET /api/embed/referrals/events: the
 // event objects without IP addresses, customers reduced to id and masked
-// email and name (partners-and-embed.md §6.7).
+// email and name (spec/partners-and-embed.md §6.7).
 func PartnerEvents(ws *models.Workspace, evs []referrals.PartnerEvent) []map[string]any {
 	out := make([]map[string]any, 0, len(evs))
 	for i := range evs {
