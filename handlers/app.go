@@ -462,7 +462,7 @@ func (s *Server) consoleRoutes() {
 	d := s.svc
 	h := console.New(console.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Logger: d.Log, Sessions: d.Sessions,
 		Links: d.Links, Analytics: d.Analytics, Conversions: d.Conversions, Webhooks: d.Webhooks,
-		PrivacyChanged: d.KeepIPs.Invalidate})
+		PrivacyChanged: d.KeepIPs.Invalidate, DomainChecks: d.DomainChecks})
 	s.app.Get("/", func(c *fiber.Ctx) error { return c.Redirect("/console", fiber.StatusFound) })
 	g := s.app.Group("/console", h.Session)
 	g.Get("/login", h.LoginForm)
@@ -527,6 +527,7 @@ func (s *Server) consoleRoutes() {
 	u.Get("/domains", h.Domains)
 	u.Post("/domains", h.CreateDomain)
 	u.Post("/domains/:id/delete", h.DeleteDomain)
+	u.Post("/domains/:id/verify", h.VerifyDomain)
 	u.Post("/domains/:id/logo", h.SetDomainLogo)
 	u.Post("/domains/:id/logo/delete", h.RemoveDomainLogo)
 	u.Get("/tags", h.Tags)
