@@ -49,6 +49,7 @@ type Server struct {
 	acme               *autocert.Manager  // nil unless RELINK_ACME_EMAIL is set
 	acmeHTTP           fiber.Handler      // serves /.well-known/acme-challenge/
 	track              *redirect.Handlers // the client-side tracking counters (/metrics)
+	asks               tlsAskCounts       // the on-demand TLS check's answers (/metrics)
 }
 
 // New mounts every face's routes over the services internal/app built.
@@ -360,6 +361,9 @@ func (s *Server) dispatch(c *fiber.Ctx) error {
 	path := c.Path()
 	if s.acmeHTTP != nil && strings.HasPrefix(path, "/.well-known/acme-challenge/") {
 		return s.acmeHTTP(c)
+	}
+	if path == TLSAskPath {
+		return s.tlsAsk(c)
 	}
 	face := s.faceOf(c)
 	request.SetOriginalPath(c, path)

@@ -93,11 +93,7 @@ func (s *Server) acmeManager() *autocert.Manager {
 		Email:  cfg.ACMEEmail,
 		Cache:  autocert.DirCache(cfg.ACMEDir),
 		HostPolicy: func(_ context.Context, host string) error {
-			host = strings.ToLower(host)
-			if host == cfg.AppURL.Hostname() || host == cfg.APIURL.Hostname() || host == CanonicalHost(cfg.ShortDomain) {
-				return nil
-			}
-			if s.svc.IsShortDomain(host) {
+			if s.ServesTLSHost(strings.ToLower(host)) {
 				return nil
 			}
 			return fmt.Errorf("acme: %q is not a Relink origin or registered short domain", host)
