@@ -29,6 +29,7 @@ func (s *Server) redirects() *redirect.Handlers {
 		AppURL:        cfg.AppURL.String(),
 		APIURL:        strings.TrimSuffix(cfg.APIURL.String(), "/"),
 		DB:            s.svc.DB,
+		Conversions:   s.svc.Conversions,
 		TrackDedup:    cfg.ClickDedupWindow,
 		ClientIP:      s.ClientIP,
 		TrustedProxy:  func(c *fiber.Ctx) bool { return cfg.IsTrustedProxy(c.Context().RemoteIP()) },

@@ -15,6 +15,7 @@ import (
 
 	pages "github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
@@ -47,6 +48,8 @@ type Deps struct {
 	// app-association files and POST /track/click's workspace and partner.
 	// The redirect itself never reads it.
 	DB *models.DB
+	// Conversions decides POST /track/click's partner and discount.
+	Conversions *conversions.Service
 	// TrackDedup is how long POST /track/click answers the same visitor on
 	// the same link with the same click id (RELINK_CLICK_DEDUP_WINDOW).
 	TrackDedup time.Duration

@@ -130,37 +130,19 @@ type trackClickDiscount struct {
 // its enrollment's discount (§8.7: nil when none or its amount is 0); the
 // partner is nil when it or its enrollment is gone.
 func (h *Handlers) trackPartner(c *fiber.Ctx, t *shortlink.Target) (*trackClickPartner, *trackClickDiscount, error) {
-	if h.d.DB == nil {
-		return nil, nil, nil
-	}
-	ctx := c.UserContext()
-	p, err := h.d.DB.PartnerByID(ctx, t.WorkspaceID, t.PartnerID)
-	if apierr.Is(err, apierr.NotFound) {
-		return nil, nil, nil
-	} else if err != nil {
+	p, e, d, err := h.d.Conversions.ClickPartner(c.UserContext(), t.WorkspaceID, t.ProgramID, t.PartnerID)
+	if err != nil || p == nil {
 		return nil, nil, err
 	}
 	out := &trackClickPartner{ID: p.ID, Name: p.Name, Image: h.d.APIURL + request.AvatarPath + p.ID}
 	if p.Image != nil && *p.Image != "" {
 		out.Image = *p.Image
 	}
-	e, err := h.d.DB.EnrollmentByPartner(ctx, t.WorkspaceID, t.ProgramID, t.PartnerID)
-	switch {
-	case apierr.Is(err, apierr.NotFound):
-		return out, nil, nil
-	case err != nil:
-		return nil, nil, err
+	if e != nil {
+		out.GroupID, out.TenantID = e.GroupID, e.TenantID
 	}
-	out.GroupID, out.TenantID = e.GroupID, e.TenantID
-	if e.DiscountID == nil {
+	if d == nil {
 		return out, nil, nil
-	}
-	d, err := h.d.DB.DiscountByID(ctx, t.WorkspaceID, *e.DiscountID)
-	switch {
-	case apierr.Is(err, apierr.NotFound) || (err == nil && d.Amount == 0):
-		return out, nil, nil
-	case err != nil:
-		return nil, nil, err
 	}
 	return out, &trackClickDiscount{ID: d.ID, Amount: d.Amount, Type: d.Type, MaxDuration: d.MaxDuration,
 		CouponID: d.CouponID, CouponTestID: d.CouponTestID}, nil

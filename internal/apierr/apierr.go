@@ -56,12 +56,6 @@ func (c Code) Status() int {
 	return http.StatusInternalServerError
 }
 
-// Codes lists every known code (for tests and docs).
-func Codes() []Code {
-	return []Code{BadRequest, Unauthorized, Forbidden, ExceededLimit, NotFound, Conflict,
-		InvitePending, InviteExpired, Unprocessable, RateLimitExceeded, InternalServerError}
-}
-
 // InternalMessage is the only text a 500 ever shows.
 const InternalMessage = "An internal server error occurred. Please contact our support if the problem persists."
 

@@ -59,3 +59,9 @@ func TestValidationFormat(t *testing.T) {
 		t.Fatal("wrapped validation error not recovered")
 	}
 }
+
+// Codes lists every Dub code (Relink's own Unavailable aside).
+func Codes() []Code {
+	return []Code{BadRequest, Unauthorized, Forbidden, ExceededLimit, NotFound, Conflict,
+		InvitePending, InviteExpired, Unprocessable, RateLimitExceeded, InternalServerError}
+}

@@ -180,9 +180,6 @@ var Vars = []Var{
 // Getenv abstracts the environment so tests can pass a map.
 type Getenv func(string) string
 
-// FromEnv reads the process environment.
-func FromEnv() (*Config, error) { return Load(os.Getenv) }
-
 // Load parses and validates configuration from getenv.
 func Load(getenv Getenv) (*Config, error) {
 	l := &loader{getenv: getenv}

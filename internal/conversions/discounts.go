@@ -218,10 +218,35 @@ func (s *Service) DeleteDiscountCode(ctx context.Context, ws *models.Workspace, 
 	return c.ID, err
 }
 
-// EnrollmentDiscount is the discount POST /track/click answers for a
-// partner link (§8.7): the enrollment's, nil when none or its amount is 0.
-func (s *Service) EnrollmentDiscount(ctx context.Context, workspaceID string, e *models.Enrollment) (*models.Discount, error) {
-	if e == nil || e.DiscountID == nil {
+// ClickPartner is what POST /track/click answers about a partner link's
+// partner (spec/partners-and-embed.md §1.4, spec/parity.md §8.7): the
+// partner (nil when it is gone), its enrollment in the link's program (nil
+// when it is no longer enrolled) and the enrollment's discount (nil when
+// none or its amount is 0).
+func (s *Service) ClickPartner(ctx context.Context, workspaceID, programID, partnerID string) (*models.Partner, *models.Enrollment, *models.Discount, error) {
+	p, err := s.DB.PartnerByID(ctx, workspaceID, partnerID)
+	if models.IsNotFound(err) {
+		return nil, nil, nil, nil
+	} else if err != nil {
+		return nil, nil, nil, err
+	}
+	e, err := s.DB.EnrollmentByPartner(ctx, workspaceID, programID, partnerID)
+	if models.IsNotFound(err) {
+		return p, nil, nil, nil
+	} else if err != nil {
+		return nil, nil, nil, err
+	}
+	d, err := s.enrollmentDiscount(ctx, workspaceID, e)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return p, e, d, nil
+}
+
+// enrollmentDiscount is the enrollment's discount: nil when none or its
+// amount is 0 (spec/parity.md §8.7).
+func (s *Service) enrollmentDiscount(ctx context.Context, workspaceID string, e *models.Enrollment) (*models.Discount, error) {
+	if e.DiscountID == nil {
 		return nil, nil
 	}
 	d, err := s.DB.DiscountByID(ctx, workspaceID, *e.DiscountID)

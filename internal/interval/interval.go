@@ -57,12 +57,6 @@ var table = map[string]preset{
 	All:   {nil, Month},
 }
 
-// Valid reports a known interval name.
-func Valid(name string) bool {
-	_, ok := table[name]
-	return ok
-}
-
 // Start is where interval name starts at now in tz (nil: UTC), and its
 // granularity. ok is false for "all" and unknown names, which have no start
 // of their own.

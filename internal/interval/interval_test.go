@@ -61,3 +61,9 @@ func TestSevenDaysIsEightDailyBuckets(t *testing.T) {
 		t.Fatalf("7d spans %d daily buckets, want 8", days)
 	}
 }
+
+// Valid reports a known interval name.
+func Valid(name string) bool {
+	_, ok := table[name]
+	return ok
+}

@@ -31,15 +31,6 @@ const (
 	TargetsAny Targets = "any"
 )
 
-// ParseTargets validates a RELINK_WEBHOOK_TARGETS value.
-func ParseTargets(s string) (Targets, error) {
-	switch t := Targets(s); t {
-	case TargetsPublic, TargetsAny:
-		return t, nil
-	}
-	return "", fmt.Errorf("want public or any, got %q", s)
-}
-
 // DefaultSchedule is the wait before each retry: QStash's documented
 // backoff min(86400, e^(2.5n)) s (§6.3), so an event gets 6 attempts over
 // about 30 hours.
