@@ -9,10 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/relinkhq/relink/internal/app"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/importer"
-	"github.com/relinkhq/relink/internal/links"
-	"github.com/relinkhq/relink/models"
 )
 
 const importUsage = `relink import — import links (and click history where the source has it).
@@ -106,21 +105,17 @@ func importCmd(ctx context.Context, cfg *config.Config, args []string, stdout, s
 			return usageError{err.Error()}
 		}
 	}
-	db, err := models.Open(cfg.DatabaseURL)
+	svc, err := app.BuildCommand(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		return err
-	}
-	ws, err := db.WorkspaceBySlug(ctx, *slug)
+	defer svc.Close()
+	ws, err := svc.DB.WorkspaceBySlug(ctx, *slug)
 	if err != nil {
 		return fmt.Errorf("workspace %s: %w", *slug, err)
 	}
-	svc := &links.Service{DB: db, ShortDomain: cfg.ShortDomain, ReservedHosts: []string{cfg.AppURL.Host, cfg.APIURL.Host}}
 	bar := &progressBar{w: stderr, label: "importing from " + src.Name()}
-	rep, runErr := (&importer.Runner{Links: svc, Workspace: ws, Progress: bar.update}).Run(ctx, src)
+	rep, runErr := (&importer.Runner{Links: svc.Links, Workspace: ws, Progress: bar.update}).Run(ctx, src)
 	bar.done()
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/app"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ids"
-	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -72,12 +72,12 @@ func program(ctx context.Context, cfg *config.Config, args []string, stdout io.W
 	}
 	fs := newFlags("program " + cmd)
 	wsFlag := fs.String("workspace", "", "workspace slug or ws_ id")
-	db, err := openDB(ctx, cfg)
+	svc, err := app.BuildCommand(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	p := &programCmd{ctx: ctx, cfg: cfg, db: db, out: stdout, fs: fs, ws: wsFlag}
+	defer svc.Close()
+	p := &programCmd{ctx: ctx, cfg: cfg, db: svc.DB, svc: svc, out: stdout, fs: fs, ws: wsFlag}
 	switch cmd {
 	case "show":
 		return p.run(rest, p.show)
@@ -111,6 +111,7 @@ type programCmd struct {
 	ctx  context.Context
 	cfg  *config.Config
 	db   *models.DB
+	svc  *app.Services // built as serve builds them (app.BuildCommand)
 	out  io.Writer
 	fs   *flag.FlagSet
 	ws   *string
@@ -260,8 +261,7 @@ func (p *programCmd) set(args []string) error {
 		if *apps != "open" && *apps != "closed" {
 			return usageError{"--applications: want open or closed"}
 		}
-		svc := conversions.New(conversions.Deps{DB: p.db})
-		if err := svc.OpenApplications(p.ctx, p.prog, *apps == "open"); err != nil {
+		if err := p.svc.Conversions.OpenApplications(p.ctx, p.prog, *apps == "open"); err != nil {
 			return err
 		}
 	}
@@ -381,8 +381,7 @@ func (p *programCmd) groupSet(args []string) error {
 	}
 	if len(defaults) > 0 {
 		// Partners already in the group get the new default links too.
-		ls := &links.Service{DB: p.db, ShortDomain: p.cfg.ShortDomain, ReservedHosts: []string{p.cfg.AppURL.Host, p.cfg.APIURL.Host}}
-		if _, err := conversions.New(conversions.Deps{DB: p.db, Links: ls}).SyncDefaultLinks(p.ctx, p.w, g); err != nil {
+		if _, err := p.svc.Conversions.SyncDefaultLinks(p.ctx, p.w, g); err != nil {
 			return cliErr(err)
 		}
 	}
@@ -539,8 +538,7 @@ func (p *programCmd) commissionsClicks(args []string) error {
 			return usageError{"--day: want YYYY-MM-DD"}
 		}
 	}
-	svc := conversions.New(conversions.Deps{DB: p.db})
-	n, err := svc.ClickCommissions(p.ctx, d)
+	n, err := p.svc.Conversions.ClickCommissions(p.ctx, d)
 	if err != nil {
 		return err
 	}
@@ -641,7 +639,7 @@ func (p *programCmd) bountyAdd(args []string) error {
 		}
 		b.EndsAt = &t
 	}
-	if err := conversions.New(conversions.Deps{DB: p.db}).CreateBounty(p.ctx, b); err != nil { // emits bounty.created
+	if err := p.svc.Conversions.CreateBounty(p.ctx, b); err != nil { // emits bounty.created
 		return cliErr(err)
 	}
 	return p.print(map[string]any{"id": b.ID, "name": b.Name, "type": b.Type, "groupId": b.GroupID, "rewardAmount": b.RewardAmount,

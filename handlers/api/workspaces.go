@@ -9,6 +9,7 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -64,7 +65,7 @@ func (h *Handlers) UpdateWorkspace(c *fiber.Ctx) error {
 		return err
 	}
 	var req updateWorkspaceRequest
-	if err := request.BindJSON(c, &req); err != nil {
+	if err := input.BindJSON(c.Body(), &req); err != nil {
 		return err
 	}
 	upd := *w

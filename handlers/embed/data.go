@@ -11,6 +11,7 @@ import (
 	"github.com/relinkhq/relink/internal/analytics/dubjson"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/internal/referrals"
 )
 
@@ -42,7 +43,7 @@ func (h *Handlers) ListLinks(c *fiber.Ctx) error {
 // CreateLink answers POST /api/embed/referrals/links (201).
 func (h *Handlers) CreateLink(c *fiber.Ctx) error {
 	var in referrals.LinkWrite
-	if err := request.BindJSON(c, &in); err != nil {
+	if err := input.BindJSON(c.Body(), &in); err != nil {
 		return err
 	}
 	l, err := h.d.Referrals.CreateLink(c.UserContext(), session(c), in)
@@ -55,7 +56,7 @@ func (h *Handlers) CreateLink(c *fiber.Ctx) error {
 // UpdateLink answers PATCH /api/embed/referrals/links/:linkId.
 func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 	var in referrals.LinkWrite
-	if err := request.BindJSON(c, &in); err != nil {
+	if err := input.BindJSON(c.Body(), &in); err != nil {
 		return err
 	}
 	l, err := h.d.Referrals.UpdateLink(c.UserContext(), session(c), c.Params("linkId"), in)

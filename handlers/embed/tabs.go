@@ -1,7 +1,6 @@
 package embed
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -13,6 +12,7 @@ import (
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/models"
 	"github.com/relinkhq/relink/views/embed"
@@ -195,8 +195,8 @@ type submissionBody struct {
 // (spec/parity.md §7.3) with the new submission: the data API behind the tab.
 func (h *Handlers) CreateSubmission(c *fiber.Ctx) error {
 	var body submissionBody
-	if err := json.Unmarshal(c.Body(), &body); err != nil {
-		return apierr.New(apierr.BadRequest, "Invalid JSON format in request body. Please ensure the request body is a valid JSON object.")
+	if err := input.BindJSON(c.Body(), &body); err != nil {
+		return err
 	}
 	switch {
 	case len(body.URLs) > 100:

@@ -185,6 +185,19 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (_ *Services, err
 	return s, nil
 }
 
+// BuildCommand makes the services for a command of the CLI (relink
+// program, relink import, …): the same Build as serve, so a change made
+// there goes through the same service methods, writes its webhook events to
+// the outbox the servers deliver, and invalidates the running servers' link
+// caches (through Redis when RELINK_REDIS_URL is set). The click journal is
+// left out: it belongs to the server on this data directory. Its jobs are
+// never started; the caller closes the services with Close.
+func BuildCommand(ctx context.Context, cfg *config.Config) (*Services, error) {
+	c := *cfg
+	c.ClickJournal = false
+	return Build(ctx, &c, Options{})
+}
+
 // jobs is the table of background work, in start and drain order. Add a
 // job here: one line, with a Drain if it holds work that must not be lost
 // at shutdown.

@@ -85,21 +85,22 @@ func citationsIn(file, text string) []Citation {
 	return cites
 }
 
-// Resolve finds the cited file: relative to the citing file's directory,
-// the root, or docs/. It answers "" when none exists and an error when
-// the name is ambiguous (two of them exist and are different files).
+// Resolve finds the cited file as Markdown links resolve: next to the
+// citing file; failing that, at the root or under docs/. It answers "" when
+// none exists and an error when the name is ambiguous (both the root and
+// docs/ have it).
 func Resolve(root string, c Citation) (string, error) {
+	exists := func(p string) bool {
+		st, err := os.Stat(filepath.Join(root, p))
+		return err == nil && !st.IsDir()
+	}
+	if p := filepath.Clean(filepath.Join(filepath.Dir(c.File), c.Target)); exists(p) {
+		return p, nil
+	}
 	var found []string
-	for _, base := range []string{filepath.Dir(c.File), ".", "docs"} {
-		p := filepath.Clean(filepath.Join(base, c.Target))
-		if st, err := os.Stat(filepath.Join(root, p)); err == nil && !st.IsDir() {
-			dup := false
-			for _, f := range found {
-				dup = dup || f == p
-			}
-			if !dup {
-				found = append(found, p)
-			}
+	for _, base := range []string{".", "docs"} {
+		if p := filepath.Clean(filepath.Join(base, c.Target)); exists(p) {
+			found = append(found, p)
 		}
 	}
 	switch len(found) {

@@ -186,7 +186,13 @@ func TestCitations(t *testing.T) {
 		}
 		for _, s := range c.Sections {
 			if !secs[p][s] {
-				t.Errorf("%s: %s has no section %s", c, p, s)
+				hint := ""
+				if spec := filepath.Join("docs", "spec", filepath.Base(p)); spec != p {
+					if _, err := os.Stat(filepath.Join(root, spec)); err == nil {
+						hint = " (the contract's is spec/" + filepath.Base(p) + ")"
+					}
+				}
+				t.Errorf("%s: %s has no section %s%s", c, p, s, hint)
 			}
 		}
 	}

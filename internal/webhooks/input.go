@@ -9,6 +9,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/input"
 )
 
 // Input is a POST or PATCH /webhooks body (§2.2, §2.4). Has* say which keys
@@ -25,7 +26,7 @@ type Input struct {
 	CreatedBy string
 }
 
-const msgBadJSON = "Invalid JSON format in request body. Please ensure the request body is a valid JSON object."
+const msgBadJSON = input.MsgBadJSON
 
 // ParseInput validates a body; create says whether name, url and triggers
 // are required.

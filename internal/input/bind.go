@@ -1,4 +1,4 @@
-package request
+package input
 
 import (
 	"bytes"
@@ -8,16 +8,14 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/gofiber/fiber/v2"
-
 	"github.com/relinkhq/relink/internal/apierr"
 )
 
-// BindJSON decodes the request body into v. Malformed JSON is a 400 with
+// BindJSON decodes a request body into v. Malformed JSON is a 400 with
 // upstream's message; a value of the wrong type is a 422 naming the field in
 // zod's format; unknown fields are ignored, and an empty body counts as {}.
-func BindJSON(c *fiber.Ctx, v any) error {
-	body := bytes.TrimSpace(c.Body())
+func BindJSON(raw []byte, v any) error {
+	body := bytes.TrimSpace(raw)
 	if len(body) == 0 {
 		body = []byte("{}")
 	}
@@ -45,8 +43,7 @@ func jsonError(err error) error {
 		return apierr.Validation("invalid_type", te.Field,
 			fmt.Sprintf("Invalid input: expected %s, received %s", expected, received))
 	}
-	return apierr.Wrap(apierr.BadRequest, err,
-		"Invalid JSON format in request body. Please ensure the request body is a valid JSON object.")
+	return apierr.Wrap(apierr.BadRequest, err, MsgBadJSON)
 }
 
 // jsonKind names a Go type the way zod names the expected input.

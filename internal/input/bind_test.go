@@ -1,14 +1,10 @@
-package request_test
+package input_test
 
 import (
-	"net/http/httptest"
-	"strings"
 	"testing"
 
-	"github.com/gofiber/fiber/v2"
-
-	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/input"
 )
 
 type bindTarget struct {
@@ -44,18 +40,8 @@ func TestBindJSON(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var bindErr error
-			app := fiber.New()
-			app.Post("/", func(ctx *fiber.Ctx) error {
-				var v bindTarget
-				bindErr = request.BindJSON(ctx, &v)
-				return nil
-			})
-			res, err := app.Test(httptest.NewRequest("POST", "/", strings.NewReader(c.body)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			res.Body.Close()
+			var v bindTarget
+			bindErr := input.BindJSON([]byte(c.body), &v)
 			if c.status == 0 {
 				if bindErr != nil {
 					t.Fatalf("unexpected error %v", bindErr)
