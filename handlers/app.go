@@ -238,6 +238,8 @@ func (s *Server) conversionRoutes(h *api.Handlers, rd *redirect.Handlers) {
 	a.Get("/partners/analytics", s.key("programs.read"), s.plan(models.PlanBusiness), h.PartnerAnalytics)
 	a.Get("/commissions", s.key("programs.read"), h.ListCommissions)
 	s.programRoutes(h) // before /commissions/:id: "bulk" is never an id
+	// After every GET /partners/<word> route: those words are never ids.
+	a.Get("/partners/:partnerId", s.key("programs.read"), s.plan(models.PlanBusiness), h.GetPartner)
 	a.Patch("/commissions/:id", s.key("programs.write"), s.writers(), h.UpdateCommission)
 	a.Post("/tokens/embed/referrals", s.key("links.write"), s.plan(models.PlanAdvanced), h.CreateReferralsEmbedToken)
 }

@@ -73,6 +73,10 @@ type Link struct {
 	// Tags are loaded by the queries that return links to the API, ordered
 	// by association time.
 	Tags []Tag `gorm:"-"`
+	// WebhookIDs, when non-nil, are the webhooks a create or update named
+	// (the deprecated webhookIds field): InsertLink and SaveLink store them
+	// in webhook_links, and the answer to that request carries them.
+	WebhookIDs []string `gorm:"-"`
 }
 
 // TableName pins the table.

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,6 +77,9 @@ func (db *DB) InsertLink(ctx context.Context, l *Link, tagIDs []string, now time
 		if err := tx.CreateLink(ctx, l); err != nil {
 			return err
 		}
+		if err := tx.setLinkWebhooks(ctx, l); err != nil {
+			return err
+		}
 		return tx.setLinkTags(ctx, l.ID, tagIDs, now)
 	})
 }
@@ -97,6 +101,9 @@ func (db *DB) SaveLink(ctx context.Context, l *Link, tagIDs *[]string, now time.
 		if res.RowsAffected == 0 {
 			return apierr.New(apierr.NotFound, "Link not found.")
 		}
+		if err := tx.setLinkWebhooks(ctx, l); err != nil {
+			return err
+		}
 		if tagIDs == nil {
 			return nil
 		}
@@ -105,6 +112,41 @@ func (db *DB) SaveLink(ctx context.Context, l *Link, tagIDs *[]string, now time.
 		}
 		return tx.setLinkTags(ctx, l.ID, *tagIDs, now)
 	})
+}
+
+// setLinkWebhooks replaces the link's rows in webhook_links with
+// l.WebhookIDs when they are set (Dub's deleteMany + createMany on
+// LinkWebhook); nil leaves them.
+func (db *DB) setLinkWebhooks(ctx context.Context, l *Link) error {
+	if l.WebhookIDs == nil {
+		return nil
+	}
+	if err := db.WithContext(ctx).Exec("DELETE FROM webhook_links WHERE link_id = ?", l.ID).Error; err != nil {
+		return dbErr(err, "clear link webhooks", "", "")
+	}
+	for _, id := range l.WebhookIDs {
+		if err := db.WithContext(ctx).Exec("INSERT INTO webhook_links (webhook_id, link_id) VALUES (?, ?)", id, l.ID).Error; err != nil {
+			return dbErr(err, "set link webhooks", "", "")
+		}
+	}
+	return nil
+}
+
+// UnknownWebhookIDs returns the ids among ids that name no webhook of the
+// workspace, in the given order.
+func (db *DB) UnknownWebhookIDs(ctx context.Context, workspaceID string, ids []string) ([]string, error) {
+	var found []string
+	if err := db.WithContext(ctx).Table("webhooks").Where("workspace_id = ? AND id IN ?", workspaceID, ids).
+		Pluck("id", &found).Error; err != nil {
+		return nil, dbErr(err, "check webhook ids", "", "")
+	}
+	var out []string
+	for _, id := range ids {
+		if !slices.Contains(found, id) {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 // setLinkTags attaches tags in the given order, each a millisecond after the

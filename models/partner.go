@@ -102,7 +102,7 @@ func (e *Enrollment) RewardIDFor(event string) *string {
 // PartnerByEmail finds a partner of the workspace by email.
 func (db *DB) PartnerByEmail(ctx context.Context, workspaceID, email string) (*Partner, error) {
 	var p Partner
-	err := db.WithContext(ctx).Where("workspace_id = ? AND email = ?", workspaceID, NormalizeEmail(email)).Take(&p).Error
+	err := db.WithContext(ctx).Where("workspace_id = ? AND lower(email) = ?", workspaceID, NormalizeEmail(email)).Take(&p).Error
 	if err != nil {
 		return nil, dbErr(err, "get partner by email", "Partner not found.", "")
 	}
@@ -121,7 +121,7 @@ func (db *DB) PartnerByID(ctx context.Context, workspaceID, id string) (*Partner
 
 // CreatePartner stores a new partner; a taken email or username is a 409.
 func (db *DB) CreatePartner(ctx context.Context, p *Partner) error {
-	p.Email = NormalizeEmail(p.Email)
+	p.Email = strings.TrimSpace(p.Email) // kept as given (Dub does not lower-case it); matched case-insensitively
 	if p.NetworkStatus == "" {
 		p.NetworkStatus = "draft"
 	}
@@ -184,7 +184,7 @@ func (db *DB) EnrollmentByTenantOrEmail(ctx context.Context, workspaceID, progra
 	var e Enrollment
 	err := db.WithContext(ctx).Table("program_enrollments AS e").Select("e.*").
 		Joins("JOIN partners p ON p.id = e.partner_id AND p.workspace_id = e.workspace_id").
-		Where("e.workspace_id = ? AND e.program_id = ? AND p.email = ?", workspaceID, programID, NormalizeEmail(email)).
+		Where("e.workspace_id = ? AND e.program_id = ? AND lower(p.email) = ?", workspaceID, programID, NormalizeEmail(email)).
 		Take(&e).Error
 	if err != nil {
 		return nil, dbErr(err, "get enrollment by email", MsgPartnerNotEnrolled, "")
@@ -298,10 +298,12 @@ type PartnerQuery struct {
 	TenantID  string
 	Search    string
 	PartnerID string // exact, for single lookups
-	SortBy    string // one of PartnerSortColumns' keys
-	Desc      bool
-	Limit     int
-	Offset    int
+	// PartnerIDs keeps only these partners (Dub's partnerIds filter).
+	PartnerIDs []string
+	SortBy     string // one of PartnerSortColumns' keys
+	Desc       bool
+	Limit      int
+	Offset     int
 }
 
 // PartnerSortColumns maps GET /partners sortBy values to SQL.
@@ -354,12 +356,12 @@ func (db *DB) ListEnrolledPartners(ctx context.Context, workspaceID, programID s
 	case q.PartnerID != "":
 		inner = inner.Where("e.partner_id = ?", q.PartnerID)
 	case q.Email != "":
-		inner = inner.Where("p.email = ?", NormalizeEmail(q.Email))
+		inner = inner.Where("lower(p.email) = ?", NormalizeEmail(q.Email))
 	case q.Search != "":
 		s := strings.TrimSpace(q.Search)
 		switch {
 		case strings.Contains(s, "@"):
-			inner = inner.Where("p.email = ?", NormalizeEmail(s))
+			inner = inner.Where("lower(p.email) = ?", NormalizeEmail(s))
 		case strings.HasPrefix(s, "pn_"):
 			inner = inner.Where("p.id = ?", s)
 		default:
@@ -369,6 +371,9 @@ func (db *DB) ListEnrolledPartners(ctx context.Context, workspaceID, programID s
 	}
 	if q.TenantID != "" {
 		inner = inner.Where("e.tenant_id = ?", q.TenantID)
+	}
+	if len(q.PartnerIDs) > 0 {
+		inner = inner.Where("e.partner_id IN ?", q.PartnerIDs)
 	}
 	sortExpr, ok := PartnerSortColumns[q.SortBy]
 	if !ok {
@@ -467,7 +472,7 @@ func escapeLike(s string) string {
 // taken in the workspace; it reports whether it was inserted. It never
 // aborts the surrounding transaction.
 func (db *DB) CreatePartnerIfAbsent(ctx context.Context, p *Partner) (bool, error) {
-	p.Email = NormalizeEmail(p.Email)
+	p.Email = strings.TrimSpace(p.Email) // kept as given (Dub does not lower-case it); matched case-insensitively
 	res := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(p)
 	if res.Error != nil {
 		return false, dbErr(res.Error, "create partner", "", "")

@@ -283,7 +283,7 @@ func TestPartnersAndCommissionsAPI(t *testing.T) {
 		created := e.ok(201, "acme", "POST", "/partners", `{"email":"Pat@Example.com","name":"Pat","tenantId":"t_pat"}`).json(t)
 		pnID := created["id"].(string)
 		if !strings.HasPrefix(pnID, "pn_") || created["partnerId"] != pnID || created["programId"] != prog.ID || created["status"] != "approved" ||
-			created["tenantId"] != "t_pat" || created["email"] != "pat@example.com" || created["saleRewardId"] == nil {
+			created["tenantId"] != "t_pat" || created["email"] != "Pat@Example.com" || created["saleRewardId"] == nil {
 			t.Fatalf("created %v", created)
 		}
 		for _, k := range []string{"username", "image", "country", "companyName", "networkStatus", "defaultPayoutMethod", "paypalEmail",
@@ -300,6 +300,9 @@ func TestPartnersAndCommissionsAPI(t *testing.T) {
 		e.expectErr(e.do("acme", "POST", "/partners", `{"email":"a@b.co","username":"no spaces"}`), 422, "unprocessable_entity", "custom: username: Invalid username. Must be a URL-friendly string.")
 		e.expectErr(e.do("acme", "POST", "/partners", `{"email":"a@b.co","linkProps":{"title":5}}`), 422, "unprocessable_entity", "invalid_type: linkProps.title: Invalid input: expected string, received number")
 
+		// Enrolling made pat's default link (the program's domain and
+		// destination); without it, pat creates one.
+		e.ok(200, "acme", "DELETE", "/links/"+onlyLink(t, created, "pat"), "")
 		link := e.ok(201, "acme", "POST", "/partners/links", `{"tenantId":"t_pat","key":"pat"}`).json(t)
 		if link["partnerId"] != pnID || link["programId"] != prog.ID || link["tenantId"] != "t_pat" || link["trackConversion"] != true || link["key"] != "pat" {
 			t.Fatalf("partner link %v", link)

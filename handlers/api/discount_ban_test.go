@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,8 +37,8 @@ func TestBanAndDeactivateDisableCodes(t *testing.T) {
 		e.ok(201, "acme", "POST", "/webhooks", `{"name":"Codes","url":"https://example.com/h","triggers":["discount_code.deleted"]}`)
 		code := map[string]string{}
 		for _, name := range []string{"Ann", "Bob", "Cid"} {
-			p := e.ok(201, "acme", "POST", "/partners", `{"email":"`+name+`@example.com","name":"`+name+`"}`).json(t)["id"].(string)
-			l := e.ok(201, "acme", "POST", "/partners/links", `{"partnerId":"`+p+`","key":"`+name+`"}`).json(t)["id"].(string)
+			created := e.ok(201, "acme", "POST", "/partners", `{"email":"`+name+`@example.com","name":"`+name+`"}`).json(t)
+			p, l := created["id"].(string), onlyLink(t, created, strings.ToLower(name))
 			e.ok(200, "acme", "POST", "/discount-codes", `{"partnerId":"`+p+`","linkId":"`+l+`","code":"`+name+`"}`)
 			code[name] = p
 		}

@@ -137,7 +137,7 @@ var usernameRe = regexp.MustCompile(`^[\p{L}\p{N}_-]+$`)
 func parsePartnerBody(o *input.Object) conversions.EnrollInput {
 	var in conversions.EnrollInput
 	if v := o.Str("email", input.Str{Required: true, Trim: true, Max: 190, Check: input.Email}).Ptr(); v != nil {
-		in.Email = models.NormalizeEmail(*v)
+		in.Email = *v
 	}
 	in.Name = o.Str("name", input.Str{Trim: true, Max: 100}).Ptr()
 	if in.Name != nil && *in.Name == "" {
@@ -232,7 +232,7 @@ func (h *Handlers) ListPartners(c *fiber.Ctx) error {
 	q := models.PartnerQuery{
 		GroupID: models.ParseSetFilter(c.Query("groupId")), Country: models.ParseSetFilter(c.Query("country")),
 		Email: c.Query("email"), TenantID: c.Query("tenantId"), Search: c.Query("search"),
-		SortBy: p.SortBy, Desc: p.Desc(), Limit: p.PageSize, Offset: p.Offset(),
+		SortBy: p.SortBy, Desc: p.Desc(), Limit: p.PageSize, Offset: p.Offset(), PartnerIDs: queryList(c, "partnerIds"),
 	}
 	if s := c.Query("status"); s != "" {
 		if !contains(models.EnrollmentStatuses, s) {
@@ -255,6 +255,67 @@ func (h *Handlers) ListPartners(c *fiber.Ctx) error {
 		out[i] = j
 	}
 	return c.JSON(out)
+}
+
+// queryList reads a list query parameter as Dub's schemas do: repeated
+// (?a=x&a=y) or comma-separated (?a=x,y), empty items dropped.
+func queryList(c *fiber.Ctx, name string) []string {
+	var out []string
+	for _, v := range c.Context().QueryArgs().PeekMulti(name) {
+		for _, s := range strings.Split(string(v), ",") {
+			if s = strings.TrimSpace(s); s != "" && !contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// enrolledPartnerExtended is Dub's EnrolledPartnerSchemaExtended (GET
+// /partners/{partnerId}): the enrolled partner and the profile fields
+// Relink has no data for, at Dub's empty values.
+type enrolledPartnerExtended struct {
+	enrolledPartnerJSON
+	LastLeadAt                   *string    `json:"lastLeadAt"`
+	LastConversionAt             *string    `json:"lastConversionAt"`
+	CustomerDataSharingEnabledAt *string    `json:"customerDataSharingEnabledAt"`
+	GroupMoveDisabledAt          *string    `json:"groupMoveDisabledAt"`
+	RiskMonitoringDisabledAt     *string    `json:"riskMonitoringDisabledAt"`
+	Platforms                    []struct{} `json:"platforms"`
+	Discount                     *struct {
+		ID       string  `json:"id"`
+		Provider *string `json:"provider"`
+	} `json:"discount"`
+	MonthlyTraffic             *string    `json:"monthlyTraffic"`
+	IndustryInterests          []struct{} `json:"industryInterests"`
+	PreferredEarningStructures []struct{} `json:"preferredEarningStructures"`
+	SalesChannels              []struct{} `json:"salesChannels"`
+}
+
+// GetPartner answers GET /partners/{partnerId} (Dub's
+// app/(ee)/api/partners/[partnerId]/route.ts): the partner enrolled in the
+// workspace's program, 404 "Partner not found." otherwise.
+func (h *Handlers) GetPartner(c *fiber.Ctx) error {
+	ws := request.Workspace(c)
+	prog, err := h.DB.DefaultProgram(c.UserContext(), ws.ID)
+	if err != nil {
+		return err
+	}
+	ep, err := h.DB.EnrolledPartnerByID(c.UserContext(), ws.ID, prog.ID, c.Params("partnerId"))
+	if apierr.Is(err, apierr.NotFound) {
+		return apierr.New(apierr.NotFound, "Partner not found.")
+	} else if err != nil {
+		return err
+	}
+	j := enrolledPartnerExtended{enrolledPartnerJSON: h.toEnrolledPartnerJSON(ep), Platforms: []struct{}{},
+		IndustryInterests: []struct{}{}, PreferredEarningStructures: []struct{}{}, SalesChannels: []struct{}{}}
+	if d := ep.Enrollment.DiscountID; d != nil {
+		j.Discount = &struct {
+			ID       string  `json:"id"`
+			Provider *string `json:"provider"`
+		}{ID: *d}
+	}
+	return c.JSON(j)
 }
 
 // partnerSelector reads partnerId / tenantId from a body.

@@ -48,9 +48,22 @@ func newProgramEnv(t *testing.T, db *models.DB) *programEnv {
 	if err := db.SaveProgram(ctx, prog); err != nil {
 		t.Fatal(err)
 	}
-	pn := e.ok(201, "acme", "POST", "/partners", `{"email":"pat@example.com","name":"Pat","tenantId":"t_pat"}`).json(t)["id"].(string)
-	link := e.ok(201, "acme", "POST", "/partners/links", `{"partnerId":"`+pn+`","key":"pat"}`).json(t)["id"].(string)
+	// The program has a domain and a destination, so enrolling pat makes
+	// pat's default link (key "pat", the program's destination).
+	created := e.ok(201, "acme", "POST", "/partners", `{"email":"pat@example.com","name":"Pat","tenantId":"t_pat"}`).json(t)
+	pn, link := created["id"].(string), onlyLink(t, created, "pat")
 	return &programEnv{linkEnv: e, ws: acme, prog: prog, partner: pn, link: link}
+}
+
+// onlyLink is the id of the one link of an enrolled partner, which must
+// have key.
+func onlyLink(t *testing.T, partner map[string]any, key string) string {
+	t.Helper()
+	ls, _ := partner["links"].([]any)
+	if len(ls) != 1 || ls[0].(map[string]any)["key"] != key {
+		t.Fatalf("partner links %v, want one with key %q", partner["links"], key)
+	}
+	return ls[0].(map[string]any)["id"].(string)
 }
 
 func (e *programEnv) commissions(t *testing.T, query string) []map[string]any {
@@ -172,7 +185,9 @@ func TestCreateCommissionEffects(t *testing.T) {
 		e.expectErr(e.do("acme", "POST", "/commissions", `{"type":"lead","partnerId":"`+pn+`","customerId":"cus_foreign"}`),
 			400, "bad_request", "Customer cus_foreign does not belong to the workspace.")
 		// A partner without links.
-		bare := e.ok(201, "acme", "POST", "/partners", `{"email":"bare@example.com"}`).json(t)["id"].(string)
+		bareP := e.ok(201, "acme", "POST", "/partners", `{"email":"bare@example.com"}`).json(t)
+		bare := bareP["id"].(string)
+		e.ok(200, "acme", "DELETE", "/links/"+onlyLink(t, bareP, "bare"), "")
 		e.expectErr(e.do("acme", "POST", "/commissions", `{"type":"lead","partnerId":"`+bare+`","customerId":"`+cust.ID+`"}`),
 			400, "bad_request", "Partner bare@example.com ("+bare+") has no links.")
 		// "other" cannot create commissions for acme's partner.

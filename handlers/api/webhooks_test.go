@@ -167,8 +167,7 @@ func TestConversionEvents(t *testing.T) {
 
 		pn := e.ok(201, "acme", "POST", "/partners", `{"email":"pat@example.com","name":"Pat"}`).json(t)
 		e.ok(201, "acme", "POST", "/partners", `{"email":"pat@example.com"}`) // existing: no event
-		link := e.ok(201, "acme", "POST", "/partners/links", `{"partnerId":"`+pn["id"].(string)+`","key":"pat"}`).json(t)
-		l, _ := db.LinkByID(ctx, acme.ID, link["id"].(string))
+		l, _ := db.LinkByID(ctx, acme.ID, onlyLink(t, pn, "pat"))
 		click := models.Click{ClickID: ids.Nano(16), Timestamp: time.Now().Add(-time.Minute), WorkspaceID: acme.ID, LinkID: l.ID,
 			Domain: l.Domain, Key: l.Key, URL: l.URL, Country: "US"}
 		if _, err := db.RecordClicks(ctx, []models.Click{click}); err != nil {

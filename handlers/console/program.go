@@ -285,7 +285,7 @@ func (h *Handlers) Enroll(c *fiber.Ctx) error {
 	typed := url.Values{"name": {strings.TrimSpace(c.FormValue("name"))}, "email": {strings.TrimSpace(c.FormValue("email"))}, "groupId": {c.FormValue("groupId")}}
 	name := typed.Get("name")
 	_, err := h.conv.EnrollPartner(c.UserContext(), viewer(c).Workspace, conversions.EnrollInput{
-		Email: models.NormalizeEmail(typed.Get("email")), Name: &name, GroupID: typed.Get("groupId")})
+		Email: strings.TrimSpace(typed.Get("email")), Name: &name, GroupID: typed.Get("groupId")})
 	if err != nil {
 		errs, status, ok := fieldErrors(err, "email")
 		if !ok {

@@ -22,10 +22,6 @@ func TestDefaultLinks(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, "acme")
-		// Carol enrolls before the group has default links: she gets none.
-		e.api(201, "POST", "/partners", `{"email":"carol@partners.example","name":"carol","tenantId":"carol"}`)
-		tokC := e.api(201, "POST", "/tokens/embed/referrals", `{"tenantId":"carol"}`)["publicToken"].(string)
-
 		prog, err := db.DefaultProgram(ctx, e.ws.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -34,6 +30,15 @@ func TestDefaultLinks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Carol enrolls while the group's default links are set to none:
+		// she gets none (the program's link is the default only while the
+		// group's list was never set).
+		g.DefaultLinks = models.Some([]models.DefaultLink{})
+		if err := db.SaveGroup(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+		e.api(201, "POST", "/partners", `{"email":"carol@partners.example","name":"carol","tenantId":"carol"}`)
+		tokC := e.api(201, "POST", "/tokens/embed/referrals", `{"tenantId":"carol"}`)["publicToken"].(string)
 		g.DefaultLinks = models.Some([]models.DefaultLink{{Domain: appHost, URL: "https://shop.example/welcome"}})
 		g.UTMTemplate = models.Some(map[string]string{"utm_source": "partners"})
 		if err := db.SaveGroup(ctx, g); err != nil {

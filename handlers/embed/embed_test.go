@@ -126,11 +126,20 @@ func (e *env) api(status int, method, path, body string) map[string]any {
 	return m
 }
 
-// partner enrolls a partner with one link (key) and mints a token.
+// partner enrolls a partner with one link (key) and mints a token. The
+// program has a domain and a destination, so enrolling makes the partner's
+// default link; it gets key.
 func (e *env) partner(tenant, key string) (token, linkID string) {
 	e.t.Helper()
-	e.api(201, "POST", "/partners", `{"email":"`+tenant+`@partners.example","name":"`+tenant+`","tenantId":"`+tenant+`"}`)
-	l := e.api(201, "POST", "/partners/links", `{"tenantId":"`+tenant+`","key":"`+key+`"}`)
+	p := e.api(201, "POST", "/partners", `{"email":"`+tenant+`@partners.example","name":"`+tenant+`","tenantId":"`+tenant+`"}`)
+	ls, _ := p["links"].([]any)
+	if len(ls) != 1 {
+		e.t.Fatalf("partner %s has links %v, want its default link", tenant, p["links"])
+	}
+	l := ls[0].(map[string]any)
+	if l["key"] != key {
+		l = e.api(200, "PATCH", "/links/"+l["id"].(string), `{"key":"`+key+`"}`)
+	}
 	tok := e.api(201, "POST", "/tokens/embed/referrals", `{"tenantId":"`+tenant+`"}`)
 	return tok["publicToken"].(string), l["id"].(string)
 }

@@ -60,7 +60,7 @@ func (s *Service) SubmitApplication(ctx context.Context, ws *models.Workspace, p
 		}
 		app = &models.ProgramApplication{
 			ID: ids.New(models.ApplicationPrefix), WorkspaceID: ws.ID, ProgramID: prog.ID, PartnerID: p.ID, GroupID: &g.ID,
-			Name: in.Name, Email: models.NormalizeEmail(in.Email), Country: in.Country, Website: in.Website,
+			Name: in.Name, Email: strings.TrimSpace(in.Email), Country: in.Country, Website: in.Website,
 			FormData: models.Some(in.Answers), CreatedAt: now, UpdatedAt: now,
 		}
 		for k, v := range in.Socials {
@@ -152,18 +152,13 @@ func (s *Service) ApproveApplication(ctx context.Context, ws *models.Workspace, 
 		if p, err = tx.PartnerByID(ctx, ws.ID, e.PartnerID); err != nil {
 			return err
 		}
+		// The group's default links, then partner.enrolled
+		// (spec/webhooks.md §3.7: "their application was approved") carrying them, in the
+		// approval's transaction.
 		res = &enrolled{e: e, group: g}
-		// partner.enrolled (spec/webhooks.md §3.7: "their application was
-		// approved"), in the approval's transaction.
-		return s.emitEnrolled(ctx, tx, ws, prog.ID, e.PartnerID)
+		return s.welcome(ctx, tx, ws, prog, res, EnrollInput{Email: p.Email, Name: &p.Name, Username: p.Username})
 	})
-	if err != nil {
-		return err
-	}
-	if prog.Domain == nil || prog.URL == nil {
-		return nil // no partner links until the program has a domain and URL
-	}
-	return s.createDefaultLinks(ctx, ws, prog, res, EnrollInput{Email: p.Email, Name: &p.Name, Username: p.Username})
+	return err
 }
 
 // RejectInput is a validated POST /partners/applications/reject body.

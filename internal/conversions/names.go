@@ -4,6 +4,9 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/relinkhq/relink/internal/ids"
 )
@@ -24,10 +27,43 @@ func RandomName() string {
 	return pick(nameAdjectives) + " " + pick(nameColours) + " " + pick(nameAnimals)
 }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+var (
+	nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+	// decamelize is @sindresorhus/slugify's decamelize, in its order.
+	decamelize = []struct {
+		re  *regexp.Regexp
+		rep string
+	}{
+		{regexp.MustCompile(`([A-Z]{2,})(\d+)`), "$1 $2"},
+		{regexp.MustCompile(`([a-z\d]+)([A-Z]{2,})`), "$1 $2"},
+		{regexp.MustCompile(`([a-z\d])([A-Z])`), "$1 $2"},
+		{regexp.MustCompile(`([A-Z]+)([A-Z][a-rt-z\d]+)`), "$1 $2"},
+	}
+	// transliterations are the letters @sindresorhus/transliterate spells
+	// out rather than stripping a mark from (and slugify's "&" → "and").
+	transliterations = strings.NewReplacer(
+		"&", " and ", "Ä", "Ae", "ä", "ae", "Ö", "Oe", "ö", "oe", "Ü", "Ue", "ü", "ue", "ß", "ss", "ẞ", "SS",
+		"Æ", "AE", "æ", "ae", "Œ", "OE", "œ", "oe", "Ø", "O", "ø", "o", "Đ", "D", "đ", "d", "Ł", "L", "ł", "l",
+		"Þ", "TH", "þ", "th", "Ð", "D", "ð", "d", "ı", "i", "Ĳ", "IJ", "ĳ", "ij",
+	)
+)
 
-// Slugify lower-cases s and joins its letters and digits with hyphens.
+// Slugify is Dub's slugify (@sindresorhus/slugify, used by
+// generate-partner-link.ts for partner link keys): letters transliterated
+// (accents dropped, ä → ae, ß → ss, & → and), camelCase split, lower-cased,
+// every run of other characters one hyphen, no hyphen at either end.
 func Slugify(s string) string {
+	s = transliterations.Replace(s)
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	s = norm.NFC.String(b.String())
+	for _, d := range decamelize {
+		s = d.re.ReplaceAllString(s, d.rep)
+	}
 	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-")
 }
 

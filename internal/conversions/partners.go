@@ -96,21 +96,19 @@ func (s *Service) EnrollPartner(ctx context.Context, ws *models.Workspace, in En
 	}
 	var res *enrolled
 	err = s.DB.Tx(ctx, func(tx *models.DB) (err error) {
-		res, err = s.enroll(ctx, tx, ws, prog, in)
-		return err
+		if res, err = s.enroll(ctx, tx, ws, prog, in); err != nil {
+			return err
+		}
+		return s.welcome(ctx, tx, ws, prog, res, in)
 	})
 	if err != nil {
-		return nil, err
-	}
-	if err := s.createDefaultLinks(ctx, ws, prog, res, in); err != nil {
 		return nil, err
 	}
 	return s.DB.EnrolledPartnerByID(ctx, ws.ID, prog.ID, res.e.PartnerID)
 }
 
 // enrolled is the outcome of enroll: the enrollment, and for a new one the
-// group whose default links still have to be created (after commit: the
-// links API writes in its own transactions).
+// group whose default links still have to be created (welcome).
 type enrolled struct {
 	e     *models.Enrollment
 	group *models.Group // nil unless newly enrolled
@@ -174,13 +172,39 @@ func (s *Service) enroll(ctx context.Context, tx *models.DB, ws *models.Workspac
 		}
 		return &enrolled{e: other}, nil
 	}
-	// partner.enrolled (spec/webhooks.md §3.7) in the enrollment's transaction,
-	// so it exists exactly when the enrollment does; the default links are
-	// created after commit, so its links are those the partner has now.
-	if err := s.emitEnrolled(ctx, tx, ws, prog.ID, p.ID); err != nil {
-		return nil, err
-	}
 	return &enrolled{e: e, group: g}, nil
+}
+
+// inTx is the service bound to transaction tx, its links service too, so
+// what it writes commits or rolls back with the caller's change.
+func (s *Service) inTx(tx *models.DB) *Service {
+	c := *s
+	c.DB = tx
+	if s.Links != nil {
+		l := *s.Links
+		l.DB = tx
+		c.Links = &l
+	}
+	return &c
+}
+
+// welcome finishes a new enrollment (res.group set) inside its
+// transaction: the group's default links (Dub's createPartnerDefaultLinks,
+// which skips a link it cannot make: logged here), then partner.enrolled
+// (spec/webhooks.md §3.7) carrying them, so the event exists exactly when the
+// enrollment does and lists the links POST /partners answers with.
+func (s *Service) welcome(ctx context.Context, tx *models.DB, ws *models.Workspace, prog *models.Program, res *enrolled, in EnrollInput) error {
+	if res == nil || res.group == nil {
+		return nil
+	}
+	t := s.inTx(tx)
+	if err := t.createDefaultLinks(ctx, ws, prog, res, in); err != nil {
+		if apierr.As(err) == nil {
+			return err
+		}
+		s.Log.Warn("partner default link not created", "workspace", ws.ID, "partner", res.e.PartnerID, "err", err)
+	}
+	return t.emitEnrolled(ctx, tx, ws, prog.ID, res.e.PartnerID)
 }
 
 // emitEnrolled writes partner.enrolled (spec/webhooks.md §3.7) for the partner's
@@ -243,10 +267,27 @@ func (s *Service) partnerByEmailOrCreate(ctx context.Context, tx *models.DB, ws 
 // key with a random suffix.
 func (s *Service) createDefaultLinks(ctx context.Context, ws *models.Workspace, prog *models.Program, res *enrolled, in EnrollInput) error {
 	g := res.group
+	if err := s.programDefaultLink(ctx, prog, g); err != nil {
+		return err
+	}
 	if g == nil || !g.DefaultLinks.Valid || len(g.DefaultLinks.V) == 0 {
 		return nil
 	}
 	return s.createDefaultLinksFor(ctx, ws, prog, res.e, g, g.DefaultLinks.V, in)
+}
+
+// programDefaultLink gives group g the program's link as its default link
+// when the program has a domain and a destination and the group's default
+// links were never set: Dub's program onboarding creates the default
+// group with that default link, so every partner enrolled gets a link
+// (issue 36 item 4). A group whose list was set, even to none, is kept.
+func (s *Service) programDefaultLink(ctx context.Context, prog *models.Program, g *models.Group) error {
+	if g == nil || g.DefaultLinks.Valid || prog.Domain == nil || prog.URL == nil || *prog.Domain == "" || *prog.URL == "" {
+		return nil
+	}
+	g.DefaultLinks = models.Some([]models.DefaultLink{{Domain: *prog.Domain, URL: *prog.URL}})
+	g.UpdatedAt = s.now()
+	return s.DB.SaveGroup(ctx, g)
 }
 
 // createDefaultLinksFor creates the partner's links from dls, some of the
@@ -286,7 +327,7 @@ func (s *Service) createDefaultLinksFor(ctx context.Context, ws *models.Workspac
 			if !apierr.Is(err, apierr.Conflict) || attempt == 4 {
 				return err
 			}
-			key = slug + randomSuffix()
+			key += randomSuffix() // generate-partner-link.ts: the suffix goes on the current key
 		}
 	}
 	return nil
@@ -547,6 +588,11 @@ func (s *Service) EmbedToken(ctx context.Context, ws *models.Workspace, in Embed
 				if res, err = s.enroll(ctx, tx, ws, prog, pin); err != nil {
 					return err
 				}
+				// The new partner's links carry its tenantId (forced from
+				// the enrollment), as linkProps.tenantId does in §5 step 3.
+				if err := s.welcome(ctx, tx, ws, prog, res, pin); err != nil {
+					return err
+				}
 				e = res.e
 			}
 		}
@@ -562,13 +608,6 @@ func (s *Service) EmbedToken(ctx context.Context, ws *models.Workspace, in Embed
 	})
 	if err != nil {
 		return "", time.Time{}, err
-	}
-	if res != nil {
-		// The new partner's links carry its tenantId (forced from the
-		// enrollment), as linkProps.tenantId does in §5 step 3.
-		if err := s.createDefaultLinks(ctx, ws, prog, res, pin); err != nil {
-			return "", time.Time{}, err
-		}
 	}
 	return token, expires, nil
 }

@@ -28,7 +28,7 @@ func TestEnrollPartner(t *testing.T) {
 			t.Fatal(err)
 		}
 		e, p := ep.Enrollment, ep.Partner
-		if !strings.HasPrefix(p.ID, "pn_") || !strings.HasPrefix(e.ID, "pge_") || p.Email != "ann@example.com" || p.Name != "Ann Lee" ||
+		if !strings.HasPrefix(p.ID, "pn_") || !strings.HasPrefix(e.ID, "pge_") || p.Email != "Ann@Example.com" || p.Name != "Ann Lee" ||
 			e.Status != models.EnrollmentApproved || *e.GroupID != f.grp.ID || *e.TenantID != "t_1" || e.SaleRewardID == nil || *e.SaleRewardID != *f.grp.SaleRewardID {
 			t.Fatalf("enrolled %+v %+v", p, e)
 		}
@@ -52,9 +52,9 @@ func TestEnrollPartner(t *testing.T) {
 			partner string // expected partner email
 			tenant  string
 		}{
-			{name: "same email: unchanged", in: conversions.EnrollInput{Email: "ann@example.com", Name: str("Other Name")}, partner: "ann@example.com", tenant: "t_1"},
-			{name: "tenant lookup wins over email", in: conversions.EnrollInput{Email: "bob@example.com", TenantID: "t_1"}, partner: "ann@example.com", tenant: "t_1"},
-			{name: "new tenant replaces the old", in: conversions.EnrollInput{Email: "ann@example.com", TenantID: "t_2"}, partner: "ann@example.com", tenant: "t_2"},
+			{name: "same email: unchanged", in: conversions.EnrollInput{Email: "ann@example.com", Name: str("Other Name")}, partner: "Ann@Example.com", tenant: "t_1"},
+			{name: "tenant lookup wins over email", in: conversions.EnrollInput{Email: "bob@example.com", TenantID: "t_1"}, partner: "Ann@Example.com", tenant: "t_1"},
+			{name: "new tenant replaces the old", in: conversions.EnrollInput{Email: "ann@example.com", TenantID: "t_2"}, partner: "Ann@Example.com", tenant: "t_2"},
 			{name: "new partner", in: conversions.EnrollInput{Email: "cy@example.com", TenantID: "t_3"}, partner: "cy@example.com", tenant: "t_3"},
 			// §3.3 caveat: the lookup is "tenant OR email", and the tenant wins.
 			{name: "tenant of another partner returns that partner", in: conversions.EnrollInput{Email: "ann@example.com", TenantID: "t_3"}, partner: "cy@example.com", tenant: "t_3"},

@@ -3,6 +3,7 @@ package links
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -262,14 +263,16 @@ func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []mod
 			return nil, apierr.New(apierr.Unprocessable, "Invalid image URL: use a public http(s) URL (no localhost or IP address).")
 		}
 	}
-	if in.WebhookIDs.Has() && len(in.WebhookIDs.Value) > 0 {
-		return nil, apierr.Newf(apierr.Unprocessable, "Invalid webhookIds detected: %s", strings.Join(in.WebhookIDs.Value, ", "))
+	hooks, err := s.checkWebhookIDs(ctx, ws, in)
+	if err != nil {
+		return nil, err
 	}
 
 	l.Domain, l.Key, l.URL = domain, key, dest
 	fillLink(l, in, dest)
 	l.ExternalID, l.ExpiresAt, l.Image, l.FolderID = ext, expiresAt, image, folderID
 	l.TestStartedAt, l.TestCompletedAt = testStarted, testCompleted
+	l.WebhookIDs = hooks
 	return &prepared{link: l, tagIDs: tagIDs}, nil
 }
 
@@ -392,6 +395,37 @@ var proFeatures = []struct {
 	{"Android targeting", func(in *Input) bool { return in.Android.Has() }},
 	{"geo targeting", func(in *Input) bool { return in.Geo.Has() && len(in.Geo.Value) > 0 }},
 	{"search engine indexing", func(in *Input) bool { return in.DoIndex.Value }},
+}
+
+// checkWebhookIDs is process-link.ts's webhook check: a non-empty
+// webhookIds needs a Business plan, is deduplicated, and every id must be
+// one of the workspace's webhooks (422 naming the others). It returns the
+// ids to store (nil: the body did not set them; an explicit [] or null
+// clears them, as upstream's deleteMany on update).
+func (s *Service) checkWebhookIDs(ctx context.Context, ws *models.Workspace, in *Input) ([]string, error) {
+	if !in.WebhookIDs.Has() {
+		return nil, nil
+	}
+	if len(in.WebhookIDs.Value) == 0 {
+		return []string{}, nil
+	}
+	if !ws.Plan.AtLeast(models.PlanBusiness) {
+		return nil, apierr.New(apierr.Forbidden, "You can only use webhooks on a Business plan and above. Upgrade to Business to use this feature.")
+	}
+	var ids []string
+	for _, id := range in.WebhookIDs.Value {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	bad, err := s.DB.UnknownWebhookIDs(ctx, ws.ID, ids)
+	if err != nil {
+		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, apierr.Newf(apierr.Unprocessable, "Invalid webhookIds detected: %s", strings.Join(bad, ", "))
+	}
+	return ids, nil
 }
 
 // planGates are upstream's plan rules for link features (spec/links.md §4.2).

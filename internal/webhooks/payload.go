@@ -102,6 +102,9 @@ func (r Links) Link(l *models.Link) Link {
 		CreatedAt: Timestamp(l.CreatedAt), UpdatedAt: Timestamp(l.UpdatedAt), ProjectID: l.WorkspaceID,
 		WebhookIDs: []string{},
 	}
+	if l.WebhookIDs != nil {
+		j.WebhookIDs = l.WebhookIDs
+	}
 	if l.Geo != nil {
 		j.Geo = l.Geo
 	}
