@@ -248,21 +248,3 @@ func (s *server) clicksByLink(t *testing.T, key string) map[string]int {
 	t.Fatal("analytics: rate limited for 30 s")
 	return nil
 }
-
-// syncBuffer is a bytes.Buffer safe for a child's stdout and stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
