@@ -107,7 +107,7 @@ func (s *Server) newFace(f request.Face) *fiber.App {
 func (s *Server) routes() {
 	d := s.svc
 	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: d.Links, Conversions: d.Conversions,
-		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks, Pages: d.Pages, DomainChecks: d.DomainChecks})
+		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks, Pages: d.Pages, Stripe: d.Stripe, DomainChecks: d.DomainChecks})
 	rd := s.redirects()
 	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Referrals: d.Referrals})
 
@@ -242,6 +242,9 @@ func (s *Server) conversionRoutes(h *api.Handlers, rd *redirect.Handlers) {
 	a.Get("/partners/:partnerId", s.key("programs.read"), s.plan(models.PlanBusiness), h.GetPartner)
 	a.Patch("/commissions/:id", s.key("programs.write"), s.writers(), h.UpdateCommission)
 	a.Post("/tokens/embed/referrals", s.key("links.write"), s.plan(models.PlanAdvanced), h.CreateReferralsEmbedToken)
+	// A workspace's Stripe webhook endpoint (docs/stripe.md): no API key,
+	// the Stripe-Signature header is the credential.
+	a.Post("/stripe/webhook/:workspaceId", h.StripeWebhook)
 }
 
 // embedDataRoutes: the embedded referral dashboard's data API
@@ -405,7 +408,7 @@ func (s *Server) faceOf(c *fiber.Ctx) request.Face {
 	case CanonicalHost(cfg.ShortDomain):
 		return request.FaceShort
 	}
-	if !bad([]byte(host)) && s.svc.IsShortDomain(host) {
+	if !bad([]byte(host)) && s.svc.Domains.IsRegistered(host) {
 		return request.FaceShort
 	}
 	// Unknown host: the face of the port it arrived on.

@@ -80,6 +80,12 @@ func (s *Server) metrics(c *fiber.Ctx) error {
 	metric("relink_tls_ask_refused_total", "counter", "On-demand TLS checks answered 404: not a Relink domain.", s.asks.refused.Load())
 	metric("relink_tls_ask_forbidden_total", "counter", "On-demand TLS checks refused: not a direct loopback call and no RELINK_TLS_ASK_TOKEN.", s.asks.forbidden.Load())
 	metric("relink_track_visits_refused_total", "counter", "POST /track/visit calls not recorded: the page is not on the workspace's allowed hostnames.", s.track.Stats().VisitsRefused)
+	if st := s.svc.Stripe; st != nil {
+		ss := st.Stats()
+		metric("relink_stripe_events_total", "counter", "Verified Stripe events received on workspaces' Stripe endpoints.", ss.Received)
+		metric("relink_stripe_events_duplicate_total", "counter", "Stripe events not handled again: their id was already received (Stripe retries).", ss.Duplicates)
+		metric("relink_stripe_requests_refused_total", "counter", "Stripe endpoint requests refused with 4xx: not connected, unsigned, badly signed, stale or below the Business plan.", ss.Refused)
+	}
 	if w := s.svc.WebhookWorker; w != nil {
 		ws := w.Stats()
 		metric("relink_webhook_delivered_total", "counter", "Webhook deliveries answered with a 2xx.", ws.Delivered)

@@ -84,7 +84,7 @@ type env struct {
 	vars    map[string]string
 	now     func() time.Time
 	limiter ratelimit.Limiter
-	short   func(string) bool
+	domains []string // registered (in a workspace of their own) before the server serves
 }
 
 // testServer is a server built like main builds it, with its log captured.
@@ -100,9 +100,16 @@ func newServer(t testing.TB, db *models.DB, e env) *testServer {
 	cfg := loadConfig(t, e.vars)
 	logs := &logBuffer{}
 	srv := apptest.New(t, cfg, app.Options{
-		DB: db, Limiter: e.limiter, Now: e.now, IsShortDomain: e.short,
+		DB: db, Limiter: e.limiter, Now: e.now,
 		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
+	if len(e.domains) > 0 {
+		owner, err := db.CreateWorkspace(context.Background(), "Domains", "domains-owner", models.PlanPro)
+		if err != nil {
+			t.Fatal(err)
+		}
+		apptest.RegisterDomains(t, srv, owner.ID, e.domains...)
+	}
 	return &testServer{Server: srv, cfg: cfg, db: db, logs: logs}
 }
 

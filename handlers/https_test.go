@@ -243,7 +243,7 @@ func TestACME(t *testing.T) {
 			"RELINK_ACME_DIR":     dir,
 			"RELINK_SESSION_KEYS": sessionKeys,
 		},
-		short: func(h string) bool { return h == "go.example.com" },
+		domains: []string{"go.example.com"},
 	})
 	// A pending HTTP-01 token, as autocert caches it.
 	if err := os.WriteFile(filepath.Join(dir, "tok123+http-01"), []byte("tok123.proof"), 0o600); err != nil {

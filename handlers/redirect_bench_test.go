@@ -38,8 +38,8 @@ func BenchmarkRedirect(b *testing.B) {
 				b.Fatal(err)
 			}
 			log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: level}))
-			srv := apptest.New(b, cfg, app.Options{DB: db, Logger: log,
-				IsShortDomain: func(h string) bool { return h == "acme.link" }})
+			srv := apptest.New(b, cfg, app.Options{DB: db, Logger: log})
+			apptest.RegisterDomains(b, srv, ws.ID, "acme.link")
 			clicks := srv.Services().Clicks
 			h := srv.Root.Handler()
 			var req fasthttp.Request

@@ -48,13 +48,14 @@ func newRedirectEnv(t *testing.T, db *models.DB, env map[string]string) *redirec
 		t.Fatal(err)
 	}
 	e := &redirectEnv{t: t, db: db, now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
-	e.srv = apptest.New(t, cfg, app.Options{DB: db, Now: func() time.Time { return e.now },
-		IsShortDomain: func(h string) bool { return h == "acme.link" || h == "www.acme.link" }})
+	e.srv = apptest.New(t, cfg, app.Options{DB: db, Now: func() time.Time { return e.now }})
 	e.clicks = e.srv.Services().Clicks
 	e.ws, err = db.CreateWorkspace(context.Background(), "Acme", "acme-"+strings.ToLower(t.Name()[len(t.Name())-6:]), models.PlanPro)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// acme.link is a registered domain (www.acme.link is served as it).
+	apptest.RegisterDomains(t, e.srv, e.ws.ID, "acme.link")
 	return e
 }
 
@@ -521,8 +522,8 @@ func TestRedirectDomainSettings(t *testing.T) {
 		e := newRedirectEnv(t, db, map[string]string{})
 		now := e.now
 		aasa := `{"applinks":{"apps":[],"details":[{"appID":"TEAM.com.acme.app","paths":["*"]}]}}`
-		if err := db.Create(&models.Domain{ID: "dom_1", WorkspaceID: e.ws.ID, Slug: "acme.link", NotFoundURL: ptr("https://acme.example/404"),
-			ExpiredURL: ptr("https://acme.example/expired"), AppleAppSiteAssociation: ptr(aasa), CreatedAt: now, UpdatedAt: now}).Error; err != nil {
+		if err := db.Model(&models.Domain{}).Where("slug = ?", "acme.link").Updates(map[string]any{"not_found_url": "https://acme.example/404",
+			"expired_url": "https://acme.example/expired", "apple_app_site_association": aasa}).Error; err != nil {
 			t.Fatal(err)
 		}
 		// The app-association files: the stored document, or 404 when unset.

@@ -15,8 +15,8 @@ func TestHostRouting(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		ws, key := seed(t, db, "acme", models.PlanPro)
 		s := newServer(t, db, env{
-			vars:  map[string]string{"RELINK_SHORT_DOMAIN": "acme.link"},
-			short: func(h string) bool { return h == "go.example.com" },
+			vars:    map[string]string{"RELINK_SHORT_DOMAIN": "acme.link"},
+			domains: []string{"go.example.com"},
 		})
 		cases := []struct {
 			name, host, path string

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/crypto/acme"
 	"golang.org/x/crypto/acme/autocert"
 
 	"github.com/relinkhq/relink/internal/config"
@@ -92,6 +93,9 @@ func (s *Server) acmeManager() *autocert.Manager {
 		Prompt: autocert.AcceptTOS,
 		Email:  cfg.ACMEEmail,
 		Cache:  autocert.DirCache(cfg.ACMEDir),
+		Client: &acme.Client{DirectoryURL: cfg.ACMECA},
+		// Certificates for the origins and every registered domain
+		// (Services.Domains, in memory), nothing else.
 		HostPolicy: func(_ context.Context, host string) error {
 			if s.ServesTLSHost(strings.ToLower(host)) {
 				return nil

@@ -60,5 +60,5 @@ func (s *Server) ServesTLSHost(host string) bool {
 	if host == cfg.AppURL.Hostname() || host == cfg.APIURL.Hostname() || host == CanonicalHost(cfg.ShortDomain) {
 		return true
 	}
-	return s.svc.IsShortDomain(host)
+	return s.svc.Domains.IsRegistered(host)
 }

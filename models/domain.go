@@ -52,15 +52,13 @@ func (db *DB) DomainByName(ctx context.Context, name string) (*Domain, error) {
 	return &d, nil
 }
 
-// ShortDomainExists reports whether host (case-insensitive, no port) is a
-// registered short domain of some workspace.
-func (db *DB) ShortDomainExists(ctx context.Context, host string) (bool, error) {
-	var n int64
-	err := db.WithContext(ctx).Model(&Domain{}).Where("slug = ?", strings.ToLower(host)).Limit(1).Count(&n).Error
-	if err != nil {
-		return false, dbErr(err, "check short domain", "", "")
-	}
-	return n > 0, nil
+// DomainSlugs lists every registered domain's slug, of every workspace
+// (archived ones too: their links still redirect). The in-memory set of
+// registered domains (internal/domainset) is loaded from it.
+func (db *DB) DomainSlugs(ctx context.Context) ([]string, error) {
+	var slugs []string
+	err := db.WithContext(ctx).Model(&Domain{}).Order("slug").Pluck("slug", &slugs).Error
+	return slugs, dbErr(err, "list domain slugs", "", "")
 }
 
 // WorkspaceDomains lists a workspace's domains, oldest first.

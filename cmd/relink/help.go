@@ -85,6 +85,8 @@ func commandHelp(cmd string) (string, bool) {
 		return clickhouseHelp, true
 	case "geoip":
 		return geoipUsage, true
+	case "stripe":
+		return stripeUsage, true
 	case "version":
 		return versionUsage, true
 	}

@@ -42,6 +42,8 @@ Usage:
   relink clickhouse backfill [--batch N] [--restart]
                                     copy existing events to the ClickHouse event store
                                     (RELINK_CLICKHOUSE_URL), resumable, with a progress bar
+  relink stripe connect|disconnect|status --workspace SLUG [--secret whsec_… --mode live|test]
+                                    record sales from the workspace's Stripe webhook endpoint
   relink geoip status               which IP-location database locates clicks, and how old it is
   relink version                    print the version
 
@@ -117,6 +119,8 @@ func run(ctx context.Context, args []string, getenv config.Getenv, stdout, stder
 		return importCmd(ctx, cfg, args[1:], stdout, stderr)
 	case "clickhouse":
 		return clickhouseCmd(ctx, cfg, args[1:], stdout, stderr)
+	case "stripe":
+		return stripeCmd(ctx, cfg, args[1:], stdout)
 	case "geoip":
 		return geoip(cfg, args[1:], stdout, time.Now())
 	case "version":

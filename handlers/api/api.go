@@ -13,6 +13,7 @@ import (
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/metatags"
 	"github.com/relinkhq/relink/internal/qr"
+	"github.com/relinkhq/relink/internal/stripeapp"
 	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
@@ -37,6 +38,8 @@ type Deps struct {
 	Pages *metatags.Fetcher
 	// DomainChecks answers GET /domains/{slug}/verify.
 	DomainChecks *domaincheck.Service
+	// Stripe handles the workspaces' Stripe webhook endpoints.
+	Stripe *stripeapp.Service
 }
 
 // Handlers is the API's handler set.

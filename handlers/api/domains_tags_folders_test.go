@@ -21,7 +21,7 @@ func checkDomainCreateErrors(t *testing.T, e *linkEnv) {
 		{"www", "acme", `{"slug":"www.acme.net"}`, 422, "unprocessable_entity", "Custom domain cannot start with www."},
 		{"taken here", "acme", `{"slug":"ACME.link"}`, 409, "conflict", "Domain is already in use."},
 		{"taken by another workspace", "acme", `{"slug":"other.link"}`, 409, "conflict", "Domain is already in use."},
-		{"missing slug", "acme", `{}`, 422, "unprocessable_entity", "invalid_type: slug: Invalid input: expected string, received undefined"},
+		{"missing slug", "acme", `{}`, 422, "unprocessable_entity", "invalid_type: slug: slug is required"},
 		{"bad asset links", "acme", `{"slug":"x.acme.net","assetLinks":"{"}`, 422, "unprocessable_entity", "Invalid Asset Links"},
 		{"bad AASA", "acme", `{"slug":"x.acme.net","appleAppSiteAssociation":"nope"}`, 422, "unprocessable_entity", "Invalid Apple App Site Association"},
 		{"free plan extras", "freebie", `{"slug":"free.link","notFoundUrl":"https://x.com"}`, 403, "forbidden",

@@ -128,7 +128,8 @@ func TestPrimaryDomainAndDeepview(t *testing.T) {
 		e.workspace("acme", models.PlanPro)
 		e.workspace("other", models.PlanPro)
 		first := e.ok(201, "acme", "POST", "/domains", `{"slug":"one.link"}`).json(t)
-		if first["primary"] != true || first["deepviewData"] != nil {
+		// A new domain's deepviewData is Dub's column default "{}" (issue 36).
+		if first["primary"] != true || first["deepviewData"] != "{}" {
 			t.Fatalf("first domain %v", first)
 		}
 		if _, ok := first["deepviewData"]; !ok {

@@ -24,7 +24,7 @@ func (h *Handlers) canEditWebhooks(c *fiber.Ctx) bool { return viewer(c).Role ==
 func hasWebhooks(ws *models.Workspace) bool { return ws.Plan.AtLeast(models.PlanBusiness) }
 
 func emptyWebhookForm() vc.WebhookForm {
-	return vc.WebhookForm{Triggers: map[string]bool{}, AllTriggers: webhooks.Triggers}
+	return vc.WebhookForm{Triggers: map[string]bool{}, AllTriggers: webhooks.AllTriggers()}
 }
 
 func formOf(w *webhooks.Webhook, linkIDs, folderIDs []string) vc.WebhookForm {

@@ -16,6 +16,7 @@ import (
 	pages "github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/domainset"
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
@@ -76,12 +77,18 @@ func New(d Deps) *Handlers {
 }
 
 // Short serves `/` and `/*` on the short-link face: the domain is the Host.
+// The default short domain is matched as configured (its port is part of
+// its links' domain in dev); any other Host is a registered domain, named
+// without its port, trailing dot or "www." (domainset.Normalize).
 func (h *Handlers) Short(c *fiber.Ctx) error {
 	host := strings.ToLower(string(c.Request().Host()))
 	if strings.HasSuffix(host, ":443") || strings.HasSuffix(host, ":80") {
 		host = host[:strings.LastIndexByte(host, ':')]
 	}
-	return h.serve(c, strings.TrimPrefix(host, "www."), false)
+	if host == h.d.DefaultDomain {
+		return h.serve(c, host, false)
+	}
+	return h.serve(c, domainset.Normalize(host), false)
 }
 
 // Default serves the default short domain on the app face (dev). The root

@@ -26,6 +26,7 @@ import (
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/domaincheck"
+	"github.com/relinkhq/relink/internal/domainset"
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/jobs"
@@ -39,6 +40,7 @@ import (
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/internal/shortlink"
+	"github.com/relinkhq/relink/internal/stripeapp"
 	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/internal/wsset"
 	"github.com/relinkhq/relink/models"
@@ -67,9 +69,13 @@ type Services struct {
 	// and sales to it (both nil without RELINK_CLICKHOUSE_URL).
 	ClickHouse       *chstore.Client
 	ClickHouseOutbox *chstore.Outbox
-	// IsShortDomain reports whether host (lower-case, with port if any) is a
-	// registered short domain other than Config.ShortDomain.
-	IsShortDomain func(host string) bool
+	// Domains is the in-memory set of registered domains (every
+	// workspace's, not Config.ShortDomain): Domains.IsRegistered(host) picks
+	// the short-link face for a Host, is the ACME host policy, and answers
+	// any other "is this one of ours?" check (a reverse proxy's on-demand
+	// TLS ask). No database round trip; reloaded on every domain change,
+	// across instances through the link cache's Redis channel.
+	Domains *domainset.Set
 
 	// The click path: GeoIP, the redirect's link cache (invalidated across
 	// instances through Redis), and the click pipeline.
@@ -91,6 +97,9 @@ type Services struct {
 	// tokens; Referrals the embedded referral dashboard's data.
 	Conversions *conversions.Service
 	Referrals   *referrals.Service
+	// Stripe records sales, refunds and cancellations from workspaces'
+	// Stripe webhook endpoints (docs/stripe.md).
+	Stripe *stripeapp.Service
 	// Analytics answers /analytics, /events, the console and the embed.
 	Analytics analytics.Engine
 	// Logos loads the logos drawn on QR codes (RELINK_QR_LOGO_FETCH).
@@ -144,9 +153,6 @@ type Options struct {
 	Now    func() time.Time
 	// Limiter replaces the configured rate limiter.
 	Limiter ratelimit.Limiter
-	// IsShortDomain replaces the default (no short domain but
-	// Config.ShortDomain).
-	IsShortDomain func(host string) bool
 	// LinkInvalidator replaces the link cache as the receiver of link and
 	// domain changes (tests record them).
 	LinkInvalidator links.Invalidator
@@ -161,15 +167,12 @@ type Options struct {
 // after the server has shut down.
 func Build(ctx context.Context, cfg *config.Config, o Options) (_ *Services, err error) {
 	s := &Services{Config: cfg, DB: o.DB, Log: o.Logger, Now: o.Now, Limiter: o.Limiter,
-		IsShortDomain: o.IsShortDomain, LinkInvalidator: o.LinkInvalidator, journalDir: o.ClickJournalDir}
+		LinkInvalidator: o.LinkInvalidator, journalDir: o.ClickJournalDir}
 	if s.Log == nil {
 		s.Log = slog.Default()
 	}
 	if s.Now == nil {
 		s.Now = time.Now
-	}
-	if s.IsShortDomain == nil {
-		s.IsShortDomain = func(string) bool { return false }
 	}
 	defer func() {
 		if err != nil {
@@ -218,6 +221,8 @@ func (s *Services) jobs() {
 	// Privacy: the keep-IP set's refresh (other instances' changes) and the
 	// deletion of raw clicks past their workspace's retention period.
 	s.Jobs.Add(jobs.Job{Name: "keep-IP set", Loop: s.KeepIPs.Run})
+	// The registered domains' safety-net reload (changes arrive at once).
+	s.Jobs.Add(jobs.Job{Name: "domain set", Loop: s.Domains.Run})
 	retention := &privacy.Retention{DB: s.DB, Now: s.Now, Logger: s.Log}
 	if s.ClickHouse != nil {
 		retention.Events = s.ClickHouse
@@ -330,8 +335,14 @@ func (s *Services) clickPath(ctx context.Context) error {
 	}
 	s.onClose("geoip", loc.Close)
 	s.Geo = loc
+	if s.Domains, err = domainset.New(ctx, s.DB, s.Log); err != nil {
+		return err
+	}
+	// Domain changes on other instances arrive on the link cache's Redis
+	// channel; a resubscription may have missed some.
 	cache, err := shortlink.NewCache(s.DB, linkcache.Options{Size: cfg.LinkCacheSize, TTL: cfg.LinkCacheTTL,
-		Redis: s.Redis, Now: s.Now, Logger: s.Log})
+		Redis: s.Redis, Now: s.Now, Logger: s.Log, OnRemoteDomain: s.Domains.Changed,
+		OnResubscribe: func() { s.Domains.Changed("") }})
 	if err != nil {
 		return err
 	}
@@ -340,6 +351,9 @@ func (s *Services) clickPath(ctx context.Context) error {
 	if s.LinkInvalidator == nil {
 		s.LinkInvalidator = cache
 	}
+	// This instance's domain changes reload the set before the link cache
+	// hears of them (and publishes them to the other instances).
+	s.LinkInvalidator = domainsFirst{Invalidator: s.LinkInvalidator, domains: s.Domains}
 	// link.clicked comes from the click batches: the feed's hook runs in
 	// each batch's transaction.
 	wc, err := webhooks.NewClicks(ctx, s.DB, webhooks.Links{})
@@ -374,6 +388,19 @@ func (s *Services) clickPath(ctx context.Context) error {
 	}
 	s.Clicks = clicks
 	return nil
+}
+
+// domainsFirst tells the set of registered domains of a domain change
+// before the link cache (which drops the domain's entries and publishes the
+// change to the other instances).
+type domainsFirst struct {
+	links.Invalidator
+	domains *domainset.Set
+}
+
+func (d domainsFirst) InvalidateDomain(domain string) {
+	d.domains.Changed(domain)
+	d.Invalidator.InvalidateDomain(domain)
 }
 
 // ClickOptions are the click pipeline's options the configuration gives.
@@ -421,6 +448,7 @@ func (s *Services) domain(context.Context) error {
 	s.Conversions = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Links: s.Links, Now: s.Now, Log: s.Log, Pending: s.Clicks,
 		Webhooks: s.ClickWebhooks.Links, Analytics: s.Analytics})
 	s.Referrals = &referrals.Service{DB: s.DB, Conversions: s.Conversions, Analytics: s.Analytics, Now: s.Now}
+	s.Stripe = stripeapp.New(s.DB, s.Conversions, s.Now, s.Log)
 	fetch := qr.FetchPublic
 	if cfg.QRLogoFetch != "" {
 		fetch = cfg.QRLogoFetch

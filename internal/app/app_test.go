@@ -86,7 +86,7 @@ func TestBuild(t *testing.T) {
 	for _, j := range s.Jobs.Jobs() {
 		names = append(names, j.Name)
 	}
-	if strings.Join(names, ",") != "clicks,commissions,webhooks,webhook click set,keep-IP set,retention,domain verification,api key use" {
+	if strings.Join(names, ",") != "clicks,commissions,webhooks,webhook click set,keep-IP set,domain set,retention,domain verification,api key use" {
 		t.Fatalf("jobs = %v", names)
 	}
 	if j := s.Jobs.Jobs()[1]; j.Every != time.Hour || j.Run == nil {
@@ -98,8 +98,8 @@ func TestBuild(t *testing.T) {
 	if s.ClickHouse != nil || s.ClickHouseOutbox != nil || enabled {
 		t.Fatal("the ClickHouse event store is on without RELINK_CLICKHOUSE_URL")
 	}
-	if s.LinkInvalidator != links.Invalidator(s.LinkCache) {
-		t.Fatal("link changes do not reach the link cache")
+	if d, ok := s.LinkInvalidator.(domainsFirst); !ok || d.Invalidator != links.Invalidator(s.LinkCache) || d.domains != s.Domains {
+		t.Fatal("link and domain changes do not reach the domain set and the link cache")
 	}
 }
 

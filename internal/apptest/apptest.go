@@ -11,6 +11,8 @@ import (
 	"github.com/relinkhq/relink/handlers"
 	"github.com/relinkhq/relink/internal/app"
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/models"
 )
 
 // New builds the services over cfg and o and mounts the routes. At cleanup
@@ -44,4 +46,24 @@ func Config(t testing.TB, env map[string]string) *config.Config {
 		t.Fatalf("config.Load(%v): %v", env, err)
 	}
 	return cfg
+}
+
+// RegisterDomains adds domains to the workspace as bare rows (no root link,
+// unlike POST /domains) and reloads the server's set of registered domains,
+// so the server serves them as production does. Tests that need the API's
+// rules register through POST /domains instead.
+func RegisterDomains(t testing.TB, srv *handlers.Server, workspaceID string, slugs ...string) {
+	t.Helper()
+	svc := srv.Services()
+	ctx := context.Background()
+	now := svc.Now()
+	for _, slug := range slugs {
+		d := &models.Domain{ID: ids.New(ids.Domain), WorkspaceID: workspaceID, Slug: slug, CreatedAt: now, UpdatedAt: now}
+		if err := svc.DB.WithContext(ctx).Create(d).Error; err != nil {
+			t.Fatalf("register domain %s: %v", slug, err)
+		}
+	}
+	if err := svc.Domains.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
 }

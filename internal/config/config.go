@@ -35,6 +35,7 @@ type Config struct {
 	TLSKey    string
 	ACMEEmail string
 	ACMEDir   string // certificate cache directory
+	ACMECA    string // ACME directory URL (RELINK_ACME_CA)
 	HTTPAddr  string // plain-HTTP listener used alongside TLS (ACME, upgrade redirects)
 
 	TrustedProxies []netip.Prefix
@@ -133,6 +134,7 @@ var Vars = []Var{
 	{"RELINK_TLS_KEY", "(empty)", "PEM private key file for RELINK_TLS_CERT. Also accepts RELINK_TLS_KEY_FILE."},
 	{"RELINK_ACME_EMAIL", "(empty)", "Contact email; when set, certificates for the app, API and registered short domains are obtained automatically (ACME, TLS-ALPN-01 and HTTP-01)."},
 	{"RELINK_ACME_DIR", "./certs", "Where ACME certificates are cached."},
+	{"RELINK_ACME_CA", "Let's Encrypt production (`https://acme-v02.api.letsencrypt.org/directory`)", "ACME directory URL of the certificate authority: Let's Encrypt staging (`https://acme-staging-v02.api.letsencrypt.org/directory`) or another CA. An https URL; the CA's certificate must be trusted by the system (or `SSL_CERT_FILE`)."},
 	{"RELINK_HTTP_ADDR", "`:80` when TLS is on", "Plain-HTTP listener next to TLS: ACME challenges, HTTPS upgrade redirects for short links, the HTTPS-required error for the API."},
 	{"RELINK_TRUSTED_PROXIES", "127.0.0.1/32,::1/128", "Comma-separated CIDRs whose `X-Forwarded-Proto`/`X-Forwarded-For` and geo headers are trusted."},
 	{"RELINK_LOG_FORMAT", "text", "`text` or `json`."},
@@ -345,6 +347,10 @@ func (l *loader) transport(c *Config) {
 	}
 	c.ACMEEmail = l.get("RELINK_ACME_EMAIL", "")
 	c.ACMEDir = l.get("RELINK_ACME_DIR", "./certs")
+	c.ACMECA = l.get("RELINK_ACME_CA", LetsEncryptURL)
+	if u, err := url.Parse(c.ACMECA); err != nil || u.Scheme != "https" || u.Host == "" {
+		l.errs = append(l.errs, fmt.Errorf("RELINK_ACME_CA: want the https URL of an ACME directory, got %q", c.ACMECA))
+	}
 	httpDef := ""
 	if c.TLSEnabled() {
 		httpDef = ":80"
@@ -465,6 +471,9 @@ func (l *loader) deployment(c *Config) {
 		}
 	}
 }
+
+// LetsEncryptURL is the default ACME directory (Let's Encrypt production).
+const LetsEncryptURL = "https://acme-v02.api.letsencrypt.org/directory"
 
 // TLSEnabled reports whether Relink terminates TLS itself.
 func (c *Config) TLSEnabled() bool { return c.TLSCert != "" || c.ACMEEmail != "" }

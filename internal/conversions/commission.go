@@ -346,69 +346,87 @@ func (s *Service) UpdateCommission(ctx context.Context, ws *models.Workspace, id
 		if err != nil {
 			return err
 		}
-		if err := commissionEditable(ctx, tx, ws.ID, c, p.Status); err != nil {
-			return err
-		}
-		saleAmount := c.Amount
-		changedAmount := false
-		convert := func(v int64) int64 {
-			if usd, ok := s.FX.ToUSDCents(v, p.Currency); ok {
-				return usd
-			}
-			return v
-		}
-		switch {
-		case p.ModifySaleAmount != nil:
-			saleAmount, changedAmount = max(0, c.Amount+convert(*p.ModifySaleAmount)), true
-		case p.SaleAmount != nil:
-			saleAmount, changedAmount = convert(*p.SaleAmount), true
-		}
-		if changedAmount {
-			if c.Type != models.CommissionSale {
-				return apierr.Newf(apierr.BadRequest, "Cannot update sale amount: Commission %s is not a sale commission.", c.ID)
-			}
-			e, err := tx.EnrollmentByPartner(ctx, ws.ID, prog.ID, c.PartnerID)
-			if err != nil {
-				return err
-			}
-			if e.SaleRewardID == nil {
-				return apierr.New(apierr.NotFound, "No sale reward found for this partner.")
-			}
-			stored, err := tx.RewardByID(ctx, ws.ID, *e.SaleRewardID)
-			if err != nil {
-				return err
-			}
-			c.Amount = saleAmount
-			c.Earnings = Earnings(Resolve(stored, RewardContext{}), c.Quantity, saleAmount)
-		}
-		if p.Earnings != nil {
-			c.Earnings = *p.Earnings
-		}
-		var oldPayout *string
-		if p.Status != nil {
-			c.Status = *p.Status
-			oldPayout, c.PayoutID = c.PayoutID, nil // any status change detaches the payout
-		}
-		if (changedAmount || p.Earnings != nil) && (c.Earnings == 0 || (c.Type == models.CommissionSale && c.Amount == 0)) {
-			c.Status = models.CommissionRefunded
-		}
-		c.UpdatedAt = s.now()
-		if err := tx.SaveCommission(ctx, c); err != nil {
-			return err
-		}
-		out = c
-		if oldPayout != nil {
-			if err := tx.ReconcilePayouts(ctx, ws.ID, []string{*oldPayout}, c.UpdatedAt); err != nil {
-				return err
-			}
-		} else if c.PayoutID != nil {
-			if err := tx.ReconcilePayouts(ctx, ws.ID, []string{*c.PayoutID}, c.UpdatedAt); err != nil {
-				return err
-			}
-		}
-		return tx.RecomputeTotalCommissions(ctx, ws.ID, prog.ID, c.PartnerID)
+		out, err = s.patchCommission(ctx, tx, ws, prog.ID, c, p)
+		return err
 	})
 	return out, err
+}
+
+// patchCommission applies a patch to c in the transaction: the checks,
+// the new amount and earnings, the payouts it leaves or joins, the
+// partner's totals and commission.updated.
+func (s *Service) patchCommission(ctx context.Context, tx *models.DB, ws *models.Workspace, programID string, c *models.Commission, p CommissionPatch) (*models.Commission, error) {
+	if err := commissionEditable(ctx, tx, ws.ID, c, p.Status); err != nil {
+		return nil, err
+	}
+	changedAmount := p.ModifySaleAmount != nil || p.SaleAmount != nil
+	if changedAmount {
+		if err := s.repriceCommission(ctx, tx, ws, programID, c, p); err != nil {
+			return nil, err
+		}
+	}
+	if p.Earnings != nil {
+		c.Earnings = *p.Earnings
+	}
+	var oldPayout *string
+	if p.Status != nil {
+		c.Status = *p.Status
+		oldPayout, c.PayoutID = c.PayoutID, nil // any status change detaches the payout
+	}
+	if (changedAmount || p.Earnings != nil) && (c.Earnings == 0 || (c.Type == models.CommissionSale && c.Amount == 0)) {
+		c.Status = models.CommissionRefunded
+	}
+	c.UpdatedAt = s.now()
+	if err := tx.SaveCommission(ctx, c); err != nil {
+		return nil, err
+	}
+	if oldPayout != nil {
+		if err := tx.ReconcilePayouts(ctx, ws.ID, []string{*oldPayout}, c.UpdatedAt); err != nil {
+			return nil, err
+		}
+	} else if c.PayoutID != nil {
+		if err := tx.ReconcilePayouts(ctx, ws.ID, []string{*c.PayoutID}, c.UpdatedAt); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.RecomputeTotalCommissions(ctx, ws.ID, programID, c.PartnerID); err != nil {
+		return nil, err
+	}
+	return c, s.emitCommissionUpdated(ctx, tx, c)
+}
+
+// repriceCommission sets a sale commission's new sale amount and the
+// earnings the partner's sale reward gives for it.
+func (s *Service) repriceCommission(ctx context.Context, tx *models.DB, ws *models.Workspace, programID string, c *models.Commission, p CommissionPatch) error {
+	convert := func(v int64) int64 {
+		if usd, ok := s.FX.ToUSDCents(v, p.Currency); ok {
+			return usd
+		}
+		return v
+	}
+	var saleAmount int64
+	if p.ModifySaleAmount != nil {
+		saleAmount = max(0, c.Amount+convert(*p.ModifySaleAmount))
+	} else {
+		saleAmount = convert(*p.SaleAmount)
+	}
+	if c.Type != models.CommissionSale {
+		return apierr.Newf(apierr.BadRequest, "Cannot update sale amount: Commission %s is not a sale commission.", c.ID)
+	}
+	e, err := tx.EnrollmentByPartner(ctx, ws.ID, programID, c.PartnerID)
+	if err != nil {
+		return err
+	}
+	if e.SaleRewardID == nil {
+		return apierr.New(apierr.NotFound, "No sale reward found for this partner.")
+	}
+	stored, err := tx.RewardByID(ctx, ws.ID, *e.SaleRewardID)
+	if err != nil {
+		return err
+	}
+	c.Amount = saleAmount
+	c.Earnings = Earnings(Resolve(stored, RewardContext{}), c.Quantity, saleAmount)
+	return nil
 }
 
 // Tick is one round of the commission schedule (internal/app runs it every

@@ -268,6 +268,9 @@ type SaleInput struct {
 	CustomerName       *string
 	CustomerEmail      *string
 	CustomerAvatar     *string
+	// StripeCustomerID is stored on the customer when it has none (sales
+	// from Stripe events, docs/stripe.md); nil on POST /track/sale.
+	StripeCustomerID *string
 }
 
 // SaleCustomer is the customer part of the sale response.
@@ -376,6 +379,9 @@ func (s *Service) TrackSale(ctx context.Context, ws *models.Workspace, in SaleIn
 		if err := tx.AddCustomerSale(ctx, c, amount, now, programID, partnerID); err != nil {
 			return err
 		}
+		if err := linkStripeCustomer(ctx, tx, c, in.StripeCustomerID); err != nil {
+			return err
+		}
 		if link != nil {
 			if err := s.saleCommission(ctx, tx, ws, in, c, link, ev, signup); err != nil {
 				return err
@@ -406,6 +412,15 @@ func (s *Service) TrackSale(ctx context.Context, ws *models.Workspace, in SaleIn
 		return nil, err
 	}
 	return resp, nil
+}
+
+// linkStripeCustomer stores a Stripe customer id on a customer that has
+// none yet (upstream's checkout.session.completed does the same).
+func linkStripeCustomer(ctx context.Context, tx *models.DB, c *models.Customer, id *string) error {
+	if id == nil || *id == "" || c.StripeCustomerID != nil {
+		return nil
+	}
+	return tx.UpdateCustomer(ctx, c, models.CustomerPatch{StripeCustomerID: &id})
 }
 
 // saleSource is what a sale is attributed to: the customer's latest lead

@@ -38,6 +38,32 @@ func (s *Service) webhookLink(ctx context.Context, tx *models.DB, l *models.Link
 
 // emitCommission writes commission.created.
 func (s *Service) emitCommission(ctx context.Context, tx *models.DB, cm *models.Commission, c *models.Customer, l *models.Link) error {
+	return s.emitCommissionEvent(ctx, tx, webhooks.CommissionCreated, cm, c, l)
+}
+
+// emitCommissionUpdated writes commission.updated (a Relink extension,
+// docs/webhooks.md) with the commission's customer and link.
+func (s *Service) emitCommissionUpdated(ctx context.Context, tx *models.DB, cm *models.Commission) error {
+	var c *models.Customer
+	var l *models.Link
+	if cm.CustomerID != nil {
+		got, err := tx.CustomerByID(ctx, cm.WorkspaceID, *cm.CustomerID)
+		if err != nil && !models.IsNotFound(err) {
+			return err
+		}
+		c = got
+	}
+	if cm.LinkID != nil {
+		got, err := tx.LinkByID(ctx, cm.WorkspaceID, *cm.LinkID)
+		if err != nil && !models.IsNotFound(err) {
+			return err
+		}
+		l = got
+	}
+	return s.emitCommissionEvent(ctx, tx, webhooks.CommissionUpdated, cm, c, l)
+}
+
+func (s *Service) emitCommissionEvent(ctx context.Context, tx *models.DB, event string, cm *models.Commission, c *models.Customer, l *models.Link) error {
 	p, err := webhookPartner(ctx, tx, cm)
 	if err != nil {
 		return err
@@ -46,7 +72,7 @@ func (s *Service) emitCommission(ctx context.Context, tx *models.DB, cm *models.
 	if r.ShortLink == nil && s.Links != nil {
 		r.ShortLink = s.Links.ShortLink
 	}
-	return webhooks.Emit(ctx, tx, cm.WorkspaceID, webhooks.CommissionCreated, r.CommissionOf(cm, p, c, l))
+	return webhooks.Emit(ctx, tx, cm.WorkspaceID, event, r.CommissionOf(cm, p, c, l))
 }
 
 // leadEvent is what lead.created says.

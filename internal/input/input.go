@@ -225,6 +225,7 @@ type Str struct {
 	Transform func(string) string
 	Min, Max  int // UTF-16 length; 0 = no limit
 	MinMsg    string
+	MaxMsg    string
 	EmptyNull bool // "" reads as null
 	Check     *Check
 }
@@ -268,7 +269,11 @@ func (o *Object) Str(name string, opt Str) Field[string] {
 		o.Fail("too_small", name, msg)
 		return Field[string]{}
 	case opt.Max > 0 && n > opt.Max:
-		o.Fail("too_big", name, fmt.Sprintf("Too big: expected string to have <=%d characters", opt.Max))
+		msg := opt.MaxMsg
+		if msg == "" {
+			msg = fmt.Sprintf("Too big: expected string to have <=%d characters", opt.Max)
+		}
+		o.Fail("too_big", name, msg)
 		return Field[string]{}
 	case s == "" && opt.EmptyNull:
 		return Null[string]()

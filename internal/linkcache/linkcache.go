@@ -46,6 +46,14 @@ type Options struct {
 	// OnRemoteInvalidate is called after an invalidation received from Redis
 	// was applied (tests and metrics).
 	OnRemoteInvalidate func(domain, key string)
+	// OnRemoteDomain is called, before OnRemoteInvalidate, for a whole
+	// domain's invalidation received from Redis (the domain was added,
+	// renamed, archived or deleted on another instance): the set of
+	// registered domains reloads.
+	OnRemoteDomain func(domain string)
+	// OnResubscribe is called after a resubscription purged the cache
+	// (invalidations published while disconnected were missed).
+	OnResubscribe func()
 }
 
 const shards = 16
@@ -324,11 +332,17 @@ func (c *Cache[V]) listen(ctx context.Context) {
 		case *redis.Subscription:
 			if m.Kind == "subscribe" {
 				c.Purge()
+				if c.opt.OnResubscribe != nil {
+					c.opt.OnResubscribe()
+				}
 			}
 		case *redis.Message:
 			domain, key, _ := strings.Cut(m.Payload, "\x00")
 			if key == "\x00*" {
 				c.dropDomain(domain)
+				if c.opt.OnRemoteDomain != nil {
+					c.opt.OnRemoteDomain(domain)
+				}
 			} else {
 				c.drop(domain, key)
 			}

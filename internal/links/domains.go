@@ -34,7 +34,10 @@ func ParseDomainInput(body []byte, create bool) (*DomainInput, error) {
 		return nil, err
 	}
 	in := &DomainInput{}
-	in.Slug = d.Str("slug", input.Str{Required: create, Trim: true, Min: 1, Max: 190})
+	// Dub's createDomainBodySchema: z.string({ error: "slug is required" })
+	// .min(1, …).max(190, …).
+	in.Slug = d.Str("slug", input.Str{Required: create, ReqMsg: "slug is required", Trim: true, Min: 1, Max: 190,
+		MinMsg: "slug cannot be empty.", MaxMsg: "slug cannot be longer than 190 characters."})
 	in.ExpiredURL = d.Str("expiredUrl", input.Str{Nullable: true, Trim: true, Transform: urlify, Max: maxURL, EmptyNull: true})
 	in.NotFoundURL = d.Str("notFoundUrl", input.Str{Nullable: true, Trim: true, Transform: urlify, Max: maxURL, EmptyNull: true})
 	in.Archived = d.Bool("archived")
@@ -192,6 +195,10 @@ func (s *Service) CreateDomain(ctx context.Context, ws *models.Workspace, in *Do
 		Placeholder: in.Placeholder.Ptr(), ExpiredURL: in.ExpiredURL.Ptr(), NotFoundURL: in.NotFoundURL.Ptr(),
 		Logo: in.Logo.Ptr(), AssetLinks: in.AssetLinks.Ptr(), AppleAppSiteAssociation: in.AppleAppSiteAssociation.Ptr(),
 		DeepviewData: in.DeepviewData.Ptr(), CreatedAt: now, UpdatedAt: now,
+	}
+	if !in.DeepviewData.Set {
+		empty := "{}" // Dub's column default (Domain.deepviewData @default("{}"))
+		d.DeepviewData = &empty
 	}
 	if err := s.DB.InsertDomain(ctx, d); err != nil {
 		return nil, err

@@ -105,7 +105,7 @@ var slackHeadlines = map[string]string{
 	PartnerMerged: "*Partner accounts merged* :twisted_rightwards_arrows:", CommissionCreated: "*New commission created* :tada:",
 	BountyCreated: "*New bounty created* :money_with_wings:", BountyUpdated: "*Bounty updated* :memo:",
 	PayoutConfirmed: "*Payout confirmed* :money_with_wings:", DiscountCodeCreated: "*Discount code created* :ticket:",
-	DiscountCodeDeleted: "*Discount code deleted* :ticket:",
+	DiscountCodeDeleted: "*Discount code deleted* :ticket:", CommissionUpdated: "*Commission updated* :memo:",
 }
 
 // slackBody is a Block Kit message (§6.7): a headline section, the
@@ -134,7 +134,7 @@ func slackBody(envelope []byte) ([]byte, error) {
 	case PartnerEnrolled:
 		fields = []slackText{field("Partner", str(d, "name")), field("Country", str(d, "country")),
 			field("Company", str(d, "companyName"))}
-	case CommissionCreated:
+	case CommissionCreated, CommissionUpdated:
 		fields = []slackText{field("Partner", str(d, "partner", "name")), field("Commission Amount",
 			fmt.Sprintf("%.2f USD", num(d, "earnings")/100))}
 	case DiscountCodeCreated, DiscountCodeDeleted:

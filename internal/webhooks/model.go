@@ -40,6 +40,10 @@ const (
 	PayoutConfirmed             = "payout.confirmed"
 	DiscountCodeCreated         = "discount_code.created"
 	DiscountCodeDeleted         = "discount_code.deleted"
+	// CommissionUpdated is Relink's own: a commission's amount, earnings or
+	// status changed (a Stripe refund, PATCH /commissions/{id}). Dub has
+	// no such event, so Dub's SDK parses neither it nor a webhook listing it.
+	CommissionUpdated = "commission.updated"
 )
 
 // Triggers is every event name, in the enum's order (422 messages list them so).
@@ -47,8 +51,17 @@ var Triggers = []string{LinkCreated, LinkUpdated, LinkDeleted, LinkClicked, Lead
 	PartnerApplicationSubmitted, PartnerEnrolled, PartnerMerged, CommissionCreated, BountyCreated,
 	BountyUpdated, PayoutConfirmed, DiscountCodeCreated, DiscountCodeDeleted}
 
+// Extensions are the event names Relink adds to Dub's; they are accepted
+// but not listed in the enum's 422 message, which stays Dub's.
+var Extensions = []string{CommissionUpdated}
+
+// AllTriggers is Triggers then Extensions.
+func AllTriggers() []string { return append(slices.Clone(Triggers), Extensions...) }
+
 // IsTrigger reports whether name is an event name.
-func IsTrigger(name string) bool { return slices.Contains(Triggers, name) }
+func IsTrigger(name string) bool {
+	return slices.Contains(Triggers, name) || slices.Contains(Extensions, name)
+}
 
 // Link scopes of link.clicked webhooks (§1.4).
 const (

@@ -19,6 +19,7 @@ var samples = func() map[string]json.RawMessage {
 	}
 	m[BountyUpdated] = m[BountyCreated]
 	m[DiscountCodeDeleted] = m[DiscountCodeCreated]
+	m[CommissionUpdated] = m[CommissionCreated]
 	return m
 }()
 

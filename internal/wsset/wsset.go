@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -19,7 +20,8 @@ type Set struct {
 	Refresh time.Duration // default 10s
 	Logger  *slog.Logger
 
-	set atomic.Pointer[map[string]bool]
+	set    atomic.Pointer[map[string]bool]
+	reload sync.Mutex // one reload at a time: an older answer never replaces a newer one
 }
 
 // New returns the set, loaded.
@@ -30,6 +32,8 @@ func New(ctx context.Context, name string, load func(ctx context.Context) ([]str
 
 // Reload rebuilds the set.
 func (s *Set) Reload(ctx context.Context) error {
+	s.reload.Lock()
+	defer s.reload.Unlock()
 	ids, err := s.Load(ctx)
 	if err != nil {
 		return fmt.Errorf("load %s: %w", s.Name, err)
@@ -42,10 +46,10 @@ func (s *Set) Reload(ctx context.Context) error {
 	return nil
 }
 
-// Invalidate reloads the set after a change of workspaceID's settings.
-func (s *Set) Invalidate(workspaceID string) {
+// Invalidate reloads the set after a change of member's settings.
+func (s *Set) Invalidate(member string) {
 	if err := s.Reload(context.Background()); err != nil {
-		s.log().Error("reload workspace set", "set", s.Name, "workspace", workspaceID, "err", err)
+		s.log().Error("reload set", "set", s.Name, "member", member, "err", err)
 	}
 }
 
@@ -76,7 +80,7 @@ func (s *Set) Run(ctx context.Context) {
 			return
 		case <-t.C:
 			if err := s.Reload(ctx); err != nil && ctx.Err() == nil {
-				s.log().Error("reload workspace set", "set", s.Name, "err", err)
+				s.log().Error("reload set", "set", s.Name, "err", err)
 			}
 		}
 	}
