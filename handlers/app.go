@@ -55,6 +55,7 @@ type Server struct {
 	acme               *autocert.Manager  // nil unless RELINK_ACME_EMAIL is set
 	acmeHTTP           fiber.Handler      // serves /.well-known/acme-challenge/
 	track              *redirect.Handlers // the client-side tracking counters (/metrics)
+	asks               tlsAskCounts       // the on-demand TLS check's answers (/metrics)
 }
 
 // New mounts every face's routes over the services internal/app built.
@@ -117,7 +118,7 @@ func (s *Server) newFace(f request.Face) *fiber.App {
 func (s *Server) routes() {
 	d := s.svc
 	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: d.Links, Conversions: d.Conversions,
-		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks, Pages: d.Pages, Stripe: d.Stripe})
+		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks, Pages: d.Pages, Stripe: d.Stripe, DomainChecks: d.DomainChecks})
 	rd := s.redirects()
 	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Referrals: d.Referrals})
 
@@ -192,6 +193,7 @@ func (s *Server) linkRoutes(h *api.Handlers) {
 	a.Get("/domains", s.key("domains.read"), h.ListDomains)
 	a.Post("/domains", s.key("domains.write"), h.CreateDomain)
 	a.Get("/domains/:slug", s.key("domains.read"), h.GetDomain)
+	a.Get("/domains/:slug/verify", s.key("domains.read"), h.VerifyDomain)
 	a.Patch("/domains/:slug", s.key("domains.write"), h.UpdateDomain)
 	a.Delete("/domains/:slug", s.key("domains.write"), h.DeleteDomain)
 	a.Get("/tags", s.key("tags.read"), h.ListTags)
@@ -379,6 +381,9 @@ func (s *Server) dispatch(c *fiber.Ctx) error {
 	if s.acmeHTTP != nil && strings.HasPrefix(path, "/.well-known/acme-challenge/") {
 		return s.acmeHTTP(c)
 	}
+	if path == TLSAskPath {
+		return s.tlsAsk(c)
+	}
 	face := s.faceOf(c)
 	request.SetOriginalPath(c, path)
 	if face == request.FaceApp && (path == "/api" || strings.HasPrefix(path, "/api/")) {
@@ -500,7 +505,7 @@ func (s *Server) consoleRoutes() {
 	d := s.svc
 	h := console.New(console.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Logger: d.Log, Sessions: d.Sessions,
 		Links: d.Links, Analytics: d.Analytics, Conversions: d.Conversions, Webhooks: d.Webhooks,
-		PrivacyChanged: d.KeepIPs.Invalidate})
+		PrivacyChanged: d.KeepIPs.Invalidate, DomainChecks: d.DomainChecks})
 	s.app.Get("/", func(c *fiber.Ctx) error { return c.Redirect("/console", fiber.StatusFound) })
 	g := s.app.Group("/console", h.Session)
 	g.Get("/login", h.LoginForm)
@@ -565,6 +570,7 @@ func (s *Server) consoleRoutes() {
 	u.Get("/domains", h.Domains)
 	u.Post("/domains", h.CreateDomain)
 	u.Post("/domains/:id/delete", h.DeleteDomain)
+	u.Post("/domains/:id/verify", h.VerifyDomain)
 	u.Post("/domains/:id/logo", h.SetDomainLogo)
 	u.Post("/domains/:id/logo/delete", h.RemoveDomainLogo)
 	u.Get("/tags", h.Tags)

@@ -81,6 +81,9 @@ func (s *Server) metrics(c *fiber.Ctx) error {
 	metric("relink_link_cache_entries", "gauge", "Entries in the link cache.", ls.Entries)
 	metric("relink_link_cache_hits_total", "counter", "Link cache hits.", ls.Hits)
 	metric("relink_link_cache_misses_total", "counter", "Link cache misses.", ls.Misses)
+	metric("relink_tls_ask_allowed_total", "counter", "On-demand TLS checks answered 200 (a host Relink serves).", s.asks.allowed.Load())
+	metric("relink_tls_ask_refused_total", "counter", "On-demand TLS checks answered 404: not a Relink domain.", s.asks.refused.Load())
+	metric("relink_tls_ask_forbidden_total", "counter", "On-demand TLS checks refused: not a direct loopback call and no RELINK_TLS_ASK_TOKEN.", s.asks.forbidden.Load())
 	metric("relink_track_visits_refused_total", "counter", "POST /track/visit calls not recorded: the page is not on the workspace's allowed hostnames.", s.track.Stats().VisitsRefused)
 	if st := s.svc.Stripe; st != nil {
 		ss := st.Stats()

@@ -39,6 +39,11 @@ type Listener struct {
 // plus the plain-HTTP listener next to TLS.
 func (s *Server) Listeners() ([]Listener, error) {
 	cfg := s.svc.Config
+	if cfg.ListenAddr != "" {
+		// Behind a reverse proxy: one plain-HTTP address, the face chosen by
+		// Host (the proxy passes it through).
+		return []Listener{{Addr: cfg.ListenAddr}}, nil
+	}
 	var tlsCfg *tls.Config
 	switch {
 	case s.acme != nil:
@@ -92,11 +97,7 @@ func (s *Server) acmeManager() *autocert.Manager {
 		// Certificates for the origins and every registered domain
 		// (Services.Domains, in memory), nothing else.
 		HostPolicy: func(_ context.Context, host string) error {
-			host = strings.ToLower(host)
-			if host == cfg.AppURL.Hostname() || host == cfg.APIURL.Hostname() || host == CanonicalHost(cfg.ShortDomain) {
-				return nil
-			}
-			if s.svc.Domains.IsRegistered(host) {
+			if s.ServesTLSHost(strings.ToLower(host)) {
 				return nil
 			}
 			return fmt.Errorf("acme: %q is not a Relink origin or registered short domain", host)

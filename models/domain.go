@@ -25,8 +25,16 @@ type Domain struct {
 	AssetLinks              *string `gorm:"column:asset_links"`
 	AppleAppSiteAssociation *string `gorm:"column:apple_app_site_association"`
 	DeepviewData            *string `gorm:"column:deepview_data"` // compact JSON (spec/parity.md §11.4)
-	CreatedAt               time.Time
-	UpdatedAt               time.Time
+	// Verification (internal/domaincheck): the last check, the next one
+	// (nil: due now), consecutive failed checks, and the last status and
+	// DNS answer (JSON).
+	LastCheckedAt *time.Time `gorm:"column:last_checked_at"`
+	NextCheckAt   *time.Time `gorm:"column:next_check_at"`
+	CheckFailures int        `gorm:"column:check_failures"`
+	DNSStatus     *string    `gorm:"column:dns_status"`
+	DNSAnswer     *string    `gorm:"column:dns_answer"`
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // TableName pins the table.
@@ -109,8 +117,14 @@ func (db *DB) InsertDomain(ctx context.Context, d *Domain) error {
 // domain is renamed and its links move with it. A taken slug is a 409.
 func (db *DB) SaveDomain(ctx context.Context, d *Domain, oldSlug string) error {
 	d.Slug = strings.ToLower(d.Slug)
+	cols := []string{"slug", "archived", "placeholder", "expired_url", "not_found_url", "logo", "asset_links", "apple_app_site_association", "deepview_data", "updated_at"}
+	if d.Slug != oldSlug {
+		cols = append(cols, "verified", "last_checked_at", "next_check_at", "check_failures", "dns_status", "dns_answer")
+	}
 	return db.Tx(ctx, func(tx *DB) error {
 		if d.Slug != oldSlug {
+			// A new name is a new DNS question: unverified, checked now.
+			d.Verified, d.LastCheckedAt, d.NextCheckAt, d.CheckFailures, d.DNSStatus, d.DNSAnswer = false, nil, nil, 0, nil, nil
 			var n int64
 			if err := tx.WithContext(ctx).Model(&Domain{}).Where("slug = ?", d.Slug).Count(&n).Error; err != nil {
 				return dbErr(err, "check domain", "", "")
@@ -124,8 +138,7 @@ func (db *DB) SaveDomain(ctx context.Context, d *Domain, oldSlug string) error {
 			}
 		}
 		err := tx.WithContext(ctx).Model(d).Where("workspace_id = ?", d.WorkspaceID).
-			Select("slug", "archived", "placeholder", "expired_url", "not_found_url", "logo", "asset_links", "apple_app_site_association", "deepview_data", "updated_at").
-			Updates(d).Error
+			Select(cols).Updates(d).Error
 		return dbErr(err, "update domain", "", MsgDomainInUse)
 	})
 }
@@ -185,4 +198,35 @@ func (db *DB) LinksOnDomain(ctx context.Context, workspaceID, domain string) ([]
 	var ls []Link
 	err := db.WithContext(ctx).Select("id", "domain", "key").Where("workspace_id = ? AND domain = ?", workspaceID, strings.ToLower(domain)).Find(&ls).Error
 	return ls, dbErr(err, "list domain links", "", "")
+}
+
+// DomainsDue lists up to limit non-archived domains whose verification
+// check is due at now, the longest-waiting first.
+func (db *DB) DomainsDue(ctx context.Context, now time.Time, limit int) ([]Domain, error) {
+	var ds []Domain
+	err := db.WithContext(ctx).Where("archived = ? AND (next_check_at IS NULL OR next_check_at <= ?)", false, now).
+		Order("next_check_at, id").Limit(limit).Find(&ds).Error
+	return ds, dbErr(err, "list domains due for a check", "", "")
+}
+
+// ClaimDomainCheck moves a due domain's next check to until, unless another
+// instance has already done so: true when this caller owns the check.
+func (db *DB) ClaimDomainCheck(ctx context.Context, d *Domain, now, until time.Time) (bool, error) {
+	res := db.WithContext(ctx).Model(&Domain{}).
+		Where("id = ? AND slug = ? AND (next_check_at IS NULL OR next_check_at <= ?)", d.ID, d.Slug, now).
+		Update("next_check_at", until)
+	if res.Error != nil {
+		return false, dbErr(res.Error, "claim domain check", "", "")
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// SaveDomainCheck writes a check's outcome (verified, the check times,
+// failures, status and answer) unless the domain was renamed meanwhile.
+func (db *DB) SaveDomainCheck(ctx context.Context, d *Domain) error {
+	err := db.WithContext(ctx).Model(&Domain{}).Where("id = ? AND slug = ?", d.ID, d.Slug).Updates(map[string]any{
+		"verified": d.Verified, "last_checked_at": d.LastCheckedAt, "next_check_at": d.NextCheckAt,
+		"check_failures": d.CheckFailures, "dns_status": d.DNSStatus, "dns_answer": d.DNSAnswer,
+	}).Error
+	return dbErr(err, "save domain check", "", "")
 }

@@ -69,6 +69,10 @@ func commandHelp(cmd string) (string, bool) {
 		return serveUsage, true
 	case "migrate":
 		return migrateUsage, true
+	case "backup":
+		return backupUsage, true
+	case "restore":
+		return restoreUsage, true
 	case "workspace":
 		return workspaceUsage, true
 	case "program":

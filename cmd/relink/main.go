@@ -26,6 +26,8 @@ const usage = `relink — self-hosted link attribution, Dub-compatible API.
 Usage:
   relink serve                      run the server (API, redirects, embed, console)
   relink migrate [up|status]        apply pending migrations, or list them
+  relink backup FILE                copy the SQLite database while the server runs
+  relink restore FILE               replace the SQLite database with a backup (server stopped)
   relink workspace create --name N --slug S [--plan P] [--owner-email E --owner-password P]
                                     create a workspace; prints it and its first API key as JSON
   relink program show|set|group set|reward set|reward clear|commissions … --workspace W
@@ -108,6 +110,10 @@ func run(ctx context.Context, args []string, getenv config.Getenv, stdout, stder
 		return serve(ctx, cfg)
 	case "migrate":
 		return migrate(ctx, cfg, args[1:], stdout)
+	case "backup":
+		return backup(ctx, cfg, args[1:], stdout)
+	case "restore":
+		return restore(ctx, cfg, args[1:], stdout)
 	case "workspace":
 		return workspace(ctx, cfg, args[1:], stdout)
 	case "program":

@@ -9,6 +9,7 @@ import (
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/domaincheck"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/metatags"
 	"github.com/relinkhq/relink/internal/qr"
@@ -35,6 +36,8 @@ type Deps struct {
 	Logos *qr.Logos
 	// Pages fetches GET /links/metatags' pages (RELINK_METATAGS_FETCH).
 	Pages *metatags.Fetcher
+	// DomainChecks answers GET /domains/{slug}/verify.
+	DomainChecks *domaincheck.Service
 	// Stripe handles the workspaces' Stripe webhook endpoints.
 	Stripe *stripeapp.Service
 }

@@ -41,6 +41,26 @@ func (h *Handlers) GetDomain(c *fiber.Ctx) error {
 	return c.JSON(toDomainJSON(d))
 }
 
+// VerifyDomain answers GET /domains/{slug}/verify (Dub's route, not in
+// the SDK): the domain's DNS is checked now and the outcome saved, as the
+// verification job does. {status, response: {verified, expected, current,
+// lastChecked}, domainConnect: null}; status is one of Dub's ("Valid
+// Configuration", "Invalid Configuration", "Conflicting DNS Records",
+// "Unknown Error" when the DNS did not answer).
+func (h *Handlers) VerifyDomain(c *fiber.Ctx) error {
+	d, err := h.Links.DomainBySlug(c.UserContext(), request.Workspace(c), Param(c, "slug"))
+	if err != nil {
+		return err
+	}
+	r, err := h.DomainChecks.Verify(c.UserContext(), d)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"status": r.Status, "domainConnect": nil, "response": fiber.Map{
+		"verified": d.Verified, "expected": r.Expected, "current": r.Answer, "lastChecked": request.Timestamp(*d.LastCheckedAt),
+	}})
+}
+
 // CreateDomain answers POST /domains (201).
 func (h *Handlers) CreateDomain(c *fiber.Ctx) error {
 	in, err := links.ParseDomainInput(c.Body(), true)

@@ -17,6 +17,7 @@ import (
 	"github.com/relinkhq/relink/internal/auth"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/domaincheck"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
@@ -43,6 +44,8 @@ type Deps struct {
 	// PrivacyChanged tells the click pipeline that a workspace's privacy
 	// settings changed (the keep-IP set's Invalidate).
 	PrivacyChanged func(workspaceID string)
+	// DomainChecks verifies domains' DNS (the domains page's "Check DNS").
+	DomainChecks *domaincheck.Service
 }
 
 // Handlers holds the console's handlers.
@@ -56,6 +59,7 @@ type Handlers struct {
 	stats analytics.Engine
 	conv  *conversions.Service
 	hooks *webhooks.Service
+	dns   *domaincheck.Service
 	// privacyChanged: see Deps.PrivacyChanged.
 	privacyChanged func(workspaceID string)
 	secure         bool // Secure cookies (outside dev)
@@ -66,7 +70,7 @@ type Handlers struct {
 // New returns the console handlers.
 func New(d Deps) *Handlers {
 	return &Handlers{db: d.DB, cfg: d.Config, now: d.Now, log: d.Logger, codec: d.Sessions, secure: !d.Config.DevMode,
-		links: d.Links, stats: d.Analytics, conv: d.Conversions, hooks: d.Webhooks, privacyChanged: d.PrivacyChanged,
+		links: d.Links, stats: d.Analytics, conv: d.Conversions, hooks: d.Webhooks, dns: d.DomainChecks, privacyChanged: d.PrivacyChanged,
 		imports: &imports{}}
 }
 

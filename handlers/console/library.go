@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/domaincheck"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/qr"
 	"github.com/relinkhq/relink/models"
@@ -46,6 +47,7 @@ func (h *Handlers) libraryPage(c *fiber.Ctx, status int, kind string, errs vc.Fi
 			if d.ExpiredURL != nil {
 				r.Detail = "Expired links go to " + *d.ExpiredURL
 			}
+			r.DNS = h.domainDNS(&d)
 			v.Rows = append(v.Rows, r)
 		}
 	case "tags":
@@ -136,6 +138,49 @@ func (h *Handlers) CreateDomain(c *fiber.Ctx) error {
 		_, err = h.links.CreateDomain(c.UserContext(), viewer(c).Workspace, in)
 	}
 	return h.libraryResult(c, "domains", err, typed, "slug")
+}
+
+// domainDNS is a domain's verification as the domains page shows it: the
+// last check's records and answer (no DNS is asked to draw the page).
+func (h *Handlers) domainDNS(d *models.Domain) *vc.DomainDNS {
+	r := h.dns.Last(d)
+	out := &vc.DomainDNS{Verified: d.Verified, Status: r.Status}
+	for _, rec := range r.Expected {
+		out.Records = append(out.Records, vc.DNSRecord{Type: rec.Type, Name: rec.Name, Value: rec.Value})
+	}
+	if d.LastCheckedAt != nil {
+		out.LastChecked = d.LastCheckedAt.UTC().Format("2006-01-02 15:04 UTC")
+		out.Current = describeAnswer(r.Answer)
+	}
+	return out
+}
+
+// describeAnswer puts a DNS answer in words.
+func describeAnswer(a domaincheck.Answer) string {
+	var parts []string
+	if len(a.CNAME) > 0 {
+		parts = append(parts, "CNAME "+strings.Join(a.CNAME, " → "))
+	}
+	if len(a.Addresses) > 0 {
+		parts = append(parts, "addresses "+strings.Join(a.Addresses, ", "))
+	}
+	if a.Error != "" {
+		parts = append(parts, a.Error)
+	}
+	if len(parts) == 0 {
+		return "no CNAME, A or AAAA record"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// VerifyDomain checks a domain's DNS now (GET /domains/{slug}/verify's
+// check) and shows the domains page again.
+func (h *Handlers) VerifyDomain(c *fiber.Ctx) error {
+	d, err := h.links.DomainBySlug(c.UserContext(), viewer(c).Workspace, c.Params("id"))
+	if err == nil {
+		_, err = h.dns.Verify(c.UserContext(), d)
+	}
+	return h.libraryResult(c, "domains", err, nil, "")
 }
 
 // DeleteDomain deletes a domain and its links.

@@ -25,6 +25,7 @@ import (
 	"github.com/relinkhq/relink/internal/chstore"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/domaincheck"
 	"github.com/relinkhq/relink/internal/domainset"
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ingest"
@@ -88,6 +89,10 @@ type Services struct {
 	// LinkInvalidator (the link cache) about every change.
 	Links           *links.Service
 	LinkInvalidator links.Invalidator
+	// DomainChecks verifies custom domains' DNS (RELINK_DOMAIN_TARGET,
+	// RELINK_DOMAIN_ADDRESSES, RELINK_DNS_RESOLVER): the job re-checks,
+	// the API and the console check on demand.
+	DomainChecks *domaincheck.Service
 	// Conversions runs tracking, customers, partners, commissions and embed
 	// tokens; Referrals the embedded referral dashboard's data.
 	Conversions *conversions.Service
@@ -226,6 +231,9 @@ func (s *Services) jobs() {
 		_, err := retention.Run(ctx)
 		return err
 	}})
+	// Custom domains' DNS: unverified ones re-checked with backoff,
+	// verified ones daily.
+	s.Jobs.Add(jobs.Job{Name: "domain verification", Every: domaincheck.Period, Run: s.DomainChecks.Run})
 	// API keys' last use, noted by the key gate at most once a minute per key.
 	s.Jobs.Add(jobs.Job{Name: "api key use", Loop: s.KeyUse.Run, Drain: s.KeyUse.Flush})
 }
@@ -424,6 +432,8 @@ func (s *Services) domain(context.Context) error {
 		ReservedHosts:    []string{cfg.AppURL.Host, cfg.APIURL.Host},
 		PlainHTTPDefault: cfg.DevMode && cfg.AppURL.Scheme == "http",
 	}
+	s.DomainChecks = &domaincheck.Service{DB: s.DB, Now: s.Now, Log: s.Log, Checker: &domaincheck.Checker{
+		Target: cfg.DomainTarget, Addresses: cfg.DomainAddresses, Server: cfg.DNSResolver}}
 	if err := s.webhooks(); err != nil {
 		return err
 	}

@@ -86,7 +86,7 @@ func TestBuild(t *testing.T) {
 	for _, j := range s.Jobs.Jobs() {
 		names = append(names, j.Name)
 	}
-	if strings.Join(names, ",") != "clicks,commissions,webhooks,webhook click set,keep-IP set,domain set,retention,api key use" {
+	if strings.Join(names, ",") != "clicks,commissions,webhooks,webhook click set,keep-IP set,domain set,retention,domain verification,api key use" {
 		t.Fatalf("jobs = %v", names)
 	}
 	if j := s.Jobs.Jobs()[1]; j.Every != time.Hour || j.Run == nil {

@@ -97,6 +97,22 @@ type Config struct {
 	WebhookBusyRate float64
 	SMTPURL         string // RELINK_SMTP_URL: owners' e-mails; empty logs them
 	MailFrom        string // RELINK_MAIL_FROM
+
+	// ListenAddr serves every face on one plain-HTTP address behind a
+	// reverse proxy (RELINK_LISTEN_ADDR); empty: the ports of the origins.
+	ListenAddr string
+	// TLSAskToken lets a reverse proxy's on-demand TLS check
+	// (/.well-known/relink/tls-ask) be called from off the loopback
+	// interface (RELINK_TLS_ASK_TOKEN).
+	TLSAskToken string
+	// Domain verification (internal/domaincheck): what custom domains
+	// should point to (RELINK_DOMAIN_TARGET, a host name for CNAMEs), the
+	// deployment's addresses for A/AAAA records (RELINK_DOMAIN_ADDRESSES;
+	// empty: those the target resolves to) and the DNS server asked
+	// (RELINK_DNS_RESOLVER, host:port; empty: /etc/resolv.conf's).
+	DomainTarget    string
+	DomainAddresses []netip.Addr
+	DNSResolver     string
 }
 
 // Var documents one environment variable; the README table is generated from
@@ -155,6 +171,11 @@ var Vars = []Var{
 	{"RELINK_CLICK_JOURNAL_FSYNC", "commit", "`commit`: each group commit (every RELINK_CLICK_JOURNAL_WINDOW) is fsynced, so a power loss costs at most one window of clicks. `none`: written to the OS only (a process crash loses nothing more, a power loss may lose the OS's unwritten pages)."},
 	{"RELINK_CLICK_JOURNAL_WINDOW", "5ms", "Group-commit window of the click journal: clicks accepted within it are written (and fsynced) together. A SIGKILL loses at most the clicks of one window."},
 	{"RELINK_METATAGS_FETCH", "public", "Which pages `GET /links/metatags` (link previews: title, description, image) may download: `public` (public addresses only, checked on every connection and redirect: the route is unauthenticated), `any` (pages on an intranet) or `off` (every answer is built from the URL alone). Pages are read for at most 5 seconds, 5 redirects and 2 MiB of HTML; answers are cached for 5 minutes."},
+	{"RELINK_LISTEN_ADDR", "(empty)", "Behind a reverse proxy that terminates TLS (Caddy, nginx): the one plain-HTTP address, e.g. `127.0.0.1:8080`, every face is served on, each request's face chosen by its Host, instead of the ports of RELINK_APP_URL and RELINK_API_URL. Not with RELINK_TLS_CERT or RELINK_ACME_EMAIL. The proxy's address must be in RELINK_TRUSTED_PROXIES (docs/deploy.md)."},
+	{"RELINK_TLS_ASK_TOKEN", "(empty)", "Token that lets a reverse proxy's on-demand TLS check `GET /.well-known/relink/tls-ask?domain=NAME` (200 for a host Relink serves, 404 otherwise) be called from another machine with `&token=…`. Without it the check answers only direct loopback calls (no `X-Forwarded-For`), as Caddy's `ask` on the same host makes them (docs/deploy.md)."},
+	{"RELINK_DOMAIN_TARGET", "host of RELINK_APP_URL", "Host name custom domains point to: a domain is verified when its CNAME is this name, or its A/AAAA records are this deployment's addresses (RELINK_DOMAIN_ADDRESSES). The console shows the record to create."},
+	{"RELINK_DOMAIN_ADDRESSES", "(the addresses of RELINK_DOMAIN_TARGET)", "Comma-separated IP addresses of this deployment that a custom domain's A/AAAA records may name (apex domains, which cannot have a CNAME). Empty: whatever RELINK_DOMAIN_TARGET resolves to."},
+	{"RELINK_DNS_RESOLVER", "(the nameservers of /etc/resolv.conf)", "DNS server (`host:port`) domain verification asks for custom domains' CNAME, A and AAAA records."},
 	{"RELINK_SESSION_KEYS", "(random per start in dev)", "Console session keys: comma-separated `hashkey:blockkey` pairs (hex or base64, 32 bytes each), newest first; older pairs still decode (rotation). Also accepts RELINK_SESSION_KEYS_FILE. Required outside dev."},
 }
 
@@ -216,6 +237,7 @@ func Load(getenv Getenv) (*Config, error) {
 		errs = append(errs, fmt.Errorf("RELINK_METATAGS_FETCH: %w", err))
 	}
 	l.webhooks(c)
+	l.deployment(c)
 	c.FXRatesFile = get("RELINK_FX_RATES", "")
 	if c.FXRatesFile != "" {
 		if _, err := os.Stat(c.FXRatesFile); err != nil {
@@ -413,6 +435,40 @@ func (l *loader) webhooks(c *Config) {
 			continue
 		}
 		c.WebhookRetries = append(c.WebhookRetries, d)
+	}
+}
+
+// deployment: the reverse-proxy listener and its on-demand TLS check, and
+// domain verification's target, addresses and resolver.
+func (l *loader) deployment(c *Config) {
+	c.ListenAddr = l.get("RELINK_LISTEN_ADDR", "")
+	if c.ListenAddr != "" {
+		if _, _, err := net.SplitHostPort(c.ListenAddr); err != nil {
+			l.errs = append(l.errs, fmt.Errorf("RELINK_LISTEN_ADDR: want host:port like 127.0.0.1:8080, got %q", c.ListenAddr))
+		}
+		if c.TLSEnabled() {
+			l.errs = append(l.errs, errors.New("RELINK_LISTEN_ADDR is for a reverse proxy that terminates TLS: unset RELINK_TLS_CERT and RELINK_ACME_EMAIL"))
+		}
+	}
+	c.TLSAskToken = l.get("RELINK_TLS_ASK_TOKEN", "")
+	def := ""
+	if c.AppURL != nil {
+		def = c.AppURL.Hostname()
+	}
+	c.DomainTarget = strings.TrimSuffix(strings.ToLower(l.get("RELINK_DOMAIN_TARGET", def)), ".")
+	for _, s := range list(l.get("RELINK_DOMAIN_ADDRESSES", "")) {
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			l.errs = append(l.errs, fmt.Errorf("RELINK_DOMAIN_ADDRESSES: %q is not an IP address", s))
+			continue
+		}
+		c.DomainAddresses = append(c.DomainAddresses, a.Unmap())
+	}
+	c.DNSResolver = l.get("RELINK_DNS_RESOLVER", "")
+	if c.DNSResolver != "" {
+		if _, _, err := net.SplitHostPort(c.DNSResolver); err != nil {
+			c.DNSResolver = net.JoinHostPort(c.DNSResolver, "53")
+		}
 	}
 }
 

@@ -243,3 +243,31 @@ func TestVarsAreDocumented(t *testing.T) {
 		seen[v.Name] = true
 	}
 }
+
+// TestDeploymentSettings: the reverse-proxy listener, the on-demand TLS
+// token and domain verification's settings.
+func TestDeploymentSettings(t *testing.T) {
+	load := func(env map[string]string) (*config.Config, error) {
+		return config.Load(func(k string) string { return env[k] })
+	}
+	c, err := load(map[string]string{"RELINK_LISTEN_ADDR": "127.0.0.1:8080", "RELINK_DNS_RESOLVER": "192.0.2.53",
+		"RELINK_DOMAIN_ADDRESSES": "192.0.2.10, ::ffff:192.0.2.11,2001:db8::1", "RELINK_TLS_ASK_TOKEN": "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ListenAddr != "127.0.0.1:8080" || c.DNSResolver != "192.0.2.53:53" || c.TLSAskToken != "tok" || c.DomainTarget != "localhost" {
+		t.Errorf("%q %q %q %q", c.ListenAddr, c.DNSResolver, c.TLSAskToken, c.DomainTarget)
+	}
+	if len(c.DomainAddresses) != 3 || c.DomainAddresses[1].String() != "192.0.2.11" {
+		t.Errorf("addresses %v", c.DomainAddresses)
+	}
+	for _, env := range []map[string]string{
+		{"RELINK_LISTEN_ADDR": "8080"},
+		{"RELINK_LISTEN_ADDR": "127.0.0.1:8080", "RELINK_ACME_EMAIL": "ops@example.com"},
+		{"RELINK_DOMAIN_ADDRESSES": "192.0.2.10,example.com"},
+	} {
+		if _, err := load(env); err == nil {
+			t.Errorf("%v: accepted", env)
+		}
+	}
+}

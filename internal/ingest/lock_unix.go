@@ -36,3 +36,7 @@ func lockDir(dir string) (release func() error, err error) {
 	}
 	return f.Close, nil // closing the descriptor releases the lock
 }
+
+// LockJournal takes the click journal's lock on dir as a running server
+// holds it: `relink restore` fails while a server uses the directory.
+func LockJournal(dir string) (release func() error, err error) { return lockDir(dir) }

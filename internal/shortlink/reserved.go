@@ -36,7 +36,9 @@ type reservedPath struct {
 // for upstream-compatible pages (Dub serves them on its app host).
 // ".well-known" is not listed: no key may start with it (NormalizeKey), and
 // on a short-link path it is the redirect's own (#1 and the app-association
-// files), the ACME challenge being answered by the dispatcher before any face.
+// files), the ACME challenge and the on-demand TLS check
+// (/.well-known/relink/tls-ask) being answered by the dispatcher before any
+// face.
 var reserved = []reservedPath{
 	{"api", AppFace},
 	{"apply", AppFace}, // the public partner application page

@@ -164,7 +164,6 @@ type Option struct {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-
 // FieldErrors maps a form field's name to its error message.
 type FieldErrors map[string]string
 
@@ -394,7 +393,22 @@ type LibraryRow struct {
 	Logo     string
 	// Color is a tag's colour: the row shows a chip of it.
 	Color string
+	// DNS is a custom domain's verification: the records to create, what
+	// the DNS answers, and the "Check DNS" button (nil: not a custom domain).
+	DNS *DomainDNS
 }
+
+// DomainDNS is a domain's verification state on the domains page.
+type DomainDNS struct {
+	Verified    bool
+	Status      string
+	Records     []DNSRecord // to create; the first is recommended
+	Current     string      // what the DNS answers now, in words
+	LastChecked string      // "" never
+}
+
+// DNSRecord is one record to create at the domain's DNS provider.
+type DNSRecord struct{ Type, Name, Value string }
 
 // SelectProps is a labelled select.
 type SelectProps struct {
@@ -604,4 +618,16 @@ func slashBreaks(s string) templ.Component {
 		}
 		return nil
 	})
+}
+
+// recordsHint says how the records of a domain's DNS list relate: one
+// CNAME, or the addresses as A/AAAA records (an apex domain).
+func recordsHint(rs []DNSRecord) string {
+	if len(rs) > 1 && rs[0].Type == "CNAME" {
+		return " (the CNAME, or else the A/AAAA records)"
+	}
+	if len(rs) > 1 {
+		return " (all of them)"
+	}
+	return ""
 }
