@@ -26,7 +26,7 @@ const programUsage = `relink program — configure a workspace's partner program
   relink program show --workspace W
   relink program set --workspace W [--name N] [--domain D] [--url U] [--folder ID] [--applications open|closed]
   relink program group set --workspace W [--group default] [--holding-days 0|7|14|30|60|90]
-        [--default-link DOMAIN=URL]... [--additional-link DOMAIN[/PATH][=exact]]... [--no-additional-links]
+        [--default-link DOMAIN=URL]... [--no-default-links] [--additional-link DOMAIN[/PATH][=exact]]... [--no-additional-links]
         [--utm source=x,medium=y] [--max-partner-links N]
   relink program reward set --workspace W --event click|lead|sale --type flat|percentage --amount A
         [--max-duration MONTHS|lifetime] [--group default] [--spend-limit CENTS --spend-interval allTime|day|week|month]
@@ -306,6 +306,7 @@ func (p *programCmd) groupSet(args []string) error {
 	var defaults, additional multiFlag
 	p.fs.Var(&defaults, "default-link", "DOMAIN=URL: a link every partner of the group gets, those already in it too (repeatable, at most 5; replaces the list)")
 	p.fs.Var(&additional, "additional-link", "DOMAIN[/PATH][=exact]: a destination partners may link to (repeatable; replaces the list)")
+	noDefaults := p.fs.Bool("no-default-links", false, "no default links: partners enrolled from now on get no link made for them")
 	noAdditional := p.fs.Bool("no-additional-links", false, "forbid partner links to other destinations")
 	utm := p.fs.String("utm", "", "UTM template: source=x,medium=y,campaign=z (empty value removes it)")
 	maxLinks := p.fs.Int("max-partner-links", -1, "most links a partner may create in the embed")
@@ -340,6 +341,9 @@ func (p *programCmd) groupSet(args []string) error {
 			dl = append(dl, l)
 		}
 		g.DefaultLinks = models.Some(dl)
+	}
+	if *noDefaults {
+		g.DefaultLinks = models.Some([]models.DefaultLink{})
 	}
 	if *noAdditional {
 		g.AdditionalLinks = models.JSONCol[[]models.AdditionalLink]{}

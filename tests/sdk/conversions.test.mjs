@@ -21,6 +21,8 @@ before(async () => {
   const shortDomain = new URL(relink.appURL).host;
   for (const args of [
     ["program", "set", "--workspace", "acme", "--domain", shortDomain, "--url", "https://shop.example/"],
+    // The partners here make their links themselves (no default link).
+    ["program", "group", "set", "--workspace", "acme", "--no-default-links"],
     ["program", "reward", "set", "--workspace", "acme", "--event", "lead", "--type", "flat", "--amount", "150"],
     ["program", "reward", "set", "--workspace", "acme", "--event", "sale", "--type", "percentage", "--amount", "10", "--max-duration", "12"],
   ]) {

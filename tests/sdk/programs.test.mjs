@@ -26,6 +26,8 @@ before(async () => {
   dub = relink.dub();
   const shortDomain = new URL(relink.appURL).host;
   await cli("program", "set", "--workspace", "acme", "--domain", shortDomain, "--url", "https://shop.example/", "--applications", "open");
+  // The partners here make their links themselves (a default link would take the key "pat").
+  await cli("program", "group", "set", "--workspace", "acme", "--no-default-links");
   await cli("program", "reward", "set", "--workspace", "acme", "--event", "lead", "--type", "flat", "--amount", "300");
   await cli("program", "reward", "set", "--workspace", "acme", "--event", "sale", "--type", "percentage", "--amount", "10");
   partner = await dub.partners.create({ email: "pat@example.com", name: "Pat", tenantId: "t_pat" });
