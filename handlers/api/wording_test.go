@@ -52,7 +52,7 @@ var wordingCases = []wordingCase{
 	{"GET", "/links/export?columns=nonsense", "", 422, "Select at least one column to export."},
 	{"GET", "/links/export?start=2025-02-01&end=2025-01-01", "", 422, "The end date must be after the start date."},
 	// Domains, tags, folders (spec/links.md §6-8, spec/parity.md §11).
-	{"POST", "/domains", `{}`, 422, "invalid_type: slug: Invalid input: expected string, received undefined"},
+	{"POST", "/domains", `{}`, 422, "invalid_type: slug: slug is required"},
 	{"POST", "/domains", `{"slug":"not a domain"}`, 422, "Invalid domain"},
 	{"POST", "/domains", `{"slug":"www.acme.net"}`, 422, "Custom domain cannot start with www."},
 	{"POST", "/domains", `{"slug":"x.acme.net","assetLinks":"{"}`, 422, "Invalid Asset Links"},
@@ -190,6 +190,10 @@ func TestErrorWordingCoversEveryMessage(t *testing.T) {
 // notAPI are messages the JSON API cannot produce, with where they come
 // from instead; each is still checked where it is raised.
 var notAPI = map[string]string{
+	"The mode must be live or test.":                                                                "relink stripe connect: command line only",
+	"The signing secret must be the endpoint's whsec_… value from Stripe.":                          "relink stripe connect: command line only",
+	"Stripe is not connected to this workspace.":                                                    "relink stripe disconnect/status: command line only",
+	"Missing Stripe-Signature header.":                                                              "POST /stripe/webhook (Stripe's own requests, not Dub's API): cmd/relink TestStripeWebhook's unsigned request",
 	"You cannot upload custom link preview images with bulk link creation.":                         "bulk image rules: links_bulk_test.go",
 	"Uploading images is not supported: host the image and send its public https URL.":              "links_create_test.go",
 	"The URL is too long to fit in a QR code.":                                                      "internal/qr tests",
