@@ -112,8 +112,15 @@ func (g *gen) programSetup(ctx context.Context, domain string) error {
 	if err != nil {
 		return fmt.Errorf("demo: default group: %w", err)
 	}
-	if !grp.AdditionalLinks.Valid {
-		grp.AdditionalLinks = models.Some([]models.AdditionalLink{{Domain: "shop.example", ValidationMode: "domain"}})
+	if !grp.AdditionalLinks.Valid || !grp.DefaultLinks.Valid {
+		if !grp.AdditionalLinks.Valid {
+			grp.AdditionalLinks = models.Some([]models.AdditionalLink{{Domain: "shop.example", ValidationMode: "domain"}})
+		}
+		if !grp.DefaultLinks.Valid {
+			// The demo makes its partners' links itself (the same on the
+			// bulk and per-batch paths); no default link on enrollment.
+			grp.DefaultLinks = models.Some([]models.DefaultLink{})
+		}
 		if err := g.db.SaveGroup(ctx, grp); err != nil {
 			return fmt.Errorf("demo: group links: %w", err)
 		}

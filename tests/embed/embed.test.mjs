@@ -49,7 +49,7 @@ before(async () => {
   relink = await startRelink();
   const port = new URL(relink.appURL).port;
   await relink.cli(["program", "set", "--workspace", "acme", "--name", "Acme Partners", "--domain", `localhost:${port}`, "--url", "https://shop.example/"]);
-  await relink.cli(["program", "group", "set", "--workspace", "acme", "--additional-link", "shop.example", "--max-partner-links", "5"]);
+  await relink.cli(["program", "group", "set", "--workspace", "acme", "--additional-link", "shop.example", "--max-partner-links", "5", "--no-default-links"]);
   await relink.cli(["program", "reward", "set", "--workspace", "acme", "--event", "sale", "--type", "percentage", "--amount", "20"]);
   await relink.cli(["program", "reward", "set", "--workspace", "acme", "--event", "lead", "--type", "flat", "--amount", "500"]);
   for (const p of ["alice", "bob"]) {
@@ -163,10 +163,17 @@ test("the iframe resizes to the dashboard's height", async () => {
   await ctx.close();
 });
 
+// themeClass is the root's theme class: "dark", "light" or "" (the root
+// also carries "framed", which declares both colour schemes so the frame
+// blends into any host page).
+function themeClass(cls) {
+  return (cls || "").split(/\s+/).filter((c) => c && c !== "framed").join(" ");
+}
+
 test("dark theme and background colour apply", async () => {
   const { ctx, page, frame } = await open({ token: tokens.alice, theme: "dark", bg: "#0f172a" });
   await frame.locator('[data-testid="overview"]').waitFor();
-  assert.equal(await frame.locator("html").getAttribute("class"), "dark");
+  assert.equal(themeClass(await frame.locator("html").getAttribute("class")), "dark");
   assert.equal(await frame.locator("#embed-root").evaluate((el) => getComputedStyle(el).backgroundColor), "rgb(15, 23, 42)");
   const card = await frame.locator('[data-testid="stat-clicks"]').evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color]);
   assert.notEqual(card[0], "rgb(255, 255, 255)", "cards are dark");
@@ -176,7 +183,7 @@ test("dark theme and background colour apply", async () => {
   // Unknown theme and malformed options fall back to light, transparent.
   const light = await open({ token: tokens.alice, theme: "neon", bg: "url(x)" });
   await light.frame.locator('[data-testid="overview"]').waitFor();
-  assert.equal(await light.frame.locator("html").getAttribute("class"), "light");
+  assert.equal(themeClass(await light.frame.locator("html").getAttribute("class")), "light");
   assert.equal(await light.frame.locator("#embed-root").evaluate((el) => getComputedStyle(el).backgroundColor), "rgba(0, 0, 0, 0)");
   await light.ctx.close();
 });
@@ -218,7 +225,7 @@ test("an expired token shows the error state and tells the host", async () => {
 test("the system theme follows prefers-color-scheme", async () => {
   const { ctx, page, frame } = await open({ token: tokens.alice, theme: "system" }, { colorScheme: "dark" });
   await frame.locator('[data-testid="overview"]').waitFor();
-  assert.equal(await frame.locator("html").getAttribute("class"), null);
+  assert.equal(themeClass(await frame.locator("html").getAttribute("class")), "");
   const bg = await frame.locator('[data-testid="stat-clicks"]').evaluate((el) => getComputedStyle(el).backgroundColor);
   assert.notEqual(bg, "rgb(255, 255, 255)", "dark cards under a dark OS preference");
   await shot(page, "embed-system-dark");

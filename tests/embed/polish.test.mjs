@@ -58,6 +58,7 @@ before(async () => {
   shortHost = new URL(relink.appURL).host;
   const cli = (...args) => relink.cli(args);
   await cli("program", "set", "--workspace", "acme", "--name", "Acme Partners", "--domain", shortHost, "--url", "https://shop.example/");
+  await cli("program", "group", "set", "--workspace", "acme", "--no-default-links"); // the partners make their links below
   await cli("program", "group", "set", "--workspace", "acme", "--additional-link", "shop.example", "--max-partner-links", "3");
   await cli("program", "reward", "set", "--workspace", "acme", "--event", "sale", "--type", "percentage", "--amount", "20");
   await cli("program", "reward", "set", "--workspace", "acme", "--event", "lead", "--type", "flat", "--amount", "500");
@@ -79,6 +80,7 @@ before(async () => {
   const ws = JSON.parse(await relink.cli(["workspace", "create", "--name", "Globex", "--slug", "globex", "--plan", "advanced"]));
   globex = ws.apiKey;
   await cli("program", "set", "--workspace", "globex", "--name", "Globex Affiliates", "--domain", shortHost, "--url", "https://globex.example/");
+  await cli("program", "group", "set", "--workspace", "globex", "--no-default-links");
   for (const p of ["zoe", "yuri"]) {
     await apiAs(globex, "POST", "/partners", { email: `${p}@partners.example`, name: p, tenantId: p }, 201);
   }
