@@ -1,7 +1,6 @@
 package webhooks
 
 import (
-
 	"github.com/relinkhq/relink/models"
 )
 
