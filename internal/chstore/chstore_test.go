@@ -389,3 +389,34 @@ func TestOutbox(t *testing.T) {
 		})
 	})
 }
+
+// TestInsertOnceSpans: InsertOnce finds the stored ids of a batch both ways
+// (storedIDs): by reading the ids of the batch's whole time span (a span
+// holding few other rows, the pipeline's case) and by an IN list (a span
+// holding many more rows than the batch, here 3,000 around a 4-click batch
+// mixing stored and new clicks). Either way each click is stored once.
+func TestInsertOnceSpans(t *testing.T) {
+	eachCH(t, func(t *testing.T, c *chstore.Client) {
+		ctx := context.Background()
+		at := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+		crowd := clicks(3000, "ws_span", at) // 10 ms apart: 30 s
+		for i := range crowd {
+			crowd[i].Timestamp = at.Add(time.Duration(i) * 10 * time.Millisecond)
+		}
+		if err := c.InsertClicks(ctx, crowd); err != nil {
+			t.Fatal(err)
+		}
+		fresh := clicks(2, "ws_span", at.Add(40*time.Second))
+		for _, batch := range [][]models.Click{
+			{crowd[2999], fresh[0]},                     // 100 of the crowd in its span: ids read
+			{crowd[0], crowd[2999], fresh[0], fresh[1]}, // the whole crowd's span: IN list
+		} {
+			if err := c.InsertClicks(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, u := count(t, c, "SELECT count() FROM clicks WHERE workspace_id = 'ws_span'"), count(t, c, "SELECT uniqExact(click_id) FROM clicks WHERE workspace_id = 'ws_span'"); n != "3002" || u != n {
+			t.Fatalf("%s rows, %s ids; want 3002 once each", n, u)
+		}
+	})
+}
