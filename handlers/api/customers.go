@@ -222,7 +222,7 @@ func (h *Handlers) UpdateCustomer(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.DB.UpdateCustomer(c.UserContext(), cust, patch); err != nil {
+	if err := h.Conversions.UpdateCustomer(c.UserContext(), cust, patch); err != nil {
 		return err
 	}
 	return h.oneCustomerJSON(c, cust)
@@ -240,7 +240,7 @@ func (h *Handlers) DeleteCustomer(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.DB.DeleteCustomer(c.UserContext(), ws.ID, cust.ID); err != nil {
+	if err := h.Conversions.DeleteCustomer(c.UserContext(), ws, cust.ID); err != nil {
 		return err
 	}
 	return c.JSON(idJSON{ID: cust.ID})

@@ -41,6 +41,7 @@ import (
 	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/internal/stripeapp"
 	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/workspaces"
 	"github.com/relinkhq/relink/internal/wsset"
 	"github.com/relinkhq/relink/models"
 )
@@ -99,6 +100,9 @@ type Services struct {
 	// Stripe records sales, refunds and cancellations from workspaces'
 	// Stripe webhook endpoints (docs/stripe.md).
 	Stripe *stripeapp.Service
+	// Workspaces changes workspaces' settings, members, invites and API
+	// keys.
+	Workspaces *workspaces.Service
 	// Analytics answers /analytics, /events, the console and the embed.
 	Analytics analytics.Engine
 	// Logos loads the logos drawn on QR codes (RELINK_QR_LOGO_FETCH).
@@ -433,6 +437,10 @@ func (s *Services) domain(context.Context) error {
 		Webhooks: s.ClickWebhooks.Links, Analytics: s.Analytics})
 	s.Referrals = &referrals.Service{DB: s.DB, Conversions: s.Conversions, Analytics: s.Analytics, Now: s.Now}
 	s.Stripe = stripeapp.New(s.DB, s.Conversions, s.Now, s.Log)
+	s.Workspaces = &workspaces.Service{DB: s.DB, Now: s.Now}
+	if s.KeepIPs != nil {
+		s.Workspaces.PrivacyChanged = s.KeepIPs.Invalidate
+	}
 	fetch := qr.FetchPublic
 	if cfg.QRLogoFetch != "" {
 		fetch = cfg.QRLogoFetch
