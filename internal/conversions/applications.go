@@ -158,6 +158,11 @@ func (s *Service) ApproveApplication(ctx context.Context, ws *models.Workspace, 
 		res = &enrolled{e: e, group: g}
 		return s.welcome(ctx, tx, ws, prog, res, EnrollInput{Email: p.Email, Name: &p.Name, Username: p.Username})
 	})
+	if err == nil && s.Applicants != nil {
+		if merr := s.Applicants.ApplicationApproved(ctx, prog, p); merr != nil {
+			s.Log.Error("application approved, partner not told", "partner", p.ID, "err", merr)
+		}
+	}
 	return err
 }
 
@@ -186,7 +191,8 @@ func (s *Service) RejectApplication(ctx context.Context, ws *models.Workspace, i
 	if in.FlagForFraud && (in.FlagForFraudReason == nil || strings.TrimSpace(*in.FlagForFraudReason) == "") {
 		return apierr.New(apierr.BadRequest, "Fraud reason is required when flagging for fraud.")
 	}
-	return s.DB.Tx(ctx, func(tx *models.DB) error {
+	var p *models.Partner
+	err = s.DB.Tx(ctx, func(tx *models.DB) error {
 		e, err := tx.EnrollmentByPartner(ctx, ws.ID, prog.ID, in.PartnerID)
 		if models.IsNotFound(err) {
 			return apierr.New(apierr.NotFound, MsgEnrollmentNotFound)
@@ -196,6 +202,9 @@ func (s *Service) RejectApplication(ctx context.Context, ws *models.Workspace, i
 		}
 		if e.Status != models.EnrollmentPending {
 			return apierr.New(apierr.BadRequest, "This enrollment cannot be rejected because it is no longer pending.")
+		}
+		if p, err = tx.PartnerByID(ctx, ws.ID, e.PartnerID); err != nil {
+			return err
 		}
 		now := s.now()
 		if e.ApplicationID != nil {
@@ -212,6 +221,12 @@ func (s *Service) RejectApplication(ctx context.Context, ws *models.Workspace, i
 		set["status"], set["updated_at"] = models.EnrollmentRejected, now
 		return tx.UpdateEnrollment(ctx, e, set)
 	})
+	if err == nil && s.Applicants != nil {
+		if merr := s.Applicants.ApplicationRejected(ctx, prog, p); merr != nil {
+			s.Log.Error("application rejected, partner not told", "partner", p.ID, "err", merr)
+		}
+	}
+	return err
 }
 
 // OpenApplications opens (or closes) the program's public application page.

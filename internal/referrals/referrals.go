@@ -119,21 +119,43 @@ func (s *Service) Open(ctx context.Context, token string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open embed token: %w", err)
 	}
-	sess := &Session{ExpiresAt: t.ExpiresAt}
-	if sess.Workspace, err = s.DB.WorkspaceByID(ctx, t.WorkspaceID); err != nil {
+	sess, err := s.load(ctx, t.WorkspaceID, t.ProgramID, t.EnrollmentID, t.PartnerID)
+	if err != nil {
+		return nil, err
+	}
+	sess.ExpiresAt = t.ExpiresAt
+	return sess, nil
+}
+
+// OpenEnrollment is the partner portal's session for one enrollment the
+// signed-in address owns (the caller checked it): the same session a token
+// of that enrollment opens, without an expiry. A vanished row is 404.
+func (s *Service) OpenEnrollment(ctx context.Context, workspaceID, programID, enrollmentID, partnerID string) (*Session, error) {
+	sess, err := s.load(ctx, workspaceID, programID, enrollmentID, partnerID)
+	if apierr.Is(err, apierr.Unauthorized) {
+		return nil, apierr.New(apierr.NotFound, "Program not found.")
+	}
+	return sess, err
+}
+
+// load reads everything a session holds, each row scoped by the workspace.
+func (s *Service) load(ctx context.Context, workspaceID, programID, enrollmentID, partnerID string) (*Session, error) {
+	sess := &Session{}
+	var err error
+	if sess.Workspace, err = s.DB.WorkspaceByID(ctx, workspaceID); err != nil {
 		return nil, invalidIfMissing(err)
 	}
-	if sess.Program, err = s.DB.DefaultProgram(ctx, t.WorkspaceID); err != nil || sess.Program.ID != t.ProgramID {
+	if sess.Program, err = s.DB.DefaultProgram(ctx, workspaceID); err != nil || sess.Program.ID != programID {
 		return nil, invalidIfMissing(err)
 	}
-	if sess.Enrollment, err = s.DB.EnrollmentByID(ctx, t.WorkspaceID, t.EnrollmentID); err != nil {
+	if sess.Enrollment, err = s.DB.EnrollmentByID(ctx, workspaceID, enrollmentID); err != nil || sess.Enrollment.PartnerID != partnerID {
 		return nil, invalidIfMissing(err)
 	}
-	if sess.Partner, err = s.DB.PartnerByID(ctx, t.WorkspaceID, t.PartnerID); err != nil {
+	if sess.Partner, err = s.DB.PartnerByID(ctx, workspaceID, partnerID); err != nil {
 		return nil, invalidIfMissing(err)
 	}
 	if sess.Enrollment.GroupID != nil {
-		g, err := s.DB.GroupByID(ctx, t.WorkspaceID, *sess.Enrollment.GroupID)
+		g, err := s.DB.GroupByID(ctx, workspaceID, *sess.Enrollment.GroupID)
 		if err != nil && !models.IsNotFound(err) {
 			return nil, err
 		}
