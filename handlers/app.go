@@ -532,7 +532,7 @@ func (s *Server) consoleRoutes() {
 	d := s.svc
 	h := console.New(console.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Logger: d.Log, Sessions: d.Sessions,
 		Links: d.Links, Analytics: d.Analytics, Conversions: d.Conversions, Webhooks: d.Webhooks,
-		PrivacyChanged: d.KeepIPs.Invalidate, DomainChecks: d.DomainChecks})
+		PrivacyChanged: d.KeepIPs.Invalidate, DomainChecks: d.DomainChecks, Stripe: d.Stripe})
 	s.app.Get("/", func(c *fiber.Ctx) error { return c.Redirect("/console", fiber.StatusFound) })
 	g := s.app.Group("/console", h.Session)
 	g.Get("/login", h.LoginForm)
@@ -555,6 +555,9 @@ func (s *Server) consoleRoutes() {
 	u.Get("/settings/keys", h.Keys)
 	u.Post("/settings/keys", h.CreateKey)
 	u.Post("/settings/keys/:id/revoke", h.RevokeKey)
+	u.Get("/settings/stripe", h.StripeSettings)
+	u.Post("/settings/stripe", h.RequireOwner, h.ConnectStripe)
+	u.Post("/settings/stripe/disconnect", h.RequireOwner, h.DisconnectStripe)
 	u.Get("/webhooks", h.Webhooks)
 	u.Post("/webhooks", h.RequireOwner, h.CreateWebhook)
 	u.Get("/webhooks/:id", h.Webhook)
