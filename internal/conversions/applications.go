@@ -2,8 +2,8 @@ package conversions
 
 import (
 	"context"
+	"fmt"
 	"strings"
-	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
@@ -231,16 +231,19 @@ func (s *Service) RejectApplication(ctx context.Context, ws *models.Workspace, i
 
 // OpenApplications opens (or closes) the program's public application page.
 func (s *Service) OpenApplications(ctx context.Context, prog *models.Program, open bool) error {
-	var at *time.Time
-	if open {
-		now := s.now()
-		at = &now
+	now := s.now()
+	openAt, closedAt := prog.ApplicationsOpenAt, prog.ApplicationsClosedAt
+	switch {
+	case open && openAt == nil:
+		openAt, closedAt = &now, nil
+	case !open && openAt != nil:
+		openAt, closedAt = nil, &now // "applications are closed" from now on
 	}
 	err := s.DB.WithContext(ctx).Model(&models.Program{}).Where("workspace_id = ? AND id = ?", prog.WorkspaceID, prog.ID).
-		Updates(map[string]any{"applications_open_at": at, "updated_at": s.now()}).Error
+		Updates(map[string]any{"applications_open_at": openAt, "applications_closed_at": closedAt, "updated_at": now}).Error
 	if err != nil {
-		return err
+		return fmt.Errorf("open applications: %w", err)
 	}
-	prog.ApplicationsOpenAt = at
+	prog.ApplicationsOpenAt, prog.ApplicationsClosedAt = openAt, closedAt
 	return nil
 }

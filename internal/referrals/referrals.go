@@ -554,19 +554,26 @@ type Rewards struct {
 // Rewards loads the enrollment's rewards.
 func (s *Service) Rewards(ctx context.Context, sess *Session) (Rewards, error) {
 	e := sess.Enrollment
+	return RewardLines(ctx, s.DB, sess.Workspace.ID, e.SaleRewardID, e.LeadRewardID, e.ClickRewardID, e.DiscountID)
+}
+
+// RewardLines are the sentences of rewards (sale first, as the program's
+// headline reward, then lead and click) and of a discount: the embed's
+// rewards for an enrollment, the application page's for the program's
+// default group.
+func RewardLines(ctx context.Context, db *models.DB, workspaceID string, sale, lead, click, discount *string) (Rewards, error) {
 	var idList []string
-	for _, id := range []*string{e.ClickRewardID, e.LeadRewardID, e.SaleRewardID} {
+	for _, id := range []*string{sale, lead, click} {
 		if id != nil {
 			idList = append(idList, *id)
 		}
 	}
-	byID, err := s.DB.RewardsByID(ctx, sess.Workspace.ID, idList)
+	byID, err := db.RewardsByID(ctx, workspaceID, idList)
 	if err != nil {
 		return Rewards{}, err
 	}
 	var out Rewards
-	// Sale first, as the program's headline reward.
-	for _, id := range []*string{e.SaleRewardID, e.LeadRewardID, e.ClickRewardID} {
+	for _, id := range []*string{sale, lead, click} {
 		if id == nil || byID[*id] == nil {
 			continue
 		}
@@ -576,10 +583,10 @@ func (s *Service) Rewards(ctx context.Context, sess *Session) (Rewards, error) {
 		}
 		out.Lines = append(out.Lines, RewardSentence(r))
 	}
-	// The enrollment's discount, as /track/click gives it (spec/parity.md §8.7):
-	// none when its amount is 0. Codes are never shown.
-	if e.DiscountID != nil {
-		d, err := s.DB.DiscountByID(ctx, sess.Workspace.ID, *e.DiscountID)
+	// The discount, as /track/click gives it (spec/parity.md §8.7): none
+	// when its amount is 0. Codes are never shown.
+	if discount != nil {
+		d, err := db.DiscountByID(ctx, workspaceID, *discount)
 		switch {
 		case err == nil && d.Amount > 0:
 			out.Lines = append(out.Lines, DiscountSentence(d))

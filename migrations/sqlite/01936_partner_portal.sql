@@ -20,10 +20,14 @@ CREATE TABLE partner_sessions (
     created_at DATETIME NOT NULL
 );
 CREATE INDEX partner_sessions_email_idx ON partner_sessions (email);
+-- The public application page says "applications are closed" only after
+-- they were open: when they closed (nil: never opened, or open now).
+ALTER TABLE programs ADD COLUMN applications_closed_at DATETIME;
 -- The portal lists an address's enrollments across workspaces.
 CREATE INDEX partners_email_lower_idx ON partners (lower(email));
 
 -- +goose Down
+ALTER TABLE programs DROP COLUMN applications_closed_at;
 DROP INDEX partners_email_lower_idx;
 DROP TABLE partner_sessions;
 DROP TABLE partner_login_tokens;

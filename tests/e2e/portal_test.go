@@ -133,8 +133,8 @@ func csrfIn(t *testing.T, body string) string {
 	return m[1]
 }
 
-// signIn asks for a link for email, takes it from the sink and uses it.
-func signIn(t *testing.T, c *http.Client, app string, sink *smtpSink, email string, before int) {
+// portalSignIn asks for a link for email, takes it from the sink and uses it.
+func portalSignIn(t *testing.T, c *http.Client, app string, sink *smtpSink, email string, before int) {
 	t.Helper()
 	home := get(t, c, app+"/partners", "", nil)
 	if a := postForm(t, c, app+"/partners/login", url.Values{"email": {email}, "_csrf": {csrfIn(t, home.Body)}}); a.Status != 200 || !strings.Contains(a.Body, "portal-sent") {
@@ -182,6 +182,7 @@ func TestPartnerPortal(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &prog); err != nil || prog.Name != "Acme Partners" {
 		t.Fatalf("program set: %s", out)
 	}
+	run(t, env, "program", "reward", "set", "--workspace", "acme", "--event", "sale", "--type", "percentage", "--amount", "20")
 	start(t, "serve", env)
 	for _, p := range []struct{ key, email, name string }{
 		{acme, "Ann@Partners.test", "Ann"}, {globex, "ann@partners.test", "Ann G"}, {acme, "bob@partners.test", "Bob"},
@@ -192,7 +193,7 @@ func TestPartnerPortal(t *testing.T) {
 	}
 
 	c := portalClient(t)
-	signIn(t, c, app, sink, "ann@partners.test", 0)
+	portalSignIn(t, c, app, sink, "ann@partners.test", 0)
 	list := get(t, c, app+"/partners", "", nil)
 	ids := regexp.MustCompile(`data-enrollment="([^"]+)"`).FindAllStringSubmatch(list.Body, -1)
 	if len(ids) != 2 || !strings.Contains(list.Body, "Acme Partners") {
@@ -210,7 +211,7 @@ func TestPartnerPortal(t *testing.T) {
 
 	// Bob's enrollment is not Ann's to open.
 	bob := portalClient(t)
-	signIn(t, bob, app, sink, "bob@partners.test", 0)
+	portalSignIn(t, bob, app, sink, "bob@partners.test", 0)
 	bobID := regexp.MustCompile(`data-enrollment="([^"]+)"`).FindStringSubmatch(get(t, bob, app+"/partners", "", nil).Body)[1]
 	if a := get(t, c, app+"/partners/programs/"+bobID+"/fragments/overview", "", map[string]string{"HX-Request": "true"}); a.Status != 404 {
 		t.Errorf("Ann opens Bob's dashboard: %d", a.Status)
@@ -239,6 +240,9 @@ func portalApplications(t *testing.T, app, apiURL, key, slug string, sink *smtpS
 	for _, who := range []string{"cleo", "dan"} {
 		c := portalClient(t)
 		form := get(t, c, app+"/apply/"+slug, "", nil)
+		if !strings.Contains(form.Body, `data-testid="apply-reward">Earn 20% per sale`) || !strings.Contains(form.Body, `<option value="FR">France</option>`) {
+			t.Errorf("the application page shows no reward or no country choice: %s", form.Body)
+		}
 		a := postForm(t, c, app+"/apply/"+slug, url.Values{"_csrf": {csrfIn(t, form.Body)}, "name": {who}, "email": {who + "@partners.test"},
 			"country": {"US"}, "website": {"https://" + who + ".example"}, "promotion": {"My blog"}})
 		if a.Status >= 400 {
