@@ -119,7 +119,7 @@ func (s *Server) routes() {
 	d := s.svc
 	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: d.Links, Conversions: d.Conversions,
 		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks, Pages: d.Pages, Stripe: d.Stripe, DomainChecks: d.DomainChecks,
-		LinkJSON: d.ClickWebhooks.Links})
+		LinkJSON: d.ClickWebhooks.Links, Workspaces: d.Workspaces})
 	rd := s.redirects()
 	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Referrals: d.Referrals,
 		Portal: d.Portal, Sessions: d.Sessions, SecureCookies: !d.Config.DevMode})
@@ -532,7 +532,7 @@ func (s *Server) consoleRoutes() {
 	d := s.svc
 	h := console.New(console.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Logger: d.Log, Sessions: d.Sessions,
 		Links: d.Links, Analytics: d.Analytics, Conversions: d.Conversions, Webhooks: d.Webhooks,
-		PrivacyChanged: d.KeepIPs.Invalidate, DomainChecks: d.DomainChecks, Stripe: d.Stripe})
+		Workspaces: d.Workspaces, DomainChecks: d.DomainChecks, Stripe: d.Stripe})
 	s.app.Get("/", func(c *fiber.Ctx) error { return c.Redirect("/console", fiber.StatusFound) })
 	g := s.app.Group("/console", h.Session)
 	g.Get("/login", h.LoginForm)
