@@ -558,6 +558,7 @@ func (s *Server) consoleRoutes() {
 	u.Get("/settings/stripe", h.StripeSettings)
 	u.Post("/settings/stripe", h.RequireOwner, h.ConnectStripe)
 	u.Post("/settings/stripe/disconnect", h.RequireOwner, h.DisconnectStripe)
+	u.Post("/settings/stripe/trials", h.RequireOwner, h.SaveStripeTrials)
 	u.Get("/webhooks", h.Webhooks)
 	u.Post("/webhooks", h.RequireOwner, h.CreateWebhook)
 	u.Get("/webhooks/:id", h.Webhook)
