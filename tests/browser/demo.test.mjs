@@ -230,3 +230,73 @@ for (const width of WIDTHS) {
     await ctx.close();
   });
 }
+
+// Issue 33 item 3: a partner, one by one. The partners list (earnings,
+// most first; or clicks) opens the partner's page: totals as /partners
+// answers them, the clicks/leads/sales charts of the partner's links, the
+// links, commissions and payouts, and the status actions. Screenshots:
+// artifacts/i33-3-partner-<width>.png, i33-3-partners-by-clicks-<width>.png.
+for (const width of WIDTHS) {
+  test(`${width}px, issue 33 item 3: the partner page, reached from the list sorted by earnings or clicks`, async () => {
+    const ctx = await browser.newContext({ viewport: { width, height: 900 } });
+    const page = await ctx.newPage();
+    await signIn(page, relink.appURL);
+    await page.goto(`${relink.appURL}/console/partners`);
+    const byEarnings = [...partners].sort((a, b) => b.totalCommissions - a.totalCommissions);
+    const names = async () => (await rows(page)).map((r) => r[0]);
+    assert.equal((await names())[0], byEarnings[0].name, "the list starts with the best earner");
+    assert.equal(await page.locator('[data-testid="table-sorts"] [aria-current="true"]').textContent(), "Earnings");
+    await Promise.all([page.waitForURL(/sort=totalClicks/), page.locator('[data-testid="table-sorts"] a', { hasText: "Clicks" }).click()]);
+    const byClicks = [...partners].sort((a, b) => b.totalClicks - a.totalClicks);
+    assert.equal((await names())[0], byClicks[0].name, "sorted by clicks, most first");
+    await shot(page, `i33-3-partners-by-clicks-${width}`);
+
+    const p = byEarnings[0];
+    await Promise.all([page.waitForURL(`${relink.appURL}/console/partners/${p.id}`),
+      page.locator('[data-testid="data-row"] [data-testid="row-link"]', { hasText: p.name }).click()]);
+    assert.equal(await page.textContent('[data-testid="partner-name"]'), p.name);
+    assert.equal(await page.textContent('[data-testid="partner-status"]'), p.status);
+    const total = (id) => page.textContent(`[data-testid="${id}"] [data-testid="total-value"]`);
+    assert.deepEqual([await total("partner-clicks"), await total("partner-leads"), await total("partner-sales"), await total("partner-revenue"), await total("partner-earnings")],
+      [count(p.totalClicks), count(p.totalLeads), count(p.totalSales), money(p.totalSaleAmount), money(p.totalCommissions)]);
+    await noSideways(page, "partner page");
+    await shot(page, `i33-3-partner-${width}`);
+    // The charts are the partner's links' events over time (/analytics with partnerId).
+    await page.goto(`${relink.appURL}/console/partners/${p.id}?interval=all`);
+    const a = await api(`/analytics?interval=all&event=composite&partnerId=${p.id}`);
+    assert.equal(await page.textContent('[data-testid="analytics"] [data-testid="total-clicks"] [data-testid="total-value"]'), count(a.clicks));
+    assert.equal(await page.textContent('[data-testid="analytics"] [data-testid="total-sales"] [data-testid="total-value"]'), count(a.sales));
+    assert.ok(await page.locator('[data-testid="chart"] [data-testid="series-Clicks"]').isVisible(), "clicks over time");
+    assert.ok(await page.locator('[data-testid="chart-conversions"] [data-testid="series-Sales"]').isVisible(), "leads and sales over time");
+    const links = await page.locator('[data-testid="partner-links"] [data-testid="data-row"]').count();
+    assert.equal(links, p.links.length, "every link of the partner");
+    const commissions = await api(`/commissions?partnerId=${p.id}&interval=all&pageSize=100`);
+    assert.equal(await page.locator('[data-testid="partner-commissions"] [data-testid="data-row"]').count(), Math.min(10, commissions.length));
+    assert.ok(await page.locator('[data-testid="partner-payouts"]').isVisible(), "the payouts card");
+    assert.deepEqual(await page.locator('[data-testid="partner-actions"] button').allTextContents(), ["Archive", "Deactivate", "Ban"]);
+
+    // The commissions link leads to the partner's commissions, paged.
+    if (commissions.length > 0) {
+      await Promise.all([page.waitForURL(/commissions\?partnerId=/), page.locator('[data-testid="related-link"]', { hasText: "commissions of" }).click()]);
+      assert.match(await page.textContent('[data-testid="table-pagination"] [data-testid="page-count"]'), new RegExp(` of ${count(commissions.length)}$`));
+    }
+    await ctx.close();
+  });
+}
+
+test("issue 33 item 3: deactivate and reactivate a partner from their page", async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await ctx.newPage();
+  page.on("dialog", (d) => d.accept());
+  await signIn(page, relink.appURL);
+  const p = [...partners].sort((a, b) => a.totalCommissions - b.totalCommissions)[0];
+  await page.goto(`${relink.appURL}/console/partners/${p.id}`);
+  await Promise.all([page.waitForLoadState("load"), page.click('[data-testid="partner-deactivate"]')]);
+  await page.locator('[data-testid="partner-status"]', { hasText: "deactivated" }).waitFor();
+  assert.equal((await api(`/partners/${p.id}`)).status, "deactivated");
+  await shot(page, "i33-3-partner-deactivated-1280");
+  await Promise.all([page.waitForLoadState("load"), page.click('[data-testid="partner-reactivate"]')]);
+  await page.locator('[data-testid="partner-status"]', { hasText: "approved" }).waitFor();
+  assert.equal((await api(`/partners/${p.id}`)).status, "approved");
+  await ctx.close();
+});
