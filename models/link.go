@@ -4,12 +4,14 @@ import (
 	"context"
 	"database/sql/driver"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
+	"gorm.io/gorm"
 )
 
 // RootKey is the key of a domain's root link (https://domain/).
@@ -210,51 +212,36 @@ const (
 	MsgDuplicateExternalID = "A link with this externalId already exists in this workspace."
 )
 
-// CreateLink stores a new link as given (callers validate first; see
-// internal/links). It fills ID and timestamps when empty and lower-cases the
-// domain. A taken (domain, key) or externalId is a 409 conflict.
+// CreateLink stores a new link as given (callers validate first: whether a
+// key is available is decided by internal/links, Service.checkKey). It fills
+// ID and timestamps when empty and lower-cases the domain. The database's
+// unique indexes are the backstop: a (domain, key) or externalId taken
+// meanwhile is a 409 conflict (linkConflict).
 func (db *DB) CreateLink(ctx context.Context, l *Link) error {
 	if l.ID == "" {
 		l.ID = ids.New(ids.Link)
 	}
 	l.Domain = strings.ToLower(l.Domain)
-	return db.Tx(ctx, func(tx *DB) error {
-		if err := tx.checkLinkUnique(ctx, l, ""); err != nil {
-			return err
-		}
-		err := tx.WithContext(ctx).Create(l).Error
-		return dbErr(err, "create link", "", MsgDuplicateKey)
-	})
+	// In a savepoint of its own, so that a conflict leaves a caller's
+	// transaction usable for linkConflict's question.
+	err := db.Tx(ctx, func(tx *DB) error { return tx.WithContext(ctx).Create(l).Error })
+	return db.linkConflict(ctx, l, err, "create link")
 }
 
-// checkLinkUnique reports a 409 when another link (not exceptID) holds l's
-// (domain, key) or, within the workspace, its externalId.
-func (db *DB) checkLinkUnique(ctx context.Context, l *Link, exceptID string) error {
-	var n int64
-	q := db.WithContext(ctx).Model(&Link{}).Where("domain = ? AND lower(key) = ?", l.Domain, strings.ToLower(l.Key))
-	if exceptID != "" {
-		q = q.Where("id <> ?", exceptID)
+// linkConflict maps a write of l that a unique index refused to the 409 of
+// the rule it broke: the externalId's when another link of the workspace
+// holds it, else the key's (spec/links.md §4.3, §4.4). Other errors are
+// wrapped with op.
+func (db *DB) linkConflict(ctx context.Context, l *Link, err error, op string) error {
+	if !errors.Is(err, gorm.ErrDuplicatedKey) {
+		return dbErr(err, op, "", "")
 	}
-	if err := q.Count(&n).Error; err != nil {
-		return dbErr(err, "check link key", "", "")
+	if l.ExternalID != nil {
+		if taken, qerr := db.ExternalIDTaken(ctx, l.WorkspaceID, *l.ExternalID, l.ID); qerr == nil && taken {
+			return apierr.Wrap(apierr.Conflict, err, MsgDuplicateExternalID)
+		}
 	}
-	if n > 0 {
-		return apierr.New(apierr.Conflict, MsgDuplicateKey)
-	}
-	if l.ExternalID == nil {
-		return nil
-	}
-	q = db.WithContext(ctx).Model(&Link{}).Where("workspace_id = ? AND lower(external_id) = ?", l.WorkspaceID, strings.ToLower(*l.ExternalID))
-	if exceptID != "" {
-		q = q.Where("id <> ?", exceptID)
-	}
-	if err := q.Count(&n).Error; err != nil {
-		return dbErr(err, "check link externalId", "", "")
-	}
-	if n > 0 {
-		return apierr.New(apierr.Conflict, MsgDuplicateExternalID)
-	}
-	return nil
+	return apierr.Wrap(apierr.Conflict, err, MsgDuplicateKey)
 }
 
 // SetPartnerGroupDefaultLink records the group default link a partner link

@@ -90,13 +90,10 @@ func (db *DB) InsertLink(ctx context.Context, l *Link, tagIDs []string, now time
 func (db *DB) SaveLink(ctx context.Context, l *Link, tagIDs *[]string, now time.Time) error {
 	l.Domain = strings.ToLower(l.Domain)
 	l.UpdatedAt = now
-	return db.Tx(ctx, func(tx *DB) error {
-		if err := tx.checkLinkUnique(ctx, l, l.ID); err != nil {
-			return err
-		}
+	err := db.Tx(ctx, func(tx *DB) error {
 		res := tx.WithContext(ctx).Model(l).Where("workspace_id = ?", l.WorkspaceID).Select(linkWritable).Updates(l)
 		if res.Error != nil {
-			return dbErr(res.Error, "update link", "", MsgDuplicateKey)
+			return res.Error
 		}
 		if res.RowsAffected == 0 {
 			return apierr.New(apierr.NotFound, "Link not found.")
@@ -112,6 +109,7 @@ func (db *DB) SaveLink(ctx context.Context, l *Link, tagIDs *[]string, now time.
 		}
 		return tx.setLinkTags(ctx, l.ID, *tagIDs, now)
 	})
+	return db.linkConflict(ctx, l, err, "update link")
 }
 
 // setLinkWebhooks replaces the link's rows in webhook_links with

@@ -15,6 +15,7 @@ import (
 	"github.com/relinkhq/relink/internal/apptest"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ratelimit"
+	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -23,12 +24,11 @@ const linksAPIHost = "localhost:8081"
 
 // linkEnv is a server over a fresh database with workspaces and keys.
 type linkEnv struct {
-	t       *testing.T
-	db      *models.DB
-	srv     *handlers.Server
-	keys    map[string]string // name → token
-	ws      map[string]*models.Workspace
-	changed []string // domain/key reported to LinkChanged
+	t    *testing.T
+	db   *models.DB
+	srv  *handlers.Server
+	keys map[string]string // name → token
+	ws   map[string]*models.Workspace
 }
 
 func newLinkEnv(t *testing.T, db *models.DB) *linkEnv {
@@ -46,7 +46,6 @@ func newLinkEnv(t *testing.T, db *models.DB) *linkEnv {
 	now := time.Now
 	e.srv = apptest.New(t, cfg, app.Options{
 		DB: db, Limiter: ratelimit.NewMemory(now), Now: now,
-		LinkInvalidator: (*recorder)(e),
 	})
 	return e
 }
@@ -163,11 +162,23 @@ func (e *linkEnv) expectErr(r linkResp, status int, code, msg string) {
 	}
 }
 
-// recorder records cache invalidations.
-type recorder linkEnv
-
-func (r *recorder) Invalidate(domain, key string)  { r.changed = append(r.changed, domain+"/"+key) }
-func (r *recorder) InvalidateDomain(domain string) { r.changed = append(r.changed, domain+"/*") }
+// cached reads (domain, key) through the server's own link cache, as the
+// redirect does: the link's destination, or "none" (with the domain's
+// notFoundUrl when it has one) when the cache holds no usable link. The cache
+// keeps what it loaded until it is told of a change (RELINK_LINK_CACHE_TTL
+// is 0), so a probe before a change and one after show whether the change
+// reached the cache the redirect reads.
+func (e *linkEnv) cached(domain, key string) string {
+	e.t.Helper()
+	r, found, err := e.srv.Services().LinkCache.Get(context.Background(), domain, shortlink.LookupKey(key))
+	if err != nil {
+		e.t.Fatalf("link cache %s/%s: %v", domain, key, err)
+	}
+	if !found {
+		return strings.TrimSuffix("none "+r.DomainNotFoundURL, " ")
+	}
+	return r.Link.URL
+}
 
 func jsonString(v any) string {
 	b, _ := json.Marshal(v)

@@ -201,9 +201,15 @@ func TestUpdateLink(t *testing.T) {
 		if l["url"] != "https://e.com" {
 			t.Fatalf("other workspace's link changed: %v", l["url"])
 		}
-		// The cache heard about the old and new key of a renamed link.
-		if !hasString(e.changed, "acme.link/mover") || !hasString(e.changed, "localhost:8080/mover") {
-			t.Fatalf("invalidations %v", e.changed)
+		// A link moved to another domain: the redirect's link cache drops
+		// both the old (domain, key) and a miss held for the new one.
+		id := create(`{"url":"https://e.com/moved","domain":"acme.link","key":"mover2"}`)
+		if got := [2]string{e.cached("acme.link", "mover2"), e.cached("localhost:8080", "mover2")}; got != [2]string{"https://e.com/moved", "none"} {
+			t.Fatalf("link cache before the move %q", got)
+		}
+		e.ok(200, "acme", "PATCH", "/links/"+id, `{"domain":"localhost:8080"}`)
+		if got := [2]string{e.cached("acme.link", "mover2"), e.cached("localhost:8080", "mover2")}; got != [2]string{"none", "https://e.com/moved"} {
+			t.Fatalf("link cache after the move %q (stale entries were not dropped)", got)
 		}
 	})
 }

@@ -106,8 +106,7 @@ func TestWebhookAddedMail(t *testing.T) {
 			t.Fatal(err)
 		}
 		e := &linkEnv{t: t, db: db, keys: map[string]string{}, ws: map[string]*models.Workspace{}}
-		e.srv = apptest.New(t, cfg, app.Options{DB: db, Limiter: ratelimit.NewMemory(time.Now), Now: time.Now,
-			LinkInvalidator: (*recorder)(e)})
+		e.srv = apptest.New(t, cfg, app.Options{DB: db, Limiter: ratelimit.NewMemory(time.Now), Now: time.Now})
 		e.workspace("acme", models.PlanBusiness)
 		e.expectErr(e.do("acme", "POST", "/webhooks", `{"name":"Bad","url":"not a url","triggers":["link.created"]}`), 422, "unprocessable_entity", "custom: url: Invalid URL")
 		r := e.ok(201, "acme", "POST", "/webhooks", `{"name":"Orders sync","url":"https://example.com/hook","triggers":["link.created"]}`)

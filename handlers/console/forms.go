@@ -2,14 +2,13 @@ package console
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/relinkhq/relink/internal/apierr"
 	vc "github.com/relinkhq/relink/views/console"
 )
 
 // fieldErrors turns a model error into form field errors: a 422 validation
-// error ("issue: path: message") goes to its field, a 409 conflict to
+// error goes to its field (apierr.Error.Field), a 409 conflict to
 // conflictField, and any other 4xx to "_" (the form's top). Server errors
 // are returned for the error handler (ok false).
 func fieldErrors(err error, conflictField string) (vc.FieldErrors, int, bool) {
@@ -19,9 +18,8 @@ func fieldErrors(err error, conflictField string) (vc.FieldErrors, int, bool) {
 	}
 	switch e.Code {
 	case apierr.Unprocessable:
-		parts := strings.SplitN(e.Message, ": ", 3)
-		if len(parts) == 3 {
-			return vc.FieldErrors{parts[1]: parts[2]}, e.Status(), true
+		if e.Field != "" {
+			return vc.FieldErrors{e.Field: e.FieldMessage()}, e.Status(), true
 		}
 	case apierr.Conflict:
 		if conflictField != "" {

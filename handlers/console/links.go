@@ -170,11 +170,20 @@ func (h *Handlers) linkForm(c *fiber.Ctx, l *models.Link) (vc.LinkForm, error) {
 	if err != nil {
 		return f, err
 	}
+	offered := false
 	for _, d := range ds {
 		f.Domains = append(f.Domains, vc.Option{Value: d.Slug, Label: d.Slug})
 		if d.Primary && l == nil { // a new link starts on the primary domain, as the API's default
 			f.Domain = d.Slug
 		}
+		offered = offered || (l != nil && d.Slug == l.Domain)
+	}
+	// A link on a domain that is neither the default nor one of the
+	// workspace's (the default short domain changed since, a domain
+	// removed) is still offered its own domain, selected: saving the form
+	// must not move the link to the first domain of the list.
+	if l != nil && !offered && !h.links.IsDefaultDomain(l.Domain) {
+		f.Domains = append(f.Domains, vc.Option{Value: l.Domain, Label: l.Domain})
 	}
 	// Links go only into folders where the user may write them.
 	f.Folders = []vc.Option{{Value: "", Label: "No folder"}}
@@ -235,7 +244,12 @@ func formInput(c *fiber.Ctx, schema links.Schema) (*links.Input, vc.LinkForm, er
 		ExpiresAt: strings.TrimSpace(c.FormValue("expiresAt")), ExpiredURL: strings.TrimSpace(c.FormValue("expiredUrl")),
 		Password: c.FormValue("password"), UTMSource: strings.TrimSpace(c.FormValue("utm_source")),
 		UTMMedium: strings.TrimSpace(c.FormValue("utm_medium")), UTMCampaign: strings.TrimSpace(c.FormValue("utm_campaign"))}
-	body := map[string]any{"url": f.URL, "domain": f.Domain}
+	body := map[string]any{"url": f.URL}
+	// No domain posted: a new link gets the API's default (the primary
+	// domain), an edited one keeps its own.
+	if f.Domain != "" {
+		body["domain"] = f.Domain
+	}
 	// Optional fields: set when given; on edit an emptied field is cleared.
 	for name, val := range map[string]string{"expiresAt": f.ExpiresAt, "expiredUrl": f.ExpiredURL, "password": f.Password,
 		"utm_source": f.UTMSource, "utm_medium": f.UTMMedium, "utm_campaign": f.UTMCampaign} {

@@ -38,9 +38,12 @@ func (h *Handlers) Program(c *fiber.Ctx) error {
 
 func (h *Handlers) programPage(c *fiber.Ctx, status int, errs vc.FieldErrors, typed url.Values) error {
 	ctx := c.UserContext()
-	var groupErrs vc.FieldErrors
-	if typed.Get("form") == "group" {
+	var groupErrs, domainErrs vc.FieldErrors
+	switch typed.Get("form") {
+	case "group":
 		errs, groupErrs = nil, errs
+	case "domain":
+		errs, domainErrs = nil, errs
 	}
 	ws := viewer(c).Workspace
 	v := vc.TablePage{CSRF: session(c).CSRF, TestID: "program-page", Title: "Groups and rewards",
@@ -113,6 +116,11 @@ func (h *Handlers) programPage(c *fiber.Ctx, status int, errs vc.FieldErrors, ty
 				{Label: "Commissions are held for", Name: "holdingPeriodDays", Options: opts(strconv.Itoa(models.DefaultHoldingPeriodDays), holding...)},
 			}},
 	}
+	df, err := h.programDomainForm(c, p, domainErrs, typed)
+	if err != nil {
+		return err
+	}
+	v.Forms = append(v.Forms, df)
 	return h.page(c, status, "Program & rewards", "program", vc.Table(v))
 }
 

@@ -170,11 +170,7 @@ func (h *Handlers) SubmitBounty(c *fiber.Ctx) error {
 			if !ok || e.Status() >= 500 {
 				return err
 			}
-			errMsg = e.Message
-			if e.Code == apierr.Unprocessable {
-				parts := strings.SplitN(e.Message, ": ", 3)
-				errMsg = parts[len(parts)-1]
-			}
+			errMsg = e.FieldMessage()
 		}
 	}
 	out, err := h.bountyCards(c, c.Params("id"), errMsg)

@@ -67,6 +67,20 @@ type Error struct {
 	Message string
 	DocURL  string // overrides the default doc URL when set
 	Cause   error  // logged, never shown
+	// Field is the input path a validation error is about (Validation's
+	// path), for forms that show it beside its field; never on the wire.
+	Field string
+	// detail is a validation error's message without its issue and path.
+	detail string
+}
+
+// FieldMessage is what a form shows beside Field: a validation error's
+// message without the issue and path the wire format prefixes.
+func (e *Error) FieldMessage() string {
+	if e.detail != "" {
+		return e.detail
+	}
+	return e.Message
 }
 
 func (e *Error) Error() string {
@@ -115,7 +129,7 @@ func Internal(cause error) *Error {
 // Validation is a 422 in the zod-style format "<issue>: <path>: <message>".
 // Schema-validation errors always point at #unprocessable-entity.
 func Validation(issue, path, message string) *Error {
-	return &Error{Code: Unprocessable, Message: issue + ": " + path + ": " + message, DocURL: docBase + "unprocessable-entity"}
+	return &Error{Code: Unprocessable, Message: issue + ": " + path + ": " + message, DocURL: docBase + "unprocessable-entity", Field: path, detail: message}
 }
 
 // As extracts an *Error from err, converting anything else into a 500.

@@ -132,8 +132,7 @@ type Services struct {
 
 	closers []closer // what Build opened, closed in reverse by Close
 
-	ownDB      bool   // Build opened the database (not Options.DB)
-	journalDir string // Options.ClickJournalDir
+	ownDB bool // Build opened the database (not Options.DB)
 }
 
 type closer struct {
@@ -153,21 +152,13 @@ type Options struct {
 	Now    func() time.Time
 	// Limiter replaces the configured rate limiter.
 	Limiter ratelimit.Limiter
-	// LinkInvalidator replaces the link cache as the receiver of link and
-	// domain changes (tests record them).
-	LinkInvalidator links.Invalidator
-	// ClickJournalDir turns the click journal on in this directory even
-	// with Options.DB (tests). Without Options.DB the journal follows
-	// RELINK_CLICK_JOURNAL and RELINK_DATA_DIR.
-	ClickJournalDir string
 }
 
 // Build makes the services and the jobs table from cfg. On error whatever
 // was already opened is closed. The caller closes the result with Close
 // after the server has shut down.
 func Build(ctx context.Context, cfg *config.Config, o Options) (_ *Services, err error) {
-	s := &Services{Config: cfg, DB: o.DB, Log: o.Logger, Now: o.Now, Limiter: o.Limiter,
-		LinkInvalidator: o.LinkInvalidator, journalDir: o.ClickJournalDir}
+	s := &Services{Config: cfg, DB: o.DB, Log: o.Logger, Now: o.Now, Limiter: o.Limiter}
 	if s.Log == nil {
 		s.Log = slog.Default()
 	}
@@ -348,12 +339,9 @@ func (s *Services) clickPath(ctx context.Context) error {
 	}
 	s.onClose("link cache", func() error { cache.Close(); return nil })
 	s.LinkCache = cache
-	if s.LinkInvalidator == nil {
-		s.LinkInvalidator = cache
-	}
 	// This instance's domain changes reload the set before the link cache
 	// hears of them (and publishes them to the other instances).
-	s.LinkInvalidator = domainsFirst{Invalidator: s.LinkInvalidator, domains: s.Domains}
+	s.LinkInvalidator = domainsFirst{Invalidator: cache, domains: s.Domains}
 	// link.clicked comes from the click batches: the feed's hook runs in
 	// each batch's transaction.
 	wc, err := webhooks.NewClicks(ctx, s.DB, webhooks.Links{})
@@ -369,13 +357,10 @@ func (s *Services) clickPath(ctx context.Context) error {
 	opt := ClickOptions(cfg, loc, s.Log, s.Now, wc.Hook)
 	opt.KeepIP = s.KeepIPs.Has
 	// The click journal (RELINK_CLICK_JOURNAL) when this process owns its
-	// database (production), or when a test asks for one.
-	if cfg.ClickJournal && (s.ownDB || s.journalDir != "") {
-		dir := s.journalDir
-		if dir == "" {
-			dir = filepath.Join(cfg.DataDir, "clicks")
-		}
-		opt.Journal = &ingest.JournalOptions{Dir: dir, MaxBytes: cfg.ClickJournalMax, Window: cfg.ClickJournalWindow,
+	// database (`relink serve`; tests over Options.DB share a database the
+	// journal's replay must not write into after the test ends).
+	if cfg.ClickJournal && s.ownDB {
+		opt.Journal = &ingest.JournalOptions{Dir: filepath.Join(cfg.DataDir, "clicks"), MaxBytes: cfg.ClickJournalMax, Window: cfg.ClickJournalWindow,
 			FsyncCommit: cfg.ClickJournalFsync}
 	}
 	var store ingest.Store = s.DB

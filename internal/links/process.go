@@ -281,32 +281,43 @@ func (s *Service) process(ctx context.Context, a Actor, in *Input, domains []mod
 	return &prepared{link: l, tagIDs: tagIDs}, nil
 }
 
-// processKey is §4.3: a random key when none is given, else the key
-// normalised, checked against the reserved paths and for uniqueness (unless
-// the link keeps its key).
+// processKey is §4.3: a random key when none is given, else the given key
+// as checkKey answers for it (unless the link keeps its key).
 func (s *Service) processKey(ctx context.Context, in *Input, key, domain string, old *models.Link, m mode) (string, error) {
-	var err error
-	shared := s.IsDefaultDomain(domain)
 	if key == "" {
-		if key, err = s.randomKey(ctx, domain, in.KeyLength.Value, in.Prefix.Value); err != nil {
-			return "", err
-		}
-	} else if unchanged := old != nil && old.Domain == domain && strings.EqualFold(old.Key, key); !unchanged && !m.skipUnique {
-		if key, err = shortlink.NormalizeKey(key); err != nil {
-			return "", err
-		}
-		if err := shortlink.CheckReservedKey(key, shared); err != nil {
-			return "", err
-		}
-		if old == nil || old.Domain != domain || !strings.EqualFold(old.Key, key) {
-			taken, err := s.DB.LinkExists(ctx, domain, key)
-			if err != nil {
-				return "", err
-			}
-			if taken {
-				return "", apierr.New(apierr.Conflict, models.MsgDuplicateKey)
-			}
-		}
+		return s.randomKey(ctx, domain, in.KeyLength.Value, in.Prefix.Value)
+	}
+	if unchanged := old != nil && old.Domain == domain && strings.EqualFold(old.Key, key); unchanged || m.skipUnique {
+		return key, nil
+	}
+	return s.checkKey(ctx, domain, key, old)
+}
+
+// checkKey is the one owner of key availability (spec/links.md §4.3): it
+// answers key normalised, or the 4xx that refuses it — 422 for a key that
+// does not normalise, 403 for a reserved path, 409 "Duplicate key" for
+// upstream's reserved slugs on the shared domain and for a key another link
+// of the domain holds (case-insensitively; old, the link being edited, does
+// not count). The database's unique index on
+// (domain, lower(key)) is the only backstop, for a key taken between this
+// check and the write (models.DB.linkConflict maps it to the same 409).
+func (s *Service) checkKey(ctx context.Context, domain, key string, old *models.Link) (string, error) {
+	key, err := shortlink.NormalizeKey(key)
+	if err != nil {
+		return "", err
+	}
+	if err := shortlink.CheckReservedKey(key, s.IsDefaultDomain(domain)); err != nil {
+		return "", err
+	}
+	if old != nil && old.Domain == domain && strings.EqualFold(old.Key, key) {
+		return key, nil
+	}
+	taken, err := s.DB.LinkExists(ctx, domain, key)
+	if err != nil {
+		return "", err
+	}
+	if taken {
+		return "", apierr.New(apierr.Conflict, models.MsgDuplicateKey)
 	}
 	return key, nil
 }

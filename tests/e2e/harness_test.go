@@ -118,6 +118,7 @@ type server struct {
 	name string
 	cmd  *exec.Cmd
 	env  map[string]string
+	done chan struct{} // closed when the process's stderr ends (it exited)
 
 	mu   sync.Mutex
 	logs bytes.Buffer
@@ -150,6 +151,7 @@ func start(t *testing.T, name string, env map[string]string) *server {
 		t.Fatal(err)
 	}
 	started, done := make(chan struct{}), make(chan struct{})
+	s.done = done
 	go func() {
 		defer close(done)
 		sc := bufio.NewScanner(stderr)
@@ -186,6 +188,18 @@ func start(t *testing.T, name string, env map[string]string) *server {
 		t.Fatalf("server %s did not start in a minute:\n%s", name, s.Logs())
 	}
 	return s
+}
+
+// stop ends the server as systemd does (SIGTERM) and waits until it exited,
+// so a test can start another on the same database and ports.
+func (s *server) stop() {
+	s.t.Helper()
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(30 * time.Second):
+		s.t.Fatalf("server %s did not stop in 30s:\n%s", s.name, s.Logs())
+	}
 }
 
 // answer is a response read in full.
