@@ -118,7 +118,8 @@ func (s *Server) newFace(f request.Face) *fiber.App {
 func (s *Server) routes() {
 	d := s.svc
 	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: d.Links, Conversions: d.Conversions,
-		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks, Pages: d.Pages, Stripe: d.Stripe, DomainChecks: d.DomainChecks})
+		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks, Pages: d.Pages, Stripe: d.Stripe, DomainChecks: d.DomainChecks,
+		LinkJSON: d.ClickWebhooks.Links})
 	rd := s.redirects()
 	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Referrals: d.Referrals})
 
@@ -505,7 +506,7 @@ func (s *Server) consoleRoutes() {
 	d := s.svc
 	h := console.New(console.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Logger: d.Log, Sessions: d.Sessions,
 		Links: d.Links, Analytics: d.Analytics, Conversions: d.Conversions, Webhooks: d.Webhooks,
-		PrivacyChanged: d.KeepIPs.Invalidate, DomainChecks: d.DomainChecks})
+		PrivacyChanged: d.KeepIPs.Invalidate, DomainChecks: d.DomainChecks, Stripe: d.Stripe})
 	s.app.Get("/", func(c *fiber.Ctx) error { return c.Redirect("/console", fiber.StatusFound) })
 	g := s.app.Group("/console", h.Session)
 	g.Get("/login", h.LoginForm)
@@ -528,6 +529,9 @@ func (s *Server) consoleRoutes() {
 	u.Get("/settings/keys", h.Keys)
 	u.Post("/settings/keys", h.CreateKey)
 	u.Post("/settings/keys/:id/revoke", h.RevokeKey)
+	u.Get("/settings/stripe", h.StripeSettings)
+	u.Post("/settings/stripe", h.RequireOwner, h.ConnectStripe)
+	u.Post("/settings/stripe/disconnect", h.RequireOwner, h.DisconnectStripe)
 	u.Get("/webhooks", h.Webhooks)
 	u.Post("/webhooks", h.RequireOwner, h.CreateWebhook)
 	u.Get("/webhooks/:id", h.Webhook)

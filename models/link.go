@@ -100,6 +100,21 @@ func ShortLinkURL(scheme, domain, key string) string {
 	return scheme + "://" + domain + "/" + key
 }
 
+// DubAPIOrigin is the QR endpoint's origin when none is configured.
+const DubAPIOrigin = "https://api.dub.co"
+
+// QRCodeURL is a link object's qrCode (spec/links.md §2.1; the event link
+// object of spec/analytics.md §6 too): {apiOrigin}/qr?url={shortLink}?qr=1,
+// literally — the inner URL is not encoded. Every answer that carries a qrCode (link objects, webhooks, event
+// link objects) builds it here; apiOrigin "" is Dub's.
+func QRCodeURL(apiOrigin, shortLink string) string {
+	origin := strings.TrimSuffix(apiOrigin, "/")
+	if origin == "" {
+		origin = DubAPIOrigin
+	}
+	return origin + "/qr?url=" + shortLink + "?qr=1"
+}
+
 // ShortLink is the link's short link over https. API answers use
 // links.Service.ShortLink, which knows when the default domain is plain http.
 func (l *Link) ShortLink() string { return ShortLinkURL("https", l.Domain, l.Key) }

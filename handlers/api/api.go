@@ -40,6 +40,8 @@ type Deps struct {
 	DomainChecks *domaincheck.Service
 	// Stripe handles the workspaces' Stripe webhook endpoints.
 	Stripe *stripeapp.Service
+	// LinkJSON renders link objects (the same renderer as webhooks').
+	LinkJSON webhooks.Links
 }
 
 // Handlers is the API's handler set.

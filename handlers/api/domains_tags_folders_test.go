@@ -106,24 +106,7 @@ func TestDomains(t *testing.T) {
 		if d := e.ok(200, "acme", "PATCH", "/domains/go.acme.io", `{"placeholder":null}`).json(t); d["archived"] != false || d["notFoundUrl"] != "https://acme.com/404" {
 			t.Fatalf("patched %v", d)
 		}
-		// Rename moves the links. The link cache the redirect reads holds the
-		// old names (a link, a miss with the domain's notFoundUrl) and a miss
-		// under the new one; the rename must reach all three.
-		before := [3]string{e.cached("go.acme.io", "k1"), e.cached("go.acme.io", "nope"), e.cached("go2.acme.io", "k1")}
-		if before != [3]string{"https://e.com", "none https://acme.com/404", "none"} {
-			t.Fatalf("link cache before the rename %q", before)
-		}
-		if d := e.ok(200, "acme", "PATCH", "/domains/go.acme.io", `{"slug":"go2.acme.io"}`).json(t); d["slug"] != "go2.acme.io" {
-			t.Fatalf("renamed %v", d)
-		}
-		if l := e.ok(200, "acme", "GET", "/links/info?domain=go2.acme.io&key=k1", "").json(t); l["shortLink"] != "https://go2.acme.io/k1" {
-			t.Fatalf("moved link %v", l)
-		}
-		e.ok(404, "acme", "GET", "/links/info?domain=go.acme.io&key=k1", "")
-		after := [3]string{e.cached("go.acme.io", "k1"), e.cached("go.acme.io", "nope"), e.cached("go2.acme.io", "k1")}
-		if after != [3]string{"none", "none", "https://e.com"} {
-			t.Fatalf("link cache after the rename %q (stale entries were not dropped)", after)
-		}
+		renameDomain(t, e)
 
 		ws := "ws_" + e.ws["acme"].ID
 		errs := []struct {
@@ -164,6 +147,29 @@ func TestDomains(t *testing.T) {
 		// The slug is free again.
 		e.ok(201, "other", "POST", "/domains", `{"slug":"acme.link"}`)
 	})
+}
+
+// renameDomain renames go.acme.io to go2.acme.io: the links move, and the
+// link cache the redirect reads holds the old names (a link, a miss with the
+// domain's notFoundUrl) and a miss under the new one; the rename must reach
+// all three.
+func renameDomain(t *testing.T, e *linkEnv) {
+	t.Helper()
+	before := [3]string{e.cached("go.acme.io", "k1"), e.cached("go.acme.io", "nope"), e.cached("go2.acme.io", "k1")}
+	if before != [3]string{"https://e.com", "none https://acme.com/404", "none"} {
+		t.Fatalf("link cache before the rename %q", before)
+	}
+	if d := e.ok(200, "acme", "PATCH", "/domains/go.acme.io", `{"slug":"go2.acme.io"}`).json(t); d["slug"] != "go2.acme.io" {
+		t.Fatalf("renamed %v", d)
+	}
+	if l := e.ok(200, "acme", "GET", "/links/info?domain=go2.acme.io&key=k1", "").json(t); l["shortLink"] != "https://go2.acme.io/k1" {
+		t.Fatalf("moved link %v", l)
+	}
+	e.ok(404, "acme", "GET", "/links/info?domain=go.acme.io&key=k1", "")
+	after := [3]string{e.cached("go.acme.io", "k1"), e.cached("go.acme.io", "nope"), e.cached("go2.acme.io", "k1")}
+	if after != [3]string{"none", "none", "https://e.com"} {
+		t.Fatalf("link cache after the rename %q (stale entries were not dropped)", after)
+	}
 }
 
 func TestTags(t *testing.T) {

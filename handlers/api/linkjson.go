@@ -1,7 +1,6 @@
 package api
 
 import (
-	"strings"
 	"time"
 
 	"github.com/relinkhq/relink/handlers/request"
@@ -37,16 +36,8 @@ func optTime(t *time.Time) *string {
 	return &s
 }
 
-// qrBase is the API origin that qrCode URLs point at.
-func (h *Handlers) qrBase() string {
-	if h.Config == nil || h.Config.APIURL == nil {
-		return "https://api.dub.co"
-	}
-	return strings.TrimSuffix(h.Config.APIURL.Scheme+"://"+h.Config.APIURL.Host, "/")
-}
-
 func (h *Handlers) toLinkJSON(l *models.Link) linkJSON {
-	return linkJSON{Link: webhooks.Links{ShortLink: h.Links.ShortLink, QRBase: h.qrBase()}.Link(l)}
+	return linkJSON{Link: h.LinkJSON.Link(l)}
 }
 
 func (h *Handlers) toLinksJSON(ls []*models.Link) []linkJSON {

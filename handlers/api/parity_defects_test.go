@@ -49,7 +49,9 @@ func TestShortLinkOneBuilder(t *testing.T) {
 		if len(ev) != 1 || ev[0]["link"].(map[string]any)["shortLink"] != want {
 			t.Fatalf("events %v", ev)
 		}
-		if qr := ev[0]["link"].(map[string]any)["qrCode"].(string); !strings.Contains(qr, "http%3A%2F%2Flocalhost%3A8080%2Fdev") {
+		// The event's link object builds qrCode as the link object does
+		// (spec/analytics.md §6: the short link literally, not encoded).
+		if qr := ev[0]["link"].(map[string]any)["qrCode"].(string); qr != l["qrCode"] || !strings.HasSuffix(qr, "/qr?url=http://localhost:8080/dev?qr=1") {
 			t.Fatalf("event qrCode %s", qr)
 		}
 		// A custom domain stays https.

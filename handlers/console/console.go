@@ -19,6 +19,7 @@ import (
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/domaincheck"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/stripeapp"
 	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
@@ -46,6 +47,9 @@ type Deps struct {
 	PrivacyChanged func(workspaceID string)
 	// DomainChecks verifies domains' DNS (the domains page's "Check DNS").
 	DomainChecks *domaincheck.Service
+	// Stripe is the Stripe endpoint service `relink stripe` uses (the
+	// Stripe settings page).
+	Stripe *stripeapp.Service
 }
 
 // Handlers holds the console's handlers.
@@ -60,6 +64,8 @@ type Handlers struct {
 	conv  *conversions.Service
 	hooks *webhooks.Service
 	dns   *domaincheck.Service
+	// stripe: see Deps.Stripe.
+	stripe *stripeapp.Service
 	// privacyChanged: see Deps.PrivacyChanged.
 	privacyChanged func(workspaceID string)
 	secure         bool // Secure cookies (outside dev)
@@ -70,7 +76,7 @@ type Handlers struct {
 // New returns the console handlers.
 func New(d Deps) *Handlers {
 	return &Handlers{db: d.DB, cfg: d.Config, now: d.Now, log: d.Logger, codec: d.Sessions, secure: !d.Config.DevMode,
-		links: d.Links, stats: d.Analytics, conv: d.Conversions, hooks: d.Webhooks, dns: d.DomainChecks, privacyChanged: d.PrivacyChanged,
+		links: d.Links, stats: d.Analytics, conv: d.Conversions, hooks: d.Webhooks, dns: d.DomainChecks, stripe: d.Stripe, privacyChanged: d.PrivacyChanged,
 		imports: &imports{}}
 }
 

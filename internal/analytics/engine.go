@@ -28,8 +28,9 @@ type SQLEngine struct {
 	// NoVectors ranks top_links, top_urls and top_base_urls from the
 	// aggregate rows alone, without the sealed vectors (benchmarks compare).
 	NoVectors bool
-	// QRBase is the QR endpoint linked from event link objects.
-	QRBase string
+	// APIOrigin is the origin of the QR endpoint event link objects point
+	// at (models.QRCodeURL; "" is Dub's).
+	APIOrigin string
 	// ShortLink builds the shortLink of top_links rows and event link
 	// objects (links.Service.ShortLinkFor, so they match the link objects);
 	// nil: https://{domain}/{key}.

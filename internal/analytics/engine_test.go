@@ -289,7 +289,7 @@ func TestAggregateEqualsRaw(t *testing.T) {
 				parts = append(parts, f)
 			}
 			qs := strings.Join(parts, "&")
-			w.sameAnswer(t, w.query, qs, raw, impls)
+			w.sameAnswer(t, w.query, qs, raw, thinned(impls, i%3 == 0))
 		}
 		w.lateEvents(t, rng, raw, impls, agg)
 		// Event pages: the same events in the same order from every engine.
@@ -309,7 +309,7 @@ func TestAggregateEqualsRaw(t *testing.T) {
 				for _, ev := range events {
 					for _, tz := range []string{"UTC", "Europe/Berlin", "Asia/Kolkata"} {
 						qs := "event=" + ev + "&groupBy=" + g + "&" + f.filter + "&interval=30d&timezone=" + tz
-						w.sameAnswer(t, w.query, qs, raw, impls)
+						w.sameAnswer(t, w.query, qs, raw, thinned(impls, tz == "UTC"))
 					}
 				}
 			}

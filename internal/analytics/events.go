@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/relinkhq/relink/models"
@@ -263,10 +262,6 @@ func (e *SQLEngine) linkTags(ctx context.Context, linkIDs []string) (map[string]
 }
 
 func (e *SQLEngine) eventRecord(k kind, r *eventRow, l *models.Link, tags []Tag, customers map[string]customerRow) EventRecord {
-	qrBase := e.QRBase
-	if qrBase == "" {
-		qrBase = "https://api.dub.co/qr"
-	}
 	short := e.shortLink(l.Domain, l.Key)
 	ev := EventRecord{
 		Kind: kindsEvent(k), Timestamp: r.Timestamp,
@@ -275,7 +270,7 @@ func (e *SQLEngine) eventRecord(k kind, r *eventRow, l *models.Link, tags []Tag,
 			Device: r.Device, Browser: r.Browser, OS: r.OS, UA: r.UA, Trigger: r.Trigger, Referer: r.Referer,
 			RefererURL: cutQuery(r.RefererURL), QR: r.QR, IP: r.IP,
 		},
-		Link: EventLink{Link: l, Tags: tags, Short: short, QRCode: qrBase + "?url=" + url.QueryEscape(short+"?qr=1")},
+		Link: EventLink{Link: l, Tags: tags, Short: short, QRCode: models.QRCodeURL(e.APIOrigin, short)},
 	}
 	if k == kClick {
 		return ev

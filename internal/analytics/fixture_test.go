@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -252,6 +253,24 @@ func (w *world) implementations(agg analytics.Engine) map[string]analytics.Engin
 		}
 	}
 	return impls
+}
+
+// thinned is impls without the second and later ClickHouse kinds (chDB 26
+// next to Debian's 18.16) unless all: the property test asks those a third
+// of its queries, as each costs about as much as every other engine
+// together, which kept internal/analytics near go test's timeout on a
+// loaded runner. The primary ClickHouse kind answers every query.
+func thinned(impls map[string]analytics.Engine, all bool) map[string]analytics.Engine {
+	if all {
+		return impls
+	}
+	out := make(map[string]analytics.Engine, len(impls))
+	for name, e := range impls {
+		if !strings.HasPrefix(name, "clickhouse/") {
+			out[name] = e
+		}
+	}
+	return out
 }
 
 // checkClickHouse: every stored event reached the ClickHouse store exactly

@@ -86,11 +86,7 @@ func (l *TopLink) ShortLink() string {
 	if l.Short != "" {
 		return l.Short
 	}
-	short := "https://" + l.Domain
-	if l.Key != models.RootKey {
-		short += "/" + l.Key
-	}
-	return short
+	return models.ShortLinkURL("https", l.Domain, l.Key)
 }
 
 // Folder is a top_folders entity.

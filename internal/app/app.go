@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -426,7 +425,7 @@ func (s *Services) domain(context.Context) error {
 	if s.ClickHouse != nil {
 		engine = analytics.NewClickHouseEngine(s.DB, s.ClickHouse, s.Now)
 	}
-	engine.QRBase = cfg.APIURL.String() + "/qr"
+	engine.APIOrigin = cfg.APIURL.String()
 	// top_links rows and event link objects build shortLink as link objects do.
 	engine.ShortLink = s.Links.ShortLinkFor
 	s.Analytics = engine
@@ -457,8 +456,7 @@ func (s *Services) webhooks() error {
 		return err
 	}
 	s.WebhookOwners = &webhooks.Owners{DB: s.DB, Mailer: mailer, ConsoleURL: cfg.AppURL.String(), Log: s.Log}
-	wl := webhooks.Links{ShortLink: s.Links.ShortLink,
-		QRBase: strings.TrimSuffix(cfg.APIURL.Scheme+"://"+cfg.APIURL.Host, "/")}
+	wl := webhooks.Links{ShortLink: s.Links.ShortLink, APIOrigin: cfg.APIURL.String()}
 	s.Links.Events = &webhooks.LinkEvents{Links: wl}
 	s.ClickWebhooks.Links = wl
 	if cfg.WebhookBusyRate > 0 {

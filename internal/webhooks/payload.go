@@ -1,16 +1,15 @@
 package webhooks
 
 import (
-	"strings"
-
 	"github.com/relinkhq/relink/models"
 )
 
 // Links renders links in their webhook form. ShortLink is the link's public
-// URL (links.Service.ShortLink); QRBase the API origin qrCode URLs point at.
+// URL (links.Service.ShortLink); APIOrigin the origin qrCode URLs point at
+// (models.QRCodeURL).
 type Links struct {
 	ShortLink func(*models.Link) string
-	QRBase    string
+	APIOrigin string
 }
 
 // Tag is a link's tag as the Link object carries it.
@@ -82,10 +81,6 @@ func (r Links) Link(l *models.Link) Link {
 	if r.ShortLink != nil {
 		short = r.ShortLink(l)
 	}
-	base := strings.TrimSuffix(r.QRBase, "/")
-	if base == "" {
-		base = "https://api.dub.co"
-	}
 	j := Link{
 		ID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, TrackConversion: l.TrackConversion,
 		ExternalID: l.ExternalID, TenantID: l.TenantID, ProgramID: l.ProgramID, PartnerID: l.PartnerID,
@@ -94,7 +89,7 @@ func (r Links) Link(l *models.Link) Link {
 		Description: l.Description, Image: l.Image, Video: l.Video, Rewrite: l.Rewrite, DoIndex: l.DoIndex,
 		IOS: l.IOS, Android: l.Android, PublicStats: l.PublicStats, Tags: []Tag{},
 		FolderID: l.FolderID, Comments: l.Comments, ShortLink: short,
-		QRCode:    base + "/qr?url=" + short + "?qr=1",
+		QRCode:    models.QRCodeURL(r.APIOrigin, short),
 		UTMSource: l.UTMSource, UTMMedium: l.UTMMedium, UTMCampaign: l.UTMCampaign, UTMTerm: l.UTMTerm,
 		UTMContent: l.UTMContent, TestStartedAt: OptTimestamp(l.TestStartedAt), TestCompletedAt: OptTimestamp(l.TestCompletedAt),
 		UserID: l.UserID, WorkspaceID: "ws_" + l.WorkspaceID, Clicks: l.Clicks, Leads: l.Leads,

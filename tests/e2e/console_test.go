@@ -261,15 +261,10 @@ func TestProductionConsole(t *testing.T) {
 	})
 
 	// Console sign-in over HTTPS: the session cookie is Secure (not dev mode).
-	login := get(t, c, appURL+"/console/login", "", nil)
-	form := browserForm(t, login.Body, "/console/login")
-	form.Set("email", "owner@acme.test")
-	form.Set("password", "wrong")
-	if a := post(t, c, appURL+"/console/login", form); a.Status != 401 {
+	if a := signIn(t, c, appURL, "wrong"); a.Status != 401 {
 		t.Fatalf("sign-in with a wrong password: %d", a.Status)
 	}
-	form.Set("password", "correct horse battery")
-	a := post(t, c, appURL+"/console/login", form)
+	a := signIn(t, c, appURL, "correct horse battery")
 	if a.Status != 303 {
 		t.Fatalf("sign-in: %d %q", a.Status, a.Location)
 	}
@@ -281,6 +276,50 @@ func TestProductionConsole(t *testing.T) {
 	}
 
 	// Program settings: the partner-link domain, validated as the CLI does.
+	consoleProgramDomain(t, c, appURL, env)
+
+	// The operator moves the default short domain: the link on the old one
+	// is offered its own domain and keeps it when saved unchanged.
+	srv.stop()
+	env["RELINK_SHORT_DOMAIN"] = "s2.relink.test"
+	start(t, "serve again", env)
+	c = loopbackTLS(roots)
+	if a := signIn(t, c, appURL, "correct horse battery"); a.Status != 303 {
+		t.Fatalf("sign-in after the restart: %d", a.Status)
+	}
+	for _, l := range []struct{ id, domain string }{{onDefault.ID, "s.relink.test"}, {branded.ID, "go.acme.test"}} {
+		path := "/console/links/" + l.id
+		form := browserForm(t, get(t, c, appURL+path, "", nil).Body, path)
+		if form.Get("domain") != l.domain {
+			t.Errorf("link form of %s submits domain %q", l.domain, form.Get("domain"))
+		}
+		form.Set("url", "https://example.com/edited")
+		if a := post(t, c, appURL+path, form); a.Status != 303 {
+			t.Fatalf("save the link form: %d", a.Status)
+		}
+		var got struct{ Domain, URL string }
+		if st := call(key, "GET", "/links/"+l.id, nil, &got); st != 200 || got.Domain != l.domain || got.URL != "https://example.com/edited" {
+			t.Errorf("after saving the form: %d %+v, want domain %s", st, got, l.domain)
+		}
+	}
+}
+
+// signIn posts the console's sign-in form as the owner with password.
+func signIn(t *testing.T, c *http.Client, appURL, password string) answer {
+	t.Helper()
+	form := browserForm(t, get(t, c, appURL+"/console/login", "", nil).Body, "/console/login")
+	form.Set("email", "owner@acme.test")
+	form.Set("password", password)
+	return post(t, c, appURL+"/console/login", form)
+}
+
+// consoleProgramDomain sets the program's partner-link domain on the
+// console's program page (the program made first if there is none): another
+// workspace's domain and an unregistered one are refused with the message of
+// `relink program set --domain` and change nothing; go.acme.test is stored
+// (as `relink program show` reads it) and shown selected.
+func consoleProgramDomain(t *testing.T, c *http.Client, appURL string, env map[string]string) {
+	t.Helper()
 	page := get(t, c, appURL+"/console/program", "", nil)
 	if strings.Contains(page.Body, `action="/console/program"`) { // no program yet
 		if a := post(t, c, appURL+"/console/program", browserForm(t, page.Body, "/console/program")); a.Status != 303 {
@@ -295,7 +334,7 @@ func TestProductionConsole(t *testing.T) {
 		return show.Domain
 	}
 	page = get(t, c, appURL+"/console/program", "", nil)
-	form = browserForm(t, page.Body, "/console/program/domain")
+	form := browserForm(t, page.Body, "/console/program/domain")
 	if form.Get("domain") != "s.relink.test" {
 		t.Fatalf("program domain form offers %q first, want the current default domain", form.Get("domain"))
 	}
@@ -320,33 +359,5 @@ func TestProductionConsole(t *testing.T) {
 	page = get(t, c, appURL+"/console/program", "", nil)
 	if f := browserForm(t, page.Body, "/console/program/domain"); f.Get("domain") != "go.acme.test" {
 		t.Fatalf("program page shows domain %q after the change", f.Get("domain"))
-	}
-
-	// The operator moves the default short domain: the link on the old one
-	// is offered its own domain and keeps it when saved unchanged.
-	srv.stop()
-	env["RELINK_SHORT_DOMAIN"] = "s2.relink.test"
-	start(t, "serve again", env)
-	c = loopbackTLS(roots)
-	form = browserForm(t, get(t, c, appURL+"/console/login", "", nil).Body, "/console/login")
-	form.Set("email", "owner@acme.test")
-	form.Set("password", "correct horse battery")
-	if a := post(t, c, appURL+"/console/login", form); a.Status != 303 {
-		t.Fatalf("sign-in after the restart: %d", a.Status)
-	}
-	for _, l := range []struct{ id, domain string }{{onDefault.ID, "s.relink.test"}, {branded.ID, "go.acme.test"}} {
-		path := "/console/links/" + l.id
-		form = browserForm(t, get(t, c, appURL+path, "", nil).Body, path)
-		if form.Get("domain") != l.domain {
-			t.Errorf("link form of %s submits domain %q", l.domain, form.Get("domain"))
-		}
-		form.Set("url", "https://example.com/edited")
-		if a := post(t, c, appURL+path, form); a.Status != 303 {
-			t.Fatalf("save the link form: %d", a.Status)
-		}
-		var got struct{ Domain, URL string }
-		if st := call(key, "GET", "/links/"+l.id, nil, &got); st != 200 || got.Domain != l.domain || got.URL != "https://example.com/edited" {
-			t.Errorf("after saving the form: %d %+v, want domain %s", st, got, l.domain)
-		}
 	}
 }

@@ -69,6 +69,7 @@ var Nav = []NavGroup{
 		{"members", "Members", "/console/settings/members"},
 		{"keys", "API keys", "/console/settings/keys"},
 		{"webhooks", "Webhooks", "/console/webhooks"},
+		{"stripe", "Stripe", "/console/settings/stripe"},
 	}},
 }
 
