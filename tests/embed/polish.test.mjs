@@ -230,6 +230,41 @@ for (const width of WIDTHS) {
   });
 }
 
+// Issue 33 item 4: at a phone's width every tab is on screen (the strip
+// wraps, it neither scrolls nor hides tabs behind a menu), and neither the
+// host page nor the dashboard scrolls sideways on any tab. Screenshots:
+// artifacts/i33-4-embed-tabs-<width>.png.
+for (const width of WIDTHS) {
+  test(`${width}px, issue 33 item 4: every tab is reachable on screen and no tab scrolls sideways`, async () => {
+    const { ctx, page, frame } = await open(await token("alice"), width);
+    const tabs = frame.locator('[data-testid="tabs"] [role="tab"]');
+    await tabs.first().waitFor();
+    const n = await tabs.count();
+    assert.ok(n >= 6, `${n} tabs`);
+    const [scroll, client] = await frame.locator('[data-testid="tabs"]').evaluate((el) => [el.scrollWidth, el.clientWidth]);
+    assert.ok(scroll <= client + 1, `the tab strip scrolls: ${scroll} > ${client}`);
+    const sideways = async (what) => {
+      for (const [where, loc] of [["host page", page.locator("html")], ["dashboard", frame.locator("html")]]) {
+        const over = await loc.evaluate((el) => el.scrollWidth - el.clientWidth);
+        assert.ok(over <= 1, `${what}: the ${where} scrolls sideways by ${over}px`);
+      }
+    };
+    await shotAt(page, frame.locator('[data-testid="tabs"]'), `i33-4-embed-tabs-${width}`);
+    for (let i = 0; i < n; i++) {
+      const tab = tabs.nth(i);
+      const b = await tab.boundingBox();
+      assert.ok(b && b.x >= -0.5 && b.x + b.width <= width + 0.5, `tab ${i} is off screen: ${JSON.stringify(b)}`);
+      const id = await tab.getAttribute("data-tab");
+      await tab.click();
+      const panel = frame.locator(`[data-testid="panel-${id}"]`);
+      await panel.waitFor({ state: "visible" });
+      await eventually(async () => (await panel.locator(".animate-pulse").count()) === 0, { what: `the ${id} tab loaded` });
+      await sideways(`the ${id} tab`);
+    }
+    await ctx.close();
+  });
+}
+
 test("a default link added later reaches partners who joined before it", async () => {
   // Dana has no link: the group lets partners create one, so the box offers the form.
   let { ctx, frame } = await open(await token("dana"), 1280);
