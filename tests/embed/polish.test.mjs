@@ -24,9 +24,12 @@ function hostPage(q) {
   const app = relink.appURL;
   const opts = { token: q.get("token"), origin: app, root: "__ROOT__" };
   if (q.get("bg")) opts.themeOptions = { backgroundColor: q.get("bg") };
+  if (q.get("theme")) opts.theme = q.get("theme");
+  // hostbg: a host page of that colour that declares no color-scheme.
+  const hostBG = q.get("hostbg") || "#f1f5f9";
   const json = JSON.stringify(opts).replace('"__ROOT__"', 'document.getElementById("mount")');
   return `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Client app</title>
-<style>body{margin:0;font-family:sans-serif;background:#f1f5f9}header{padding:16px 24px;background:#0f766e;color:#fff}</style></head>
+<style>body{margin:0;font-family:sans-serif;background:${hostBG}}header{padding:16px 24px;background:#0f766e;color:#fff}</style></head>
 <body><header>Client app — referral program</header><div id="mount"></div>
 <script src="${app}/static/js/embed.js"></script>
 <script>window.__errors = []; var o = ${json}; o.onError = function (e) { window.__errors.push(e.code); }; Relink.init(o);</script></body></html>`;
@@ -260,6 +263,54 @@ for (const width of WIDTHS) {
       await panel.waitFor({ state: "visible" });
       await eventually(async () => (await panel.locator(".animate-pulse").count()) === 0, { what: `the ${id} tab loaded` });
       await sideways(`the ${id} tab`);
+    }
+    await ctx.close();
+  });
+}
+
+// Issue 33 item 5: a dark dashboard on a dark host page that declares no
+// color-scheme blends into the page: the frame's background is the host's
+// colour, not the opaque slab a browser paints behind a frame whose colour
+// scheme differs from its host's. The same spot with the root's "framed"
+// class removed is that slab, so the check sees the difference.
+// Screenshots: artifacts/i33-5-dark-embed-<width>.png and
+// i33-5-dark-embed-without-framed-1280.png.
+/** The colour of the pixel at (x, y) of a PNG screenshot, as "r,g,b". */
+async function pixel(page, png, x, y) {
+  const p = await page.context().newPage();
+  const rgb = await p.evaluate(async ([b64, x, y]) => {
+    const img = new Image();
+    img.src = "data:image/png;base64," + b64;
+    await img.decode();
+    const c = document.createElement("canvas");
+    c.width = img.width;
+    c.height = img.height;
+    const g = c.getContext("2d");
+    g.drawImage(img, 0, 0);
+    return [...g.getImageData(x, y, 1, 1).data.slice(0, 3)].join(",");
+  }, [png.toString("base64"), Math.round(x), Math.round(y)]);
+  await p.close();
+  return rgb;
+}
+
+for (const width of WIDTHS) {
+  test(`${width}px, issue 33 item 5: the dark embed on a dark host page without color-scheme shows the host's colour`, async () => {
+    const { ctx, page, frame } = await open(await token("alice"), width, { theme: "dark", hostbg: "#12325a" });
+    await frame.locator('[data-testid="overview"]').waitFor();
+    assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).colorScheme), "normal", "the host declares no color-scheme");
+    assert.match(await frame.locator("html").getAttribute("class"), /\bdark\b/);
+    const f = await page.locator("#relink-embed-container iframe").boundingBox();
+    // Inside the frame's padding: the dashboard's transparent body.
+    const at = [f.x + 6, f.y + 6];
+    const host = "18,50,90"; // #12325a
+    assert.equal(await pixel(page, await page.screenshot(), ...at), host, "the frame shows the host page through");
+    await shot(page, `i33-5-dark-embed-${width}`, { fullPage: false });
+    if (width === 1280) {
+      await frame.locator("html").evaluate((el) => el.classList.remove("framed"));
+      await page.waitForTimeout(100);
+      const slab = await pixel(page, await page.screenshot(), ...at);
+      assert.notEqual(slab, host, "without the framed root the browser paints its own canvas behind the dark frame");
+      await shot(page, "i33-5-dark-embed-without-framed-1280", { fullPage: false });
     }
     await ctx.close();
   });
