@@ -336,3 +336,61 @@ test("390px, issue 33 item 4: no console page scrolls sideways", async () => {
   }
   await ctx.close();
 });
+
+// Issue 33 item 6, the small things, at both widths: "Link saved." where the
+// user looks, the webhook form's folder and link choices, the tracking
+// script's Copy button within a phone's width, analytics filter selects
+// showing their whole label. Screenshots: artifacts/i33-6-<what>-<width>.png.
+for (const width of WIDTHS) {
+  test(`${width}px, issue 33 item 6: saved notice, webhook choices, tracking-script copy, whole filter labels`, async () => {
+    const ctx = await browser.newContext({ viewport: { width, height: 844 } });
+    const page = await ctx.newPage();
+    await signIn(page, relink.appURL);
+
+    const link = (await api("/links?pageSize=1&sort=clicks"))[0];
+    await page.goto(`${relink.appURL}/console/links/${link.id}`);
+    await Promise.all([page.waitForURL(/saved=1/), page.click('[data-testid="link-submit"]')]);
+    const saved = page.locator('[data-testid="alert-success"]', { hasText: "Link saved." });
+    assert.ok(await saved.isVisible());
+    const b = await saved.boundingBox();
+    assert.ok(b.y >= 0 && b.y + b.height <= 844, `"Link saved." is on the first screen (y ${b.y})`);
+    await shot(page, `i33-6-link-saved-${width}`);
+
+    await page.goto(`${relink.appURL}/console/webhooks`);
+    assert.equal(await page.locator('input[name="folderIds"][type="text"], input[name="linkIds"][type="text"]').count(), 0, "no ID fields");
+    const folderChoices = await page.locator('[data-testid="webhook-folders"] label').allTextContents();
+    const folders = await api("/folders");
+    assert.deepEqual(folderChoices.map((t) => t.trim()).sort(), folders.map((f) => f.name).sort());
+    assert.ok(await page.locator('[data-testid="webhook-links"] [data-testid="webhook-links-choice"]').count() >= 10, "links to tick");
+    await noSideways(page, "webhooks");
+    await page.locator('[data-testid="webhook-folders"]').scrollIntoViewIfNeeded();
+    await shot(page, `i33-6-webhook-choices-${width}`);
+
+    await page.goto(`${relink.appURL}/console/settings`);
+    const snippet = page.locator('[data-testid="tracking-script-snippet"]');
+    const copy = page.locator('[data-testid="tracking-script-copy"]');
+    assert.ok(await copy.isVisible(), "the tag has a Copy button");
+    assert.ok(await snippet.evaluate((el) => el.scrollWidth <= el.clientWidth + 1), "the whole tag shows, no scrolling inside it");
+    const cb = await copy.boundingBox();
+    assert.ok(cb.x + cb.width <= width, "the Copy button is on screen");
+    await noSideways(page, "settings");
+    await snippet.scrollIntoViewIfNeeded();
+    await shot(page, `i33-6-tracking-script-${width}`);
+
+    await page.goto(`${relink.appURL}/console/analytics`);
+    // A select shows its chosen option whole: the option's text fits the
+    // select's box (measured in the select's own font, less its arrow and padding).
+    const cut = await page.$$eval('[data-testid="analytics-filters"] select', (ss) => ss.map((s) => {
+      const c = document.createElement("canvas").getContext("2d");
+      const st = getComputedStyle(s);
+      c.font = `${st.fontWeight} ${st.fontSize} ${st.fontFamily}`;
+      const text = s.options[s.selectedIndex].text;
+      const room = s.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) - 16;
+      return c.measureText(text).width > room ? `${s.name}: "${text}" (${Math.round(c.measureText(text).width)} > ${Math.round(room)})` : null;
+    }).filter(Boolean));
+    assert.deepEqual(cut, [], "filter labels cut");
+    await page.locator('[data-testid="analytics-filters"]').scrollIntoViewIfNeeded();
+    await shot(page, `i33-6-analytics-filters-${width}`);
+    await ctx.close();
+  });
+}
