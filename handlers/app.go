@@ -119,7 +119,7 @@ func (s *Server) routes() {
 	d := s.svc
 	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: d.Links, Conversions: d.Conversions,
 		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks, Pages: d.Pages, Stripe: d.Stripe, DomainChecks: d.DomainChecks,
-		LinkJSON: d.ClickWebhooks.Links})
+		LinkJSON: d.ClickWebhooks.Links, Workspaces: d.Workspaces})
 	rd := s.redirects()
 	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Referrals: d.Referrals})
 
@@ -506,7 +506,7 @@ func (s *Server) consoleRoutes() {
 	d := s.svc
 	h := console.New(console.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Logger: d.Log, Sessions: d.Sessions,
 		Links: d.Links, Analytics: d.Analytics, Conversions: d.Conversions, Webhooks: d.Webhooks,
-		PrivacyChanged: d.KeepIPs.Invalidate, DomainChecks: d.DomainChecks, Stripe: d.Stripe})
+		Workspaces: d.Workspaces, DomainChecks: d.DomainChecks, Stripe: d.Stripe})
 	s.app.Get("/", func(c *fiber.Ctx) error { return c.Redirect("/console", fiber.StatusFound) })
 	g := s.app.Group("/console", h.Session)
 	g.Get("/login", h.LoginForm)
@@ -532,6 +532,7 @@ func (s *Server) consoleRoutes() {
 	u.Get("/settings/stripe", h.StripeSettings)
 	u.Post("/settings/stripe", h.RequireOwner, h.ConnectStripe)
 	u.Post("/settings/stripe/disconnect", h.RequireOwner, h.DisconnectStripe)
+	u.Post("/settings/stripe/trials", h.RequireOwner, h.SaveStripeTrials)
 	u.Get("/webhooks", h.Webhooks)
 	u.Post("/webhooks", h.RequireOwner, h.CreateWebhook)
 	u.Get("/webhooks/:id", h.Webhook)

@@ -66,7 +66,7 @@ func (s *Server) eventUsage(c *fiber.Ctx) error {
 	if limit == 0 {
 		return c.Next()
 	}
-	used, err := s.svc.DB.EventUsage(c.UserContext(), w.ID, models.UsagePeriodStart(s.svc.Now()))
+	used, err := s.svc.EventUsage(c.UserContext(), w.ID, models.UsagePeriodStart(s.svc.Now()))
 	if err != nil {
 		return err
 	}

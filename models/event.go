@@ -97,10 +97,15 @@ type SaleEvent struct {
 func (SaleEvent) TableName() string { return "sale_events" }
 
 // AttributionClick finds a click by id for lead/sale attribution. Click ids
-// are global; callers check the workspace.
-func (db *DB) AttributionClick(ctx context.Context, clickID string) (*Click, error) {
+// are global; callers check the workspace. A click before since (the
+// attribution window's start; zero for none) is not found, as if unknown.
+func (db *DB) AttributionClick(ctx context.Context, clickID string, since time.Time) (*Click, error) {
 	var c Click
-	err := db.WithContext(ctx).Where("click_id = ?", clickID).Take(&c).Error
+	q := db.WithContext(ctx).Where("click_id = ?", clickID)
+	if !since.IsZero() {
+		q = q.Where("timestamp >= ?", since.UTC())
+	}
+	err := q.Take(&c).Error
 	if err != nil {
 		return nil, dbErr(err, "get click", "Click event not found for clickId: "+clickID, "")
 	}

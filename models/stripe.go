@@ -176,3 +176,36 @@ func (db *DB) CustomerByEmail(ctx context.Context, workspaceID, email string) (*
 	}
 	return &c, nil
 }
+
+// StripeSettings are a workspace's Stripe app settings (Dub's integration
+// settings): FreeTrials records a "Started Trial" lead when a subscription
+// starts in trial, TrialQuantity one lead per seat. Both off without a row.
+type StripeSettings struct {
+	WorkspaceID   string `gorm:"primaryKey"`
+	FreeTrials    bool
+	TrialQuantity bool
+	UpdatedAt     time.Time
+}
+
+// TableName pins the table.
+func (StripeSettings) TableName() string { return "stripe_settings" }
+
+// StripeSettingsOf reads a workspace's Stripe settings (the defaults when it
+// has none).
+func (db *DB) StripeSettingsOf(ctx context.Context, workspaceID string) (StripeSettings, error) {
+	var out []StripeSettings
+	err := db.WithContext(ctx).Where("workspace_id = ?", workspaceID).Limit(1).Find(&out).Error
+	if err != nil || len(out) == 0 {
+		return StripeSettings{WorkspaceID: workspaceID}, dbErr(err, "read stripe settings", "", "")
+	}
+	return out[0], nil
+}
+
+// SetStripeSettings stores a workspace's Stripe settings.
+func (db *DB) SetStripeSettings(ctx context.Context, s StripeSettings) error {
+	err := db.WithContext(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "workspace_id"}},
+		DoUpdates: clause.Assignments(map[string]any{"free_trials": s.FreeTrials, "trial_quantity": s.TrialQuantity, "updated_at": s.UpdatedAt}),
+	}).Create(&s).Error
+	return dbErr(err, "set stripe settings", "", "")
+}

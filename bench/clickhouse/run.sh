@@ -27,6 +27,10 @@
 #   KEEP=1 DIR=/work/chbench bench/clickhouse/run.sh   keep the server and data
 #   DIR=/work/chbench SKIP_LOAD=1 bench/clickhouse/run.sh  query a kept data set again
 #   RUNS=10 WARMUP=2 INTERVALS=30d,1y TARGET=150 EVENTS=clicks,leads,sales,composite
+#   INGEST=500000 INGEST_ONLY=1 bench/clickhouse/run.sh
+#                      sustained ingest only: SQL alone vs SQL + ClickHouse,
+#                      alternated ROUNDS (2) times in the same run;
+#                      NOVIEWS=1 adds a round with the rollups' view detached
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -41,6 +45,10 @@ TARGET=${TARGET:-150}
 EVENTS=${EVENTS:-clicks,leads,sales,composite}
 KEEP=${KEEP:-0}
 SKIP_LOAD=${SKIP_LOAD:-0}
+INGEST=${INGEST:-0}
+INGEST_ONLY=${INGEST_ONLY:-0}
+NOVIEWS=${NOVIEWS:-0}
+ROUNDS=${ROUNDS:-2}
 DIR=${DIR:-$(mktemp -d /tmp/relink-chbench-XXXXXX)}
 mkdir -p "$DIR"
 
@@ -93,6 +101,25 @@ cleanup() {
 trap cleanup EXIT
 for _ in $(seq 1 120); do chq "SELECT 1" >/dev/null 2>&1 && break; sleep 0.5; done
 echo "clickhouse $(chq 'SELECT version()') on $CH, data in $DIR; load average $(load)"
+
+# Sustained ingest (issue 34 item 2): the click writer draining a journal of
+# $INGEST clicks (bench/faults -catchup, a private PostgreSQL) into SQL alone
+# and into SQL + this ClickHouse (a fresh database each round, the rollups'
+# views attached), alternated $ROUNDS times in the same run.
+if [ "$INGEST" != 0 ]; then
+  go build -o "$DIR/faults" ./bench/faults
+  for r in $(seq 1 "$ROUNDS"); do
+    echo "ingest round $r: SQL only; load average $(load)"
+    "$DIR/faults" -catchup "$INGEST" | grep catch-up
+    echo "ingest round $r: SQL + ClickHouse; load average $(load)"
+    "$DIR/faults" -catchup "$INGEST" -clickhouse "$CH/relink_ingest_$r" | grep -E "catch-up|clickhouse:"
+    if [ "$NOVIEWS" = 1 ]; then
+      echo "ingest round $r: SQL + ClickHouse without the rollups' view (what it costs); load average $(load)"
+      "$DIR/faults" -catchup "$INGEST" -clickhouse "$CH/relink_ingest_nv_$r" -clickhouse-views=false | grep -E "catch-up|clickhouse:"
+    fi
+  done
+  if [ "$INGEST_ONLY" = 1 ]; then exit 0; fi
+fi
 
 export RELINK_DATABASE_URL="sqlite:$DIR/relink.db"
 export RELINK_CLICKHOUSE_URL="$CH/relink"

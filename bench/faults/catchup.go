@@ -26,10 +26,13 @@ import (
 // second. No redirect load runs: this is the writer's ceiling on this
 // machine; the pg-stop scenarios measure it sharing the CPU with traffic.
 //
-// With a ClickHouse URL the writer stores every batch in both stores, as the
-// server does with RELINK_CLICKHOUSE_URL (chstore.ClickStore): the sustained
-// ingest rate through the pipeline into ClickHouse.
-func CatchUp(n int, batch int, cpuProfile, clickhouse string, out io.Writer) error {
+// With a ClickHouse URL the writer stores every batch as the server does
+// with RELINK_CLICKHOUSE_URL (chstore.ClickStore: the click in ClickHouse,
+// its slim row and the link counters in SQL, no SQL click aggregates): the
+// sustained ingest rate through the pipeline into ClickHouse. Without views
+// the rollups' materialized view is detached: the rate of the raw inserts
+// alone.
+func CatchUp(n int, batch int, cpuProfile, clickhouse string, views bool, out io.Writer) error {
 	if !ownpg.Available() {
 		return errors.New("catchup: no PostgreSQL binaries (initdb)")
 	}
@@ -109,7 +112,18 @@ func CatchUp(n int, batch int, cpuProfile, clickhouse string, out io.Writer) err
 		if err := ch.Migrate(ctx, quiet); err != nil {
 			return fmt.Errorf("catchup: clickhouse migrations: %w", err)
 		}
+		if !views {
+			// What the rollups cost: the raw inserts alone (analytics would
+			// miss these clicks' rollups).
+			if err := ch.Exec(ctx, "DETACH TABLE clicks_aggregates"); err != nil {
+				return fmt.Errorf("catchup: detach the rollups' view: %w", err)
+			}
+		}
 		store = &chstore.ClickStore{SQL: db, CH: ch}
+		// As the server runs it (internal/app, ClickOptions): one copy of
+		// each click, in ClickHouse; the SQL store gets the slim rows and
+		// the link counters, no click aggregates.
+		opt.Hooks = nil
 	}
 	c0 := cpuNow()
 	t1 := time.Now()

@@ -45,9 +45,10 @@ func main() {
 	batch := flag.Int("batch", 1000, "with -catchup: RELINK_CLICK_BATCH")
 	cpuProfile := flag.String("cpuprofile", "", "with -catchup: write a CPU profile of the catch-up")
 	clickhouse := flag.String("clickhouse", "", "with -catchup: also store every batch in this ClickHouse (e.g. http://127.0.0.1:8123/relink), as RELINK_CLICKHOUSE_URL does")
+	views := flag.Bool("clickhouse-views", true, "with -clickhouse: keep the rollups' materialized views attached (false: detached, to measure what they cost)")
 	flag.Parse()
 	if *catchup > 0 {
-		if err := CatchUp(*catchup, *batch, *cpuProfile, *clickhouse, os.Stdout); err != nil {
+		if err := CatchUp(*catchup, *batch, *cpuProfile, *clickhouse, *views, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "faults:", err)
 			os.Exit(1)
 		}

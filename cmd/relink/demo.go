@@ -11,6 +11,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/demo"
+	"github.com/relinkhq/relink/internal/workspaces"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -74,7 +75,7 @@ func demoCmd(ctx context.Context, cfg *config.Config, args []string, stdout, std
 	}
 	ws, err := db.WorkspaceBySlug(ctx, *slug)
 	if models.IsNotFound(err) {
-		c, cerr := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: *slug, Slug: *slug, Plan: models.PlanEnterprise})
+		c, cerr := (&workspaces.Service{DB: db, Now: time.Now}).Create(ctx, models.NewWorkspace{Name: *slug, Slug: *slug, Plan: models.PlanEnterprise})
 		if cerr != nil {
 			return fmt.Errorf("create workspace %s: %w", *slug, cerr)
 		}

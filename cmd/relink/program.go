@@ -288,7 +288,7 @@ func (p *programCmd) set(args []string) error {
 		p.prog.DefaultFolderID = folder
 	}
 	p.prog.UpdatedAt = time.Now().UTC()
-	if err := p.db.SaveProgram(p.ctx, p.prog); err != nil {
+	if err := p.svc.Conversions.SaveProgram(p.ctx, p.prog); err != nil {
 		return cliErr(err)
 	}
 	return p.show()
@@ -383,7 +383,7 @@ func (p *programCmd) groupSet(args []string) error {
 		g.UTMTemplate = models.Some(tpl)
 	}
 	g.UpdatedAt = time.Now().UTC()
-	if err := p.db.SaveGroup(p.ctx, g); err != nil {
+	if err := p.svc.Conversions.SaveGroup(p.ctx, g); err != nil {
 		return cliErr(err)
 	}
 	if len(defaults) > 0 {
@@ -447,7 +447,7 @@ func (p *programCmd) rewardSet(args []string) error {
 	}
 	now := time.Now().UTC()
 	r.CreatedAt, r.UpdatedAt = now, now
-	if err := p.db.SetGroupReward(p.ctx, g, r); err != nil {
+	if err := p.svc.Conversions.SetGroupReward(p.ctx, g, r); err != nil {
 		return cliErr(err)
 	}
 	return p.print(toRewardOut(r))
@@ -499,7 +499,7 @@ func (p *programCmd) discountSet(args []string) error {
 	if *desc != "" {
 		d.Description = desc
 	}
-	if err := p.db.SetGroupDiscount(p.ctx, g, d); err != nil {
+	if err := p.svc.Conversions.SetGroupDiscount(p.ctx, g, d); err != nil {
 		return cliErr(err)
 	}
 	return p.print(d)
@@ -525,7 +525,7 @@ func (p *programCmd) commissionsPay(args []string) error {
 	if err := p.parse(args, true); err != nil {
 		return err
 	}
-	n, err := p.db.MarkCommissionsPaid(p.ctx, p.w.ID, p.prog.ID, *partner, time.Now())
+	n, err := p.svc.Conversions.MarkCommissionsPaid(p.ctx, p.prog, *partner)
 	if err != nil {
 		return err
 	}
@@ -601,7 +601,7 @@ func (p *programCmd) resourcesSet(args []string) error {
 		p.prog.Resources = models.JSONCol[models.ProgramResources]{}
 	}
 	p.prog.UpdatedAt = time.Now().UTC()
-	if err := p.db.SaveProgram(p.ctx, p.prog); err != nil {
+	if err := p.svc.Conversions.SaveProgram(p.ctx, p.prog); err != nil {
 		return cliErr(err)
 	}
 	return p.print(r)
@@ -686,17 +686,17 @@ func (p *programCmd) payouts(verb string, args []string) error {
 	case "list":
 		ps, err = p.db.ListPayouts(p.ctx, p.w.ID, p.prog.ID, models.PayoutQuery{Status: *status, SortBy: "createdAt", Desc: true})
 	case "confirm":
-		_, ps, err = p.db.ConfirmPayouts(p.ctx, p.prog, ids, nil, now)
+		_, ps, err = p.svc.Conversions.ConfirmPayouts(p.ctx, p.prog, ids, nil)
 	case "pay", "fail":
 		if len(ids) == 0 {
 			return usageError{"--payout is required\n\n" + programUsage}
 		}
 		if verb == "pay" {
-			ps, err = p.db.CompletePayouts(p.ctx, p.w.ID, p.prog.ID, ids, now)
+			ps, err = p.svc.Conversions.CompletePayouts(p.ctx, p.prog, ids)
 		} else if *reason == "" {
 			return usageError{"--reason is required\n\n" + programUsage}
 		} else {
-			ps, err = p.db.FailPayouts(p.ctx, p.w.ID, p.prog.ID, ids, *reason, now)
+			ps, err = p.svc.Conversions.FailPayouts(p.ctx, p.prog, ids, *reason)
 		}
 	}
 	if err != nil {

@@ -18,8 +18,12 @@ const stripeUsage = `relink stripe — record sales from a workspace's Stripe ac
         add the endpoint in Stripe first: its URL and events are printed by "relink stripe status"
   relink stripe disconnect --workspace W [--mode live|test]
         forget the secret: the endpoint's events are refused from then on
+  relink stripe settings --workspace W [--free-trials on|off] [--track-quantity on|off]
+        free trials (as Dub's Stripe app, off by default): a subscription that starts in trial
+        records a "Started Trial" lead; with --track-quantity on, one per seat
   relink stripe status --workspace W
-        the endpoint URL, the events to select, the connected secrets (masked) and the latest events
+        the endpoint URL, the events to select, the connected secrets (masked), the settings
+        and the latest events
 
 W is a workspace slug or ws_ id. --mode defaults to live (Stripe gives test mode its own endpoint
 and secret). Every command prints the result as JSON.
@@ -33,6 +37,8 @@ func stripeCmd(ctx context.Context, cfg *config.Config, args []string, stdout io
 	wsFlag := fs.String("workspace", "", "workspace slug or ws_ id")
 	secret := fs.String("secret", "", "the endpoint's signing secret (whsec_…)")
 	mode := fs.String("mode", models.StripeLive, "live or test")
+	trials := fs.String("free-trials", "", "on or off: record a lead when a subscription starts in trial")
+	quantity := fs.String("track-quantity", "", "on or off: one trial lead per seat")
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageError{err.Error() + "\n\n" + stripeUsage}
 	}
@@ -66,6 +72,10 @@ func stripeCmd(ctx context.Context, cfg *config.Config, args []string, stdout io
 		if err := svc.Disconnect(ctx, ws.ID, *mode); err != nil {
 			return cliErr(err)
 		}
+	case "settings":
+		if err := stripeSettings(ctx, svc, ws.ID, cfg.APIURL.String(), *trials, *quantity); err != nil {
+			return err
+		}
 	case "status":
 	default:
 		return usageError{"unknown stripe command " + args[0] + "\n\n" + stripeUsage}
@@ -77,4 +87,28 @@ func stripeCmd(ctx context.Context, cfg *config.Config, args []string, stdout io
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(st)
+}
+
+// stripeSettings changes the settings named (an empty value keeps one).
+func stripeSettings(ctx context.Context, svc *stripeapp.Service, workspaceID, apiURL, trials, quantity string) error {
+	st, err := svc.Status(ctx, apiURL, workspaceID)
+	if err != nil {
+		return err
+	}
+	ft := st.FreeTrials
+	for _, f := range []struct {
+		name, val string
+		to        *bool
+	}{{"--free-trials", trials, &ft.Enabled}, {"--track-quantity", quantity, &ft.TrackQuantity}} {
+		switch f.val {
+		case "":
+		case "on":
+			*f.to = true
+		case "off":
+			*f.to = false
+		default:
+			return usageError{f.name + ": want on or off\n\n" + stripeUsage}
+		}
+	}
+	return svc.SetFreeTrials(ctx, workspaceID, ft)
 }

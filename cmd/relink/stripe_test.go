@@ -72,6 +72,7 @@ func (h *hookRecorder) wait(t *testing.T, event string, n int) []map[string]any 
 type stripeFixture struct {
 	t      *testing.T
 	in     *instance
+	env    map[string]string // the server's environment, for CLI commands
 	key    string
 	wsID   string
 	linkID string
@@ -197,7 +198,7 @@ func newStripeFixture(t *testing.T, dialect string) *stripeFixture {
 			t.Fatalf("%v: %s", args, r.stderr)
 		}
 	}
-	f := &stripeFixture{t: t, key: key, wsID: ws["id"].(string), hooks: &hookRecorder{}}
+	f := &stripeFixture{t: t, key: key, wsID: ws["id"].(string), hooks: &hookRecorder{}, env: env}
 	env["RELINK_WEBHOOK_TARGETS"], env["RELINK_CLICK_DEDUP_WINDOW"], env["RELINK_LOG_FORMAT"] = "any", "0", "json"
 	f.in = startInstance(t, "stripe-"+dialect, env)
 	recv := httptest.NewServer(f.hooks)
@@ -216,7 +217,7 @@ func newStripeFixture(t *testing.T, dialect string) *stripeFixture {
 	if st := f.in.call(t, "PATCH", "/links/"+f.linkID, key, map[string]any{"trackConversion": true}, nil); st != 200 {
 		t.Fatalf("track conversions: %d", st)
 	}
-	for i := range 2 {
+	for i := range 3 {
 		_, loc := f.in.redirect(t, stripeShort, partner.Links[0].Key, fmt.Sprintf("203.0.113.%d", i+1))
 		u, err := url.Parse(loc)
 		if err != nil || u.Query().Get("dub_id") == "" {
@@ -236,6 +237,7 @@ func TestStripeWebhook(t *testing.T) {
 			f.refusals()
 			f.oneTimeCheckout()
 			f.subscription()
+			f.freeTrials()
 			f.refunds()
 		})
 	}
@@ -379,5 +381,69 @@ func (f *stripeFixture) refunds() {
 	}
 	if statuses["pi_A"] != "refunded" || statuses["in_B2"] != "pending" {
 		t.Errorf("commission.updated statuses by invoice: %v", statuses)
+	}
+}
+
+// freeTrials: customer.subscription.created in trial records nothing until
+// `relink stripe settings --free-trials on` (Dub's default is off); then a
+// trialing subscription of a linked customer records "Started Trial" leads
+// on the customer's click, one per seat with --track-quantity on, with
+// lead.created; an active subscription, a retried delivery, a second trial
+// of the same customer and an unknown Stripe customer record none.
+func (f *stripeFixture) freeTrials() {
+	t := f.t
+	cust := map[string]any{"ID": "cus_T", "Email": "tess@example.com", "Name": "Tess",
+		"Metadata": fmt.Sprintf(`{"dubCustomerExternalId":"user_t","dubClickId":%q}`, f.clicks[2])}
+	f.deliver(f.event("customer.created", "customer", true, cust), stripeLiveSecret, "linked to Stripe customer cus_T")
+	trial := func(id, customer, status string, seats int) []byte {
+		return f.event("customer.subscription.created", "subscription", true, map[string]any{"ID": id, "Customer": customer,
+			"Status": status, "Trial": status == "trialing", "Quantity": seats})
+	}
+	leads := func() float64 {
+		var link map[string]any
+		f.get("/links/"+f.linkID, &link)
+		return link["leads"].(float64)
+	}
+	before := leads()
+	f.deliver(trial("sub_T0", "cus_T", "trialing", 3), stripeLiveSecret, "free trial tracking is not enabled")
+	if r := relink(t, f.env, "stripe", "settings", "--workspace", "acme", "--free-trials", "on", "--track-quantity", "on"); r.code != 0 {
+		t.Fatalf("stripe settings: %s", r.stderr)
+	}
+	var st struct {
+		FreeTrials struct{ Enabled, TrackQuantity bool } `json:"freeTrials"`
+	}
+	if r := relink(t, f.env, "stripe", "status", "--workspace", "acme"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &st) != nil || !st.FreeTrials.Enabled || !st.FreeTrials.TrackQuantity {
+		t.Fatalf("stripe status after settings: %s %s", r.stdout, r.stderr)
+	}
+	f.deliver(trial("sub_T1", "cus_T", "active", 3), stripeLiveSecret, "not in trialing status")
+	started := trial("sub_T2", "cus_T", "trialing", 3)
+	f.deliver(started, stripeLiveSecret, "Customer subscription created for customer")
+	f.deliver(started, stripeLiveSecret, "already received")
+	f.deliver(trial("sub_T3", "cus_T", "trialing", 1), stripeLiveSecret, `already has a "Started Trial" lead`)
+	f.deliver(trial("sub_Z", "cus_Z", "trialing", 1), stripeLiveSecret, "has not been tracked yet")
+	if got := leads(); got != before+3 {
+		t.Errorf("link leads %v after a 3-seat trial, want %v", got, before+3)
+	}
+	var events []map[string]any
+	f.get("/events?event=leads&interval=all&limit=100", &events)
+	n := 0
+	for _, e := range events {
+		if e["eventName"] == "Started Trial" {
+			if c, _ := e["customer"].(map[string]any); c["externalId"] != "user_t" {
+				t.Errorf("trial lead of customer %v", c)
+			}
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d Started Trial lead events, want 3 (one per seat)", n)
+	}
+	found := false
+	for _, e := range f.hooks.wait(t, "lead.created", 4) {
+		d := e["data"].(map[string]any)
+		found = found || d["eventName"] == "Started Trial"
+	}
+	if !found {
+		t.Error("no lead.created webhook for the trial")
 	}
 }

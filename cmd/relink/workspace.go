@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/auth"
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/workspaces"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -63,7 +65,7 @@ func workspace(ctx context.Context, cfg *config.Config, args []string, stdout io
 		return err
 	}
 	defer db.Close()
-	created, err := db.CreateWorkspaceWithKey(ctx, in)
+	created, err := (&workspaces.Service{DB: db, Now: time.Now}).Create(ctx, in)
 	if err != nil {
 		var ae *apierr.Error
 		if errors.As(err, &ae) && ae.Code != apierr.InternalServerError {

@@ -15,6 +15,7 @@ import (
 	"github.com/relinkhq/relink/internal/qr"
 	"github.com/relinkhq/relink/internal/stripeapp"
 	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/workspaces"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -42,6 +43,8 @@ type Deps struct {
 	Stripe *stripeapp.Service
 	// LinkJSON renders link objects (the same renderer as webhooks').
 	LinkJSON webhooks.Links
+	// Workspaces changes workspaces' settings.
+	Workspaces *workspaces.Service
 }
 
 // Handlers is the API's handler set.

@@ -10,27 +10,18 @@ import (
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/internal/paging"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
-// customerJSON is the Customer object (spec/partners-and-embed.md §2.1); the
-// expanded keys are omitted when not asked for or empty.
+// customerJSON is the Customer object (spec/partners-and-embed.md §2.1): the
+// webhooks' commission customer (the same keys in the same order) with the
+// display name, and the expanded keys, omitted when not asked for or empty.
 type customerJSON struct {
-	ID                     string               `json:"id"`
-	Name                   *string              `json:"name"`
-	Email                  *string              `json:"email"`
-	Avatar                 *string              `json:"avatar"`
-	ExternalID             string               `json:"externalId"`
-	StripeCustomerID       *string              `json:"stripeCustomerId"`
-	Country                *string              `json:"country"`
-	Sales                  int64                `json:"sales"`
-	SaleAmount             int64                `json:"saleAmount"`
-	CreatedAt              string               `json:"createdAt"`
-	FirstSaleAt            *string              `json:"firstSaleAt"`
-	SubscriptionCanceledAt *string              `json:"subscriptionCanceledAt"`
-	Link                   *customerLinkJSON    `json:"link,omitempty"`
-	ProgramID              *string              `json:"programId,omitempty"`
-	Partner                *customerPartnerJSON `json:"partner,omitempty"`
+	webhooks.CommissionCustomer
+	Link      *customerLinkJSON    `json:"link,omitempty"`
+	ProgramID *string              `json:"programId,omitempty"`
+	Partner   *customerPartnerJSON `json:"partner,omitempty"`
 }
 
 type customerLinkJSON struct {
@@ -50,11 +41,9 @@ type customerPartnerJSON struct {
 }
 
 func toCustomerJSON(c *models.Customer) customerJSON {
-	return customerJSON{
-		ID: c.ID, Name: conversions.DisplayName(c), Email: c.Email, Avatar: c.Avatar, ExternalID: c.ExternalID,
-		StripeCustomerID: c.StripeCustomerID, Country: c.Country, Sales: c.Sales, SaleAmount: c.SaleAmount,
-		CreatedAt: request.Timestamp(c.CreatedAt), FirstSaleAt: optTime(c.FirstSaleAt), SubscriptionCanceledAt: optTime(c.SubscriptionCanceledAt),
-	}
+	j := customerJSON{CommissionCustomer: *webhooks.CommissionCustomerOf(c)}
+	j.Name = conversions.DisplayName(c)
+	return j
 }
 
 // customersJSON renders customers, with their link and partner when
@@ -222,7 +211,7 @@ func (h *Handlers) UpdateCustomer(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.DB.UpdateCustomer(c.UserContext(), cust, patch); err != nil {
+	if err := h.Conversions.UpdateCustomer(c.UserContext(), cust, patch); err != nil {
 		return err
 	}
 	return h.oneCustomerJSON(c, cust)
@@ -240,7 +229,7 @@ func (h *Handlers) DeleteCustomer(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.DB.DeleteCustomer(c.UserContext(), ws.ID, cust.ID); err != nil {
+	if err := h.Conversions.DeleteCustomer(c.UserContext(), ws, cust.ID); err != nil {
 		return err
 	}
 	return c.JSON(idJSON{ID: cust.ID})

@@ -4,8 +4,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/request"
-	"github.com/relinkhq/relink/internal/conversions"
-	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/models"
 )
@@ -43,11 +41,7 @@ func (h *Handlers) CreateCustomer(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ws := request.Workspace(c)
-	now := h.Now().UTC()
-	cust.ID, cust.WorkspaceID, cust.CreatedAt, cust.UpdatedAt = ids.New(ids.Customer), ws.ID, now, now
-	cust.Name = conversions.DisplayName(cust)
-	if err := h.DB.CreateCustomer(c.UserContext(), cust); err != nil {
+	if err := h.Conversions.CreateCustomer(c.UserContext(), request.Workspace(c), cust); err != nil {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(toCustomerJSON(cust))

@@ -57,7 +57,7 @@ func (h *Handlers) UpdateTag(c *fiber.Ctx) error {
 // DeleteTag answers DELETE /tags/{id} with {"id"}.
 func (h *Handlers) DeleteTag(c *fiber.Ctx) error {
 	id := Param(c, "id")
-	if err := h.DB.DeleteTag(c.UserContext(), request.Workspace(c).ID, id); err != nil {
+	if err := h.Links.DeleteTag(c.UserContext(), request.Workspace(c), id); err != nil {
 		return err
 	}
 	return c.JSON(fiber.Map{"id": id})

@@ -191,7 +191,7 @@ func TestErrorWordingCoversEveryMessage(t *testing.T) {
 // from instead; each is still checked where it is raised.
 var notAPI = map[string]string{
 	"The mode must be live or test.":                                                                "relink stripe connect: command line only",
-	"The signing secret must be the endpoint's whsec_… value from Stripe.":                          "relink stripe connect: command line only",
+	"The signing secret must be the endpoint's whsec_… value from Stripe.":                          "relink stripe connect and the console's Stripe page (tests/browser/stripe.test.mjs): not the JSON API",
 	"Stripe is not connected to this workspace.":                                                    "relink stripe disconnect/status: command line only",
 	"Missing Stripe-Signature header.":                                                              "POST /stripe/webhook (Stripe's own requests, not Dub's API): cmd/relink TestStripeWebhook's unsigned request",
 	"You cannot upload custom link preview images with bulk link creation.":                         "bulk image rules: links_bulk_test.go",

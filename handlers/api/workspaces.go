@@ -78,7 +78,7 @@ func (h *Handlers) UpdateWorkspace(c *fiber.Ctx) error {
 	if err := checkWorkspaceUpdate(req); err != nil {
 		return err
 	}
-	if err := h.DB.UpdateWorkspace(c.UserContext(), &upd); err != nil {
+	if err := h.Workspaces.Update(c.UserContext(), &upd); err != nil {
 		return err
 	}
 	return c.JSON(toWorkspaceJSON(&upd))

@@ -21,6 +21,7 @@ import (
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/stripeapp"
 	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/workspaces"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
 	"github.com/relinkhq/relink/views/layout"
@@ -42,9 +43,8 @@ type Deps struct {
 	Conversions *conversions.Service
 	// Webhooks runs the webhook management rules.
 	Webhooks *webhooks.Service
-	// PrivacyChanged tells the click pipeline that a workspace's privacy
-	// settings changed (the keep-IP set's Invalidate).
-	PrivacyChanged func(workspaceID string)
+	// Workspaces changes settings, members, invites and API keys.
+	Workspaces *workspaces.Service
 	// DomainChecks verifies domains' DNS (the domains page's "Check DNS").
 	DomainChecks *domaincheck.Service
 	// Stripe is the Stripe endpoint service `relink stripe` uses (the
@@ -65,10 +65,9 @@ type Handlers struct {
 	hooks *webhooks.Service
 	dns   *domaincheck.Service
 	// stripe: see Deps.Stripe.
-	stripe *stripeapp.Service
-	// privacyChanged: see Deps.PrivacyChanged.
-	privacyChanged func(workspaceID string)
-	secure         bool // Secure cookies (outside dev)
+	stripe     *stripeapp.Service
+	workspaces *workspaces.Service
+	secure     bool // Secure cookies (outside dev)
 	// imports are the workspaces' CSV uploads and import runs.
 	imports *imports
 }
@@ -76,7 +75,7 @@ type Handlers struct {
 // New returns the console handlers.
 func New(d Deps) *Handlers {
 	return &Handlers{db: d.DB, cfg: d.Config, now: d.Now, log: d.Logger, codec: d.Sessions, secure: !d.Config.DevMode,
-		links: d.Links, stats: d.Analytics, conv: d.Conversions, hooks: d.Webhooks, dns: d.DomainChecks, stripe: d.Stripe, privacyChanged: d.PrivacyChanged,
+		links: d.Links, stats: d.Analytics, conv: d.Conversions, hooks: d.Webhooks, dns: d.DomainChecks, stripe: d.Stripe, workspaces: d.Workspaces,
 		imports: &imports{}}
 }
 

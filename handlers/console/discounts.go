@@ -159,7 +159,7 @@ func (h *Handlers) SetGroupDiscount(c *fiber.Ctx) error {
 	if desc := typed.Get("description"); desc != "" {
 		d.Description = &desc
 	}
-	if err := h.db.SetGroupDiscount(ctx, g, d); err != nil {
+	if err := h.conv.SetGroupDiscount(ctx, g, d); err != nil {
 		return fail(err)
 	}
 	return redirect(c, "/console/program/discounts")

@@ -264,7 +264,7 @@ func (h *Handlers) CreateTag(c *fiber.Ctx) error {
 
 // DeleteTag deletes a tag.
 func (h *Handlers) DeleteTag(c *fiber.Ctx) error {
-	if err := h.db.DeleteTag(c.UserContext(), viewer(c).Workspace.ID, c.Params("id")); err != nil {
+	if err := h.links.DeleteTag(c.UserContext(), viewer(c).Workspace, c.Params("id")); err != nil {
 		return err
 	}
 	return redirect(c, "/console/tags")

@@ -52,7 +52,7 @@ func (h *Handlers) Members(c *fiber.Ctx) error {
 func (h *Handlers) CreateInvite(c *fiber.Ctx) error {
 	vw := viewer(c)
 	form := vc.InviteForm{Email: c.FormValue("email"), Role: c.FormValue("role")}
-	inv, token, err := h.db.CreateInvite(c.UserContext(), vw.Workspace.ID, form.Email, models.Role(form.Role), &vw.User.ID, h.now(), h.now().Add(h.cfg.InviteTTL))
+	inv, token, err := h.workspaces.CreateInvite(c.UserContext(), vw.Workspace.ID, form.Email, models.Role(form.Role), &vw.User.ID, h.cfg.InviteTTL)
 	v, verr := h.membersView(c)
 	if verr != nil {
 		return verr
@@ -73,7 +73,7 @@ func (h *Handlers) CreateInvite(c *fiber.Ctx) error {
 
 // DeleteInvite withdraws an invite.
 func (h *Handlers) DeleteInvite(c *fiber.Ctx) error {
-	if err := h.db.DeleteInvite(c.UserContext(), viewer(c).Workspace.ID, c.Params("id")); err != nil {
+	if err := h.workspaces.DeleteInvite(c.UserContext(), viewer(c).Workspace.ID, c.Params("id")); err != nil {
 		return err
 	}
 	return redirect(c, "/console/settings/members")
@@ -81,7 +81,7 @@ func (h *Handlers) DeleteInvite(c *fiber.Ctx) error {
 
 // SetRole changes a member's role; the last owner cannot be demoted (409).
 func (h *Handlers) SetRole(c *fiber.Ctx) error {
-	if err := h.db.SetMemberRole(c.UserContext(), viewer(c).Workspace.ID, c.Params("user"), models.Role(c.FormValue("role"))); err != nil {
+	if err := h.workspaces.SetMemberRole(c.UserContext(), viewer(c).Workspace.ID, c.Params("user"), models.Role(c.FormValue("role"))); err != nil {
 		return err
 	}
 	return redirect(c, "/console/settings/members")
@@ -89,7 +89,7 @@ func (h *Handlers) SetRole(c *fiber.Ctx) error {
 
 // RemoveMember takes a member out of the workspace.
 func (h *Handlers) RemoveMember(c *fiber.Ctx) error {
-	if err := h.db.RemoveMember(c.UserContext(), viewer(c).Workspace.ID, c.Params("user")); err != nil {
+	if err := h.workspaces.RemoveMember(c.UserContext(), viewer(c).Workspace.ID, c.Params("user")); err != nil {
 		return err
 	}
 	return redirect(c, "/console/settings/members")
@@ -136,7 +136,7 @@ func (h *Handlers) AcceptInvite(c *fiber.Ctx) error {
 	}
 	password := c.FormValue("password")
 	var hashErr error
-	u, w, err := h.db.AcceptInvite(c.UserContext(), p.Token, h.now(),
+	u, w, err := h.workspaces.AcceptInvite(c.UserContext(), p.Token,
 		func() (string, error) {
 			hsh, err := auth.HashPassword(password)
 			if err != nil {

@@ -123,7 +123,7 @@ func (h *Handlers) ConfirmPayouts(c *fiber.Ctx) error {
 		return err
 	}
 	user := viewer(c).User.ID
-	batch, ps, err := h.db.ConfirmPayouts(c.UserContext(), p, nil, &user, h.now())
+	batch, ps, err := h.conv.ConfirmPayouts(c.UserContext(), p, nil, &user)
 	if err != nil {
 		return err
 	}
@@ -142,13 +142,13 @@ func (h *Handlers) SetPayoutStatus(c *fiber.Ctx) error {
 	ids := []string{c.Params("id")}
 	switch c.FormValue("status") {
 	case models.PayoutCompleted:
-		_, err = h.db.CompletePayouts(ctx, ws.ID, p.ID, ids, h.now())
+		_, err = h.conv.CompletePayouts(ctx, p, ids)
 	case models.PayoutFailed:
 		reason := strings.TrimSpace(c.FormValue("reason"))
 		if reason == "" {
 			reason = "Marked failed in the console."
 		}
-		_, err = h.db.FailPayouts(ctx, ws.ID, p.ID, ids, reason, h.now())
+		_, err = h.conv.FailPayouts(ctx, p, ids, reason)
 	default:
 		err = apierr.Validation("invalid_value", "status", "Choose completed or failed.")
 	}

@@ -154,7 +154,7 @@ func rewardText(id *string, rs map[string]*models.Reward) string {
 
 // CreateProgram starts the workspace's partner program (owners).
 func (h *Handlers) CreateProgram(c *fiber.Ctx) error {
-	if _, _, err := h.db.CreateDefaultProgram(c.UserContext(), viewer(c).Workspace); err != nil {
+	if _, _, err := h.conv.CreateDefaultProgram(c.UserContext(), viewer(c).Workspace); err != nil {
 		return err
 	}
 	return redirect(c, "/console/program")
@@ -191,7 +191,7 @@ func (h *Handlers) SetReward(c *fiber.Ctx) error {
 	if err != nil {
 		return fail(err)
 	}
-	if err := h.db.SetGroupReward(ctx, g, r); err != nil {
+	if err := h.conv.SetGroupReward(ctx, g, r); err != nil {
 		return fail(err)
 	}
 	return redirect(c, "/console/program")
@@ -205,7 +205,7 @@ func (h *Handlers) CreateGroup(c *fiber.Ctx) error {
 		return err
 	}
 	typed := url.Values{"form": {"group"}, "name": {c.FormValue("name")}, "slug": {c.FormValue("slug")}}
-	if _, err := h.db.CreateGroup(ctx, p, typed.Get("name"), typed.Get("slug")); err != nil {
+	if _, err := h.conv.CreateGroup(ctx, p, typed.Get("name"), typed.Get("slug")); err != nil {
 		errs, status, ok := fieldErrors(err, "slug")
 		if !ok {
 			return err
@@ -227,7 +227,7 @@ func (h *Handlers) SetHoldingPeriod(c *fiber.Ctx) error {
 		return apierr.Validation("invalid_type", "holdingPeriodDays", "Holding period must be a number of days.")
 	}
 	g.HoldingPeriodDays = n
-	if err := h.db.SaveGroup(ctx, g); err != nil {
+	if err := h.conv.SaveGroup(ctx, g); err != nil {
 		return err
 	}
 	return redirect(c, "/console/program")

@@ -72,7 +72,7 @@ func (h *Handlers) SetProgramDomain(c *fiber.Ctx) error {
 	}
 	p.Domain = &d
 	p.UpdatedAt = h.now().UTC()
-	if err := h.db.SaveProgram(ctx, p); err != nil {
+	if err := h.conv.SaveProgram(ctx, p); err != nil {
 		return err
 	}
 	return redirect(c, "/console/program")

@@ -46,7 +46,7 @@ func (h *Handlers) SaveSettings(c *fiber.Ctx) error {
 	w.Plan = models.Plan(c.FormValue("plan"))
 	err := w.SetEmbedHostnames(strings.Split(strings.ReplaceAll(c.FormValue("embedAllowedHostnames"), ",", "\n"), "\n"))
 	if err == nil {
-		err = h.db.UpdateWorkspace(c.UserContext(), &w)
+		err = h.workspaces.Update(c.UserContext(), &w)
 	}
 	if err != nil {
 		errs, status, ok := fieldErrors(err, "slug")
@@ -75,11 +75,8 @@ func (h *Handlers) SavePrivacy(c *fiber.Ctx) error {
 		f.PrivacyError = fmt.Sprintf("The retention period is 0 (keep forever) or %d to %d days.", models.MinRetentionDays, models.MaxRetentionDays)
 		return h.page(c, fiber.StatusUnprocessableEntity, "Settings", "settings", vc.Settings(f))
 	}
-	if err := h.db.SetPrivacy(c.UserContext(), w.ID, keep, days); err != nil {
+	if err := h.workspaces.SetPrivacy(c.UserContext(), w.ID, keep, days); err != nil {
 		return err
-	}
-	if h.privacyChanged != nil {
-		h.privacyChanged(w.ID)
 	}
 	return redirect(c, "/console/settings?privacy=saved")
 }
@@ -87,7 +84,7 @@ func (h *Handlers) SavePrivacy(c *fiber.Ctx) error {
 // RotatePublishableKey generates the workspace's publishable key, replacing
 // the old one (owners only).
 func (h *Handlers) RotatePublishableKey(c *fiber.Ctx) error {
-	if _, err := h.db.RotatePublishableKey(c.UserContext(), viewer(c).Workspace); err != nil {
+	if _, err := h.workspaces.RotatePublishableKey(c.UserContext(), viewer(c).Workspace); err != nil {
 		return err
 	}
 	return redirect(c, "/console/settings")

@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/stripeapp"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
 )
@@ -29,8 +30,9 @@ func (h *Handlers) stripePage(c *fiber.Ctx, status int, saved, errMode, errMsg s
 		return err
 	}
 	v := vc.StripeView{CSRF: session(c).CSRF, Upgrade: !ws.Plan.AtLeast(models.PlanBusiness), CanEdit: viewer(c).Role == models.RoleOwner,
-		EndpointURL: st.EndpointURL, Events: st.Events, Error: errMsg, ErrorMode: errMode}
-	if saved == models.StripeLive || saved == models.StripeTest || saved == "removed" {
+		EndpointURL: st.EndpointURL, Events: st.Events, Error: errMsg, ErrorMode: errMode,
+		FreeTrials: st.FreeTrials.Enabled, TrackQuantity: st.FreeTrials.TrackQuantity}
+	if saved == models.StripeLive || saved == models.StripeTest || saved == "removed" || saved == "trials" {
 		v.Saved = saved
 	}
 	for _, m := range []struct{ mode, label string }{{models.StripeLive, "Live mode"}, {models.StripeTest, "Test mode"}} {
@@ -86,4 +88,16 @@ func (h *Handlers) DisconnectStripe(c *fiber.Ctx) error {
 		return err
 	}
 	return redirect(c, "/console/settings/stripe?saved=removed")
+}
+
+// SaveStripeTrials stores the free-trial settings (owners).
+func (h *Handlers) SaveStripeTrials(c *fiber.Ctx) error {
+	if err := stripePlan(c); err != nil {
+		return err
+	}
+	ft := stripeapp.FreeTrials{Enabled: c.FormValue("freeTrials") == "on", TrackQuantity: c.FormValue("trackQuantity") == "on"}
+	if err := h.stripe.SetFreeTrials(c.UserContext(), viewer(c).Workspace.ID, ft); err != nil {
+		return err
+	}
+	return redirect(c, "/console/settings/stripe?saved=trials")
 }

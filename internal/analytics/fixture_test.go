@@ -20,6 +20,7 @@ import (
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
+	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -62,6 +63,14 @@ type world struct {
 	// the others by the same inserts (syncClickHouse).
 	chs    []chTarget
 	outbox *chstore.Outbox
+	// slim is the SQL database the production click store (the ClickHouse-
+	// only path: chstore.ClickStore without aggregate hooks) writes its slim
+	// rows into; chSQL is the world's database as the ClickHouse engines
+	// see it: any statement on the SQL event tables or their aggregates
+	// fails the test (sqlGuard), so their answers cannot depend on what
+	// that path no longer writes.
+	slim  *models.DB
+	chSQL *models.DB
 
 	clicks []models.Click // what the pipeline stored (for leads)
 	nLeads int
@@ -104,7 +113,9 @@ func newWorldOn(t testing.TB, db *models.DB, slug string, now time.Time, kinds [
 		}
 	}
 	if len(w.chs) > 0 {
-		store = teeStore{first: &chstore.ClickStore{SQL: db, CH: w.chs[0].c}, more: w.chs[1:]}
+		w.slim = testdb.Open(t, db.Dialect)
+		w.chSQL = guarded(t, db)
+		store = teeStore{sql: db, first: &chstore.ClickStore{SQL: w.slim, CH: w.chs[0].c}, more: w.chs[1:]}
 	}
 	w.pipe = ingest.New(store, ingest.Options{DedupWindow: -1, BatchSize: 500, FlushInterval: time.Hour,
 		Hooks: []models.ClickHook{models.AggregateClicks}})
@@ -245,7 +256,7 @@ func (w *world) implementations(agg analytics.Engine) map[string]analytics.Engin
 	w.syncClickHouse()
 	for i, ch := range w.chs {
 		w.checkClickHouse(ch)
-		e := analytics.NewClickHouseEngine(w.db, ch.c, func() time.Time { return w.now })
+		e := analytics.NewClickHouseEngine(w.chSQL, ch.c, func() time.Time { return w.now })
 		if i == 0 {
 			impls["clickhouse"] = e
 		} else {
@@ -275,9 +286,16 @@ func thinned(impls map[string]analytics.Engine, all bool) map[string]analytics.E
 
 // checkClickHouse: every stored event reached the ClickHouse store exactly
 // once (no FINAL: InsertOnce), through the pipeline's ClickStore and the
-// outbox, and the rollups' totals count each once.
+// outbox, and the rollups' totals count each once. The ClickStore's SQL
+// side holds each click's slim row and no click aggregate.
 func (w *world) checkClickHouse(ch chTarget) {
 	w.t.Helper()
+	var slim, hashed, aggs int64
+	w.slim.Raw("SELECT COUNT(*), COUNT(CASE WHEN identity_hash <> '' THEN 1 END) FROM clicks WHERE workspace_id = ?", w.ws.ID).Row().Scan(&slim, &hashed)
+	w.slim.Raw("SELECT COUNT(*) FROM event_aggregates").Scan(&aggs)
+	if slim != int64(len(w.clicks)) || hashed != 0 || aggs != 0 {
+		w.t.Fatalf("the ClickHouse path's SQL store: %d slim rows (%d with an identity hash), %d aggregates; want %d, 0, 0", slim, hashed, aggs, len(w.clicks))
+	}
 	for table, want := range map[string]int{"clicks": len(w.clicks), "lead_events": w.nLeads, "sale_events": w.nSales} {
 		var got, ids, rolled string
 		if err := ch.c.Query(w.ctx, "SELECT count(), uniqExact("+map[bool]string{true: "click_id", false: "event_id"}[table == "clicks"]+") FROM "+table, func(c []string) error { got, ids = c[0], c[1]; return nil }); err != nil {
@@ -299,18 +317,24 @@ type chTarget struct {
 	c    *chstore.Client
 }
 
-// teeStore is the pipeline's store with several ClickHouse stores: the
-// production ClickStore for the first, the same ClickHouse insert into the
-// others.
+// teeStore is the pipeline's store with ClickHouse stores: the SQL store
+// as it is without ClickHouse (every column, the aggregates: what the SQL
+// engines read), the production ClickStore as it runs with ClickHouse (no
+// aggregate hook; its slim rows into their own database) for the first,
+// the same ClickHouse insert into the others.
 type teeStore struct {
+	sql   *models.DB
 	first *chstore.ClickStore
 	more  []chTarget
 }
 
 func (s teeStore) RecordClicks(ctx context.Context, batch []models.Click, hooks ...models.ClickHook) (int, error) {
-	n, err := s.first.RecordClicks(ctx, batch, hooks...)
+	n, err := s.sql.RecordClicks(ctx, batch, hooks...)
 	if err != nil {
 		return n, err
+	}
+	if _, err := s.first.RecordClicks(ctx, batch); err != nil {
+		return 0, err
 	}
 	for _, ch := range s.more {
 		if err := ch.c.InsertClicks(ctx, batch); err != nil {

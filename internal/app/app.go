@@ -41,6 +41,7 @@ import (
 	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/internal/stripeapp"
 	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/workspaces"
 	"github.com/relinkhq/relink/internal/wsset"
 	"github.com/relinkhq/relink/models"
 )
@@ -99,6 +100,9 @@ type Services struct {
 	// Stripe records sales, refunds and cancellations from workspaces'
 	// Stripe webhook endpoints (docs/stripe.md).
 	Stripe *stripeapp.Service
+	// Workspaces changes workspaces' settings, members, invites and API
+	// keys.
+	Workspaces *workspaces.Service
 	// Analytics answers /analytics, /events, the console and the embed.
 	Analytics analytics.Engine
 	// Logos loads the logos drawn on QR codes (RELINK_QR_LOGO_FETCH).
@@ -201,6 +205,10 @@ func (s *Services) jobs() {
 		// Leads and sales to ClickHouse (after the click drain: a lead
 		// tracked during shutdown still goes out).
 		s.Jobs.Add(jobs.Job{Name: "clickhouse outbox", Every: chstore.OutboxPeriod, Run: s.ClickHouseOutbox.Run, Drain: s.ClickHouseOutbox.Drain})
+		// The SQL store keeps a click's slim row for the attribution
+		// window only; ClickHouse holds the click.
+		trim := &chstore.ClickTrim{SQL: s.DB, CH: s.ClickHouse, Window: s.Config.ClickHouseClickWindow, Now: s.Now, Log: s.Log}
+		s.Jobs.Add(jobs.Job{Name: "clickhouse click trim", Every: chstore.TrimPeriod, Run: trim.Run})
 	}
 	s.Jobs.Add(jobs.Job{Name: "commissions", Every: CommissionPeriod, Run: s.commissions})
 	// Webhook delivery (it finishes its attempts in flight when stopped;
@@ -374,6 +382,27 @@ func (s *Services) clickPath(ctx context.Context) error {
 	return nil
 }
 
+// clickWindow is the attribution window conversions look clicks up in:
+// with the ClickHouse event store, RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW (the
+// SQL store keeps slim rows that long); otherwise none.
+func (s *Services) clickWindow() time.Duration {
+	if s.ClickHouse == nil {
+		return 0
+	}
+	return s.Config.ClickHouseClickWindow
+}
+
+// EventUsage counts the workspace's clicks, leads and sales since since
+// (the usage limits, RELINK_USAGE_LIMITS): from the SQL aggregates, or from
+// ClickHouse's rollups when the event store is on (the SQL store then keeps
+// no click aggregates).
+func (s *Services) EventUsage(ctx context.Context, workspaceID string, since time.Time) (int64, error) {
+	if s.ClickHouse != nil {
+		return s.ClickHouse.EventUsage(ctx, workspaceID, since)
+	}
+	return s.DB.EventUsage(ctx, workspaceID, since)
+}
+
 // domainsFirst tells the set of registered domains of a domain change
 // before the link cache (which drops the domain's entries and publishes the
 // change to the other instances).
@@ -395,11 +424,16 @@ func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger, now fu
 	if dedup == 0 {
 		dedup = -1 // disabled
 	}
+	// The SQL analytics engine reads hourly aggregates; keep them in the
+	// same transaction as the clicks. With the ClickHouse event store the
+	// click is stored there once (its rollups are ClickHouse's), and the SQL
+	// store keeps only its slim row: no SQL aggregate (chstore.ClickStore).
+	hooks := append([]models.ClickHook{models.AggregateClicks}, extra...)
+	if cfg.ClickHouseURL != "" {
+		hooks = extra
+	}
 	return ingest.Options{QueueSize: cfg.ClickQueue, BatchSize: cfg.ClickBatch, FlushInterval: cfg.ClickFlushInterval,
-		DedupWindow: dedup, Geo: loc, Logger: log, Now: now,
-		// The analytics engine reads hourly aggregates; keep them in the
-		// same transaction as the clicks.
-		Hooks: append([]models.ClickHook{models.AggregateClicks}, extra...)}
+		DedupWindow: dedup, Geo: loc, Logger: log, Now: now, Hooks: hooks}
 }
 
 // domain is the business services over the database: links, FX,
@@ -430,9 +464,13 @@ func (s *Services) domain(context.Context) error {
 	engine.ShortLink = s.Links.ShortLinkFor
 	s.Analytics = engine
 	s.Conversions = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Links: s.Links, Now: s.Now, Log: s.Log, Pending: s.Clicks,
-		Webhooks: s.ClickWebhooks.Links, Analytics: s.Analytics})
+		Webhooks: s.ClickWebhooks.Links, Analytics: s.Analytics, ClickWindow: s.clickWindow()})
 	s.Referrals = &referrals.Service{DB: s.DB, Conversions: s.Conversions, Analytics: s.Analytics, Now: s.Now}
 	s.Stripe = stripeapp.New(s.DB, s.Conversions, s.Now, s.Log)
+	s.Workspaces = &workspaces.Service{DB: s.DB, Now: s.Now}
+	if s.KeepIPs != nil {
+		s.Workspaces.PrivacyChanged = s.KeepIPs.Invalidate
+	}
 	fetch := qr.FetchPublic
 	if cfg.QRLogoFetch != "" {
 		fetch = cfg.QRLogoFetch

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -125,9 +126,125 @@ func clicks(n int, ws string, at time.Time) []models.Click {
 	out := make([]models.Click, n)
 	for i := range out {
 		out[i] = models.Click{ClickID: ids.Nano(16), Timestamp: at.Add(time.Duration(i) * time.Millisecond), WorkspaceID: ws,
-			LinkID: "link_x", Domain: "d.link", Key: "k", URL: "https://example.com/?a=1", Country: "US"}
+			LinkID: "link_x", Domain: "d.link", Key: "k", URL: "https://example.com/?a=1", Country: "US",
+			IdentityHash: "visitor-" + fmt.Sprint(i), City: "Berlin", Device: "Mobile", Browser: "Chrome", OS: "iOS",
+			Referer: "google.com", UTMSource: "news", QR: i%2 == 0, Trigger: "link"}
 	}
 	return out
+}
+
+// checkSlim: each click of batch is stored once. ClickHouse has the whole
+// click; the SQL store has its slim row only — what a lead copies
+// (models.AttrsOf), its time and workspace, no identity hash — and no SQL
+// event aggregate counts it.
+func checkSlim(t *testing.T, db *models.DB, c *chstore.Client, batch []models.Click) {
+	t.Helper()
+	for _, want := range batch {
+		var got models.Click
+		if err := db.Where("click_id = ?", want.ClickID).Take(&got).Error; err != nil {
+			t.Fatal(err)
+		}
+		if got.IdentityHash != "" {
+			t.Fatalf("the SQL store kept the identity hash of %s", want.ClickID)
+		}
+		if models.AttrsOf(&got) != models.AttrsOf(&want) || !got.Timestamp.Equal(want.Timestamp) || got.WorkspaceID != want.WorkspaceID {
+			t.Fatalf("slim row %+v\nwant the attributes of %+v", got, want)
+		}
+		if n := count(t, c, "SELECT count() FROM clicks WHERE identity_hash = "+chstore.Quote(want.IdentityHash)+" AND click_id = "+chstore.Quote(want.ClickID)); n != "1" {
+			t.Fatalf("clickhouse holds %s whole copies of %s", n, want.ClickID)
+		}
+	}
+	var aggs int64
+	db.Raw("SELECT COUNT(*) FROM event_aggregates WHERE workspace_id = ? AND event = ?", batch[0].WorkspaceID, models.AggClick).Scan(&aggs)
+	if aggs != 0 {
+		t.Fatalf("%d SQL click aggregates written with ClickHouse on", aggs)
+	}
+}
+
+// TestClickTrim: the job deletes the SQL store's slim rows past the
+// attribution window that ClickHouse holds, keeps the newer ones, and keeps
+// old clicks ClickHouse does not hold (stored before the event store was
+// on, not yet backfilled) until the backfill has copied them.
+func TestClickTrim(t *testing.T) {
+	eachCH(t, func(t *testing.T, c *chstore.Client) {
+		testdb.Each(t, func(t *testing.T, db *models.DB) {
+			ctx := context.Background()
+			ws, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "trim", Slug: "trim-" + ids.Nano(4), Plan: models.PlanPro})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wsID := ws.Workspace.ID
+			now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+			window := 90 * 24 * time.Hour
+			s := &chstore.ClickStore{SQL: db, CH: c}
+			// 2,500 old clicks (more than one trim batch), 5 just inside
+			// the window, and 7 old ones only the SQL store has.
+			old := clicks(2500, wsID, now.Add(-window-48*time.Hour))
+			recent := clicks(5, wsID, now.Add(-window+time.Minute))
+			sqlOnly := clicks(7, wsID, now.Add(-window-time.Hour))
+			for _, b := range [][]models.Click{old, recent} {
+				if _, err := s.RecordClicks(ctx, b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := db.RecordClicks(ctx, sqlOnly); err != nil {
+				t.Fatal(err)
+			}
+			trim := &chstore.ClickTrim{SQL: db, CH: c, Window: window, Now: func() time.Time { return now }, Log: quiet}
+			res, err := trim.Trim(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Deleted != 2500 || res.Waiting != 7 {
+				t.Fatalf("trim: %+v, want 2500 deleted and 7 waiting", res)
+			}
+			var left []string
+			db.Raw("SELECT click_id FROM clicks WHERE workspace_id = ? ORDER BY click_id", wsID).Scan(&left)
+			var want []string
+			for _, b := range [][]models.Click{recent, sqlOnly} {
+				for _, k := range b {
+					want = append(want, k.ClickID)
+				}
+			}
+			slices.Sort(want)
+			if !slices.Equal(left, want) {
+				t.Fatalf("the SQL store kept %d clicks, want the 5 recent and the 7 not in ClickHouse", len(left))
+			}
+			// ClickHouse keeps every click it was given.
+			if n := count(t, c, "SELECT count() FROM clicks WHERE workspace_id = "+chstore.Quote(wsID)); n != "2505" {
+				t.Fatalf("clickhouse holds %s clicks, want 2505", n)
+			}
+			// Once the backfill copied them, the next run trims them too.
+			if err := c.InsertClicks(ctx, sqlOnly); err != nil {
+				t.Fatal(err)
+			}
+			if res, err := trim.Trim(ctx); err != nil || res.Deleted != 7 || res.Waiting != 0 {
+				t.Fatalf("trim after the backfill: %+v %v", res, err)
+			}
+		})
+	})
+}
+
+// TestEventUsage: the usage limits count the ClickHouse rollups' totals
+// with the event store on (the SQL store has no click aggregates then).
+func TestEventUsage(t *testing.T) {
+	eachCH(t, func(t *testing.T, c *chstore.Client) {
+		ctx := context.Background()
+		ws := "usage-" + ids.Nano(6)
+		month := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+		if err := c.InsertClicks(ctx, clicks(4, ws, month.Add(-time.Hour))); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.InsertClicks(ctx, clicks(6, ws, month.Add(30*time.Minute))); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := c.EventUsage(ctx, ws, month); err != nil || n != 6 {
+			t.Fatalf("usage since %s: %d %v, want 6", month, n, err)
+		}
+		if n, err := c.EventUsage(ctx, "nobody", month); err != nil || n != 0 {
+			t.Fatalf("usage of an unknown workspace: %d %v", n, err)
+		}
+	})
 }
 
 // TestClickStore: a batch is in both stores once written; the same batch
@@ -160,6 +277,7 @@ func TestClickStore(t *testing.T) {
 			if sqlN != 50 {
 				t.Fatalf("sql holds %d clicks", sqlN)
 			}
+			checkSlim(t, db, c, batch)
 			down, _ := chstore.Open("http://127.0.0.1:1/relink")
 			more := clicks(3, ws.Workspace.ID, time.Date(2026, 11, 1, 13, 0, 0, 0, time.UTC))
 			if _, err := (&chstore.ClickStore{SQL: db, CH: down}).RecordClicks(ctx, more); err == nil {
@@ -269,5 +387,36 @@ func TestOutbox(t *testing.T) {
 				t.Fatalf("metadata = %q", md)
 			}
 		})
+	})
+}
+
+// TestInsertOnceSpans: InsertOnce finds the stored ids of a batch both ways
+// (storedIDs): by reading the ids of the batch's whole time span (a span
+// holding few other rows, the pipeline's case) and by an IN list (a span
+// holding many more rows than the batch, here 3,000 around a 4-click batch
+// mixing stored and new clicks). Either way each click is stored once.
+func TestInsertOnceSpans(t *testing.T) {
+	eachCH(t, func(t *testing.T, c *chstore.Client) {
+		ctx := context.Background()
+		at := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+		crowd := clicks(3000, "ws_span", at) // 10 ms apart: 30 s
+		for i := range crowd {
+			crowd[i].Timestamp = at.Add(time.Duration(i) * 10 * time.Millisecond)
+		}
+		if err := c.InsertClicks(ctx, crowd); err != nil {
+			t.Fatal(err)
+		}
+		fresh := clicks(2, "ws_span", at.Add(40*time.Second))
+		for _, batch := range [][]models.Click{
+			{crowd[2999], fresh[0]},                     // 100 of the crowd in its span: ids read
+			{crowd[0], crowd[2999], fresh[0], fresh[1]}, // the whole crowd's span: IN list
+		} {
+			if err := c.InsertClicks(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, u := count(t, c, "SELECT count() FROM clicks WHERE workspace_id = 'ws_span'"), count(t, c, "SELECT uniqExact(click_id) FROM clicks WHERE workspace_id = 'ws_span'"); n != "3002" || u != n {
+			t.Fatalf("%s rows, %s ids; want 3002 once each", n, u)
+		}
 	})
 }

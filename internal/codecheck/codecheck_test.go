@@ -226,3 +226,62 @@ func TestCitationScanner(t *testing.T) {
 		t.Errorf("Sections(links.md): 4.3 %v, 4.99 %v, %v", secs["4.3"], secs["4.99"], err)
 	}
 }
+
+// signIn are the console's own session writes: signing in and out is the
+// console's rule (docs/architecture.md "Who decides"), not a service's.
+var signIn = map[string]bool{"CreateConsoleSession": true, "RevokeConsoleSession": true,
+	"RevokeOtherConsoleSessions": true, "SetPasswordHash": true}
+
+// TestServicesAreTheWriters walks the faces' and the CLI's code for calls
+// that change data on the database directly (a models.DB write method, or
+// gorm's Create/Updates/Delete/Exec on a chain from the database) instead of
+// through a service (issue 30 item 1). The demo's bulk path
+// (internal/demo) writes rows in batches by design and is not walked.
+func TestServicesAreTheWriters(t *testing.T) {
+	dirs := []string{"cmd/relink", "handlers", "handlers/api", "handlers/console", "handlers/embed", "handlers/redirect", "handlers/request"}
+	writes, err := ModelWrites(root, dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range writes {
+		if strings.HasPrefix(w.File, "handlers/console/") && signIn[w.Method] {
+			continue
+		}
+		t.Errorf("%s: changes data on the database directly; go through the service that owns it (internal/links, internal/conversions, internal/workspaces, internal/webhooks…)", w)
+	}
+}
+
+// TestModelWritesFound: the scanner sees a model write method, gorm's writes
+// on a chain from the database, and nothing else.
+func TestModelWritesFound(t *testing.T) {
+	dir := t.TempDir()
+	src := `package x
+
+func f(h *H, db *DB) {
+	h.db.SaveGroup(ctx, g)
+	_ = h.db.GroupByID(ctx, "w", "g")
+	db.WithContext(ctx).Model(&L{}).Where("id = ?", 1).Updates(m)
+	h.db.WithContext(ctx).Where("x").Take(&v)
+	h.links.Create(ctx, in)
+	s.DB.DeleteTag(ctx, "w", "t")
+	db.Close()
+}
+`
+	if err := os.MkdirAll(filepath.Join(dir, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "x", "x.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := ModelWrites(dir, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range ws {
+		got = append(got, w.String())
+	}
+	if want := "x/x.go:4 SaveGroup; x/x.go:6 Updates; x/x.go:9 DeleteTag"; strings.Join(got, "; ") != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}

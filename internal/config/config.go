@@ -30,6 +30,10 @@ type Config struct {
 	// ClickHouseURL turns on the ClickHouse event store (RELINK_CLICKHOUSE_URL,
 	// docs/clickhouse.md); empty: events stay in the SQL database.
 	ClickHouseURL string
+	// ClickHouseClickWindow is how long the SQL database keeps the slim row
+	// of a click stored in ClickHouse, for lead attribution
+	// (RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW, 90 days by default).
+	ClickHouseClickWindow time.Duration
 
 	TLSCert   string
 	TLSKey    string
@@ -300,6 +304,28 @@ func (l *loader) duration(name, def string, allowZero bool) time.Duration {
 	return d
 }
 
+// MinClickWindow is the shortest RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW: the
+// commission schedule counts the previous UTC days' clicks from the slim
+// rows, and a few days of downtime must not lose them.
+const MinClickWindow = 7 * 24 * time.Hour
+
+// clickWindow parses RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW: a Go duration
+// (2160h) or whole days (90d), at least MinClickWindow.
+func (l *loader) clickWindow() time.Duration {
+	const name = "RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW"
+	v := strings.TrimSpace(l.get(name, "90d"))
+	d, err := time.ParseDuration(v)
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		var n int
+		n, err = strconv.Atoi(days)
+		d = time.Duration(n) * 24 * time.Hour
+	}
+	if err != nil || d < MinClickWindow {
+		l.errs = append(l.errs, fmt.Errorf("%s: want a duration of at least 7d, like 90d or 2160h, got %q", name, v))
+	}
+	return d
+}
+
 // origins: the database, the app and API origins, the short domain, dev
 // mode.
 func (l *loader) origins(c *Config) {
@@ -340,6 +366,7 @@ func (l *loader) transport(c *Config) {
 			l.errs = append(l.errs, fmt.Errorf("RELINK_CLICKHOUSE_URL: want http(s)://host:8123/database, got %q", c.ClickHouseURL))
 		}
 	}
+	c.ClickHouseClickWindow = l.clickWindow()
 	c.TLSCert = l.get("RELINK_TLS_CERT", "")
 	c.TLSKey = l.get("RELINK_TLS_KEY", "")
 	if (c.TLSCert == "") != (c.TLSKey == "") {

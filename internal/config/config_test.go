@@ -60,6 +60,7 @@ func TestDefaults(t *testing.T) {
 		{"untrusted 127.0.0.2", c.IsTrustedProxy(net.ParseIP("127.0.0.2")), false},
 		{"untrusted public", c.IsTrustedProxy(net.ParseIP("203.0.113.9")), false},
 		{"nil ip", c.IsTrustedProxy(nil), false},
+		{"attribution window", c.ClickHouseClickWindow, 90 * 24 * time.Hour},
 	}
 	for _, ch := range checks {
 		if ch.got != ch.want {
@@ -102,6 +103,16 @@ func TestValues(t *testing.T) {
 	}
 	if p := config.Port(&url.URL{Scheme: "http", Host: "x"}); p != "80" {
 		t.Fatalf("http default port %s", p)
+	}
+}
+
+// TestAttributionWindow: RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW in days or as a
+// Go duration.
+func TestAttributionWindow(t *testing.T) {
+	for v, want := range map[string]time.Duration{"30d": 30 * 24 * time.Hour, "2160h": 90 * 24 * time.Hour, " 365d ": 365 * 24 * time.Hour, "7d": 7 * 24 * time.Hour} {
+		if c := mustLoad(t, map[string]string{"RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW": v}); c.ClickHouseClickWindow != want {
+			t.Errorf("%q = %s, want %s", v, c.ClickHouseClickWindow, want)
+		}
 	}
 }
 
@@ -164,6 +175,9 @@ func TestInvalidValues(t *testing.T) {
 		{"short hash key", map[string]string{"RELINK_SESSION_KEYS": strings.Repeat("11", 16) + ":" + blockHex}, "hash key must be at least 32 bytes, got 16"},
 		{"odd block key", map[string]string{"RELINK_SESSION_KEYS": hashHex + ":" + strings.Repeat("22", 20)}, "block key must be 16, 24 or 32 bytes, got 20"},
 		{"missing _FILE", map[string]string{"RELINK_SESSION_KEYS_FILE": "/nonexistent/relink-keys"}, "RELINK_SESSION_KEYS_FILE: open /nonexistent/relink-keys"},
+		{"attribution window too short", map[string]string{"RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW": "6d"}, `RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW: want a duration of at least 7d, like 90d or 2160h, got "6d"`},
+		{"attribution window text", map[string]string{"RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW": "ninety"}, `RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW: want a duration`},
+		{"attribution window days fraction", map[string]string{"RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW": "1.5d"}, `RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW: want a duration`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

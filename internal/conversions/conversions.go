@@ -44,6 +44,12 @@ type Service struct {
 	Webhooks webhooks.Links
 	// Analytics counts the events of partner analytics (PartnerAnalytics).
 	Analytics analytics.Engine
+	// ClickWindow, when set, is the attribution window: a click older than
+	// it cannot be attributed a lead or sale and answers as an unknown
+	// click id. Set with the ClickHouse event store, where the SQL store
+	// keeps clicks only that long (RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW,
+	// chstore.ClickTrim); zero: every stored click.
+	ClickWindow time.Duration
 }
 
 // Flusher writes everything accepted so far (the click pipeline).
@@ -62,11 +68,14 @@ type Deps struct {
 	Pending    Flusher
 	Webhooks   webhooks.Links
 	Analytics  analytics.Engine
+	// ClickWindow: Service.ClickWindow.
+	ClickWindow time.Duration
 }
 
 // New returns a Service. Without FX it uses the built-in rates table.
 func New(d Deps) *Service {
-	s := &Service{DB: d.DB, FX: d.FX, Aggregator: d.Aggregator, Links: d.Links, Now: d.Now, Log: d.Log, Pending: d.Pending, Webhooks: d.Webhooks, Analytics: d.Analytics}
+	s := &Service{DB: d.DB, FX: d.FX, Aggregator: d.Aggregator, Links: d.Links, Now: d.Now, Log: d.Log, Pending: d.Pending, Webhooks: d.Webhooks, Analytics: d.Analytics,
+		ClickWindow: d.ClickWindow}
 	if s.Now == nil {
 		s.Now = time.Now
 	}

@@ -82,14 +82,21 @@ func DisplayName(c *models.Customer) *string {
 // attributionLink loads and checks the link of a click in the workspace
 // (§1.2 steps 4-5). what is "lead" or "sale" for the disabled message.
 func (s *Service) attributionLink(ctx context.Context, db *models.DB, ws *models.Workspace, clickID, what string) (*models.Click, *models.Link, error) {
-	click, err := db.AttributionClick(ctx, clickID)
+	// Dub answers a click id it does not know with 404 "Click event not
+	// found"; a click past the attribution window answers the same (its
+	// slim row may already be gone, chstore.ClickTrim).
+	var since time.Time
+	if s.ClickWindow > 0 {
+		since = s.now().Add(-s.ClickWindow)
+	}
+	click, err := db.AttributionClick(ctx, clickID, since)
 	if err != nil && models.IsNotFound(err) && s.Pending != nil {
 		// The click may be accepted but still queued (the pipeline writes
 		// within a second): write what is pending and look once more.
 		if ferr := s.Pending.Flush(ctx); ferr != nil {
 			s.Log.Warn("flush pending clicks before attribution", "click_id", clickID, "err", ferr)
 		}
-		click, err = db.AttributionClick(ctx, clickID)
+		click, err = db.AttributionClick(ctx, clickID, since)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -409,3 +409,34 @@ func TestConcurrentRepeats(t *testing.T) {
 		}
 	})
 }
+
+// TestLeadAttributionWindow: with a ClickWindow (the ClickHouse event
+// store's RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW) a click older than the
+// window answers exactly as an unknown click id does in Dub (404 "Click
+// event not found for clickId: …"), whether or not its slim row is still
+// stored; a click inside the window is attributed and its attributes
+// copied.
+func TestLeadAttributionWindow(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		f := newFixture(t, db, "window")
+		f.svc.ClickWindow = 90 * 24 * time.Hour
+		l := f.link("")
+		f.now = t0.Add(-90*24*time.Hour - time.Hour)
+		old := f.click(l, "DE")
+		f.now = t0.Add(-90*24*time.Hour + 2*time.Minute)
+		inside := f.click(l, "FR")
+		f.now = t0
+		_, err := f.svc.TrackLead(f.ctx, f.ws, conversions.LeadInput{ClickID: old.ClickID, EventName: "Sign up", CustomerExternalID: "u_old", Mode: conversions.ModeWait, EventQuantity: 1})
+		wantErr(t, err, apierr.NotFound, "Click event not found for clickId: "+old.ClickID)
+		res := f.lead(inside.ClickID, "u_in", "Sign up")
+		if len(res.Events) != 1 || res.Events[0].ClickAttrs != models.AttrsOf(inside) {
+			t.Fatalf("lead on a click inside the window: %+v", res.Events)
+		}
+		// Without a window (the SQL store keeps every click) the old click
+		// is attributed.
+		f.svc.ClickWindow = 0
+		if res := f.lead(old.ClickID, "u_old", "Sign up"); len(res.Events) != 1 || res.Events[0].ClickID != old.ClickID {
+			t.Fatalf("lead without a window: %+v", res.Events)
+		}
+	})
+}

@@ -78,6 +78,11 @@ func (s *Service) UpdateTag(ctx context.Context, ws *models.Workspace, id string
 	return t, nil
 }
 
+// DeleteTag removes one of the workspace's tags; its links lose it.
+func (s *Service) DeleteTag(ctx context.Context, ws *models.Workspace, id string) error {
+	return s.DB.DeleteTag(ctx, ws.ID, id)
+}
+
 // FolderInput is a POST/PATCH /folders body after validation.
 type FolderInput struct {
 	Name        Field[string]

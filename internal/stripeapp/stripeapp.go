@@ -27,7 +27,7 @@ import (
 // them in Stripe's dashboard. Others answer 200 and are ignored.
 var Events = []string{
 	"checkout.session.completed", "invoice.paid", "invoice_payment.paid", "charge.refunded",
-	"customer.created", "customer.updated", "customer.subscription.deleted",
+	"customer.created", "customer.updated", "customer.subscription.created", "customer.subscription.deleted",
 }
 
 // Path is the endpoint's path on the API origin, before the workspace id.
@@ -97,7 +97,16 @@ type Status struct {
 	EndpointURL  string           `json:"endpointUrl"`
 	Events       []string         `json:"events"`
 	Endpoints    []EndpointStatus `json:"endpoints"`
+	FreeTrials   FreeTrials       `json:"freeTrials"`
 	RecentEvents []EventStatus    `json:"recentEvents"`
+}
+
+// FreeTrials is Dub's freeTrials setting: with Enabled, a subscription that
+// starts in trial records a "Started Trial" lead for its customer; with
+// TrackQuantity, one per seat (the first item's quantity).
+type FreeTrials struct {
+	Enabled       bool `json:"enabled"`
+	TrackQuantity bool `json:"trackQuantity"`
 }
 
 // EndpointStatus is one endpoint, its secret masked.
@@ -127,7 +136,12 @@ func (s *Service) Status(ctx context.Context, apiURL, workspaceID string) (*Stat
 	if err != nil {
 		return nil, err
 	}
-	st := &Status{EndpointURL: EndpointURL(apiURL, workspaceID), Events: Events, Endpoints: []EndpointStatus{}, RecentEvents: []EventStatus{}}
+	set, err := s.DB.StripeSettingsOf(ctx, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	st := &Status{EndpointURL: EndpointURL(apiURL, workspaceID), Events: Events, Endpoints: []EndpointStatus{}, RecentEvents: []EventStatus{},
+		FreeTrials: FreeTrials{Enabled: set.FreeTrials, TrackQuantity: set.TrialQuantity}}
 	for _, e := range eps {
 		st.Endpoints = append(st.Endpoints, EndpointStatus{Mode: e.Mode, Secret: Mask(e.Secret), LastEventAt: e.LastEventAt, UpdatedAt: e.UpdatedAt})
 	}
@@ -147,6 +161,13 @@ func (s *Service) Disconnect(ctx context.Context, workspaceID, mode string) erro
 		return apierr.Newf(apierr.NotFound, "No %s Stripe endpoint is connected.", mode)
 	}
 	return nil
+}
+
+// SetFreeTrials stores the free-trial setting (the console's Stripe page
+// and `relink stripe settings`).
+func (s *Service) SetFreeTrials(ctx context.Context, workspaceID string, ft FreeTrials) error {
+	return s.DB.SetStripeSettings(ctx, models.StripeSettings{WorkspaceID: workspaceID, FreeTrials: ft.Enabled,
+		TrialQuantity: ft.TrackQuantity, UpdatedAt: s.Now().UTC()})
 }
 
 // Connect stores (or replaces) a workspace's endpoint secret for a mode.
@@ -281,6 +302,8 @@ func (s *Service) dispatch(ctx context.Context, ws *models.Workspace, ev stripe.
 		return s.chargeRefunded(ctx, e)
 	case "customer.created", "customer.updated":
 		return s.syncCustomer(ctx, e)
+	case "customer.subscription.created":
+		return s.subscriptionCreated(ctx, e)
 	case "customer.subscription.deleted":
 		return s.subscriptionDeleted(ctx, e)
 	}

@@ -2,7 +2,8 @@
 // against the real binary: the endpoint URL and the events to add in
 // Stripe, a signing secret connected and replaced on the page (the same
 // rows `relink stripe status` reads), a delivery signed with it accepted
-// and listed, the replaced secret refused, a disconnect; below the Business
+// and listed, the replaced secret refused, the free-trial settings, a
+// disconnect; below the Business
 // plan the page says so and offers no form.
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
@@ -96,6 +97,20 @@ describe("stripe console", () => {
     assert.equal((await deliver(first, "evt_console_2")).status, 400);
     assert.equal((await deliver(second, "evt_console_3")).status, 200);
 
+    // Free trials (off by default, as Dub): turned on with one lead per
+    // seat on the page, as `relink stripe status` reads them.
+    assert.deepEqual((await status()).freeTrials, { enabled: false, trackQuantity: false });
+    await page.goto(`${relink.appURL}/console/settings/stripe`);
+    assert.equal(await page.isChecked('[data-testid="stripe-free-trials"]'), false);
+    await page.check('[data-testid="stripe-free-trials"]');
+    await page.check('[data-testid="stripe-track-quantity"]');
+    await Promise.all([page.waitForURL(/saved=trials/), page.click('[data-testid="stripe-trials-save"]')]);
+    assert.ok(await page.isChecked('[data-testid="stripe-free-trials"]'));
+    assert.deepEqual((await status()).freeTrials, { enabled: true, trackQuantity: true });
+    await page.uncheck('[data-testid="stripe-track-quantity"]');
+    await Promise.all([page.waitForURL(/saved=trials/), page.click('[data-testid="stripe-trials-save"]')]);
+    assert.deepEqual((await status()).freeTrials, { enabled: true, trackQuantity: false });
+
     // Disconnected (after the confirmation): deliveries are refused.
     page.once("dialog", (d) => d.accept());
     await Promise.all([page.waitForURL(/saved=removed/), page.click(`${live} [data-testid="stripe-disconnect"]`)]);
@@ -117,6 +132,7 @@ describe("stripe console", () => {
     await page.waitForSelector('[data-testid="stripe-page"]');
     assert.match(await page.textContent('[data-testid="alert-error"]'), /Business plan/);
     assert.equal(await page.$('[data-testid="stripe-connect-form"]'), null);
+    assert.equal(await page.$('[data-testid="stripe-trials-save"]'), null);
     // A crafted post is refused with the API's 403.
     const res = await page.evaluate(async () => {
       const csrf = document.querySelector('input[name="_csrf"]')?.value ?? "";

@@ -11,9 +11,11 @@ type StripeView struct {
 	Events      []string
 	Modes       []StripeMode
 	Recent      []StripeEvent
-	Saved       string // "live" or "test" after a connect, "removed" after a disconnect
-	Error       string // the refused secret's message
-	ErrorMode   string // which mode's form it belongs to
+	Saved       string // "live" or "test" after a connect, "removed" after a disconnect, "trials"
+	// FreeTrials and TrackQuantity are Dub's free-trial settings.
+	FreeTrials, TrackQuantity bool
+	Error                     string // the refused secret's message
+	ErrorMode                 string // which mode's form it belongs to
 }
 
 // StripeMode is one mode's endpoint: live or test.
