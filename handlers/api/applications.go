@@ -8,59 +8,21 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/input"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
 // applicationJSON is the application object (spec/parity.md §5.3).
-type applicationJSON struct {
-	ID                  string                     `json:"id"`
-	CreatedAt           string                     `json:"createdAt"`
-	Partner             applicationPartnerJSON     `json:"partner"`
-	ApplicationFormData []models.ApplicationAnswer `json:"applicationFormData"`
-}
-
-type applicationPartnerJSON struct {
-	ID          string  `json:"id"`
-	Name        string  `json:"name"`
-	CompanyName *string `json:"companyName"`
-	Email       *string `json:"email"`
-	Image       *string `json:"image"`
-	Description *string `json:"description"`
-	Country     *string `json:"country"`
-	GroupID     *string `json:"groupId"`
-	Status      string  `json:"status"`
-	Website     *string `json:"website"`
-	Youtube     *string `json:"youtube"`
-	Twitter     *string `json:"twitter"`
-	Linkedin    *string `json:"linkedin"`
-	Instagram   *string `json:"instagram"`
-	Tiktok      *string `json:"tiktok"`
-}
+// applicationJSON is partner.application_submitted's data, the enrollment's
+// group and status in place of the pending ones.
+type applicationJSON = webhooks.ApplicationSubmittedData
 
 // ApplicationJSON renders a pending application (also the
 // partner.application_submitted payload).
 func ApplicationJSON(pa *models.PendingApplication) applicationJSON {
-	a, p, e := &pa.Application, &pa.Partner, &pa.Enrollment
-	email := p.Email
-	form := []models.ApplicationAnswer{}
-	if a.FormData.Valid {
-		for _, ans := range a.FormData.V {
-			if ans.Value != nil && *ans.Value == "" {
-				ans.Value = nil
-			}
-			form = append(form, ans)
-		}
-	}
-	country := p.Country
-	if country == nil {
-		country = a.Country
-	}
-	return applicationJSON{
-		ID: a.ID, CreatedAt: request.Timestamp(a.CreatedAt), ApplicationFormData: form,
-		Partner: applicationPartnerJSON{ID: p.ID, Name: p.Name, CompanyName: p.CompanyName, Email: &email, Image: p.Image,
-			Description: p.Description, Country: country, GroupID: e.GroupID, Status: e.Status, Website: a.Website,
-			Youtube: a.Youtube, Twitter: a.Twitter, Linkedin: a.Linkedin, Instagram: a.Instagram, Tiktok: a.Tiktok},
-	}
+	j := webhooks.ApplicationSubmittedOf(&pa.Application, &pa.Partner)
+	j.Partner.GroupID, j.Partner.Status = pa.Enrollment.GroupID, pa.Enrollment.Status
+	return j
 }
 
 // ListApplications answers GET /partners/applications (spec/parity.md §5.4).

@@ -10,37 +10,18 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/input"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
 // commissionJSON is the Commission object (spec/partners-and-embed.md §4.5).
+// Its own keys and its partner are written as commission.created writes
+// them (webhooks.Commission, webhooks.PartnerSummary).
 type commissionJSON struct {
-	ID          string                `json:"id"`
-	Type        string                `json:"type"`
-	Amount      int64                 `json:"amount"`
-	Earnings    int64                 `json:"earnings"`
-	Currency    string                `json:"currency"`
-	Status      string                `json:"status"`
-	InvoiceID   *string               `json:"invoiceId"`
-	Description *string               `json:"description"`
-	Quantity    int64                 `json:"quantity"`
-	UserID      *string               `json:"userId"`
-	Metadata    map[string]any        `json:"metadata"`
-	CreatedAt   string                `json:"createdAt"`
-	UpdatedAt   string                `json:"updatedAt"`
-	PaidAt      *string               `json:"paidAt"`
-	Partner     commissionPartnerJSON `json:"partner"`
-	Customer    *customerJSON         `json:"customer"`
-}
-
-type commissionPartnerJSON struct {
-	ID               string  `json:"id"`
-	Name             string  `json:"name"`
-	Email            *string `json:"email"`
-	Image            *string `json:"image"`
-	PayoutsEnabledAt *string `json:"payoutsEnabledAt"`
-	Country          *string `json:"country"`
-	GroupID          *string `json:"groupId"`
+	webhooks.Commission
+	PaidAt   *string                 `json:"paidAt"`
+	Partner  webhooks.PartnerSummary `json:"partner"`
+	Customer *customerJSON           `json:"customer"`
 }
 
 // commissionsJSON renders commissions with their partner and customer.
@@ -66,15 +47,11 @@ func (h *Handlers) commissionsJSON(ctx context.Context, ws *models.Workspace, pr
 	}
 	out := make([]commissionJSON, len(cs))
 	for i, c := range cs {
-		j := commissionJSON{
-			ID: c.ID, Type: c.Type, Amount: c.Amount, Earnings: c.Earnings, Currency: c.Currency, Status: c.Status,
-			InvoiceID: c.InvoiceID, Description: c.Description, Quantity: c.Quantity, UserID: c.UserID,
-			Metadata: c.Metadata, CreatedAt: request.Timestamp(c.CreatedAt), UpdatedAt: request.Timestamp(c.UpdatedAt), PaidAt: optTime(c.PaidAt),
-			Partner: commissionPartnerJSON{ID: c.PartnerID, Name: "Deleted Partner"},
-		}
+		j := commissionJSON{Commission: webhooks.CommissionFields(&cs[i]), PaidAt: optTime(c.PaidAt),
+			Partner: webhooks.PartnerSummary{ID: c.PartnerID, Name: "Deleted Partner"}}
 		if p := partners[c.PartnerID]; p != nil {
 			email := p.Email
-			j.Partner = commissionPartnerJSON{ID: p.ID, Name: p.Name, Email: &email, Image: p.Image,
+			j.Partner = webhooks.PartnerSummary{ID: p.ID, Name: p.Name, Email: &email, Image: p.Image,
 				PayoutsEnabledAt: optTime(p.PayoutsEnabledAt), Country: p.Country}
 			if e := enrollments[c.PartnerID]; e != nil {
 				j.Partner.GroupID = e.GroupID

@@ -55,8 +55,9 @@ func CommissionCustomerOf(c *models.Customer) *CommissionCustomer {
 		SubscriptionCanceledAt: OptTimestamp(c.SubscriptionCanceledAt)}
 }
 
-// Partner is the webhook partner (§3.1.4).
-type Partner struct {
+// PartnerSummary is the partner a commission carries (the API's Commission
+// object, and the first keys of the webhook partner).
+type PartnerSummary struct {
 	ID               string  `json:"id"`
 	Name             string  `json:"name"`
 	Email            *string `json:"email"`
@@ -64,12 +65,17 @@ type Partner struct {
 	PayoutsEnabledAt *string `json:"payoutsEnabledAt"`
 	Country          *string `json:"country"`
 	GroupID          *string `json:"groupId"`
-	TotalClicks      int64   `json:"totalClicks"`
-	TotalLeads       int64   `json:"totalLeads"`
-	TotalConversions int64   `json:"totalConversions"`
-	TotalSales       int64   `json:"totalSales"`
-	TotalSaleAmount  int64   `json:"totalSaleAmount"`
-	TotalCommissions int64   `json:"totalCommissions"`
+}
+
+// Partner is the webhook partner (§3.1.4): the summary and the totals.
+type Partner struct {
+	PartnerSummary
+	TotalClicks      int64 `json:"totalClicks"`
+	TotalLeads       int64 `json:"totalLeads"`
+	TotalConversions int64 `json:"totalConversions"`
+	TotalSales       int64 `json:"totalSales"`
+	TotalSaleAmount  int64 `json:"totalSaleAmount"`
+	TotalCommissions int64 `json:"totalCommissions"`
 }
 
 // PartnerOf renders an enrolled partner with its totals.
@@ -82,9 +88,9 @@ func PartnerOf(ep *models.EnrolledPartner) *Partner {
 		e := ep.Partner.Email
 		email = &e
 	}
-	return &Partner{ID: ep.Partner.ID, Name: ep.Partner.Name, Email: email, Image: ep.Partner.Image,
+	return &Partner{PartnerSummary: PartnerSummary{ID: ep.Partner.ID, Name: ep.Partner.Name, Email: email, Image: ep.Partner.Image,
 		PayoutsEnabledAt: OptTimestamp(ep.Partner.PayoutsEnabledAt), Country: ep.Partner.Country,
-		GroupID: ep.Enrollment.GroupID, TotalClicks: ep.Stats.Clicks, TotalLeads: ep.Stats.Leads,
+		GroupID: ep.Enrollment.GroupID}, TotalClicks: ep.Stats.Clicks, TotalLeads: ep.Stats.Leads,
 		TotalConversions: ep.Stats.Conversions, TotalSales: ep.Stats.Sales, TotalSaleAmount: ep.Stats.SaleAmount,
 		TotalCommissions: ep.Stats.Commissions}
 }
@@ -126,34 +132,44 @@ type CommissionLink struct {
 	Key       string `json:"key"`
 }
 
-// CommissionCreatedData is commission.created's data (§3.9), with
-// metadata after userId as the SDK expects.
+// Commission is a commission's own keys, as commission.created and the
+// API's Commission object write them, with metadata after userId as the SDK
+// expects.
+type Commission struct {
+	ID          string         `json:"id"`
+	Type        string         `json:"type"`
+	Amount      int64          `json:"amount"`
+	Earnings    int64          `json:"earnings"`
+	Currency    string         `json:"currency"`
+	Status      string         `json:"status"`
+	InvoiceID   *string        `json:"invoiceId"`
+	Description *string        `json:"description"`
+	Quantity    int64          `json:"quantity"`
+	UserID      *string        `json:"userId"`
+	Metadata    map[string]any `json:"metadata"`
+	CreatedAt   string         `json:"createdAt"`
+	UpdatedAt   string         `json:"updatedAt"`
+}
+
+// CommissionFields renders c's own keys.
+func CommissionFields(c *models.Commission) Commission {
+	return Commission{ID: c.ID, Type: c.Type, Amount: c.Amount, Earnings: c.Earnings, Currency: c.Currency,
+		Status: c.Status, InvoiceID: c.InvoiceID, Description: c.Description, Quantity: c.Quantity, UserID: c.UserID,
+		Metadata: c.Metadata, CreatedAt: Timestamp(c.CreatedAt), UpdatedAt: Timestamp(c.UpdatedAt)}
+}
+
+// CommissionCreatedData is commission.created's data (§3.9).
 type CommissionCreatedData struct {
-	ID          string              `json:"id"`
-	Type        string              `json:"type"`
-	Amount      int64               `json:"amount"`
-	Earnings    int64               `json:"earnings"`
-	Currency    string              `json:"currency"`
-	Status      string              `json:"status"`
-	InvoiceID   *string             `json:"invoiceId"`
-	Description *string             `json:"description"`
-	Quantity    int64               `json:"quantity"`
-	UserID      *string             `json:"userId"`
-	Metadata    map[string]any      `json:"metadata"`
-	CreatedAt   string              `json:"createdAt"`
-	UpdatedAt   string              `json:"updatedAt"`
-	Partner     *Partner            `json:"partner"`
-	Customer    *CommissionCustomer `json:"customer"`
-	Link        *CommissionLink     `json:"link"`
+	Commission
+	Partner  *Partner            `json:"partner"`
+	Customer *CommissionCustomer `json:"customer"`
+	Link     *CommissionLink     `json:"link"`
 }
 
 // CommissionOf renders a commission with its partner, customer and link
 // (nil when it has none).
 func (r Links) CommissionOf(c *models.Commission, p *Partner, cust *models.Customer, l *models.Link) CommissionCreatedData {
-	d := CommissionCreatedData{ID: c.ID, Type: c.Type, Amount: c.Amount, Earnings: c.Earnings, Currency: c.Currency,
-		Status: c.Status, InvoiceID: c.InvoiceID, Description: c.Description, Quantity: c.Quantity, UserID: c.UserID,
-		Metadata: c.Metadata, CreatedAt: Timestamp(c.CreatedAt), UpdatedAt: Timestamp(c.UpdatedAt), Partner: p,
-		Customer: CommissionCustomerOf(cust)}
+	d := CommissionCreatedData{Commission: CommissionFields(c), Partner: p, Customer: CommissionCustomerOf(cust)}
 	if l != nil {
 		short := l.ShortLink()
 		if r.ShortLink != nil {
