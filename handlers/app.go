@@ -121,7 +121,8 @@ func (s *Server) routes() {
 		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks, Pages: d.Pages, Stripe: d.Stripe, DomainChecks: d.DomainChecks,
 		LinkJSON: d.ClickWebhooks.Links, Workspaces: d.Workspaces})
 	rd := s.redirects()
-	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Referrals: d.Referrals})
+	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Referrals: d.Referrals,
+		Portal: d.Portal, Sessions: d.Sessions, SecureCookies: !d.Config.DevMode})
 
 	// Every face: liveness (no database) and readiness (database ping).
 	for _, f := range []*fiber.App{s.api, s.app, s.short} {
@@ -147,6 +148,7 @@ func (s *Server) routes() {
 	// App origin: console, embed, static, default short domain in dev.
 	s.app.Use(s.upgradeHTTPS)
 	s.embedPageRoutes(emb)
+	s.portalRoutes(emb)
 	// Short-link domains.
 	s.short.Use(s.upgradeHTTPS)
 	s.consoleRoutes()
@@ -313,7 +315,12 @@ func (s *Server) analyticsRoutes(h *api.Handlers) {
 // hostnames.
 func (s *Server) embedPageRoutes(emb *embed.Handlers) {
 	s.app.Get(embedviews.PathPage, emb.Page)
-	frag := s.app.Group("/embed/referrals/fragments", emb.FragmentAuth)
+	fragmentRoutes(s.app.Group("/embed/referrals/fragments", emb.FragmentAuth), emb)
+}
+
+// fragmentRoutes: the dashboard's htmx fragments, one set of handlers
+// behind two doors (the embed's token, the portal's session).
+func fragmentRoutes(frag fiber.Router, emb *embed.Handlers) {
 	frag.Get("/overview", emb.Overview)
 	frag.Get("/earnings", emb.Earnings)
 	frag.Get("/links", emb.Links)
@@ -326,6 +333,25 @@ func (s *Server) embedPageRoutes(emb *embed.Handlers) {
 	frag.Post("/bounties/:id", emb.SubmitBounty)
 	frag.Get("/resources", emb.Resources)
 	frag.Get("/settings", emb.Settings)
+}
+
+// portalRoutes: the partner portal (issue 36, docs/portal.md) on the app
+// origin. Every route passes PortalSession (cookie, CSRF on unsafe methods,
+// no framing, no-store); sign-in links are limited per client IP here and
+// per address in the handler; a program's page and fragments pass
+// PortalAuth (the signed-in address must own the enrollment).
+func (s *Server) portalRoutes(emb *embed.Handlers) {
+	p := s.app.Group(embedviews.PortalPath, emb.PortalSession)
+	p.Get("/", emb.PortalHome)
+	p.Post("/login", s.limitIP("partner-link-ip", embed.LinksPerIP, embed.LinkWindow,
+		"Too many sign-in links were asked from this address. Wait a few minutes, then try again."), emb.RequestLink)
+	p.Get("/login/:token", emb.ConfirmLink)
+	p.Post("/login/:token", s.limitIP("partner-link-use", embed.LinksPerIP, embed.LinkWindow,
+		"Too many sign-in attempts from this address. Wait a few minutes, then try again."), emb.UseLink)
+	p.Post("/logout", emb.PortalLogout)
+	prog := p.Group("/programs/:enrollmentId", emb.PortalAuth)
+	prog.Get("/", emb.PortalPage)
+	fragmentRoutes(prog.Group("/fragments"), emb)
 }
 
 // redirectRoutes: redirects (spec/links.md §10): every path of a short-link

@@ -29,6 +29,9 @@ type Program struct {
 	// ApplicationsOpenAt is when the public application page opened; nil:
 	// the page accepts no applications.
 	ApplicationsOpenAt *time.Time
+	// ApplicationsClosedAt is when the page last closed after being open;
+	// nil while open or when it never opened (then the page is 404).
+	ApplicationsClosedAt *time.Time
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/auth"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/geo"
+	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
 )
@@ -35,12 +37,44 @@ func (h *Handlers) applyProgram(c *fiber.Ctx) (*models.Workspace, *models.Progra
 
 // ApplyForm shows a program's application page.
 func (h *Handlers) ApplyForm(c *fiber.Ctx) error {
-	_, p, err := h.applyProgram(c)
+	ws, p, err := h.applyProgram(c)
 	if err != nil {
 		return err
 	}
-	v := vc.ApplyView{CSRF: h.applyToken(c), Action: "/apply/" + url.PathEscape(p.Slug), Program: p.Name, Closed: p.ApplicationsOpenAt == nil}
+	v, err := h.applyView(c, ws, p)
+	if err != nil {
+		return err
+	}
 	return bare(c, fiber.StatusOK, "Apply to "+p.Name, vc.Apply(v))
+}
+
+// applyView is the page's frame: the program, its default group's rewards
+// in the embed's sentences, the countries to choose from. A program whose
+// applications never opened has no page (404, as upstream without a
+// landing page); one that closed them says so.
+func (h *Handlers) applyView(c *fiber.Ctx, ws *models.Workspace, p *models.Program) (vc.ApplyView, error) {
+	if p.ApplicationsOpenAt == nil && p.ApplicationsClosedAt == nil {
+		return vc.ApplyView{}, apierr.New(apierr.NotFound, "Program not found.")
+	}
+	v := vc.ApplyView{CSRF: h.applyToken(c), Action: "/apply/" + url.PathEscape(p.Slug), Program: p.Name,
+		Closed: p.ApplicationsOpenAt == nil}
+	for _, ct := range geo.Countries() {
+		v.Countries = append(v.Countries, vc.Country{Code: ct.Code, Name: ct.Name})
+	}
+	if p.DefaultGroupID != nil {
+		g, err := h.db.GroupByID(c.UserContext(), ws.ID, *p.DefaultGroupID)
+		if err != nil && !models.IsNotFound(err) {
+			return v, err
+		}
+		if err == nil {
+			r, err := referrals.RewardLines(c.UserContext(), h.db, ws.ID, g.SaleRewardID, g.LeadRewardID, g.ClickRewardID, g.DiscountID)
+			if err != nil {
+				return v, err
+			}
+			v.Rewards = r.Lines
+		}
+	}
+	return v, nil
 }
 
 // Apply stores an application from the public page.
@@ -52,10 +86,13 @@ func (h *Handlers) Apply(c *fiber.Ctx) error {
 	if !auth.TokensEqual(c.Cookies(applyCookie), c.FormValue("_csrf")) || c.Cookies(applyCookie) == "" {
 		return apierr.New(apierr.Forbidden, "The form has expired or did not come from this site. Reload the page and try again.")
 	}
-	v := vc.ApplyView{CSRF: h.applyToken(c), Action: "/apply/" + url.PathEscape(p.Slug), Program: p.Name, Closed: p.ApplicationsOpenAt == nil,
-		Name: strings.TrimSpace(c.FormValue("name")), Email: strings.TrimSpace(c.FormValue("email")),
-		Country: strings.ToUpper(strings.TrimSpace(c.FormValue("country"))), Website: strings.TrimSpace(c.FormValue("website")),
-		Promotion: strings.TrimSpace(c.FormValue("promotion")), Errors: vc.FieldErrors{}}
+	v, err := h.applyView(c, ws, p)
+	if err != nil {
+		return err
+	}
+	v.Name, v.Email = strings.TrimSpace(c.FormValue("name")), strings.TrimSpace(c.FormValue("email"))
+	v.Country, v.Website = strings.ToUpper(strings.TrimSpace(c.FormValue("country"))), strings.TrimSpace(c.FormValue("website"))
+	v.Promotion, v.Errors = strings.TrimSpace(c.FormValue("promotion")), vc.FieldErrors{}
 	if v.Closed {
 		return bare(c, fiber.StatusForbidden, "Apply to "+p.Name, vc.Apply(v))
 	}
@@ -65,8 +102,8 @@ func (h *Handlers) Apply(c *fiber.Ctx) error {
 	if a, err := mail.ParseAddress(v.Email); err != nil || a.Address != v.Email || len(v.Email) > 100 {
 		v.Errors["email"] = "Enter a valid e-mail address."
 	}
-	if v.Country != "" && (len(v.Country) != 2 || strings.Trim(v.Country, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {
-		v.Errors["country"] = "Use the two-letter country code, e.g. US."
+	if v.Country != "" && geo.CountryName(v.Country) == v.Country {
+		v.Errors["country"] = "Choose a country from the list."
 	}
 	if u, err := url.Parse(v.Website); v.Website != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 		v.Errors["website"] = "Enter a full URL starting with https://."

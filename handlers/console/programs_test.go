@@ -23,20 +23,28 @@ func TestProgramOperationsPages(t *testing.T) {
 		c.signIn("owner@acme.test")
 		wantStatus(t, c.post("/console/program", nil), http.StatusSeeOther)
 
-		// Closed until the owner opens it.
+		// No page until the owner opens applications; "closed" only after.
 		visitor := e.client()
-		if r := visitor.get("/apply/acme"); r.text(t, `[data-testid="apply-closed"] h2`) != "Applications are closed" {
-			t.Fatalf("closed page: %s", r.body)
-		}
-		if r := visitor.get("/apply/nope"); r.StatusCode != http.StatusNotFound {
-			t.Errorf("unknown program: %d", r.StatusCode)
+		for _, p := range []string{"/apply/acme", "/apply/nope"} {
+			if r := visitor.get(p); r.StatusCode != http.StatusNotFound {
+				t.Errorf("%s before applications ever opened: %d", p, r.StatusCode)
+			}
 		}
 		c.get("/console/applications")
 		wantStatus(t, c.post("/console/applications/open", nil), http.StatusSeeOther)
-		visitor.get("/apply/acme")
-		r := visitor.post("/apply/acme", url.Values{"name": {""}, "email": {"nope"}})
+		wantStatus(t, c.post("/console/applications/open", nil), http.StatusSeeOther) // closes them
+		if r := visitor.get("/apply/acme"); r.text(t, `[data-testid="apply-closed"] h2`) != "Applications are closed" {
+			t.Fatalf("closed page: %s", r.body)
+		}
+		wantStatus(t, c.post("/console/applications/open", nil), http.StatusSeeOther)
+		form := visitor.get("/apply/acme")
+		if d := form.doc(t); d.Find(`select[name="country"] option[value="DE"]`).Text() != "Germany" {
+			t.Errorf("the country choice: %q", d.Find(`select[name="country"] option[value="DE"]`).Text())
+		}
+
+		r := visitor.post("/apply/acme", url.Values{"name": {""}, "email": {"nope"}, "country": {"ZZ"}})
 		wantStatus(t, r, http.StatusUnprocessableEntity)
-		if r.text(t, `[data-testid="field-error"]`) == "" {
+		if r.text(t, `[data-testid="field-error"]`) == "" || r.text(t, `[data-testid="field-country"] [data-testid="field-error"]`) != "Choose a country from the list." {
 			t.Error("invalid application: no field errors")
 		}
 		r = visitor.post("/apply/acme", url.Values{"name": {"Ann"}, "email": {"ann@example.com"}, "country": {"de"}, "website": {"https://ann.example"}, "promotion": {"Newsletter"}})

@@ -20,6 +20,8 @@ import (
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/auth"
+	"github.com/relinkhq/relink/internal/portal"
 	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/models"
 )
@@ -31,6 +33,12 @@ type Deps struct {
 	RateLimit *request.RateLimit // the server's one rate-limit gate
 	Now       func() time.Time
 	Log       *slog.Logger
+	// The partner portal's door (portal.go): sign-in links and sessions,
+	// the cookie codec (the console's keys, another cookie name) and
+	// whether cookies are Secure (outside dev mode).
+	Portal        *portal.Service
+	Sessions      *auth.SessionCodec
+	SecureCookies bool
 }
 
 // Handlers serves the embed routes.

@@ -44,7 +44,6 @@ type env struct {
 
 func newEnv(t *testing.T, db *models.DB, slug string) *env {
 	t.Helper()
-	ctx := context.Background()
 	cfg, err := config.Load(func(k string) string {
 		if k == "RELINK_DATABASE_URL" {
 			return "sqlite:unused.db"
@@ -56,6 +55,14 @@ func newEnv(t *testing.T, db *models.DB, slug string) *env {
 	}
 	e := &env{t: t, db: db}
 	e.srv = apptest.New(t, cfg, app.Options{DB: db, Limiter: ratelimit.NewMemory(time.Now), Now: time.Now})
+	return e.another(slug)
+}
+
+// another is a second workspace like the first on the same server.
+func (e0 *env) another(slug string) *env {
+	t, db, ctx := e0.t, e0.db, context.Background()
+	t.Helper()
+	e := &env{t: t, db: db, srv: e0.srv}
 	c, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "Acme " + slug, Slug: slug, Plan: models.PlanAdvanced, OwnerEmail: slug + "@example.com", OwnerPasswordHash: "x"})
 	if err != nil {
 		t.Fatal(err)

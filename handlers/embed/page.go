@@ -86,10 +86,18 @@ func (h *Handlers) Page(c *fiber.Ctx) error {
 		v.Background = q.Background
 		return render.Page(c, http.StatusForbidden, page, embed.ErrorState(v))
 	}
-	shell := embed.Shell{
-		Token: q.Token, Background: q.Background, DynamicHeight: q.DynamicHeight,
-		ProgramName: sess.Program.Name, BrandColor: "#2563eb", Active: sess.Active(), Status: sess.Enrollment.Status,
+	shell, err := h.shell(c, sess)
+	if err != nil {
+		return err
 	}
+	shell.Token, shell.Background, shell.DynamicHeight = q.Token, q.Background, q.DynamicHeight
+	return render.Page(c, http.StatusOK, page, embed.Page(shell))
+}
+
+// shell is the dashboard around the sections for a session, the same for
+// the embed and the portal (only the door differs).
+func (h *Handlers) shell(c *fiber.Ctx, sess *referrals.Session) (embed.Shell, error) {
+	shell := embed.Shell{ProgramName: sess.Program.Name, BrandColor: "#2563eb", Active: sess.Active(), Status: sess.Enrollment.Status}
 	if shell.Active {
 		// An active partner without any link gets the group's default
 		// links now (enrolled before the group had them, or by a path that
@@ -99,11 +107,11 @@ func (h *Handlers) Page(c *fiber.Ctx) error {
 		}
 		bounties, err := h.d.Referrals.Bounties(c.UserContext(), sess)
 		if err != nil {
-			return err
+			return shell, err
 		}
 		shell.Tabs = tabs(sess, len(bounties))
 	}
-	return render.Page(c, http.StatusOK, page, embed.Page(shell))
+	return shell, nil
 }
 
 // tabs are the dashboard's tabs in order, each present when its condition

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -34,6 +35,7 @@ import (
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/mail"
 	"github.com/relinkhq/relink/internal/metatags"
+	"github.com/relinkhq/relink/internal/portal"
 	"github.com/relinkhq/relink/internal/privacy"
 	"github.com/relinkhq/relink/internal/qr"
 	"github.com/relinkhq/relink/internal/ratelimit"
@@ -124,6 +126,11 @@ type Services struct {
 	// the machine (nil with RELINK_WEBHOOK_BUSY_RATE=off).
 	WebhookPacer  *webhooks.Pacer
 	WebhookOwners *webhooks.Owners // e-mails owners about failing webhooks
+	// Mailer sends the few e-mails (RELINK_SMTP_URL; without it, log
+	// lines); Portal signs partners in to the partner portal by e-mail
+	// links and tells applicants about their application.
+	Mailer        mail.Mailer
+	Portal        *portal.Service
 	ClickWebhooks *webhooks.Clicks
 	// KeepIPs is the set of workspaces whose clicks keep IP addresses
 	// (their privacy setting); the console invalidates it on a change.
@@ -465,6 +472,7 @@ func (s *Services) domain(context.Context) error {
 	s.Analytics = engine
 	s.Conversions = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Links: s.Links, Now: s.Now, Log: s.Log, Pending: s.Clicks,
 		Webhooks: s.ClickWebhooks.Links, Analytics: s.Analytics, ClickWindow: s.clickWindow()})
+	s.Conversions.Applicants = s.Portal // approved and rejected applicants hear of it
 	s.Referrals = &referrals.Service{DB: s.DB, Conversions: s.Conversions, Analytics: s.Analytics, Now: s.Now}
 	s.Stripe = stripeapp.New(s.DB, s.Conversions, s.Now, s.Log)
 	s.Workspaces = &workspaces.Service{DB: s.DB, Now: s.Now}
@@ -493,6 +501,8 @@ func (s *Services) webhooks() error {
 	if err != nil {
 		return err
 	}
+	s.Mailer = mailer
+	s.Portal = &portal.Service{DB: s.DB, Mailer: mailer, AppURL: strings.TrimSuffix(cfg.AppURL.String(), "/"), Now: s.Now, Log: s.Log}
 	s.WebhookOwners = &webhooks.Owners{DB: s.DB, Mailer: mailer, ConsoleURL: cfg.AppURL.String(), Log: s.Log}
 	wl := webhooks.Links{ShortLink: s.Links.ShortLink, APIOrigin: cfg.APIURL.String()}
 	s.Links.Events = &webhooks.LinkEvents{Links: wl}

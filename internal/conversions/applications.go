@@ -2,8 +2,8 @@ package conversions
 
 import (
 	"context"
+	"fmt"
 	"strings"
-	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
@@ -158,6 +158,11 @@ func (s *Service) ApproveApplication(ctx context.Context, ws *models.Workspace, 
 		res = &enrolled{e: e, group: g}
 		return s.welcome(ctx, tx, ws, prog, res, EnrollInput{Email: p.Email, Name: &p.Name, Username: p.Username})
 	})
+	if err == nil && s.Applicants != nil {
+		if merr := s.Applicants.ApplicationApproved(ctx, prog, p); merr != nil {
+			s.Log.Error("application approved, partner not told", "partner", p.ID, "err", merr)
+		}
+	}
 	return err
 }
 
@@ -186,7 +191,8 @@ func (s *Service) RejectApplication(ctx context.Context, ws *models.Workspace, i
 	if in.FlagForFraud && (in.FlagForFraudReason == nil || strings.TrimSpace(*in.FlagForFraudReason) == "") {
 		return apierr.New(apierr.BadRequest, "Fraud reason is required when flagging for fraud.")
 	}
-	return s.DB.Tx(ctx, func(tx *models.DB) error {
+	var p *models.Partner
+	err = s.DB.Tx(ctx, func(tx *models.DB) error {
 		e, err := tx.EnrollmentByPartner(ctx, ws.ID, prog.ID, in.PartnerID)
 		if models.IsNotFound(err) {
 			return apierr.New(apierr.NotFound, MsgEnrollmentNotFound)
@@ -196,6 +202,9 @@ func (s *Service) RejectApplication(ctx context.Context, ws *models.Workspace, i
 		}
 		if e.Status != models.EnrollmentPending {
 			return apierr.New(apierr.BadRequest, "This enrollment cannot be rejected because it is no longer pending.")
+		}
+		if p, err = tx.PartnerByID(ctx, ws.ID, e.PartnerID); err != nil {
+			return err
 		}
 		now := s.now()
 		if e.ApplicationID != nil {
@@ -212,20 +221,29 @@ func (s *Service) RejectApplication(ctx context.Context, ws *models.Workspace, i
 		set["status"], set["updated_at"] = models.EnrollmentRejected, now
 		return tx.UpdateEnrollment(ctx, e, set)
 	})
+	if err == nil && s.Applicants != nil {
+		if merr := s.Applicants.ApplicationRejected(ctx, prog, p); merr != nil {
+			s.Log.Error("application rejected, partner not told", "partner", p.ID, "err", merr)
+		}
+	}
+	return err
 }
 
 // OpenApplications opens (or closes) the program's public application page.
 func (s *Service) OpenApplications(ctx context.Context, prog *models.Program, open bool) error {
-	var at *time.Time
-	if open {
-		now := s.now()
-		at = &now
+	now := s.now()
+	openAt, closedAt := prog.ApplicationsOpenAt, prog.ApplicationsClosedAt
+	switch {
+	case open && openAt == nil:
+		openAt, closedAt = &now, nil
+	case !open && openAt != nil:
+		openAt, closedAt = nil, &now // "applications are closed" from now on
 	}
 	err := s.DB.WithContext(ctx).Model(&models.Program{}).Where("workspace_id = ? AND id = ?", prog.WorkspaceID, prog.ID).
-		Updates(map[string]any{"applications_open_at": at, "updated_at": s.now()}).Error
+		Updates(map[string]any{"applications_open_at": openAt, "applications_closed_at": closedAt, "updated_at": now}).Error
 	if err != nil {
-		return err
+		return fmt.Errorf("open applications: %w", err)
 	}
-	prog.ApplicationsOpenAt = at
+	prog.ApplicationsOpenAt, prog.ApplicationsClosedAt = openAt, closedAt
 	return nil
 }

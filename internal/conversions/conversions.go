@@ -44,12 +44,23 @@ type Service struct {
 	Webhooks webhooks.Links
 	// Analytics counts the events of partner analytics (PartnerAnalytics).
 	Analytics analytics.Engine
+	// Applicants is told about every reviewed application after its commit
+	// (the partner's e-mail: approved with a sign-in link, or rejected);
+	// nil: nobody is told.
+	Applicants Applicants
 	// ClickWindow, when set, is the attribution window: a click older than
 	// it cannot be attributed a lead or sale and answers as an unknown
 	// click id. Set with the ClickHouse event store, where the SQL store
 	// keeps clicks only that long (RELINK_CLICKHOUSE_ATTRIBUTION_WINDOW,
 	// chstore.ClickTrim); zero: every stored click.
 	ClickWindow time.Duration
+}
+
+// Applicants hears about reviewed applications (internal/portal mails the
+// partner). A failure is logged: the review itself stands.
+type Applicants interface {
+	ApplicationApproved(ctx context.Context, prog *models.Program, p *models.Partner) error
+	ApplicationRejected(ctx context.Context, prog *models.Program, p *models.Partner) error
 }
 
 // Flusher writes everything accepted so far (the click pipeline).

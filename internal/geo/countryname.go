@@ -1,5 +1,7 @@
 package geo
 
+import "sort"
+
 //go:generate go run gen_countries.go
 
 // CountryName is the English name of an ISO 3166-1 alpha-2 code ("US" →
@@ -9,6 +11,20 @@ func CountryName(code string) string {
 		return n
 	}
 	return code
+}
+
+// Country is a code and its English name.
+type Country struct{ Code, Name string }
+
+// Countries lists every known country by name (the application page's
+// choice).
+func Countries() []Country {
+	out := make([]Country, 0, len(countryNames))
+	for c, n := range countryNames {
+		out = append(out, Country{c, n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // Flag is the country's flag emoji: the two regional indicator symbols of

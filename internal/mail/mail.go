@@ -57,12 +57,14 @@ func redact(raw string) string {
 	return "…"
 }
 
-// Logged is the mailer without a mail server: each message is a log line.
+// Logged is the mailer without a mail server: each message is a log line
+// with its recipients, subject and text (a partner's sign-in link included:
+// without a mail server the operator passes it on).
 type Logged struct{ Log *slog.Logger }
 
 // Send logs m.
 func (l Logged) Send(_ context.Context, m Message) error {
-	l.Log.Info("mail: not sent (no RELINK_SMTP_URL)", "to", strings.Join(m.To, ","), "subject", m.Subject)
+	l.Log.Info("mail: not sent (no RELINK_SMTP_URL)", "to", strings.Join(m.To, ","), "subject", m.Subject, "text", m.Text)
 	return nil
 }
 

@@ -130,7 +130,7 @@ func TestSMTPSend(t *testing.T) {
 }
 
 // Without RELINK_SMTP_URL nothing is sent: each message is a log line
-// naming its recipients and subject. A bad URL or a missing sender is
+// naming its recipients and subject, with its text. A bad URL or a missing sender is
 // refused with a message that does not print the password.
 func TestLoggedAndConfig(t *testing.T) {
 	var buf bytes.Buffer
@@ -138,11 +138,11 @@ func TestLoggedAndConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Send(context.Background(), mail.Message{To: []string{"ann@example.com"}, Subject: "Webhook disabled"}); err != nil {
+	if err := m.Send(context.Background(), mail.Message{To: []string{"ann@example.com"}, Subject: "Webhook disabled", Text: "Open https://app.example/x"}); err != nil {
 		t.Fatal(err)
 	}
 	if out := buf.String(); !strings.Contains(out, "mail: not sent (no RELINK_SMTP_URL)") || !strings.Contains(out, "ann@example.com") ||
-		!strings.Contains(out, "Webhook disabled") {
+		!strings.Contains(out, "Webhook disabled") || !strings.Contains(out, "https://app.example/x") {
 		t.Errorf("log: %s", out)
 	}
 	if _, err := mail.New("http://u:hunter2@mail.example", "a@b.c", nil); err == nil || strings.Contains(err.Error(), "hunter2") {

@@ -119,21 +119,43 @@ func (s *Service) Open(ctx context.Context, token string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open embed token: %w", err)
 	}
-	sess := &Session{ExpiresAt: t.ExpiresAt}
-	if sess.Workspace, err = s.DB.WorkspaceByID(ctx, t.WorkspaceID); err != nil {
+	sess, err := s.load(ctx, t.WorkspaceID, t.ProgramID, t.EnrollmentID, t.PartnerID)
+	if err != nil {
+		return nil, err
+	}
+	sess.ExpiresAt = t.ExpiresAt
+	return sess, nil
+}
+
+// OpenEnrollment is the partner portal's session for one enrollment the
+// signed-in address owns (the caller checked it): the same session a token
+// of that enrollment opens, without an expiry. A vanished row is 404.
+func (s *Service) OpenEnrollment(ctx context.Context, workspaceID, programID, enrollmentID, partnerID string) (*Session, error) {
+	sess, err := s.load(ctx, workspaceID, programID, enrollmentID, partnerID)
+	if apierr.Is(err, apierr.Unauthorized) {
+		return nil, apierr.New(apierr.NotFound, "Program not found.")
+	}
+	return sess, err
+}
+
+// load reads everything a session holds, each row scoped by the workspace.
+func (s *Service) load(ctx context.Context, workspaceID, programID, enrollmentID, partnerID string) (*Session, error) {
+	sess := &Session{}
+	var err error
+	if sess.Workspace, err = s.DB.WorkspaceByID(ctx, workspaceID); err != nil {
 		return nil, invalidIfMissing(err)
 	}
-	if sess.Program, err = s.DB.DefaultProgram(ctx, t.WorkspaceID); err != nil || sess.Program.ID != t.ProgramID {
+	if sess.Program, err = s.DB.DefaultProgram(ctx, workspaceID); err != nil || sess.Program.ID != programID {
 		return nil, invalidIfMissing(err)
 	}
-	if sess.Enrollment, err = s.DB.EnrollmentByID(ctx, t.WorkspaceID, t.EnrollmentID); err != nil {
+	if sess.Enrollment, err = s.DB.EnrollmentByID(ctx, workspaceID, enrollmentID); err != nil || sess.Enrollment.PartnerID != partnerID {
 		return nil, invalidIfMissing(err)
 	}
-	if sess.Partner, err = s.DB.PartnerByID(ctx, t.WorkspaceID, t.PartnerID); err != nil {
+	if sess.Partner, err = s.DB.PartnerByID(ctx, workspaceID, partnerID); err != nil {
 		return nil, invalidIfMissing(err)
 	}
 	if sess.Enrollment.GroupID != nil {
-		g, err := s.DB.GroupByID(ctx, t.WorkspaceID, *sess.Enrollment.GroupID)
+		g, err := s.DB.GroupByID(ctx, workspaceID, *sess.Enrollment.GroupID)
 		if err != nil && !models.IsNotFound(err) {
 			return nil, err
 		}
@@ -532,19 +554,26 @@ type Rewards struct {
 // Rewards loads the enrollment's rewards.
 func (s *Service) Rewards(ctx context.Context, sess *Session) (Rewards, error) {
 	e := sess.Enrollment
+	return RewardLines(ctx, s.DB, sess.Workspace.ID, e.SaleRewardID, e.LeadRewardID, e.ClickRewardID, e.DiscountID)
+}
+
+// RewardLines are the sentences of rewards (sale first, as the program's
+// headline reward, then lead and click) and of a discount: the embed's
+// rewards for an enrollment, the application page's for the program's
+// default group.
+func RewardLines(ctx context.Context, db *models.DB, workspaceID string, sale, lead, click, discount *string) (Rewards, error) {
 	var idList []string
-	for _, id := range []*string{e.ClickRewardID, e.LeadRewardID, e.SaleRewardID} {
+	for _, id := range []*string{sale, lead, click} {
 		if id != nil {
 			idList = append(idList, *id)
 		}
 	}
-	byID, err := s.DB.RewardsByID(ctx, sess.Workspace.ID, idList)
+	byID, err := db.RewardsByID(ctx, workspaceID, idList)
 	if err != nil {
 		return Rewards{}, err
 	}
 	var out Rewards
-	// Sale first, as the program's headline reward.
-	for _, id := range []*string{e.SaleRewardID, e.LeadRewardID, e.ClickRewardID} {
+	for _, id := range []*string{sale, lead, click} {
 		if id == nil || byID[*id] == nil {
 			continue
 		}
@@ -554,10 +583,10 @@ func (s *Service) Rewards(ctx context.Context, sess *Session) (Rewards, error) {
 		}
 		out.Lines = append(out.Lines, RewardSentence(r))
 	}
-	// The enrollment's discount, as /track/click gives it (spec/parity.md §8.7):
-	// none when its amount is 0. Codes are never shown.
-	if e.DiscountID != nil {
-		d, err := s.DB.DiscountByID(ctx, sess.Workspace.ID, *e.DiscountID)
+	// The discount, as /track/click gives it (spec/parity.md §8.7): none
+	// when its amount is 0. Codes are never shown.
+	if discount != nil {
+		d, err := db.DiscountByID(ctx, workspaceID, *discount)
 		switch {
 		case err == nil && d.Amount > 0:
 			out.Lines = append(out.Lines, DiscountSentence(d))

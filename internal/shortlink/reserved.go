@@ -49,6 +49,7 @@ var reserved = []reservedPath{
 	{"login", AppFace},
 	{"logout", AppFace},
 	{"metrics", AppFace},
+	{"partners", AppFace}, // the partner portal (issue 36)
 	{"qr", AppFace},
 	{"readyz", AppFace | ShortFace},
 	{"static", AppFace | ShortFace},

@@ -45,7 +45,7 @@ describe("partner program operations", () => {
     await visitor.goto(`${relink.appURL}/apply/acme`);
     await visitor.fill('input[name="name"]', "Ann Lee");
     await visitor.fill('input[name="email"]', "ann@example.com");
-    await visitor.fill('input[name="country"]', "DE");
+    await visitor.selectOption('select[name="country"]', "DE");
     await visitor.fill('input[name="promotion"]', "My cooking newsletter");
     await Promise.all([visitor.waitForNavigation(), visitor.click('[data-testid="apply-submit"]')]);
     assert.equal(await visitor.locator('[data-testid="apply-done"]').count(), 1, await visitor.content());

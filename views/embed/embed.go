@@ -8,6 +8,7 @@
 package embed
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -18,16 +19,37 @@ import (
 // the root), never in a cookie.
 const (
 	PathPage        = "/embed/referrals"
-	PathOverview    = "/embed/referrals/fragments/overview"
-	PathEarnings    = "/embed/referrals/fragments/earnings"
-	PathLinks       = "/embed/referrals/fragments/links"
-	PathLeaderboard = "/embed/referrals/fragments/leaderboard"
-	PathFAQ         = "/embed/referrals/fragments/faq"
-	PathQuickstart  = "/embed/referrals/fragments/quickstart"
-	PathBounties    = "/embed/referrals/fragments/bounties"
-	PathResources   = "/embed/referrals/fragments/resources"
-	PathSettings    = "/embed/referrals/fragments/settings"
+	PathOverview    = FragmentBase + "/overview"
+	PathEarnings    = FragmentBase + "/earnings"
+	PathLinks       = FragmentBase + "/links"
+	PathLeaderboard = FragmentBase + "/leaderboard"
+	PathFAQ         = FragmentBase + "/faq"
+	PathQuickstart  = FragmentBase + "/quickstart"
+	PathBounties    = FragmentBase + "/bounties"
+	PathResources   = FragmentBase + "/resources"
+	PathSettings    = FragmentBase + "/settings"
 )
+
+// FragmentBase is the embed's prefix of every fragment path.
+const FragmentBase = "/embed/referrals/fragments"
+
+type baseKey struct{}
+
+// WithBase makes the fragments rendered under ctx point at base instead of
+// FragmentBase: the partner portal serves the same fragments under its own
+// path, behind its own door (a session cookie, not a token).
+func WithBase(ctx context.Context, base string) context.Context {
+	return context.WithValue(ctx, baseKey{}, base)
+}
+
+// P is the fragment path p (a Path… constant, possibly with a suffix) under
+// the request's base; "" stays "".
+func P(ctx context.Context, p string) string {
+	if b, ok := ctx.Value(baseKey{}).(string); ok && strings.HasPrefix(p, FragmentBase) {
+		return b + strings.TrimPrefix(p, FragmentBase)
+	}
+	return p
+}
 
 // EventLinksChanged is the htmx event (HX-Trigger) a link write sends: the
 // overview (referral-link box) and the Quickstart card reload on it.
@@ -44,7 +66,8 @@ type NoLink struct {
 
 // Shell is the page around the sections.
 type Shell struct {
-	Token         string
+	Token         string // the embed's public token (Authorization header)
+	CSRF          string // the portal's CSRF token (X-CSRF-Token header), without a token
 	Background    string // CSS colour for the root; empty: transparent
 	DynamicHeight bool
 	ProgramName   string
@@ -62,7 +85,11 @@ type Tab struct {
 
 // headers is the hx-headers JSON carrying the token.
 func (s Shell) headers() string {
-	b, _ := json.Marshal(map[string]string{"Authorization": "Bearer " + s.Token})
+	h := map[string]string{"Authorization": "Bearer " + s.Token}
+	if s.Token == "" {
+		h = map[string]string{"X-CSRF-Token": s.CSRF}
+	}
+	b, _ := json.Marshal(h)
 	return string(b)
 }
 

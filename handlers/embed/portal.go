@@ -1,0 +1,290 @@
+package embed
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/relinkhq/relink/handlers/render"
+	"github.com/relinkhq/relink/handlers/request"
+	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/auth"
+	"github.com/relinkhq/relink/internal/referrals"
+	"github.com/relinkhq/relink/models"
+	"github.com/relinkhq/relink/views/embed"
+	"github.com/relinkhq/relink/views/layout"
+)
+
+// The partner portal (issue 36, docs/portal.md): /partners on the app
+// origin. A partner signs in with a one-time link sent by e-mail and then
+// sees every program their address is enrolled in; a program's dashboard is
+// the embed's page and fragments, with a session cookie as the door instead
+// of a token. The cookie's path is /partners, so neither the console nor the
+// embed ever receives it.
+
+// PortalCookie is the portal's session cookie.
+const PortalCookie = "relink_partner"
+
+// Portal limits: sign-in links asked per address and per client IP, and a
+// signed-in session's fragment requests.
+const (
+	LinksPerAddress   = 5
+	LinksPerIP        = 20
+	LinkWindow        = 15 * time.Minute
+	PortalPerMinute   = 120
+	msgTooManyLinks   = "Too many sign-in links were asked for this address. Wait a few minutes, then try again."
+	msgBadAddress     = "Enter a valid e-mail address."
+	msgPortalCSRF     = "The form has expired or did not come from this site. Reload the page and try again."
+	portalBodyClass   = "bg-gray-50 text-gray-900 antialiased dark:bg-gray-950 dark:text-gray-100"
+	portalSessionKey  = "portal-session"
+	portalViewerKey   = "portal-viewer"
+	partnerSessionTag = "ps_"
+)
+
+// portalViewer is the signed-in address and its enrollments.
+type portalViewer struct {
+	Email       string
+	Enrollments []models.PortalEnrollment
+}
+
+func (h *Handlers) portalSession(c *fiber.Ctx) *auth.Session {
+	s, _ := c.Locals(portalSessionKey).(*auth.Session)
+	return s
+}
+
+// PortalSession loads the portal cookie (or starts an anonymous session
+// with a fresh CSRF token), checks the CSRF token on every unsafe method,
+// and sets the portal's headers: no framing, no caching.
+func (h *Handlers) PortalSession(c *fiber.Ctx) error {
+	render.FrameAncestors(c, "'none'")
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	s, err := h.d.Sessions.Decode(PortalCookie, c.Cookies(PortalCookie), h.now())
+	if err != nil {
+		s = auth.Session{CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}
+		if err := h.savePortalSession(c, s); err != nil {
+			return err
+		}
+	}
+	c.Locals(portalSessionKey, &s)
+	switch c.Method() {
+	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
+		return c.Next()
+	}
+	token := c.Get("X-CSRF-Token")
+	if token == "" {
+		token = c.FormValue("_csrf")
+	}
+	if !auth.TokensEqual(s.CSRF, token) {
+		return apierr.New(apierr.Forbidden, msgPortalCSRF)
+	}
+	return c.Next()
+}
+
+func (h *Handlers) now() time.Time {
+	if h.d.Now == nil {
+		return time.Now().UTC()
+	}
+	return h.d.Now().UTC()
+}
+
+func (h *Handlers) savePortalSession(c *fiber.Ctx, s auth.Session) error {
+	v, err := h.d.Sessions.Encode(PortalCookie, s)
+	if err != nil {
+		return err
+	}
+	c.Cookie(&fiber.Cookie{Name: PortalCookie, Value: v, Path: embed.PortalPath,
+		MaxAge: int(auth.SessionMaxAge / time.Second), HTTPOnly: true, Secure: h.d.SecureCookies, SameSite: fiber.CookieSameSiteLaxMode})
+	c.Locals(portalSessionKey, &s)
+	return nil
+}
+
+// signedIn is the address of the request's live portal session, or "".
+func (h *Handlers) signedIn(c *fiber.Ctx) (string, error) {
+	s := h.portalSession(c)
+	if s == nil || !strings.HasPrefix(s.SessionID, partnerSessionTag) {
+		return "", nil
+	}
+	email, ok, err := h.d.DB.PartnerSessionEmail(c.UserContext(), s.SessionID)
+	if err != nil || !ok {
+		return "", err
+	}
+	return email, nil
+}
+
+func portalPage(title string) layout.Page {
+	return layout.Page{Title: title, Theme: layout.ThemeSystem, NoIndex: true, BodyClass: portalBodyClass}
+}
+
+// PortalHome is GET /partners: the sign-in form, or the signed-in address's
+// programs.
+func (h *Handlers) PortalHome(c *fiber.Ctx) error {
+	email, err := h.signedIn(c)
+	if err != nil {
+		return err
+	}
+	if email == "" {
+		return render.Page(c, http.StatusOK, portalPage("Partner sign-in"), embed.SignIn(embed.SignInForm{CSRF: h.portalSession(c).CSRF}))
+	}
+	v, err := h.portalView(c.UserContext(), email, h.portalSession(c).CSRF, "")
+	if err != nil {
+		return err
+	}
+	return render.Page(c, http.StatusOK, portalPage("Your programs"), embed.Programs(v))
+}
+
+func (h *Handlers) portalView(ctx context.Context, email, csrf, current string) (embed.PortalView, error) {
+	es, err := h.d.DB.EnrollmentsByEmail(ctx, email)
+	if err != nil {
+		return embed.PortalView{}, err
+	}
+	v := embed.PortalView{Email: email, CSRF: csrf, Current: current}
+	for _, e := range es {
+		v.Programs = append(v.Programs, embed.PortalProgram{ID: e.EnrollmentID, Href: embed.PortalProgramPath(e.EnrollmentID),
+			Program: e.ProgramName, Workspace: e.WorkspaceName, Status: e.Status})
+	}
+	return v, nil
+}
+
+// RequestLink is POST /partners/login: it answers the same page whether or
+// not the address belongs to a partner, and sends the link (when it does)
+// off the request, so the answer takes the same time too. The client IP's
+// limit is the route's; the address's is here.
+func (h *Handlers) RequestLink(c *fiber.Ctx) error {
+	f := embed.SignInForm{CSRF: h.portalSession(c).CSRF, Email: strings.TrimSpace(c.FormValue("email"))}
+	if a, err := mail.ParseAddress(f.Email); err != nil || a.Address != f.Email || len(f.Email) > 254 {
+		f.Error = msgBadAddress
+		return render.Page(c, http.StatusUnprocessableEntity, portalPage("Partner sign-in"), embed.SignIn(f))
+	}
+	bucket := "partner-link-address:" + hashHex(models.NormalizeEmail(f.Email))
+	if err := h.d.RateLimit.Check(c, ruleOf(bucket, LinksPerAddress, LinkWindow, msgTooManyLinks)); err != nil {
+		return err
+	}
+	go func(email string) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := h.d.Portal.SendLink(ctx, email); err != nil {
+			h.d.Log.Error("partner portal: sign-in link not sent", "err", err)
+		}
+	}(strings.Clone(f.Email)) // Fiber's strings live in the request's buffers
+	f.Sent = true
+	return render.Page(c, http.StatusOK, portalPage("Check your e-mail"), embed.SignIn(f))
+}
+
+// ConfirmLink is GET /partners/login/:token: a button that uses the link.
+func (h *Handlers) ConfirmLink(c *fiber.Ctx) error {
+	token := c.Params("token")
+	ok, err := h.d.Portal.Usable(c.UserContext(), token)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if !ok {
+		status = http.StatusGone
+	}
+	c.Set(fiber.HeaderReferrerPolicy, "no-referrer")
+	return render.Page(c, status, portalPage("Sign in"), embed.Confirm(embed.ConfirmView{Token: token, CSRF: h.portalSession(c).CSRF, Usable: ok}))
+}
+
+// UseLink is POST /partners/login/:token: a usable link starts a session (a
+// new CSRF token: the anonymous one is never reused); a used or expired
+// one shows the confirmation page's "no longer works".
+func (h *Handlers) UseLink(c *fiber.Ctx) error {
+	sid, ok, err := h.d.Portal.SignIn(c.UserContext(), c.Params("token"))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return render.Page(c, http.StatusGone, portalPage("Sign in"), embed.Confirm(embed.ConfirmView{CSRF: h.portalSession(c).CSRF}))
+	}
+	if err := h.savePortalSession(c, auth.Session{SessionID: sid, CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}); err != nil {
+		return err
+	}
+	h.d.Log.Info("partner portal sign-in", "session", sid[:8])
+	return render.Redirect(c, embed.PortalPath)
+}
+
+// PortalLogout is POST /partners/logout: the session's row is deleted, so a
+// copy of the cookie signs no one in any more.
+func (h *Handlers) PortalLogout(c *fiber.Ctx) error {
+	if sid := h.portalSession(c).SessionID; sid != "" {
+		if err := h.d.DB.RevokePartnerSession(c.UserContext(), sid); err != nil {
+			return err
+		}
+	}
+	if err := h.savePortalSession(c, auth.Session{CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}); err != nil {
+		return err
+	}
+	return render.Redirect(c, embed.PortalPath)
+}
+
+// PortalAuth opens the enrollment of the URL for the signed-in address: not
+// signed in goes to the sign-in page; an enrollment of another address is
+// 404, as one that does not exist. The session's requests are limited.
+func (h *Handlers) PortalAuth(c *fiber.Ctx) error {
+	email, err := h.signedIn(c)
+	if err != nil {
+		return err
+	}
+	if email == "" {
+		return render.Redirect(c, embed.PortalPath)
+	}
+	ctx := c.UserContext()
+	e, err := h.d.DB.EnrollmentOfEmail(ctx, c.Params("enrollmentId"), email)
+	if err != nil {
+		return err
+	}
+	sess, err := h.d.Referrals.OpenEnrollment(ctx, e.WorkspaceID, e.ProgramID, e.EnrollmentID, e.PartnerID)
+	if err != nil {
+		return err
+	}
+	sid := h.portalSession(c).SessionID
+	if err := h.d.RateLimit.Check(c, ruleOf("portal:"+hashHex(sid), PortalPerMinute, time.Minute, "Too many requests.")); err != nil {
+		return err
+	}
+	c.Context().SetUserValue(sessionKey{}, sess)
+	c.Locals(portalViewerKey, &portalViewer{Email: email})
+	c.SetUserContext(embed.WithBase(ctx, embed.PortalProgramPath(e.EnrollmentID)+"/fragments"))
+	return c.Next()
+}
+
+// PortalPage is GET /partners/programs/:enrollmentId: the portal's header
+// over the embed's dashboard for that enrollment.
+func (h *Handlers) PortalPage(c *fiber.Ctx) error {
+	sess := session(c)
+	viewer, _ := c.Locals(portalViewerKey).(*portalViewer)
+	v, err := h.portalView(c.UserContext(), viewer.Email, h.portalSession(c).CSRF, sess.Enrollment.ID)
+	if err != nil {
+		return err
+	}
+	page := portalPage(sess.Program.Name)
+	if q := c.Query("theme"); q != "" {
+		page.Theme = ParseTheme(q) // as the embed's ?theme=; default: the visitor's
+	}
+	if sess.Group == nil {
+		ev := errorView(apierr.New(apierr.Forbidden, referrals.MsgNoGroup))
+		return render.Page(c, http.StatusForbidden, page, embed.Portal(v, embed.Shell{}, &ev))
+	}
+	shell, err := h.shell(c, sess)
+	if err != nil {
+		return err
+	}
+	shell.CSRF = h.portalSession(c).CSRF
+	return render.Page(c, http.StatusOK, page, embed.Portal(v, shell, nil))
+}
+
+func ruleOf(bucket string, limit int, window time.Duration, msg string) request.Rule {
+	return request.Rule{Bucket: bucket, Limit: limit, Window: window, Message: msg}
+}
+
+// hashHex keys a limiter bucket without putting the address or session id
+// in the limiter's store.
+func hashHex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:12])
+}
