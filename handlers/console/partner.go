@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/models"
@@ -68,7 +69,7 @@ func (h *Handlers) Partner(c *fiber.Ctx) error {
 		{Label: "Links", Value: thousands(int64(len(ep.Links))), TestID: "partner-link-count"},
 	}
 	v.Actions = partnerActions(ep.Enrollment.Status)
-	if v.Analytics, err = h.partnerAnalyticsView(c, "/console/partners/"+ep.Partner.ID, queryValues(c), ep.Partner.ID); err != nil {
+	if v.Analytics, err = h.partnerAnalyticsView(c, "/console/partners/"+ep.Partner.ID, request.QueryValues(c), ep.Partner.ID); err != nil {
 		return err
 	}
 	v.Links = h.partnerLinks(ep)
