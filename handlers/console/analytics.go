@@ -103,8 +103,22 @@ var dashboardBars = []struct {
 // pins the panel to one link (the link page). Invalid parameters are
 // shown, not thrown.
 func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, linkID string, showFilters bool) (vc.AnalyticsView, error) {
+	return h.dashboardView(c, newDashboard(base, vals, linkID, showFilters))
+}
+
+// partnerAnalyticsView is the dashboard of one partner's links (the
+// partner page): partnerId is pinned, as the link page pins linkId.
+func (h *Handlers) partnerAnalyticsView(c *fiber.Ctx, base string, vals url.Values, partnerID string) (vc.AnalyticsView, error) {
+	d := newDashboard(base, vals, "", false)
+	d.vals.Set("partnerId", partnerID)
+	d.pinned = "partnerId"
+	return h.dashboardView(c, d)
+}
+
+// dashboardView runs the dashboard d asks for.
+func (h *Handlers) dashboardView(c *fiber.Ctx, d *dashboard) (vc.AnalyticsView, error) {
 	ws := viewer(c).Workspace
-	d := newDashboard(base, vals, linkID, showFilters)
+	showFilters := d.showFilters
 	d.folderAccess = h.folderReader(c)
 	v := d.controls()
 	if showFilters {
@@ -221,6 +235,7 @@ type dashboard struct {
 	base        string
 	vals        url.Values
 	linkID      string
+	pinned      string // a filter the page's path sets (partnerId), kept out of its links
 	event       string // clicks | leads | sales: what the bar lists count
 	showFilters bool
 	// folderAccess is the engine's folder check for the signed-in user
@@ -254,7 +269,7 @@ func newDashboard(base string, vals url.Values, linkID string, showFilters bool)
 func (d *dashboard) own(mod func(url.Values)) string {
 	nv := url.Values{}
 	for k, vs := range d.vals {
-		if k == "linkId" && d.linkID != "" {
+		if (k == "linkId" && d.linkID != "") || (k == d.pinned && d.pinned != "") {
 			continue
 		}
 		nv[k] = append([]string(nil), vs...)
