@@ -601,6 +601,7 @@ func (s *Server) consoleRoutes() {
 	u.Post("/program/discount-codes/:id/delete", h.RequireOwner, h.DeleteDiscountCode)
 	u.Get("/partners", h.Partners)
 	u.Post("/partners", h.RequireOwner, h.Enroll)
+	u.Get("/partners/:id", h.Partner)
 	u.Post("/partners/:id/status", h.RequireOwner, h.SetPartnerStatus)
 	u.Get("/commissions", h.Commissions)
 	u.Post("/commissions/:id/status", h.RequireOwner, h.SetCommissionStatus)

@@ -151,3 +151,12 @@ func (db *DB) CreateSubmission(ctx context.Context, s *BountySubmission) error {
 	err := db.WithContext(ctx).Create(s).Error
 	return dbErr(err, "create submission", "", "You already have a submission for this period.")
 }
+
+// ReopenSubmissions submits again the partner's submissions rejected with
+// note (those a ban rejected, when the partner is unbanned).
+func (db *DB) ReopenSubmissions(ctx context.Context, workspaceID, programID, partnerID, note string, now time.Time) error {
+	err := db.WithContext(ctx).Model(&BountySubmission{}).
+		Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND status = ? AND rejection_note = ?", workspaceID, programID, partnerID, SubmissionRejected, note).
+		Updates(map[string]any{"status": SubmissionSubmitted, "rejection_reason": nil, "rejection_note": nil, "reviewed_at": nil, "updated_at": now.UTC()}).Error
+	return dbErr(err, "reopen submissions", "", "")
+}

@@ -455,10 +455,24 @@ func (db *DB) ClicksOfLink(ctx context.Context, workspaceID, linkID string, limi
 // InsertSyntheticClick stores one click written by the server itself (the
 // click a manual lead or sale commission is attributed to, spec/parity.md §2.3
 // step 8) inside the caller's transaction: the row, the link's counters and
-// the click aggregates, as RecordClicks does for a batch.
+// the click aggregates, as RecordClicks does for a batch. With the
+// ClickHouse event store on (clickhouse_state.enabled) the click is queued
+// in clickhouse_outbox in the same transaction instead of aggregated: the
+// outbox job copies it to ClickHouse, whose rollups count it, as the click
+// pipeline's clicks are (docs/clickhouse.md, "One copy of each click").
 func (db *DB) InsertSyntheticClick(ctx context.Context, c Click) error {
 	if err := db.WithContext(ctx).Create(&c).Error; err != nil {
 		return dbErr(err, "insert synthetic click", "", "")
+	}
+	var enabled []bool
+	if err := db.WithContext(ctx).Raw("SELECT enabled FROM clickhouse_state WHERE id = 1").Scan(&enabled).Error; err != nil {
+		return dbErr(err, "read the event store's state", "", "")
+	}
+	if len(enabled) == 1 && enabled[0] {
+		if err := db.WithContext(ctx).Exec("INSERT INTO clickhouse_outbox (kind, event_id) VALUES ('click', ?)", c.ClickID).Error; err != nil {
+			return dbErr(err, "queue synthetic click for clickhouse", "", "")
+		}
+		return db.afterInsert(ctx, []Click{c}, nil)
 	}
 	return db.afterInsert(ctx, []Click{c}, []ClickHook{AggregateClicks})
 }

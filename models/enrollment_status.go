@@ -48,3 +48,35 @@ func (db *DB) CancelPartnerEarnings(ctx context.Context, workspaceID, programID,
 		Updates(map[string]any{"status": CommissionCanceled, "updated_at": t}).Error
 	return dbErr(err, "cancel commissions", "", "")
 }
+
+// UnexpirePartnerLinks clears the expiry of the partner's links in the
+// program (a reactivated partner's links work again).
+func (db *DB) UnexpirePartnerLinks(ctx context.Context, workspaceID, programID, partnerID string, now time.Time) error {
+	err := db.WithContext(ctx).Model(&Link{}).Where("workspace_id = ? AND program_id = ? AND partner_id = ?", workspaceID, programID, partnerID).
+		Updates(map[string]any{"expires_at": nil, "updated_at": now.UTC()}).Error
+	return dbErr(err, "unexpire partner links", "", "")
+}
+
+// EnablePartnerLinks clears the expiry and the disabling of the partner's
+// links in the program (an unbanned partner's links work again).
+func (db *DB) EnablePartnerLinks(ctx context.Context, workspaceID, programID, partnerID string, now time.Time) error {
+	err := db.WithContext(ctx).Model(&Link{}).Where("workspace_id = ? AND program_id = ? AND partner_id = ?", workspaceID, programID, partnerID).
+		Updates(map[string]any{"expires_at": nil, "disabled_at": nil, "updated_at": now.UTC()}).Error
+	return dbErr(err, "enable partner links", "", "")
+}
+
+// RestorePartnerEarnings undoes a ban's effect on money as Dub's unban
+// does: the partner's canceled payouts and commissions are pending again.
+func (db *DB) RestorePartnerEarnings(ctx context.Context, workspaceID, programID, partnerID string, now time.Time) error {
+	t := now.UTC()
+	err := db.WithContext(ctx).Model(&Payout{}).
+		Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND status = ?", workspaceID, programID, partnerID, PayoutCanceled).
+		Updates(map[string]any{"status": PayoutPending, "updated_at": t}).Error
+	if err != nil {
+		return dbErr(err, "restore payouts", "", "")
+	}
+	err = db.WithContext(ctx).Model(&Commission{}).
+		Where("workspace_id = ? AND program_id = ? AND partner_id = ? AND status = ?", workspaceID, programID, partnerID, CommissionCanceled).
+		Updates(map[string]any{"status": CommissionPending, "updated_at": t}).Error
+	return dbErr(err, "restore commissions", "", "")
+}

@@ -96,6 +96,9 @@ func run(ctx context.Context, args []string, getenv config.Getenv, stdout, stder
 	}
 	if cfg != nil {
 		setupLogging(cfg, stderr)
+		if err := checkDatabase(cfg, args[0]); err != nil {
+			return err
+		}
 	}
 	switch args[0] {
 	case "serve":

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"fmt"
-	"net/url"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -11,21 +10,13 @@ import (
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/analytics/dubjson"
 	"github.com/relinkhq/relink/internal/apierr"
-	"github.com/relinkhq/relink/models"
 )
-
-// queryValues reads the raw query string (a repeated key's last value wins
-// in analytics.Parse; undecodable pairs are skipped).
-func queryValues(c *fiber.Ctx) url.Values {
-	v, _ := url.ParseQuery(string(c.Request().URI().QueryString()))
-	return v
-}
 
 // GetAnalytics serves GET /analytics (spec/analytics.md §4); the routes put the
 // paid-plan and usage gates in front of it.
 func (h *Handlers) GetAnalytics(c *fiber.Ctx) error {
 	ws := request.Workspace(c)
-	q, err := analytics.Parse(queryValues(c), analytics.EndpointAnalytics, h.Now())
+	q, err := analytics.Parse(request.QueryValues(c), analytics.EndpointAnalytics, h.Now())
 	if err != nil {
 		return err
 	}
@@ -40,7 +31,7 @@ func (h *Handlers) GetAnalytics(c *fiber.Ctx) error {
 
 // ListEvents serves GET /events (spec/analytics.md §6).
 func (h *Handlers) ListEvents(c *fiber.Ctx) error {
-	q, err := analytics.Parse(queryValues(c), analytics.EndpointEvents, h.Now())
+	q, err := analytics.Parse(request.QueryValues(c), analytics.EndpointEvents, h.Now())
 	if err != nil {
 		return err
 	}
@@ -71,7 +62,7 @@ func invalidLegacy() error {
 // values override event and groupBy; some forms answer a bare number.
 func (h *Handlers) GetAnalyticsLegacy(c *fiber.Ctx) error {
 	ws := request.Workspace(c)
-	vals := queryValues(c)
+	vals := request.QueryValues(c)
 	a, b := c.Params("a"), c.Params("b")
 	bare := false
 	switch a {
@@ -116,14 +107,9 @@ func (h *Handlers) GetAnalyticsLegacy(c *fiber.Ctx) error {
 	return sendJSON(c, out, err)
 }
 
-// folderReader is the analytics folder check for the request's key user:
-// folders.read on the checked folder (spec/parity.md §13.3).
+// folderReader is the analytics folder check for the request's key user.
 func (h *Handlers) folderReader(c *fiber.Ctx) func(context.Context, string) error {
-	a := actor(c)
-	return func(ctx context.Context, id string) error {
-		_, err := h.Links.FolderAccess(ctx, a, id, models.PermFolderRead)
-		return err
-	}
+	return request.FolderReader(h.Links, actor(c))
 }
 
 // sendJSON writes an answer encoded by dubjson (json.Marshal's bytes,

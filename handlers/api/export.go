@@ -38,7 +38,7 @@ func (h *Handlers) ExportLinks(c *fiber.Ctx) error {
 // select, as CSV with upstream's columns (internal/export). Upstream answers
 // 202 and emails a file past 1,000 events; Relink streams every row.
 func (h *Handlers) ExportEvents(c *fiber.Ctx) error {
-	d, err := export.Events(c.UserContext(), analytics.WithFolderAccess(h.Analytics, h.folderReader(c)), request.Workspace(c), queryValues(c), h.Now())
+	d, err := export.Events(c.UserContext(), analytics.WithFolderAccess(h.Analytics, h.folderReader(c)), request.Workspace(c), request.QueryValues(c), h.Now())
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func (h *Handlers) ExportEvents(c *fiber.Ctx) error {
 // per grouping (internal/export); the routes put upstream's once-per-30-
 // seconds limit in front.
 func (h *Handlers) ExportAnalytics(c *fiber.Ctx) error {
-	d, err := export.Analytics(c.UserContext(), analytics.WithFolderAccess(h.Analytics, h.folderReader(c)), request.Workspace(c), queryValues(c), h.Now())
+	d, err := export.Analytics(c.UserContext(), analytics.WithFolderAccess(h.Analytics, h.folderReader(c)), request.Workspace(c), request.QueryValues(c), h.Now())
 	if err != nil {
 		return err
 	}

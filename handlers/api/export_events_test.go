@@ -185,6 +185,10 @@ func readZip(t *testing.T, r linkResp) map[string][][]string {
 	}
 	out := map[string][][]string{}
 	for _, f := range zr.File {
+		// Files carry the export's date (issue 33 item 6: not 1980).
+		if d := time.Since(f.Modified); d < -time.Hour || d > 24*time.Hour {
+			t.Errorf("%s dated %v", f.Name, f.Modified)
+		}
 		rc, err := f.Open()
 		if err != nil {
 			t.Fatal(err)
@@ -210,9 +214,12 @@ func TestExportAnalytics(t *testing.T) {
 				t.Errorf("%s missing from %v", name, zipNames(files))
 			}
 		}
-		for _, name := range []string{"count.csv", "top_partners.csv", "utm_sources.csv"} {
+		if files["triggers.csv"] == nil {
+			t.Errorf("triggers.csv missing from %v", zipNames(files))
+		}
+		for _, name := range []string{"count.csv", "top_partners.csv", "utm_sources.csv", "trigger.csv"} {
 			if files[name] != nil {
-				t.Errorf("%s in the zip (count is never exported; empty groupings are skipped)", name)
+				t.Errorf("%s in the zip (count is never exported; empty groupings are skipped; trigger is triggers' old name)", name)
 			}
 		}
 		countries := files["countries.csv"]

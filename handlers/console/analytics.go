@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/render"
+	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/geo"
@@ -25,7 +26,7 @@ func (h *Handlers) Analytics(c *fiber.Ctx) error {
 	if to, ok := withoutEmptyParams(c); ok {
 		return c.Redirect(to, fiber.StatusFound)
 	}
-	v, err := h.analyticsView(c, "/console/analytics", queryValues(c), "", true)
+	v, err := h.analyticsView(c, "/console/analytics", request.QueryValues(c), "", true)
 	if err != nil {
 		return err
 	}
@@ -41,7 +42,7 @@ func withoutEmptyParams(c *fiber.Ctx) (string, bool) {
 	if render.IsHTMX(c) {
 		return "", false
 	}
-	vals := queryValues(c)
+	vals := request.QueryValues(c)
 	found := false
 	for k, vs := range vals {
 		keep := vs[:0]
@@ -66,11 +67,6 @@ func withoutEmptyParams(c *fiber.Ctx) (string, bool) {
 		return c.Path() + "?" + e, true
 	}
 	return c.Path(), true
-}
-
-func queryValues(c *fiber.Ctx) url.Values {
-	v, _ := url.ParseQuery(string(c.Request().URI().QueryString()))
-	return v
 }
 
 // filterParams are the event and link filters the dashboard shows as chips.
@@ -107,8 +103,22 @@ var dashboardBars = []struct {
 // pins the panel to one link (the link page). Invalid parameters are
 // shown, not thrown.
 func (h *Handlers) analyticsView(c *fiber.Ctx, base string, vals url.Values, linkID string, showFilters bool) (vc.AnalyticsView, error) {
+	return h.dashboardView(c, newDashboard(base, vals, linkID, showFilters))
+}
+
+// partnerAnalyticsView is the dashboard of one partner's links (the
+// partner page): partnerId is pinned, as the link page pins linkId.
+func (h *Handlers) partnerAnalyticsView(c *fiber.Ctx, base string, vals url.Values, partnerID string) (vc.AnalyticsView, error) {
+	d := newDashboard(base, vals, "", false)
+	d.vals.Set("partnerId", partnerID)
+	d.pinned = "partnerId"
+	return h.dashboardView(c, d)
+}
+
+// dashboardView runs the dashboard d asks for.
+func (h *Handlers) dashboardView(c *fiber.Ctx, d *dashboard) (vc.AnalyticsView, error) {
 	ws := viewer(c).Workspace
-	d := newDashboard(base, vals, linkID, showFilters)
+	showFilters := d.showFilters
 	d.folderAccess = h.folderReader(c)
 	v := d.controls()
 	if showFilters {
@@ -225,6 +235,7 @@ type dashboard struct {
 	base        string
 	vals        url.Values
 	linkID      string
+	pinned      string // a filter the page's path sets (partnerId), kept out of its links
 	event       string // clicks | leads | sales: what the bar lists count
 	showFilters bool
 	// folderAccess is the engine's folder check for the signed-in user
@@ -258,7 +269,7 @@ func newDashboard(base string, vals url.Values, linkID string, showFilters bool)
 func (d *dashboard) own(mod func(url.Values)) string {
 	nv := url.Values{}
 	for k, vs := range d.vals {
-		if k == "linkId" && d.linkID != "" {
+		if (k == "linkId" && d.linkID != "") || (k == d.pinned && d.pinned != "") {
 			continue
 		}
 		nv[k] = append([]string(nil), vs...)
@@ -586,12 +597,7 @@ func (h *Handlers) filterSelects(c *fiber.Ctx, vals url.Values) ([]vc.SelectProp
 	return []vc.SelectProps{{Label: "Domain", Name: "domain", Options: domains}, {Label: "Tag", Name: "tagId", Options: tags}}, nil
 }
 
-// folderReader is the analytics folder check for the signed-in user
-// (folders.read, spec/parity.md §13.3).
+// folderReader is the analytics folder check for the signed-in user.
 func (h *Handlers) folderReader(c *fiber.Ctx) func(context.Context, string) error {
-	a := h.actor(c)
-	return func(ctx context.Context, id string) error {
-		_, err := h.links.FolderAccess(ctx, a, id, models.PermFolderRead)
-		return err
-	}
+	return request.FolderReader(h.links, h.actor(c))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/render"
+	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/export"
@@ -93,7 +94,7 @@ func analyticsExportForms(ws *models.Workspace, d *dashboard) (vc.ExportForm, vc
 // dashboardValues are the dashboard's parameters as a download takes them
 // (empty fields dropped, the dashboard's default window).
 func dashboardValues(c *fiber.Ctx) url.Values {
-	return newDashboard("", queryValues(c), "", true).vals
+	return newDashboard("", request.QueryValues(c), "", true).vals
 }
 
 // ExportAnalytics downloads the dashboard's analytics as upstream's zip

@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/render"
+	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
@@ -100,7 +101,7 @@ func (h *Handlers) linksView(c *fiber.Ctx, pageParam string) (vc.LinksView, erro
 	v.List.From = (page-1)*linksPageSize + 1
 	v.List.To = v.List.From + len(ls) - 1
 	pageURL := func(p int) string {
-		vals := queryValues(c)
+		vals := request.QueryValues(c)
 		for k, vs := range vals {
 			if len(vs) == 0 || vs[len(vs)-1] == "" {
 				vals.Del(k)
@@ -368,7 +369,7 @@ func (h *Handlers) linkDetail(c *fiber.Ctx, l *models.Link) (vc.LinkDetail, erro
 		}
 		v.ReadOnly, v.FolderName = !rights[fo.ID].LinkWrite, fo.Name
 	}
-	v.Analytics, err = h.analyticsView(c, "/console/links/"+l.ID, queryValues(c), l.ID, false)
+	v.Analytics, err = h.analyticsView(c, "/console/links/"+l.ID, request.QueryValues(c), l.ID, false)
 	return v, err
 }
 

@@ -201,9 +201,17 @@ func TestLinks(t *testing.T) {
 		t.Run("edit, archive, delete", func(t *testing.T) {
 			r := c.post(loc, url.Values{"url": {"https://example.com/pricing-2"}, "domain": {"localhost:8080"}, "key": {"launch"}})
 			wantStatus(t, r, http.StatusSeeOther)
+			if got := r.Header.Get("Location"); got != loc+"?saved=1" {
+				t.Errorf("after saving: %q", got)
+			}
 			r = c.get(loc + "?saved=1")
 			if got := r.text(t, `[data-testid="link-url"]`); !strings.Contains(got, "pricing-2") {
 				t.Errorf("url after edit %q", got)
+			}
+			// "Link saved." at the top of the page, where the reload lands
+			// (issue 33 item 6), not in the form far below.
+			if first := r.doc(t).Find(`[data-testid="link-page"]`).Children().First(); first.AttrOr("data-testid", "") != "alert-success" || !strings.Contains(first.Text(), "Link saved.") {
+				t.Errorf("the page starts with %q", first.Text())
 			}
 			r = c.post(loc+"/archive", url.Values{"archived": {"1"}})
 			wantStatus(t, r, http.StatusSeeOther)

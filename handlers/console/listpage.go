@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/request"
 	vc "github.com/relinkhq/relink/views/console"
 )
 
@@ -38,7 +39,7 @@ func pageOf(c *fiber.Ctx, size int) listPage {
 // page 1. (The path is explicit: a form post re-renders a list page from
 // another path.)
 func withParam(c *fiber.Ctx, path, key, value string) string {
-	vals := queryValues(c)
+	vals := request.QueryValues(c)
 	vals.Del("page")
 	if value == "" {
 		vals.Del(key)
@@ -66,7 +67,7 @@ func pathWith(path string, vals url.Values) string {
 func pagerFor(c *fiber.Ctx, path string, p listPage, shown int, total int64) *vc.Pager {
 	pg := &vc.Pager{From: p.Offset() + 1, To: p.Offset() + shown, Total: total}
 	at := func(n int) string {
-		vals := queryValues(c)
+		vals := request.QueryValues(c)
 		vals.Del("page")
 		if n > 1 {
 			vals.Set("page", strconv.Itoa(n))

@@ -49,6 +49,12 @@ func (h *Handlers) Payouts(c *fiber.Ctx) error {
 	sort := sortLinks(c, &v, "/console/payouts", c.Query("sort"), [2]string{"createdAt", "Newest"}, [2]string{"amount", "Amount"})
 	lp := pageOf(c, listPageSize)
 	q := models.PayoutQuery{Status: st, SortBy: sort, Desc: true, Limit: lp.Size, Offset: lp.Offset()}
+	if pid := c.Query("partnerId"); pid != "" {
+		q.PartnerID = pid
+		if err := h.onePartner(c, &v, "/console/payouts", pid); err != nil {
+			return err
+		}
+	}
 	ps, err := h.db.ListPayouts(ctx, ws.ID, p.ID, q)
 	if err != nil {
 		return err

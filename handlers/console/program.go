@@ -233,9 +233,6 @@ func (h *Handlers) SetHoldingPeriod(c *fiber.Ctx) error {
 	return redirect(c, "/console/program")
 }
 
-// enrollmentActions are the statuses an owner sets from the partner list.
-var enrollmentActions = []string{models.EnrollmentApproved, models.EnrollmentDeactivated, models.EnrollmentBanned, models.EnrollmentArchived}
-
 // Partners lists enrolled partners with their totals, and enrolls new ones.
 func (h *Handlers) Partners(c *fiber.Ctx) error { return h.partnersPage(c, fiber.StatusOK, nil, nil) }
 
@@ -310,47 +307,6 @@ func (h *Handlers) Enroll(c *fiber.Ctx) error {
 	return redirect(c, "/console/partners")
 }
 
-// SetPartnerStatus changes an enrollment's status.
-func (h *Handlers) SetPartnerStatus(c *fiber.Ctx) error {
-	ctx := c.UserContext()
-	ws := viewer(c).Workspace
-	st := c.FormValue("status")
-	ok := false
-	for _, s := range enrollmentActions {
-		ok = ok || s == st
-	}
-	if !ok {
-		return apierr.Validation("invalid_value", "status", "Choose approved, deactivated, banned or archived.")
-	}
-	p, err := h.db.DefaultProgram(ctx, ws.ID)
-	if err != nil {
-		return err
-	}
-	e, err := h.db.EnrollmentByPartner(ctx, ws.ID, p.ID, c.Params("id"))
-	if err != nil {
-		return err
-	}
-	// Ban and deactivate have effects on links and money: the same
-	// service calls as POST /partners/ban and /partners/deactivate.
-	sel := conversions.PartnerSelector{PartnerID: e.PartnerID}
-	switch st {
-	case models.EnrollmentBanned:
-		reason := c.FormValue("reason")
-		if reason == "" {
-			reason = "tos_violation"
-		}
-		_, err = h.conv.BanPartner(ctx, ws, sel, reason)
-	case models.EnrollmentDeactivated:
-		_, err = h.conv.DeactivatePartner(ctx, ws, sel)
-	default:
-		err = h.conv.SetEnrollmentStatus(ctx, e, st)
-	}
-	if err != nil {
-		return err
-	}
-	return redirect(c, "/console/partners")
-}
-
 // Commissions lists commissions by status, with status changes.
 func (h *Handlers) Commissions(c *fiber.Ctx) error {
 	ctx := c.UserContext()
@@ -370,6 +326,12 @@ func (h *Handlers) Commissions(c *fiber.Ctx) error {
 	sort := sortLinks(c, &v, "/console/commissions", c.Query("sort"), [2]string{"createdAt", "Newest"}, [2]string{"amount", "Sale amount"})
 	lp := pageOf(c, listPageSize)
 	q := models.CommissionQuery{Status: st, SortBy: sort, Desc: true, Limit: lp.Size, Offset: lp.Offset()}
+	if pid := c.Query("partnerId"); pid != "" {
+		q.PartnerID = &models.SetFilter{Values: []string{pid}}
+		if err := h.onePartner(c, &v, "/console/commissions", pid); err != nil {
+			return err
+		}
+	}
 	cs, err := h.db.ListCommissions(ctx, ws.ID, p.ID, q)
 	if err != nil {
 		return err
@@ -451,4 +413,18 @@ func (h *Handlers) Customers(c *fiber.Ctx) error {
 		v.Rows = append(v.Rows, vc.TableRow{ID: cu.ID, Cells: []string{name, cu.ExternalID, country, thousands(cu.Sales), money(cu.SaleAmount), first, date(cu.CreatedAt)}})
 	}
 	return h.page(c, fiber.StatusOK, "Customers", "customers", vc.Table(v))
+}
+
+// onePartner notes on a list filtered to one partner (?partnerId, from the
+// partner's page) whose list it is, with links to the partner and to the
+// whole list.
+func (h *Handlers) onePartner(c *fiber.Ctx, v *vc.TablePage, path, partnerID string) error {
+	pt, err := h.db.PartnerByID(c.UserContext(), viewer(c).Workspace.ID, partnerID)
+	if err != nil {
+		return err
+	}
+	v.Title += " of " + pt.Name
+	v.Related = append(v.Related, vc.FilterLink{Label: "← " + pt.Name, Href: "/console/partners/" + pt.ID},
+		vc.FilterLink{Label: "Every partner's", Href: withParam(c, path, "partnerId", "")})
+	return nil
 }

@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
@@ -72,7 +74,7 @@ func (h *Handlers) Webhooks(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.page(c, fiber.StatusOK, "Webhooks", "webhooks", vc.Webhooks(v))
+	return h.renderWebhooks(c, fiber.StatusOK, v)
 }
 
 // webhookBody turns the form into a /webhooks API body, so the console
@@ -80,7 +82,9 @@ func (h *Handlers) Webhooks(c *fiber.Ctx) error {
 func webhookBody(c *fiber.Ctx) ([]byte, vc.WebhookForm) {
 	f := emptyWebhookForm()
 	f.Name, f.URL = strings.TrimSpace(c.FormValue("name")), strings.TrimSpace(c.FormValue("url"))
-	f.Scope, f.LinkIDs, f.FolderIDs = c.FormValue("linkScope"), c.FormValue("linkIds"), c.FormValue("folderIds")
+	// Folders and links are ticked (one value each); an older client may
+	// still post one comma-separated value.
+	f.Scope, f.LinkIDs, f.FolderIDs = c.FormValue("linkScope"), multiValue(c, "linkIds"), multiValue(c, "folderIds")
 	triggers := []string{}
 	for _, t := range c.Request().PostArgs().PeekMulti("triggers") {
 		triggers = append(triggers, string(t))
@@ -126,14 +130,14 @@ func (h *Handlers) CreateWebhook(c *fiber.Ctx) error {
 			return verr
 		}
 		v.Form, v.Error = f, msg
-		return h.page(c, fiber.StatusUnprocessableEntity, "Webhooks", "webhooks", vc.Webhooks(v))
+		return h.renderWebhooks(c, fiber.StatusUnprocessableEntity, v)
 	}
 	v, err := h.webhookView(c, w.ID)
 	if err != nil {
 		return err
 	}
 	v.NewSecret, v.Notice = w.Secret, "Webhook created."
-	return h.page(c, fiber.StatusCreated, w.Name, "webhooks", vc.Webhook(v))
+	return h.renderWebhook(c, fiber.StatusCreated, w.Name, v)
 }
 
 // userError is the message of a 4xx, false for anything else.
@@ -201,7 +205,7 @@ func (h *Handlers) Webhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.page(c, fiber.StatusOK, v.Name, "webhooks", vc.Webhook(v))
+	return h.renderWebhook(c, fiber.StatusOK, v.Name, v)
 }
 
 // WebhookLog is the delivery log fragment (htmx polling).
@@ -231,7 +235,7 @@ func (h *Handlers) UpdateWebhook(c *fiber.Ctx) error {
 			return verr
 		}
 		v.Form, v.Error = f, msg
-		return h.page(c, fiber.StatusUnprocessableEntity, v.Name, "webhooks", vc.Webhook(v))
+		return h.renderWebhook(c, fiber.StatusUnprocessableEntity, v.Name, v)
 	}
 	return redirect(c, "/console/webhooks/"+c.Params("id"))
 }
@@ -247,7 +251,7 @@ func (h *Handlers) RotateWebhookSecret(c *fiber.Ctx) error {
 		return err
 	}
 	v.NewSecret, v.Notice = w.Secret, "Secret rotated. Deliveries are signed with the new secret from now on."
-	return h.page(c, fiber.StatusOK, v.Name, "webhooks", vc.Webhook(v))
+	return h.renderWebhook(c, fiber.StatusOK, v.Name, v)
 }
 
 // ToggleWebhook enables a disabled webhook or disables an enabled one.
@@ -267,7 +271,7 @@ func (h *Handlers) ToggleWebhook(c *fiber.Ctx) error {
 			return verr
 		}
 		v.Error = msg
-		return h.page(c, fiber.StatusForbidden, v.Name, "webhooks", vc.Webhook(v))
+		return h.renderWebhook(c, fiber.StatusForbidden, v.Name, v)
 	}
 	return redirect(c, "/console/webhooks/"+w.ID)
 }
@@ -298,5 +302,94 @@ func (h *Handlers) SendTestWebhook(c *fiber.Ctx) error {
 	} else {
 		v.Notice = "Test event " + evID + " queued; it appears in the delivery log below once attempted."
 	}
-	return h.page(c, status, v.Name, "webhooks", vc.Webhook(v))
+	return h.renderWebhook(c, status, v.Name, v)
+}
+
+// renderWebhooks renders the webhooks page with the form's folder and link
+// choices.
+func (h *Handlers) renderWebhooks(c *fiber.Ctx, status int, v vc.WebhooksView) error {
+	var err error
+	if v.Form, err = h.webhookChoices(c, v.Form); err != nil {
+		return err
+	}
+	return h.page(c, status, "Webhooks", "webhooks", vc.Webhooks(v))
+}
+
+// renderWebhook renders a webhook's page with the form's choices.
+func (h *Handlers) renderWebhook(c *fiber.Ctx, status int, title string, v vc.WebhookView) error {
+	var err error
+	if v.Form, err = h.webhookChoices(c, v.Form); err != nil {
+		return err
+	}
+	return h.page(c, status, title, "webhooks", vc.Webhook(v))
+}
+
+// webhookChoiceLinks is how many links the form offers (most clicked
+// first); links chosen before stay offered whatever their rank.
+const webhookChoiceLinks = 100
+
+// webhookChoices fills the form's folder and link choices (issue 33 item
+// 6: names to tick, not IDs to type): the folders the user sees and the
+// most clicked links, the chosen ones checked. A chosen ID that is not
+// among them (a folder the user cannot see) is kept as a hidden choice,
+// so saving the form never drops it.
+func (h *Handlers) webhookChoices(c *fiber.Ctx, f vc.WebhookForm) (vc.WebhookForm, error) {
+	chosenFolders, chosenLinks := idSet(f.FolderIDs), idSet(f.LinkIDs)
+	fs, _, err := h.visibleFolders(c)
+	if err != nil {
+		return f, err
+	}
+	f.Folders, f.Links = nil, nil
+	for _, fo := range fs {
+		f.Folders = append(f.Folders, vc.Option{Value: fo.ID, Label: fo.Name, Selected: chosenFolders[fo.ID]})
+		delete(chosenFolders, fo.ID)
+	}
+	ls, err := h.links.List(c.UserContext(), h.actor(c), links.ListQuery{AllFolders: true, Sort: models.SortClicks, SortSet: true, PageSize: webhookChoiceLinks})
+	if err != nil {
+		return f, err
+	}
+	if len(chosenLinks) > 0 {
+		more, err := h.links.List(c.UserContext(), h.actor(c), links.ListQuery{AllFolders: true, LinkIDs: keys(chosenLinks), ShowArchived: true, PageSize: len(chosenLinks)})
+		if err != nil {
+			return f, err
+		}
+		ls = append(more, ls...)
+	}
+	seen := map[string]bool{}
+	for _, l := range ls {
+		if seen[l.ID] {
+			continue
+		}
+		seen[l.ID] = true
+		f.Links = append(f.Links, vc.Option{Value: l.ID, Label: l.Domain + "/" + l.Key, Selected: chosenLinks[l.ID]})
+		delete(chosenLinks, l.ID)
+	}
+	f.HiddenFolderIDs, f.HiddenLinkIDs = keys(chosenFolders), keys(chosenLinks)
+	return f, nil
+}
+
+func idSet(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, id := range splitIDs(s) {
+		out[id] = true
+	}
+	return out
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// multiValue joins a form field's values with ", ".
+func multiValue(c *fiber.Ctx, name string) string {
+	var vs []string
+	for _, v := range c.Request().PostArgs().PeekMulti(name) {
+		vs = append(vs, string(v))
+	}
+	return strings.Join(vs, ", ")
 }

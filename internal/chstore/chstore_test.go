@@ -420,3 +420,52 @@ func TestInsertOnceSpans(t *testing.T) {
 		}
 	})
 }
+
+// TestSyntheticClickThroughOutbox: a click the server writes itself (a
+// manual commission's, models.DB.InsertSyntheticClick) reaches ClickHouse
+// through the outbox once the event store is on, and no SQL click aggregate
+// counts it; before, it is aggregated in SQL as without ClickHouse.
+func TestSyntheticClickThroughOutbox(t *testing.T) {
+	eachCH(t, func(t *testing.T, c *chstore.Client) {
+		testdb.Each(t, func(t *testing.T, db *models.DB) {
+			ctx := context.Background()
+			ws, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: "syn", Slug: "syn-" + ids.Nano(4), Plan: models.PlanPro})
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+			before, after := clicks(1, ws.Workspace.ID, at)[0], clicks(1, ws.Workspace.ID, at.Add(time.Hour))[0]
+			aggs := func() (n int64) {
+				db.Raw("SELECT COALESCE(SUM(count), 0) FROM event_aggregates WHERE workspace_id = ? AND event = ? AND dim = ?", ws.Workspace.ID, models.AggClick, models.DimTotal).Scan(&n)
+				return n
+			}
+			if err := db.InsertSyntheticClick(ctx, before); err != nil || aggs() != 1 {
+				t.Fatalf("without the event store: %v, %d aggregated", err, aggs())
+			}
+			ob := &chstore.Outbox{SQL: db, CH: c, Log: quiet}
+			if err := ob.Enable(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Tx(ctx, func(tx *models.DB) error { return tx.InsertSyntheticClick(ctx, after) }); err != nil {
+				t.Fatal(err)
+			}
+			if n := aggs(); n != 1 {
+				t.Fatalf("the synthetic click was aggregated in SQL with the event store on (%d)", n)
+			}
+			if err := ob.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			q := "SELECT count(), (SELECT sum(count) FROM event_aggregates WHERE event = 'click' AND dim = 'total' AND workspace_id = " + chstore.Quote(ws.Workspace.ID) + ") FROM clicks WHERE click_id = " + chstore.Quote(after.ClickID)
+			var got []string
+			if err := c.Query(ctx, q, func(cols []string) error { got = cols; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 2 || got[0] != "1" || got[1] != "1" {
+				t.Fatalf("clickhouse: %v, want the click once and counted once", got)
+			}
+			if n, _ := ob.Pending(ctx); n != 0 {
+				t.Fatalf("%d outbox entries left", n)
+			}
+		})
+	})
+}

@@ -107,7 +107,7 @@ func (o *Outbox) copyRound(ctx context.Context, db *models.DB, lock string) (int
 		byKind[e.Kind] = append(byKind[e.Kind], e.EventID)
 		seqs = append(seqs, e.Seq)
 	}
-	for _, kind := range []string{"lead", "sale"} {
+	for _, kind := range []string{"click", "lead", "sale"} {
 		if ids := byKind[kind]; len(ids) > 0 {
 			if err := o.CH.CopyEvents(ctx, db, kind, ids); err != nil {
 				return 0, fmt.Errorf("clickhouse outbox: %w", err)
@@ -127,9 +127,18 @@ const leadColumns = "event_id, timestamp, workspace_id, event_name, customer_id,
 
 const saleColumns = leadColumns + ", lead_event_id, amount, currency, payment_processor, invoice_id"
 
-// CopyEvents reads the leads or sales with the given ids from the SQL store
-// and inserts them into ClickHouse (ids no longer there are skipped).
+// CopyEvents reads the clicks, leads or sales with the given ids from the
+// SQL store and inserts them into ClickHouse (ids no longer there are
+// skipped). Clicks come through the outbox only when the server wrote them
+// itself (models.DB.InsertSyntheticClick); the pipeline's go straight in.
 func (c *Client) CopyEvents(ctx context.Context, db *models.DB, kind string, ids []string) error {
+	if kind == "click" {
+		var cs []models.Click
+		if err := db.WithContext(ctx).Where("click_id IN ?", ids).Find(&cs).Error; err != nil {
+			return fmt.Errorf("read clicks: %w", err)
+		}
+		return c.InsertClicks(ctx, cs)
+	}
 	table, cols, conv := "lead_events", leadColumns, LeadRow
 	if kind == "sale" {
 		table, cols, conv = "sale_events", saleColumns, SaleRow

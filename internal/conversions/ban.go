@@ -148,3 +148,128 @@ func (s *Service) flushLinks(ls []models.Link) {
 		s.Links.Cache.Invalidate(l.Domain, l.Key)
 	}
 }
+
+// ReactivatePartner approves a deactivated partner again (Dub's
+// reactivatePartnerAction, the console's partner page): approved with its
+// group's rewards (deactivation cleared them), and its links in the program
+// without an expiry again. Discount codes deactivation deleted stay deleted.
+// It returns the partner id.
+func (s *Service) ReactivatePartner(ctx context.Context, ws *models.Workspace, sel PartnerSelector) (string, error) {
+	var ls []models.Link
+	var partnerID string
+	err := s.DB.Tx(ctx, func(tx *models.DB) error {
+		prog, e, err := s.programEnrollment(ctx, tx, ws, sel)
+		if err != nil {
+			return err
+		}
+		if e.Status != models.EnrollmentDeactivated {
+			return apierr.New(apierr.BadRequest, "This partner is not deactivated.")
+		}
+		partnerID = e.PartnerID
+		g, err := enrollmentGroup(ctx, tx, ws, prog, e)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		set := map[string]any{"status": models.EnrollmentApproved, "updated_at": now}
+		if g != nil {
+			set["click_reward_id"], set["lead_reward_id"], set["sale_reward_id"] = g.ClickRewardID, g.LeadRewardID, g.SaleRewardID
+			set["referral_reward_id"], set["discount_id"] = g.ReferralRewardID, g.DiscountID
+		}
+		if err := tx.UpdateEnrollment(ctx, e, set); err != nil {
+			return err
+		}
+		if ls, err = tx.PartnerLinks(ctx, ws.ID, prog.ID, e.PartnerID); err != nil {
+			return err
+		}
+		return tx.UnexpirePartnerLinks(ctx, ws.ID, prog.ID, e.PartnerID, now)
+	})
+	if err != nil {
+		return "", err
+	}
+	s.flushLinks(ls)
+	return partnerID, nil
+}
+
+// enrollmentGroup is the enrollment's group, or the program's default; nil
+// when it has neither.
+func enrollmentGroup(ctx context.Context, tx *models.DB, ws *models.Workspace, prog *models.Program, e *models.Enrollment) (*models.Group, error) {
+	for _, id := range []*string{e.GroupID, prog.DefaultGroupID} {
+		if id != nil && *id != "" {
+			return tx.GroupByIDOrSlug(ctx, ws.ID, prog.ID, *id)
+		}
+	}
+	return nil, nil
+}
+
+// ArchivePartner archives an approved partner, or approves an archived one
+// again (Dub's archivePartnerAction toggles the same two statuses): an
+// archived partner keeps its links, rewards and earnings, and leaves the
+// default views of the partner list.
+func (s *Service) ArchivePartner(ctx context.Context, ws *models.Workspace, sel PartnerSelector, archived bool) error {
+	return s.DB.Tx(ctx, func(tx *models.DB) error {
+		_, e, err := s.programEnrollment(ctx, tx, ws, sel)
+		if err != nil {
+			return err
+		}
+		from, to := models.EnrollmentApproved, models.EnrollmentArchived
+		if !archived {
+			from, to = to, from
+		}
+		if e.Status != from {
+			return apierr.Newf(apierr.BadRequest, `Only partners with an "%s" status can be set to "%s". The partner's status in this program is "%s".`, from, to, e.Status)
+		}
+		return tx.UpdateEnrollment(ctx, e, map[string]any{"status": to, "updated_at": s.now()})
+	})
+}
+
+// UnbanPartner approves a banned partner again (Dub's unbanPartnerAction):
+// approved with its group's rewards, its links enabled and without expiry,
+// its canceled commissions pending again and its canceled payouts pending,
+// and the bounty submissions the ban rejected submitted again. Discount
+// codes the ban deleted stay deleted. It returns the partner id.
+func (s *Service) UnbanPartner(ctx context.Context, ws *models.Workspace, sel PartnerSelector) (string, error) {
+	var ls []models.Link
+	var partnerID string
+	err := s.DB.Tx(ctx, func(tx *models.DB) error {
+		prog, e, err := s.programEnrollment(ctx, tx, ws, sel)
+		if err != nil {
+			return err
+		}
+		if e.Status != models.EnrollmentBanned {
+			return apierr.New(apierr.BadRequest, "This partner is not banned.")
+		}
+		partnerID = e.PartnerID
+		g, err := enrollmentGroup(ctx, tx, ws, prog, e)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		set := map[string]any{"status": models.EnrollmentApproved, "banned_at": nil, "banned_reason": nil, "updated_at": now}
+		if g != nil {
+			set["click_reward_id"], set["lead_reward_id"], set["sale_reward_id"] = g.ClickRewardID, g.LeadRewardID, g.SaleRewardID
+			set["referral_reward_id"], set["discount_id"] = g.ReferralRewardID, g.DiscountID
+		}
+		if err := tx.UpdateEnrollment(ctx, e, set); err != nil {
+			return err
+		}
+		if ls, err = tx.PartnerLinks(ctx, ws.ID, prog.ID, e.PartnerID); err != nil {
+			return err
+		}
+		if err := tx.EnablePartnerLinks(ctx, ws.ID, prog.ID, e.PartnerID, now); err != nil {
+			return err
+		}
+		if err := tx.RestorePartnerEarnings(ctx, ws.ID, prog.ID, e.PartnerID, now); err != nil {
+			return err
+		}
+		if err := tx.ReopenSubmissions(ctx, ws.ID, prog.ID, e.PartnerID, MsgBannedSubmission, now); err != nil {
+			return err
+		}
+		return tx.RecomputeTotalCommissions(ctx, ws.ID, prog.ID, e.PartnerID)
+	})
+	if err != nil {
+		return "", err
+	}
+	s.flushLinks(ls)
+	return partnerID, nil
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/url"
 	"sort"
@@ -19,11 +20,14 @@ import (
 )
 
 // analyticsExportGroupBys are the groupings GET /analytics/export writes, one
-// CSV each, in upstream's order (VALID_ANALYTICS_ENDPOINTS without count).
+// CSV each, in upstream's order (VALID_ANALYTICS_ENDPOINTS without count and
+// the deprecated trigger).
 func analyticsExportGroupBys(singleLink bool) []analytics.GroupBy {
 	var out []analytics.GroupBy
 	for _, g := range analytics.AllGroupBys {
-		if g == analytics.Count || (singleLink && g == analytics.TopLinks) {
+		// trigger is the deprecated name of triggers (the same rows): one
+		// file of them, not two.
+		if g == analytics.Count || g == analytics.Trigger || (singleLink && g == analytics.TopLinks) {
 			continue
 		}
 		out = append(out, g)
@@ -64,12 +68,12 @@ func Analytics(ctx context.Context, eng analytics.Engine, ws *models.Workspace, 
 				}
 				if err != nil {
 					slog.Error("analytics export stopped early", "groupBy", g, "err", err)
-					writeZipNote(zw, "export_incomplete.txt", fmt.Sprintf("export incomplete: %s: %v\n", g, err))
+					writeZipNote(zw, now, "export_incomplete.txt", fmt.Sprintf("export incomplete: %s: %v\n", g, err))
 					break
 				}
 			}
 			first = nil
-			if err := writeAnalyticsCSV(zw, string(g)+".csv", dubjson.Analytics(res)); err != nil {
+			if err := writeAnalyticsCSV(zw, now, string(g)+".csv", dubjson.Analytics(res)); err != nil {
 				slog.Error("analytics export stopped early", "groupBy", g, "err", err)
 				break
 			}
@@ -92,8 +96,8 @@ func withGroupBy(vals url.Values, g analytics.GroupBy) url.Values {
 	return out
 }
 
-func writeZipNote(zw *zip.Writer, name, text string) {
-	f, err := zw.Create(name)
+func writeZipNote(zw *zip.Writer, now time.Time, name, text string) {
+	f, err := createInZip(zw, name, now)
 	if err == nil {
 		_, _ = f.Write([]byte(text))
 	}
@@ -104,7 +108,7 @@ func writeZipNote(zw *zip.Writer, name, text string) {
 // empty cell, formulas neutralised. Rows are the API's own JSON rows; the
 // grouping's keys come first (sorted), then the counters. A grouping without
 // rows writes no file, as upstream.
-func writeAnalyticsCSV(zw *zip.Writer, name string, v any) error {
+func writeAnalyticsCSV(zw *zip.Writer, now time.Time, name string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", name, err)
@@ -133,7 +137,7 @@ func writeAnalyticsCSV(zw *zip.Writer, name string, v any) error {
 		}
 		return keys[i] < keys[j]
 	})
-	f, err := zw.Create(name)
+	f, err := createInZip(zw, name, now)
 	if err != nil {
 		return fmt.Errorf("zip %s: %w", name, err)
 	}
@@ -191,4 +195,10 @@ func flatten(prefix string, v any, out map[string]string) {
 		b, _ := json.Marshal(x)
 		out[prefix] = string(b)
 	}
+}
+
+// createInZip adds a compressed file dated now (zip.Writer.Create leaves the
+// date zero, which unzip shows as 1980).
+func createInZip(zw *zip.Writer, name string, now time.Time) (io.Writer, error) {
+	return zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: now})
 }

@@ -285,6 +285,12 @@ func rowLink(row int, get func(string) string) Link {
 	}
 	if l.URL != "" {
 		l.URL = links.URLify(l.URL)
+		// Only web destinations are imported (issue 33 item 6: ftp://
+		// was accepted): a short link to ftp:, mailto: or file: is not a
+		// link a shortener export means.
+		if u, err := url.Parse(l.URL); l.Invalid == "" && (err != nil || (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"))) {
+			l.Invalid = "Invalid destination URL: only http and https links are imported"
+		}
 	}
 	if t, ok := ParseDate(get("createdAt")); ok {
 		l.CreatedAt = t

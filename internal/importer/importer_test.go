@@ -237,3 +237,28 @@ func TestImportedClicksOnOriginalDates(t *testing.T) {
 		}
 	})
 }
+
+// TestCSVRefusesNonWebDestinations: only http(s) destinations are imported
+// (issue 33 item 6: ftp:// was accepted); the others are failed rows with
+// the reason.
+func TestCSVRefusesNonWebDestinations(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		svc, ws := setup(t, db, "acme")
+		src, err := importer.NewCSV([]byte("link,url\nrl.test/ftp,ftp://files.example/x\nrl.test/mail,mailto:a@b.example\nrl.test/ok,https://shop.example/a\nrl.test/bare,shop.example/b\n"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := (&importer.Runner{Links: svc, Workspace: ws}).Run(context.Background(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Created != 2 || rep.Failed != 2 {
+			t.Fatalf("report %+v", rep)
+		}
+		for _, e := range rep.Errors {
+			if (e.Row != 1 && e.Row != 2) || !strings.Contains(e.Error, "only http and https") {
+				t.Errorf("row %d: %q", e.Row, e.Error)
+			}
+		}
+	})
+}

@@ -24,9 +24,12 @@ function hostPage(q) {
   const app = relink.appURL;
   const opts = { token: q.get("token"), origin: app, root: "__ROOT__" };
   if (q.get("bg")) opts.themeOptions = { backgroundColor: q.get("bg") };
+  if (q.get("theme")) opts.theme = q.get("theme");
+  // hostbg: a host page of that colour that declares no color-scheme.
+  const hostBG = q.get("hostbg") || "#f1f5f9";
   const json = JSON.stringify(opts).replace('"__ROOT__"', 'document.getElementById("mount")');
   return `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Client app</title>
-<style>body{margin:0;font-family:sans-serif;background:#f1f5f9}header{padding:16px 24px;background:#0f766e;color:#fff}</style></head>
+<style>body{margin:0;font-family:sans-serif;background:${hostBG}}header{padding:16px 24px;background:#0f766e;color:#fff}</style></head>
 <body><header>Client app — referral program</header><div id="mount"></div>
 <script src="${app}/static/js/embed.js"></script>
 <script>window.__errors = []; var o = ${json}; o.onError = function (e) { window.__errors.push(e.code); }; Relink.init(o);</script></body></html>`;
@@ -226,6 +229,89 @@ for (const width of WIDTHS) {
       assert.ok(found.icons.includes(icon), `visible ${icon} icon (have ${found.icons})`);
     }
     await shotAt(page, frame.locator('[data-testid="links"]'), `embed-icons-links-${width}`);
+    await ctx.close();
+  });
+}
+
+// Issue 33 item 4: at a phone's width every tab is on screen (the strip
+// wraps, it neither scrolls nor hides tabs behind a menu), and neither the
+// host page nor the dashboard scrolls sideways on any tab. Screenshots:
+// artifacts/i33-4-embed-tabs-<width>.png.
+for (const width of WIDTHS) {
+  test(`${width}px, issue 33 item 4: every tab is reachable on screen and no tab scrolls sideways`, async () => {
+    const { ctx, page, frame } = await open(await token("alice"), width);
+    const tabs = frame.locator('[data-testid="tabs"] [role="tab"]');
+    await tabs.first().waitFor();
+    const n = await tabs.count();
+    assert.ok(n >= 6, `${n} tabs`);
+    const [scroll, client] = await frame.locator('[data-testid="tabs"]').evaluate((el) => [el.scrollWidth, el.clientWidth]);
+    assert.ok(scroll <= client + 1, `the tab strip scrolls: ${scroll} > ${client}`);
+    const sideways = async (what) => {
+      for (const [where, loc] of [["host page", page.locator("html")], ["dashboard", frame.locator("html")]]) {
+        const over = await loc.evaluate((el) => el.scrollWidth - el.clientWidth);
+        assert.ok(over <= 1, `${what}: the ${where} scrolls sideways by ${over}px`);
+      }
+    };
+    await shotAt(page, frame.locator('[data-testid="tabs"]'), `i33-4-embed-tabs-${width}`);
+    for (let i = 0; i < n; i++) {
+      const tab = tabs.nth(i);
+      const b = await tab.boundingBox();
+      assert.ok(b && b.x >= -0.5 && b.x + b.width <= width + 0.5, `tab ${i} is off screen: ${JSON.stringify(b)}`);
+      const id = await tab.getAttribute("data-tab");
+      await tab.click();
+      const panel = frame.locator(`[data-testid="panel-${id}"]`);
+      await panel.waitFor({ state: "visible" });
+      await eventually(async () => (await panel.locator(".animate-pulse").count()) === 0, { what: `the ${id} tab loaded` });
+      await sideways(`the ${id} tab`);
+    }
+    await ctx.close();
+  });
+}
+
+// Issue 33 item 5: a dark dashboard on a dark host page that declares no
+// color-scheme blends into the page: the frame's background is the host's
+// colour, not the opaque slab a browser paints behind a frame whose colour
+// scheme differs from its host's. The same spot with the root's "framed"
+// class removed is that slab, so the check sees the difference.
+// Screenshots: artifacts/i33-5-dark-embed-<width>.png and
+// i33-5-dark-embed-without-framed-1280.png.
+/** The colour of the pixel at (x, y) of a PNG screenshot, as "r,g,b". */
+async function pixel(page, png, x, y) {
+  const p = await page.context().newPage();
+  const rgb = await p.evaluate(async ([b64, x, y]) => {
+    const img = new Image();
+    img.src = "data:image/png;base64," + b64;
+    await img.decode();
+    const c = document.createElement("canvas");
+    c.width = img.width;
+    c.height = img.height;
+    const g = c.getContext("2d");
+    g.drawImage(img, 0, 0);
+    return [...g.getImageData(x, y, 1, 1).data.slice(0, 3)].join(",");
+  }, [png.toString("base64"), Math.round(x), Math.round(y)]);
+  await p.close();
+  return rgb;
+}
+
+for (const width of WIDTHS) {
+  test(`${width}px, issue 33 item 5: the dark embed on a dark host page without color-scheme shows the host's colour`, async () => {
+    const { ctx, page, frame } = await open(await token("alice"), width, { theme: "dark", hostbg: "#12325a" });
+    await frame.locator('[data-testid="overview"]').waitFor();
+    assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).colorScheme), "normal", "the host declares no color-scheme");
+    assert.match(await frame.locator("html").getAttribute("class"), /\bdark\b/);
+    const f = await page.locator("#relink-embed-container iframe").boundingBox();
+    // Inside the frame's padding: the dashboard's transparent body.
+    const at = [f.x + 6, f.y + 6];
+    const host = "18,50,90"; // #12325a
+    assert.equal(await pixel(page, await page.screenshot(), ...at), host, "the frame shows the host page through");
+    await shot(page, `i33-5-dark-embed-${width}`, { fullPage: false });
+    if (width === 1280) {
+      await frame.locator("html").evaluate((el) => el.classList.remove("framed"));
+      await page.waitForTimeout(100);
+      const slab = await pixel(page, await page.screenshot(), ...at);
+      assert.notEqual(slab, host, "without the framed root the browser paints its own canvas behind the dark frame");
+      await shot(page, "i33-5-dark-embed-without-framed-1280", { fullPage: false });
+    }
     await ctx.close();
   });
 }

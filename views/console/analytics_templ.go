@@ -313,7 +313,7 @@ func AnalyticsPanel(v AnalyticsView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "\" class=\"mt-0.5 block w-full rounded-md border border-gray-300 bg-white px-2 py-1 text-sm sm:w-40 dark:border-gray-700 dark:bg-gray-900\" data-autosubmit>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "\" class=\"mt-0.5 block w-full rounded-md border border-gray-300 bg-white px-2 py-1 text-sm sm:w-auto sm:min-w-[10rem] sm:max-w-[16rem] dark:border-gray-700 dark:bg-gray-900\" data-autosubmit>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -433,10 +433,12 @@ type TablePage struct {
 	Forms        []FormView
 	Filters      []FilterLink // e.g. status tabs
 	Downloads    []FilterLink // e.g. a CSV export of the table
-	Title        string       // the table card's title
-	Headers      []string
-	Rows         []TableRow
-	Empty        string
+	// Related are links to pages about the list (a partner, the whole list).
+	Related []FilterLink
+	Title   string // the table card's title
+	Headers []string
+	Rows    []TableRow
+	Empty   string
 	// Sorts are the list's orders (links like Filters); Pager, when set,
 	// pages the list with a count.
 	Sorts []FilterLink
@@ -467,13 +469,15 @@ type TableRow struct {
 }
 
 // The stacked table: on phones each row is a block of labelled lines (the
-// cells' data-label, shown by stackCell's ::before), from sm up a table.
+// cells' data-label, shown by stackCell's ::before), from sm up a table. On
+// phones a long unbroken value (a URL) wraps anywhere rather than widening
+// the page.
 const (
 	stackTable = "block w-full text-left text-sm sm:table"
 	stackHead  = "hidden text-xs uppercase text-gray-500 sm:table-header-group"
 	stackBody  = "block divide-y divide-gray-100 dark:divide-gray-800 sm:table-row-group"
 	stackRow   = "block py-2 sm:table-row sm:py-0"
-	stackCell  = "flex gap-2 py-0.5 break-words before:w-28 before:shrink-0 before:text-xs before:uppercase before:text-gray-500 before:content-[attr(data-label)] sm:table-cell sm:py-2 sm:pr-3 sm:before:content-none"
+	stackCell  = "flex gap-2 py-0.5 break-words max-sm:[overflow-wrap:anywhere] before:w-28 before:shrink-0 before:text-xs before:uppercase before:text-gray-500 before:content-[attr(data-label)] sm:table-cell sm:py-2 sm:pr-3 sm:before:content-none"
 	// stackAction is a row's action cell: a line of its own on phones.
 	stackAction = "block pt-2 sm:table-cell sm:py-2 sm:text-right"
 )

@@ -23,6 +23,10 @@ type WebhookForm struct {
 	Name, URL, Scope, LinkIDs, FolderIDs string
 	Triggers                             map[string]bool
 	AllTriggers                          []string
+	// Folders and Links are the choices of link.clicked's scope, the
+	// chosen ones selected; Hidden… are chosen IDs not offered, kept.
+	Folders, Links                 []Option
+	HiddenFolderIDs, HiddenLinkIDs []string
 }
 
 // WebhookView is one webhook's page: edit form, secret, state, test
