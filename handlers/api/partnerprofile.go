@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/analytics/dubjson"
 	"github.com/relinkhq/relink/internal/apierr"
@@ -46,7 +47,7 @@ func (h *Handlers) PartnerProfileAnalytics(c *fiber.Ctx) error {
 	if len(ls) == 0 {
 		return c.JSON([]any{})
 	}
-	vals := queryValues(c)
+	vals := request.QueryValues(c)
 	for _, k := range partnerProfileOmitted {
 		vals.Del(k)
 	}
