@@ -464,15 +464,44 @@ func (db *DB) InsertSyntheticClick(ctx context.Context, c Click) error {
 	if err := db.WithContext(ctx).Create(&c).Error; err != nil {
 		return dbErr(err, "insert synthetic click", "", "")
 	}
+	hook, err := db.ClickAggregation(ctx)
+	if err != nil {
+		return err
+	}
+	return db.afterInsert(ctx, []Click{c}, []ClickHook{hook})
+}
+
+// ClickAggregation is the hook for clicks the server writes outside the
+// click pipeline (a manual commission's synthetic click, imported clicks):
+// AggregateClicks, or, with the ClickHouse event store on
+// (clickhouse_state.enabled), QueueClicksForClickHouse — the click is
+// counted by ClickHouse's rollups, not in SQL.
+func (db *DB) ClickAggregation(ctx context.Context) (ClickHook, error) {
 	var enabled []bool
 	if err := db.WithContext(ctx).Raw("SELECT enabled FROM clickhouse_state WHERE id = 1").Scan(&enabled).Error; err != nil {
-		return dbErr(err, "read the event store's state", "", "")
+		return nil, dbErr(err, "read the event store's state", "", "")
 	}
 	if len(enabled) == 1 && enabled[0] {
-		if err := db.WithContext(ctx).Exec("INSERT INTO clickhouse_outbox (kind, event_id) VALUES ('click', ?)", c.ClickID).Error; err != nil {
-			return dbErr(err, "queue synthetic click for clickhouse", "", "")
-		}
-		return db.afterInsert(ctx, []Click{c}, nil)
+		return QueueClicksForClickHouse, nil
 	}
-	return db.afterInsert(ctx, []Click{c}, []ClickHook{AggregateClicks})
+	return AggregateClicks, nil
+}
+
+// QueueClicksForClickHouse is the ClickHook that queues the inserted clicks
+// in clickhouse_outbox (kind click), in the batch's transaction; the
+// "clickhouse outbox" job copies them to ClickHouse.
+func QueueClicksForClickHouse(ctx context.Context, tx *DB, inserted []Click) error {
+	const rows = 500
+	for start := 0; start < len(inserted); start += rows {
+		chunk := inserted[start:min(start+rows, len(inserted))]
+		q := "INSERT INTO clickhouse_outbox (kind, event_id) VALUES " + strings.Repeat("('click', ?),", len(chunk)-1) + "('click', ?)"
+		args := make([]any, len(chunk))
+		for i := range chunk {
+			args[i] = chunk[i].ClickID
+		}
+		if err := tx.WithContext(ctx).Exec(q, args...).Error; err != nil {
+			return dbErr(err, "queue clicks for clickhouse", "", "")
+		}
+	}
+	return nil
 }

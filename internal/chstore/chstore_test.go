@@ -182,7 +182,9 @@ func TestClickTrim(t *testing.T) {
 			old := clicks(2500, wsID, now.Add(-window-48*time.Hour))
 			recent := clicks(5, wsID, now.Add(-window+time.Minute))
 			sqlOnly := clicks(7, wsID, now.Add(-window-time.Hour))
-			for _, b := range [][]models.Click{old, recent} {
+			// old twice: a batch this large goes in as parallel inserts,
+			// each written once however often the batch is retried.
+			for _, b := range [][]models.Click{old, recent, old} {
 				if _, err := s.RecordClicks(ctx, b); err != nil {
 					t.Fatal(err)
 				}
@@ -422,9 +424,10 @@ func TestInsertOnceSpans(t *testing.T) {
 }
 
 // TestSyntheticClickThroughOutbox: a click the server writes itself (a
-// manual commission's, models.DB.InsertSyntheticClick) reaches ClickHouse
-// through the outbox once the event store is on, and no SQL click aggregate
-// counts it; before, it is aggregated in SQL as without ClickHouse.
+// manual commission's, models.DB.InsertSyntheticClick; imported clicks)
+// reaches ClickHouse through the outbox once the event store is on, and no
+// SQL click aggregate counts it; before, it is aggregated in SQL as without
+// ClickHouse.
 func TestSyntheticClickThroughOutbox(t *testing.T) {
 	eachCH(t, func(t *testing.T, c *chstore.Client) {
 		testdb.Each(t, func(t *testing.T, db *models.DB) {
@@ -465,6 +468,28 @@ func TestSyntheticClickThroughOutbox(t *testing.T) {
 			}
 			if n, _ := ob.Pending(ctx); n != 0 {
 				t.Fatalf("%d outbox entries left", n)
+			}
+			// Imported clicks (internal/importer) take the same way: the
+			// hook ClickAggregation names queues them (over 500: in chunks).
+			imported := clicks(600, ws.Workspace.ID, at.Add(-48*time.Hour))
+			hook, err := db.ClickAggregation(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.RecordClicks(ctx, imported, hook); err != nil {
+				t.Fatal(err)
+			}
+			if n := aggs(); n != 1 {
+				t.Fatalf("imported clicks were aggregated in SQL with the event store on (%d)", n)
+			}
+			if n, _ := ob.Pending(ctx); n != 600 {
+				t.Fatalf("%d outbox entries for 600 imported clicks", n)
+			}
+			if err := ob.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n := count(t, c, "SELECT count() FROM clicks WHERE workspace_id = "+chstore.Quote(ws.Workspace.ID)); n != "601" {
+				t.Fatalf("clickhouse holds %s of the workspace's clicks, want 601", n)
 			}
 		})
 	})

@@ -2,6 +2,7 @@ package chstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -34,23 +35,40 @@ func (s *ClickStore) RecordClicks(ctx context.Context, batch []models.Click, hoo
 	for i := range batch {
 		slim[i] = SlimClick(batch[i])
 	}
+	// ClickHouse runs an insert's materialized views on one thread: a large
+	// batch goes in as parallelInserts inserts at once (each its own
+	// InsertOnce over its own ids).
+	parts := 1
+	if len(batch) >= 2*minParallelInsert {
+		parts = parallelInserts
+	}
 	var wg sync.WaitGroup
-	var chErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		chErr = s.CH.InsertClicks(ctx, batch)
-	}()
+	chErrs := make([]error, parts)
+	for i := range parts {
+		part := batch[i*len(batch)/parts : (i+1)*len(batch)/parts]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			chErrs[i] = s.CH.InsertClicks(ctx, part)
+		}()
+	}
 	n, err := s.SQL.RecordClicks(ctx, slim, hooks...)
 	wg.Wait()
 	if err != nil {
 		return 0, err
 	}
-	if chErr != nil {
-		return 0, fmt.Errorf("clickhouse: %w", chErr)
+	if err := errors.Join(chErrs...); err != nil {
+		return 0, fmt.Errorf("clickhouse: %w", err)
 	}
 	return n, nil
 }
+
+// parallelInserts is how many inserts a batch of at least
+// 2 × minParallelInsert clicks is split into.
+const (
+	parallelInserts   = 2
+	minParallelInsert = 1000
+)
 
 // SlimClick is the part of a click the SQL store keeps when ClickHouse holds
 // the click: its id, time, workspace and link, and the attributes a lead or

@@ -408,12 +408,18 @@ func (r *Runner) queueClicks(l *models.Link, clicks []Click) {
 
 // flushClicks writes the queued clicks, the links' counters and the event
 // aggregates in one transaction (RecordClicks with the aggregate hook, as
-// the ingest pipeline does).
+// the ingest pipeline does). With the ClickHouse event store on, the clicks
+// are queued for ClickHouse in that transaction instead of aggregated
+// (models.DB.ClickAggregation): ClickHouse counts them.
 func (r *Runner) flushClicks(ctx context.Context) error {
 	if len(r.clicks) == 0 {
 		return nil
 	}
-	n, err := r.Links.DB.RecordClicks(ctx, r.clicks, models.AggregateClicks)
+	hook, err := r.Links.DB.ClickAggregation(ctx)
+	if err != nil {
+		return fmt.Errorf("write imported clicks: %w", err)
+	}
+	n, err := r.Links.DB.RecordClicks(ctx, r.clicks, hook)
 	if err != nil {
 		return fmt.Errorf("write imported clicks: %w", err)
 	}
