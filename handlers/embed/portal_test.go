@@ -281,6 +281,9 @@ func partnerProfileAnalytics(t *testing.T, b *browser, programID, mine, other st
 			t.Errorf("%s: %d %s, want %d", q, r.status, r.body, want)
 		}
 	}
+	if r := call("?linkId=-"+mine, cookie); !strings.Contains(r.body, "The 'is not' filter is not supported for partner analytics.") {
+		t.Errorf("negated linkId: %s", r.body)
+	}
 	if r := b.e.do(apiHost, "GET", "/partner-profile/programs/prog_nope/analytics", "", cookie); r.status != 404 {
 		t.Errorf("another program: %d", r.status)
 	}
