@@ -119,7 +119,7 @@ func (s *Server) routes() {
 	d := s.svc
 	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: d.Links, Conversions: d.Conversions,
 		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks, Pages: d.Pages, Stripe: d.Stripe, DomainChecks: d.DomainChecks,
-		LinkJSON: d.ClickWebhooks.Links, Workspaces: d.Workspaces})
+		LinkJSON: d.ClickWebhooks.Links, Workspaces: d.Workspaces, Portal: d.Portal})
 	rd := s.redirects()
 	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Referrals: d.Referrals,
 		Portal: d.Portal, Sessions: d.Sessions, SecureCookies: !d.Config.DevMode})
@@ -250,6 +250,10 @@ func (s *Server) conversionRoutes(h *api.Handlers, rd *redirect.Handlers) {
 	a.Post("/partners/links", s.key("programs.write"), s.writers(), s.plan(models.PlanBusiness), h.CreatePartnerLink)
 	a.Put("/partners/links/upsert", s.key("links.write"), s.plan(models.PlanBusiness), h.UpsertPartnerLink)
 	a.Get("/partners/analytics", s.key("programs.read"), s.plan(models.PlanBusiness), h.PartnerAnalytics)
+	// A partner's own analytics (docs/portal.md): the portal's session
+	// cookie or a partner token, limited per client IP.
+	a.Get("/partner-profile/programs/:programId/analytics",
+		s.limitIP("partner-profile", 120, time.Minute, "Too many requests."), h.PartnerProfileAnalytics)
 	a.Get("/commissions", s.key("programs.read"), h.ListCommissions)
 	s.programRoutes(h) // before /commissions/:id: "bulk" is never an id
 	// After every GET /partners/<word> route: those words are never ids.
@@ -349,6 +353,8 @@ func (s *Server) portalRoutes(emb *embed.Handlers) {
 	p.Post("/login/:token", s.limitIP("partner-link-use", embed.LinksPerIP, embed.LinkWindow,
 		"Too many sign-in attempts from this address. Wait a few minutes, then try again."), emb.UseLink)
 	p.Post("/logout", emb.PortalLogout)
+	p.Post("/tokens", emb.CreateToken)
+	p.Post("/tokens/revoke", emb.RevokeTokens)
 	prog := p.Group("/programs/:enrollmentId", emb.PortalAuth)
 	prog.Get("/", emb.PortalPage)
 	fragmentRoutes(prog.Group("/fragments"), emb)

@@ -155,3 +155,45 @@ func (db *DB) HasEnrollments(ctx context.Context, email string) (bool, error) {
 		Where("lower(pa.email) = ?", NormalizeEmail(email)).Count(&n).Error
 	return n > 0, dbErr(err, "count enrollments by email", "", "")
 }
+
+// PartnerToken is a partner's API token (migration 01937).
+type PartnerToken struct {
+	TokenHash string `gorm:"primaryKey"`
+	Email     string
+	CreatedAt time.Time
+}
+
+// TableName pins the table.
+func (PartnerToken) TableName() string { return "partner_tokens" }
+
+// CreatePartnerToken stores a token's hash for email.
+func (db *DB) CreatePartnerToken(ctx context.Context, tokenHash, email string, now time.Time) error {
+	t := PartnerToken{TokenHash: tokenHash, Email: NormalizeEmail(email), CreatedAt: now.UTC()}
+	return dbErr(db.WithContext(ctx).Create(&t).Error, "create partner token", "", "")
+}
+
+// PartnerTokenEmail is the address a token acts for; ok is false for an
+// unknown (or revoked) token.
+func (db *DB) PartnerTokenEmail(ctx context.Context, tokenHash string) (email string, ok bool, err error) {
+	var ts []PartnerToken
+	if err := db.WithContext(ctx).Where("token_hash = ?", tokenHash).Limit(1).Find(&ts).Error; err != nil {
+		return "", false, dbErr(err, "get partner token", "", "")
+	}
+	if len(ts) == 0 {
+		return "", false, nil
+	}
+	return ts[0].Email, true, nil
+}
+
+// CountPartnerTokens counts an address's tokens.
+func (db *DB) CountPartnerTokens(ctx context.Context, email string) (int64, error) {
+	var n int64
+	err := db.WithContext(ctx).Model(&PartnerToken{}).Where("email = ?", NormalizeEmail(email)).Count(&n).Error
+	return n, dbErr(err, "count partner tokens", "", "")
+}
+
+// RevokePartnerTokens deletes every token of an address.
+func (db *DB) RevokePartnerTokens(ctx context.Context, email string) error {
+	err := db.WithContext(ctx).Where("email = ?", NormalizeEmail(email)).Delete(&PartnerToken{}).Error
+	return dbErr(err, "revoke partner tokens", "", "")
+}

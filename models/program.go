@@ -32,8 +32,8 @@ type Program struct {
 	// ApplicationsClosedAt is when the page last closed after being open;
 	// nil while open or when it never opened (then the page is 404).
 	ApplicationsClosedAt *time.Time
-	CreatedAt          time.Time
-	UpdatedAt          time.Time
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
 }
 
 // TableName pins the table.

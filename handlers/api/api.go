@@ -12,6 +12,7 @@ import (
 	"github.com/relinkhq/relink/internal/domaincheck"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/internal/metatags"
+	"github.com/relinkhq/relink/internal/portal"
 	"github.com/relinkhq/relink/internal/qr"
 	"github.com/relinkhq/relink/internal/stripeapp"
 	"github.com/relinkhq/relink/internal/webhooks"
@@ -45,6 +46,9 @@ type Deps struct {
 	LinkJSON webhooks.Links
 	// Workspaces changes workspaces' settings.
 	Workspaces *workspaces.Service
+	// Portal resolves partner-profile callers (the portal's cookie or a
+	// partner token).
+	Portal *portal.Service
 }
 
 // Handlers is the API's handler set.

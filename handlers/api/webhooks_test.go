@@ -193,9 +193,13 @@ func TestConversionEvents(t *testing.T) {
 		if string(pe["id"]) != `"`+pn["id"].(string)+`"` || string(pe["status"]) != `"approved"` || pe["links"] == nil {
 			t.Fatalf("partner.enrolled %v", pe)
 		}
+		// The partner's link carries the partner without a lead reward too
+		// (issue 36: Dub sends it whether or not a lead commission exists).
 		ld := byEvent["lead.created"]
-		if _, ok := ld["partner"]; ok {
-			t.Fatal("lead.created has a partner without a lead commission")
+		var leadPartner map[string]any
+		json.Unmarshal(ld["partner"], &leadPartner)
+		if leadPartner["id"] != pn["id"] || leadPartner["email"] != "pat@example.com" {
+			t.Fatalf("lead.created partner %s, want Pat without a lead reward", ld["partner"])
 		}
 		if string(ld["eventName"]) != `"Sign up"` || string(ld["metadata"]) != "null" {
 			t.Fatalf("lead.created %v", ld)

@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/auth"
+	"github.com/relinkhq/relink/internal/portal"
 	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/models"
 	"github.com/relinkhq/relink/views/embed"
@@ -29,7 +31,7 @@ import (
 // embed ever receives it.
 
 // PortalCookie is the portal's session cookie.
-const PortalCookie = "relink_partner"
+const PortalCookie = portal.CookieName
 
 // Portal limits: sign-in links asked per address and per client IP, and a
 // signed-in session's fragment requests.
@@ -98,8 +100,21 @@ func (h *Handlers) savePortalSession(c *fiber.Ctx, s auth.Session) error {
 	if err != nil {
 		return err
 	}
-	c.Cookie(&fiber.Cookie{Name: PortalCookie, Value: v, Path: embed.PortalPath,
-		MaxAge: int(auth.SessionMaxAge / time.Second), HTTPOnly: true, Secure: h.d.SecureCookies, SameSite: fiber.CookieSameSiteLaxMode})
+	// The same session for the portal's pages and the partner-profile API:
+	// two Set-Cookie lines (Fiber's c.Cookie keeps one per name), the later
+	// line of a path winning in the browser.
+	for _, path := range []string{embed.PortalPath, portal.APICookiePath} {
+		ck := fasthttp.AcquireCookie()
+		ck.SetKey(PortalCookie)
+		ck.SetValue(v)
+		ck.SetPath(path)
+		ck.SetMaxAge(int(auth.SessionMaxAge / time.Second))
+		ck.SetHTTPOnly(true)
+		ck.SetSecure(h.d.SecureCookies)
+		ck.SetSameSite(fasthttp.CookieSameSiteLaxMode)
+		c.Response().Header.Add(fiber.HeaderSetCookie, string(ck.Cookie()))
+		fasthttp.ReleaseCookie(ck)
+	}
 	c.Locals(portalSessionKey, &s)
 	return nil
 }
@@ -146,9 +161,53 @@ func (h *Handlers) portalView(ctx context.Context, email, csrf, current string) 
 	v := embed.PortalView{Email: email, CSRF: csrf, Current: current}
 	for _, e := range es {
 		v.Programs = append(v.Programs, embed.PortalProgram{ID: e.EnrollmentID, Href: embed.PortalProgramPath(e.EnrollmentID),
-			Program: e.ProgramName, Workspace: e.WorkspaceName, Status: e.Status})
+			Program: e.ProgramName, Workspace: e.WorkspaceName, Status: e.Status, ProgramID: e.ProgramID})
+	}
+	if current == "" {
+		if v.Tokens, err = h.d.DB.CountPartnerTokens(ctx, email); err != nil {
+			return v, err
+		}
 	}
 	return v, nil
+}
+
+// CreateToken is POST /partners/tokens: a partner API token, shown once on
+// the programs page.
+func (h *Handlers) CreateToken(c *fiber.Ctx) error {
+	email, err := h.signedIn(c)
+	if err != nil || email == "" {
+		return orSignIn(c, err)
+	}
+	token, err := h.d.Portal.CreateToken(c.UserContext(), email)
+	if err != nil {
+		return err
+	}
+	v, err := h.portalView(c.UserContext(), email, h.portalSession(c).CSRF, "")
+	if err != nil {
+		return err
+	}
+	v.NewToken = token
+	return render.Page(c, http.StatusOK, portalPage("Your programs"), embed.Programs(v))
+}
+
+// RevokeTokens is POST /partners/tokens/revoke: every token of the address.
+func (h *Handlers) RevokeTokens(c *fiber.Ctx) error {
+	email, err := h.signedIn(c)
+	if err != nil || email == "" {
+		return orSignIn(c, err)
+	}
+	if err := h.d.Portal.RevokeTokens(c.UserContext(), email); err != nil {
+		return err
+	}
+	return render.Redirect(c, embed.PortalPath)
+}
+
+// orSignIn is err, or without one the sign-in page.
+func orSignIn(c *fiber.Ctx, err error) error {
+	if err != nil {
+		return err
+	}
+	return render.Redirect(c, embed.PortalPath)
 }
 
 // RequestLink is POST /partners/login: it answers the same page whether or
@@ -213,7 +272,7 @@ func (h *Handlers) UseLink(c *fiber.Ctx) error {
 // copy of the cookie signs no one in any more.
 func (h *Handlers) PortalLogout(c *fiber.Ctx) error {
 	if sid := h.portalSession(c).SessionID; sid != "" {
-		if err := h.d.DB.RevokePartnerSession(c.UserContext(), sid); err != nil {
+		if err := h.d.Portal.SignOut(c.UserContext(), sid); err != nil {
 			return err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/mail"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/models"
@@ -108,9 +109,11 @@ func TestPartnerPortal(t *testing.T) {
 		globex := acme.another("globex")
 		box := &mailbox{got: make(chan mail.Message, 16)}
 		acme.srv.Services().Portal.Mailer = box
-		acme.partner("ann", "ann-acme")
+		_, annLink := acme.partner("ann", "ann-acme")
 		globex.partner("ann", "ann-globex")
-		acme.partner("bob", "bob-acme")
+		_, bobLink := acme.partner("bob", "bob-acme")
+		clicks(t, acme, annLink, 3)
+		clicks(t, acme, bobLink, 2)
 
 		b := &browser{e: acme, cookies: map[string]string{}}
 		home := b.do("GET", "/partners", nil, nil)
@@ -169,6 +172,11 @@ func TestPartnerPortal(t *testing.T) {
 		}
 
 		portalLinkLimits(t, acme)
+		for _, en := range enrollments {
+			if strings.HasPrefix(en.WorkspaceName, "Acme acme") {
+				partnerProfileAnalytics(t, b, en.ProgramID, annLink, bobLink)
+			}
+		}
 
 		// Sign-out revokes the session: a copy of the cookie is signed out too.
 		stolen := &browser{e: acme, cookies: map[string]string{}}
@@ -252,4 +260,69 @@ func portalLinkLimits(t *testing.T, e *env) {
 func hashToken(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// partnerProfileAnalytics: GET /partner-profile/programs/{programId}/analytics
+// with the portal's cookie and with a partner token counts the partner's
+// links only.
+func partnerProfileAnalytics(t *testing.T, b *browser, programID, mine, other string) {
+	t.Helper()
+	path := "/partner-profile/programs/" + programID + "/analytics"
+	cookie := map[string]string{"Cookie": "relink_partner=" + b.cookies["relink_partner"]}
+	call := func(query string, hdr map[string]string) resp { return b.e.do(apiHost, "GET", path+query, "", hdr) }
+	if r := call("?groupBy=count", cookie); r.status != 200 || !strings.Contains(r.body, `"clicks":3`) {
+		t.Errorf("count with the cookie: %d %s, want the partner's 3 clicks", r.status, r.body)
+	}
+	if r := call("?groupBy=top_links", cookie); r.status != 200 || !strings.Contains(r.body, mine) || strings.Contains(r.body, other) {
+		t.Errorf("top_links: %d %s", r.status, r.body)
+	}
+	for q, want := range map[string]int{"?linkId=" + other: 404, "?linkId=-" + mine: 400, "?domain=nope.example&key=x": 404, "?linkId=" + mine: 200} {
+		if r := call(q, cookie); r.status != want {
+			t.Errorf("%s: %d %s, want %d", q, r.status, r.body, want)
+		}
+	}
+	if r := call("?linkId=-"+mine, cookie); !strings.Contains(r.body, "The 'is not' filter is not supported for partner analytics.") {
+		t.Errorf("negated linkId: %s", r.body)
+	}
+	if r := b.e.do(apiHost, "GET", "/partner-profile/programs/prog_nope/analytics", "", cookie); r.status != 404 {
+		t.Errorf("another program: %d", r.status)
+	}
+	if r := call("", nil); r.status != 401 {
+		t.Errorf("without credentials: %d", r.status)
+	}
+	// A partner token made in the portal works until revoked.
+	list := b.do("GET", "/partners", nil, nil)
+	made := b.do("POST", "/partners/tokens", url.Values{"_csrf": {csrfOf(t, list.body)}}, nil)
+	token := regexp.MustCompile(`value="(rlp_[^"]+)"`).FindStringSubmatch(made.body)
+	if token == nil {
+		t.Fatalf("no token shown: %d", made.status)
+	}
+	bearer := map[string]string{"Authorization": "Bearer " + token[1]}
+	if r := call("?groupBy=count", bearer); r.status != 200 || !strings.Contains(r.body, `"clicks":3`) {
+		t.Errorf("count with the token: %d %s", r.status, r.body)
+	}
+	if r := b.do("POST", "/partners/tokens/revoke", url.Values{"_csrf": {csrfOf(t, made.body)}}, nil); r.status != 303 {
+		t.Errorf("revoke: %d", r.status)
+	}
+	if r := call("?groupBy=count", bearer); r.status != 401 {
+		t.Errorf("a revoked token: %d", r.status)
+	}
+}
+
+// clicks records n clicks on a link with their hourly aggregates, as the
+// click pipeline writes them, so /analytics counts them.
+func clicks(t *testing.T, e *env, linkID string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := e.db.LinkByID(ctx, e.ws.ID, linkID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batch []models.Click
+	for range n {
+		batch = append(batch, models.Click{ClickID: ids.Nano(16), Timestamp: time.Now().Add(-time.Hour), WorkspaceID: e.ws.ID, LinkID: l.ID, Domain: l.Domain, Key: l.Key, Country: "US"})
+	}
+	if _, err := e.db.RecordClicks(ctx, batch, models.AggregateClicks); err != nil {
+		t.Fatal(err)
+	}
 }

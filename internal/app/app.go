@@ -534,6 +534,7 @@ func (s *Services) console(context.Context) error {
 		return fmt.Errorf("console session keys: %w", err)
 	}
 	s.Sessions = codec
+	s.Portal.Sessions = codec // the portal's cookie, read by the partner-profile API too
 	return nil
 }
 

@@ -583,8 +583,8 @@ func (s *Service) directSaleLead(ctx context.Context, tx *models.DB, ws *models.
 	if err := s.Aggregator.AddLeads(ctx, tx, []models.LeadEvent{lv}); err != nil {
 		return nil, nil, fmt.Errorf("aggregate leads: %w", err)
 	}
-	// A direct sale's new customer is a lead too (spec/webhooks.md §3.4), with
-	// no partner on this path.
+	// A direct sale's new customer is a lead too (spec/webhooks.md §3.4); on
+	// a partner's link it carries the partner (emitLead).
 	l := *link
 	l.Leads++
 	if err := s.emitLead(ctx, tx, leadEvent{name: name, customer: c, attrs: lv.ClickAttrs, clickedAt: click.Timestamp,

@@ -83,7 +83,7 @@ type leadEvent struct {
 	clickedAt  time.Time
 	link       *models.Link
 	metadata   map[string]any
-	commission *models.Commission // the partner is shown only with one
+	commission *models.Commission // its partner; without one, the link's (lead.created)
 }
 
 // emitLead writes lead.created.
@@ -95,6 +95,18 @@ func (s *Service) emitLead(ctx context.Context, tx *models.DB, ev leadEvent) err
 	p, err := webhookPartner(ctx, tx, ev.commission)
 	if err != nil {
 		return err
+	}
+	if p == nil && ev.link != nil && ev.link.PartnerID != nil && ev.link.ProgramID != nil {
+		// A partner's link carries its partner whether or not a lead
+		// reward made a commission (issue 36); a partner no longer
+		// enrolled is left out.
+		ep, err := tx.EnrolledPartnerByID(ctx, ev.link.WorkspaceID, *ev.link.ProgramID, *ev.link.PartnerID)
+		if err != nil && !models.IsNotFound(err) {
+			return err
+		}
+		if err == nil {
+			p = webhooks.PartnerOf(ep)
+		}
 	}
 	return webhooks.Emit(ctx, tx, ev.customer.WorkspaceID, webhooks.LeadCreated, webhooks.LeadCreatedData{
 		EventName: ev.name, Customer: webhooks.CustomerOf(ev.customer, *DisplayName(ev.customer)),

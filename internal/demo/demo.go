@@ -51,9 +51,15 @@ type Options struct {
 	// aggregator and link counters per transaction. Slow; the test's
 	// reference for the bulk path.
 	PerBatch bool
-	// KeySuffix makes link keys reproducible ("" for a random one; keys
-	// must be new in the workspace's domain).
+	// KeySuffix ends every link key ("-a"): tests keep two runs' keys
+	// apart. Without it keys are the catalogue's (spring-sale), numbered
+	// where the domain has them already.
 	KeySuffix string
+	// Domain is the short domain of the links: `relink demo` passes the
+	// default short domain (RELINK_SHORT_DOMAIN, the app's host in dev), so
+	// every demo link redirects on the server as it runs. Empty: the
+	// workspace's own <slug>.link, registered as its domain.
+	Domain string
 }
 
 // Stats are what was written.
@@ -124,9 +130,6 @@ var (
 	referers = newWeighted([]string{"", "https://www.google.com/", "https://t.co/x", "https://www.linkedin.com/feed/",
 		"https://news.ycombinator.com/item?id=1", "https://www.facebook.com/", "https://www.reddit.com/r/golang/",
 		"https://duckduckgo.com/", "https://mail.google.com/"}, []float64{35, 25, 8, 7, 5, 6, 5, 4, 5})
-	sources   = []string{"newsletter", "twitter", "linkedin", "google", "partner", "podcast"}
-	mediums   = []string{"email", "social", "cpc", "referral"}
-	campaigns = []string{"spring sale", "launch", "black friday", "webinar", "retargeting"}
 )
 
 type bar struct {
@@ -244,22 +247,25 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 }
 
 type gen struct {
-	db        *models.DB
-	loader    *BulkLoader // nil with PerBatch
-	ws        *models.Workspace
-	o         Options
-	rng       *rand.Rand
-	stats     Stats
-	tags      []string
-	folders   []string
-	partners  []string
-	program   string
-	links     []models.Link
-	pop       weighted[int] // link index by popularity
-	sampled   []models.Click
-	linkIndex map[string]int
-	leadEvs   []models.LeadEvent // written by makeConversions, paid by makeCommissions
-	saleEvs   []models.SaleEvent
+	db       *models.DB
+	loader   *BulkLoader // nil with PerBatch
+	ws       *models.Workspace
+	o        Options
+	rng      *rand.Rand
+	stats    Stats
+	tags     []string
+	folders  []string
+	partners []string
+	// partnerNames are the partners' names, in the order of partners.
+	partnerNames []string
+	program      string
+	domain       string // the links' short domain
+	links        []models.Link
+	pop          weighted[int] // link index by popularity
+	sampled      []models.Click
+	linkIndex    map[string]int
+	leadEvs      []models.LeadEvent // written by makeConversions, paid by makeCommissions
+	saleEvs      []models.SaleEvent
 }
 
 func (g *gen) entities(ctx context.Context) error {
@@ -267,10 +273,14 @@ func (g *gen) entities(ctx context.Context) error {
 	if err := g.tagsAndFolders(ctx, now); err != nil {
 		return err
 	}
-	if err := g.registerDomain(ctx, g.ws.Slug+".link", now); err != nil {
-		return err
+	g.domain = g.o.Domain
+	if g.domain == "" {
+		g.domain = g.ws.Slug + ".link"
+		if err := g.registerDomain(ctx, g.domain, now); err != nil {
+			return err
+		}
 	}
-	if err := g.programSetup(ctx, g.ws.Slug+".link"); err != nil {
+	if err := g.programSetup(ctx, g.domain); err != nil {
 		return err
 	}
 	svc := conversions.New(conversions.Deps{DB: g.db, Aggregator: models.EventAggregator{}, Now: func() time.Time { return now }})
@@ -284,6 +294,7 @@ func (g *gen) entities(ctx context.Context) error {
 			return fmt.Errorf("demo: enroll partner: %w", err)
 		}
 		g.partners = append(g.partners, ep.Partner.ID)
+		g.partnerNames = append(g.partnerNames, ep.Partner.Name)
 		g.program = ep.Enrollment.ProgramID
 	}
 	return nil
@@ -316,27 +327,19 @@ func (g *gen) registerDomain(ctx context.Context, slug string, now time.Time) er
 func (g *gen) makeLinks(ctx context.Context) error {
 	now := g.o.Now
 	created := now.AddDate(0, 0, -g.o.Days-1)
-	domain := g.ws.Slug + ".link"
 	weights := make([]float64, g.o.Links)
 	idx := make([]int, g.o.Links)
 	var tags []models.LinkTag
-	suffix := g.o.KeySuffix
-	if suffix == "" {
-		suffix = ids.Nano(4)
+	plans, err := g.planLinks(ctx, g.domain, g.o.KeySuffix)
+	if err != nil {
+		return err
 	}
-	for i := range g.o.Links {
-		u := fmt.Sprintf("https://shop.example/p/%d", i)
-		if g.rng.IntN(3) > 0 {
-			u += fmt.Sprintf("?utm_source=%s&utm_medium=%s&utm_campaign=%s", sources[g.rng.IntN(len(sources))],
-				mediums[g.rng.IntN(len(mediums))], strings.ReplaceAll(campaigns[g.rng.IntN(len(campaigns))], " ", "+"))
-			if g.rng.IntN(2) == 0 {
-				u += "&utm_term=shoes&utm_content=hero"
-			}
-		}
+	for i, p := range plans {
 		// Creation times spread over the month before the first click, as a
 		// team's links would be (the console lists the newest first).
 		at := created.Add(-time.Duration(g.rng.Int64N(int64(30 * 24 * time.Hour))))
-		l := models.Link{ID: ids.New(ids.Link), WorkspaceID: g.ws.ID, Domain: domain, Key: fmt.Sprintf("d%s%d", suffix, i), URL: u,
+		title := p.title
+		l := models.Link{ID: ids.New(ids.Link), WorkspaceID: g.ws.ID, Domain: g.domain, Key: p.key, URL: p.url, Title: &title,
 			TrackConversion: true, CreatedAt: at, UpdatedAt: at}
 		if i%4 == 1 {
 			l.FolderID = &g.folders[g.rng.IntN(len(g.folders))]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -434,6 +435,70 @@ func TestDemoLooksReal(t *testing.T) {
 		small := demo.Options{Links: 5, Clicks: 200, Leads: 20, Sales: 5, Days: 30, Partners: 2, Seed: 6, Now: now, KeySuffix: "x"}
 		if _, err := demo.Generate(ctx, db, c.Workspace, small); err != nil {
 			t.Fatalf("second run: %v", err)
+		}
+	})
+}
+
+// TestDemoLinksReadLikeABusiness: the demo's links have keys a person
+// chose (spring-sale, newsletter-may, the partner's name), a title each
+// and the destination the key names (issue 33 item 7). On a shared short
+// domain (the default one, as `relink demo` uses) a second workspace's keys
+// are numbered rather than clashing, and no domain is registered.
+func TestDemoLinksReadLikeABusiness(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		ctx := context.Background()
+		now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+		const domain = "localhost:8080"
+		keysOf := func(slug string, seed uint64) map[string]models.Link {
+			c, err := db.CreateWorkspaceWithKey(ctx, models.NewWorkspace{Name: slug, Slug: slug, Plan: models.PlanEnterprise})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 120, Clicks: 300, Leads: 20, Sales: 5, Days: 10, Partners: 3,
+				Seed: seed, Now: now, Domain: domain}); err != nil {
+				t.Fatal(err)
+			}
+			var ls []models.Link
+			db.Where("workspace_id = ?", c.Workspace.ID).Find(&ls)
+			out := map[string]models.Link{}
+			for _, l := range ls {
+				out[l.Key] = l
+			}
+			var domains int64
+			db.Model(&models.Domain{}).Where("workspace_id = ?", c.Workspace.ID).Count(&domains)
+			if domains != 0 {
+				t.Errorf("%s: %d domains registered for the default short domain", slug, domains)
+			}
+			return out
+		}
+		first := keysOf("shop", 1)
+		if len(first) != 120 {
+			t.Fatalf("%d links", len(first))
+		}
+		human := regexp.MustCompile(`^[a-z][a-z-]*[a-z](-\d+)?$`)
+		var sale, partner int
+		for k, l := range first {
+			if l.Domain != domain || !human.MatchString(k) || l.Title == nil || *l.Title == "" || !strings.HasPrefix(l.URL, "https://shop.example/") {
+				t.Errorf("link %s/%s → %s, title %v", l.Domain, k, l.URL, l.Title)
+			}
+			if c, ok := strings.CutSuffix(k, "-sale"); ok && !strings.Contains(k, "-sale-") {
+				sale++
+				if !strings.HasPrefix(l.URL, "https://shop.example/collections/"+c) {
+					t.Errorf("%s → %s", k, l.URL)
+				}
+			}
+			if l.PartnerID != nil {
+				partner++
+			}
+		}
+		if sale == 0 || partner != 12 {
+			t.Errorf("%d sale links, %d partner links", sale, partner)
+		}
+		second := keysOf("other", 1)
+		for k := range second {
+			if _, clash := first[k]; clash {
+				t.Errorf("key %s in both workspaces", k)
+			}
 		}
 	})
 }

@@ -33,6 +33,8 @@ type Service struct {
 	AppURL string // the app origin, without a trailing slash
 	Now    func() time.Time
 	Log    *slog.Logger
+	// Sessions decodes the portal's cookie (the console's keys).
+	Sessions *auth.SessionCodec
 }
 
 func (s *Service) now() time.Time {
@@ -133,4 +135,61 @@ func (s *Service) ApplicationRejected(ctx context.Context, prog *models.Program,
 		return fmt.Errorf("portal: send rejection: %w", err)
 	}
 	return nil
+}
+
+// CookieName is the portal's session cookie. It is set twice with the same
+// value: for the portal's pages (Path) and for the partner-profile API on
+// the app origin (APICookiePath), so neither the console nor the embed
+// ever receives it.
+const CookieName = "relink_partner"
+
+// APICookiePath is where the browser sends the session cookie to the API
+// (GET /api/partner-profile/… on the app origin).
+const APICookiePath = "/api/partner-profile"
+
+// TokenPrefix starts every partner API token.
+const TokenPrefix = "rlp_"
+
+// CreateToken makes an API token for email; the token is shown once.
+func (s *Service) CreateToken(ctx context.Context, email string) (string, error) {
+	token := TokenPrefix + auth.NewToken()
+	if err := s.DB.CreatePartnerToken(ctx, hash(token), email, s.now()); err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
+// Caller is the address a partner-profile request acts for: a bearer
+// partner token, else the portal's session cookie (a live session). ""
+// when neither is there or valid.
+func (s *Service) Caller(ctx context.Context, cookie, bearer string) (string, error) {
+	if strings.HasPrefix(bearer, TokenPrefix) {
+		email, ok, err := s.DB.PartnerTokenEmail(ctx, hash(bearer))
+		if err != nil || !ok {
+			return "", err
+		}
+		return email, nil
+	}
+	if s.Sessions == nil || cookie == "" {
+		return "", nil
+	}
+	sess, err := s.Sessions.Decode(CookieName, cookie, s.now())
+	if err != nil {
+		return "", nil // not a (current) portal cookie: signed out
+	}
+	email, ok, err := s.DB.PartnerSessionEmail(ctx, sess.SessionID)
+	if err != nil || !ok {
+		return "", err
+	}
+	return email, nil
+}
+
+// SignOut ends a portal session on the server.
+func (s *Service) SignOut(ctx context.Context, sessionID string) error {
+	return s.DB.RevokePartnerSession(ctx, sessionID)
+}
+
+// RevokeTokens deletes every API token of an address.
+func (s *Service) RevokeTokens(ctx context.Context, email string) error {
+	return s.DB.RevokePartnerTokens(ctx, email)
 }

@@ -209,6 +209,19 @@ func TestPartnerPortal(t *testing.T) {
 		}
 	}
 
+	// The partner-profile API on the app origin takes the same session (its
+	// cookie's second path): Ann's links only, none yet.
+	progID := regexp.MustCompile(`data-testid="portal-program-id">(prog_[^<]+)<`).FindStringSubmatch(list.Body)
+	if progID == nil {
+		t.Fatal("no program id on the list")
+	}
+	if a := get(t, c, app+"/api/partner-profile/programs/"+progID[1]+"/analytics?groupBy=count", "", nil); a.Status != 200 || a.Body != "[]" {
+		t.Errorf("partner-profile analytics with the session: %d %s", a.Status, a.Body)
+	}
+	if a := get(t, noFollow, app+"/api/partner-profile/programs/"+progID[1]+"/analytics", "", nil); a.Status != 401 {
+		t.Errorf("partner-profile analytics signed out: %d", a.Status)
+	}
+
 	// Bob's enrollment is not Ann's to open.
 	bob := portalClient(t)
 	portalSignIn(t, bob, app, sink, "bob@partners.test", 0)

@@ -26,6 +26,7 @@ type ConfirmView struct {
 // PortalProgram is one enrollment in the portal's list and switch.
 type PortalProgram struct {
 	ID, Href, Program, Workspace, Status string
+	ProgramID                            string // prog_…, for the partner-profile API
 }
 
 // PortalView is what the portal's pages show around the dashboard.
@@ -34,4 +35,6 @@ type PortalView struct {
 	CSRF     string
 	Programs []PortalProgram
 	Current  string // the enrollment shown; "" on the list
+	Tokens   int64  // the address's API tokens
+	NewToken string // a token just made, shown once
 }
