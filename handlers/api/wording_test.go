@@ -129,6 +129,7 @@ var wordingCases = []wordingCase{
 	{"PATCH", "/workspaces/acme", `{"slug":"ab"}`, 422, "too_small: slug: Slug must be at least 3 characters"},
 	{"PATCH", "/workspaces/acme", `{"slug":"` + strings.Repeat("s", 49) + `"}`, 422, "too_big: slug: Slug must be less than 48 characters"},
 	{"PATCH", "/workspaces/acme", `{"slug":"!!!"}`, 422, "custom: slug: Invalid slug format"},
+	{"PATCH", "/workspaces/acme", `{"publishableKey":"dub_pk_x"}`, 422, "custom: publishableKey: The publishable key cannot be set: rotate it in the console's workspace settings."},
 }
 
 // TestErrorWording sends every case and wants Dub's status, code and
