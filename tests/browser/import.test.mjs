@@ -64,4 +64,31 @@ describe("console import", () => {
     assert.equal(l.createdAt.slice(0, 10), "2024-02-04");
     await ctx.close();
   });
+
+  // Issue 33 item 6: only http(s) destinations are imported; an ftp:// or
+  // mailto: row is a failed row with the reason. At both widths the report
+  // fits the screen. Screenshots: artifacts/i33-6-import-refused-<width>.png.
+  for (const width of [1280, 390]) {
+    test(`${width}px, issue 33 item 6: the CSV import refuses destinations other than http(s)`, async () => {
+      const ctx = await browser.newContext({ viewport: { width, height: 900 } });
+      const page = await ctx.newPage();
+      await signIn(page, relink.appURL);
+      await page.goto(`${relink.appURL}/console/import`);
+      const csv = `link,url\nhttps://go.acme.test/ftp-${width},ftp://files.acme.test/price-list.pdf\n` +
+        `https://go.acme.test/mail-${width},mailto:sales@acme.test\nhttps://go.acme.test/web-${width},https://acme.test/spring\n`;
+      await page.setInputFiles('[data-testid="import-file"]', { name: "links.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+      await Promise.all([page.waitForSelector('[data-testid="mapping-form"]'), page.click('[data-testid="import-upload"]')]);
+      await page.click('[data-testid="import-run"]');
+      await page.waitForSelector('[data-testid="import-progress"][data-state="done"]', { timeout: 30000 });
+      const counts = (await page.textContent('[data-testid="import-counts"]')).replace(/\s+/g, " ").trim();
+      assert.equal(counts, "3 of 3 rows · 1 created · 0 skipped · 2 failed");
+      const rows = await page.$$eval('[data-testid="import-row"]', (rs) => rs.map((r) => r.textContent.replace(/\s+/g, " ").trim()));
+      assert.equal(rows.length, 2);
+      for (const r of rows) assert.match(r, /only http and https links are imported/);
+      const over = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(over <= 1, `the import page scrolls sideways by ${over}px`);
+      await shot(page, `i33-6-import-refused-${width}`);
+      await ctx.close();
+    });
+  }
 });
