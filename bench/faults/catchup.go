@@ -103,23 +103,11 @@ func CatchUp(n int, batch int, cpuProfile, clickhouse string, views bool, out io
 	}
 	opt := ingest.Options{Journal: jopt, Logger: quiet, BatchSize: batch, FlushInterval: 100 * time.Millisecond,
 		Hooks: []models.ClickHook{models.AggregateClicks}}
-	var store ingest.Store = db
-	var ch *chstore.Client
-	if clickhouse != "" {
-		if ch, err = chstore.Open(clickhouse); err != nil {
-			return err
-		}
-		if err := ch.Migrate(ctx, quiet); err != nil {
-			return fmt.Errorf("catchup: clickhouse migrations: %w", err)
-		}
-		if !views {
-			// What the rollups cost: the raw inserts alone (analytics would
-			// miss these clicks' rollups).
-			if err := ch.Exec(ctx, "DETACH TABLE clicks_aggregates"); err != nil {
-				return fmt.Errorf("catchup: detach the rollups' view: %w", err)
-			}
-		}
-		store = &chstore.ClickStore{SQL: db, CH: ch}
+	store, ch, err := catchupStore(ctx, db, clickhouse, views, quiet)
+	if err != nil {
+		return err
+	}
+	if ch != nil {
 		// As the server runs it (internal/app, ClickOptions): one copy of
 		// each click, in ClickHouse; the SQL store gets the slim rows and
 		// the link counters, no click aggregates.
@@ -161,6 +149,30 @@ func CatchUp(n int, batch int, cpuProfile, clickhouse string, views bool, out io
 		}
 	}
 	return nil
+}
+
+// catchupStore is the writer's store: the SQL database alone, or with a
+// ClickHouse URL the server's chstore.ClickStore over a migrated ClickHouse
+// database (its rollups' view detached unless views).
+func catchupStore(ctx context.Context, db *models.DB, clickhouse string, views bool, log *slog.Logger) (ingest.Store, *chstore.Client, error) {
+	if clickhouse == "" {
+		return db, nil, nil
+	}
+	ch, err := chstore.Open(clickhouse)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ch.Migrate(ctx, log); err != nil {
+		return nil, nil, fmt.Errorf("catchup: clickhouse migrations: %w", err)
+	}
+	if !views {
+		// What the rollups cost: the raw inserts alone (analytics would
+		// miss these clicks' rollups).
+		if err := ch.Exec(ctx, "DETACH TABLE clicks_aggregates"); err != nil {
+			return nil, nil, fmt.Errorf("catchup: detach the rollups' view: %w", err)
+		}
+	}
+	return &chstore.ClickStore{SQL: db, CH: ch}, ch, nil
 }
 
 type refusingStore struct{}
