@@ -356,7 +356,10 @@ for (const width of WIDTHS) {
 
     const link = (await api("/links?pageSize=1&sort=clicks"))[0];
     await page.goto(`${relink.appURL}/console/links/${link.id}`);
-    await Promise.all([page.waitForLoadState("load"), page.click('[data-testid="link-submit"]')]);
+    // The form posts and the browser navigates (to ?saved=1, or the form
+    // again with its errors); wait for that navigation, not the current page.
+    await Promise.all([page.waitForEvent("framenavigated"), page.click('[data-testid="link-submit"]')]);
+    await page.waitForLoadState("load");
     if (!page.url().includes("saved=1")) {
       const errs = await page.locator('[data-testid="alert-error"], [data-testid="field-error"]').allTextContents();
       assert.fail(`saving ${link.domain}/${link.key} did not save: ${errs.join(" | ") || page.url()}`);
