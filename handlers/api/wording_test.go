@@ -191,6 +191,8 @@ func TestErrorWordingCoversEveryMessage(t *testing.T) {
 // notAPI are messages the JSON API cannot produce, with where they come
 // from instead; each is still checked where it is raised.
 var notAPI = map[string]string{
+	"This partner is not deactivated.":                                                              "the console partner page's Reactivate (conversions.ReactivatePartner; internal/conversions TestReactivateAndUnbanOnlyTheirStatus): not the JSON API",
+	"This partner is not banned.":                                                                   "the console partner page's Unban (conversions.UnbanPartner; internal/conversions TestReactivateAndUnbanOnlyTheirStatus): not the JSON API",
 	"The mode must be live or test.":                                                                "relink stripe connect: command line only",
 	"The signing secret must be the endpoint's whsec_… value from Stripe.":                          "relink stripe connect and the console's Stripe page (tests/browser/stripe.test.mjs): not the JSON API",
 	"Stripe is not connected to this workspace.":                                                    "relink stripe disconnect/status: command line only",
