@@ -2,6 +2,7 @@ package conversions
 
 import (
 	"context"
+	"time"
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/models"
@@ -155,6 +156,18 @@ func (s *Service) flushLinks(ls []models.Link) {
 // without an expiry again. Discount codes deactivation deleted stay deleted.
 // It returns the partner id.
 func (s *Service) ReactivatePartner(ctx context.Context, ws *models.Workspace, sel PartnerSelector) (string, error) {
+	return s.reapprove(ctx, ws, sel, models.EnrollmentDeactivated, "This partner is not deactivated.", nil,
+		func(tx *models.DB, prog *models.Program, e *models.Enrollment, now time.Time) error {
+			return tx.UnexpirePartnerLinks(ctx, ws.ID, prog.ID, e.PartnerID, now)
+		})
+}
+
+// reapprove moves an enrollment in status from back to approved with its
+// group's rewards (and the extra columns set), then runs after in the same
+// transaction; another status is a 400 with notMsg. The partner's links are
+// flushed from the link cache afterwards. It returns the partner id.
+func (s *Service) reapprove(ctx context.Context, ws *models.Workspace, sel PartnerSelector, from, notMsg string, extra map[string]any,
+	after func(tx *models.DB, prog *models.Program, e *models.Enrollment, now time.Time) error) (string, error) {
 	var ls []models.Link
 	var partnerID string
 	err := s.DB.Tx(ctx, func(tx *models.DB) error {
@@ -162,8 +175,8 @@ func (s *Service) ReactivatePartner(ctx context.Context, ws *models.Workspace, s
 		if err != nil {
 			return err
 		}
-		if e.Status != models.EnrollmentDeactivated {
-			return apierr.New(apierr.BadRequest, "This partner is not deactivated.")
+		if e.Status != from {
+			return apierr.New(apierr.BadRequest, notMsg)
 		}
 		partnerID = e.PartnerID
 		g, err := enrollmentGroup(ctx, tx, ws, prog, e)
@@ -172,6 +185,9 @@ func (s *Service) ReactivatePartner(ctx context.Context, ws *models.Workspace, s
 		}
 		now := s.now()
 		set := map[string]any{"status": models.EnrollmentApproved, "updated_at": now}
+		for k, v := range extra {
+			set[k] = v
+		}
 		if g != nil {
 			set["click_reward_id"], set["lead_reward_id"], set["sale_reward_id"] = g.ClickRewardID, g.LeadRewardID, g.SaleRewardID
 			set["referral_reward_id"], set["discount_id"] = g.ReferralRewardID, g.DiscountID
@@ -182,7 +198,7 @@ func (s *Service) ReactivatePartner(ctx context.Context, ws *models.Workspace, s
 		if ls, err = tx.PartnerLinks(ctx, ws.ID, prog.ID, e.PartnerID); err != nil {
 			return err
 		}
-		return tx.UnexpirePartnerLinks(ctx, ws.ID, prog.ID, e.PartnerID, now)
+		return after(tx, prog, e, now)
 	})
 	if err != nil {
 		return "", err
@@ -229,47 +245,17 @@ func (s *Service) ArchivePartner(ctx context.Context, ws *models.Workspace, sel 
 // and the bounty submissions the ban rejected submitted again. Discount
 // codes the ban deleted stay deleted. It returns the partner id.
 func (s *Service) UnbanPartner(ctx context.Context, ws *models.Workspace, sel PartnerSelector) (string, error) {
-	var ls []models.Link
-	var partnerID string
-	err := s.DB.Tx(ctx, func(tx *models.DB) error {
-		prog, e, err := s.programEnrollment(ctx, tx, ws, sel)
-		if err != nil {
-			return err
-		}
-		if e.Status != models.EnrollmentBanned {
-			return apierr.New(apierr.BadRequest, "This partner is not banned.")
-		}
-		partnerID = e.PartnerID
-		g, err := enrollmentGroup(ctx, tx, ws, prog, e)
-		if err != nil {
-			return err
-		}
-		now := s.now()
-		set := map[string]any{"status": models.EnrollmentApproved, "banned_at": nil, "banned_reason": nil, "updated_at": now}
-		if g != nil {
-			set["click_reward_id"], set["lead_reward_id"], set["sale_reward_id"] = g.ClickRewardID, g.LeadRewardID, g.SaleRewardID
-			set["referral_reward_id"], set["discount_id"] = g.ReferralRewardID, g.DiscountID
-		}
-		if err := tx.UpdateEnrollment(ctx, e, set); err != nil {
-			return err
-		}
-		if ls, err = tx.PartnerLinks(ctx, ws.ID, prog.ID, e.PartnerID); err != nil {
-			return err
-		}
-		if err := tx.EnablePartnerLinks(ctx, ws.ID, prog.ID, e.PartnerID, now); err != nil {
-			return err
-		}
-		if err := tx.RestorePartnerEarnings(ctx, ws.ID, prog.ID, e.PartnerID, now); err != nil {
-			return err
-		}
-		if err := tx.ReopenSubmissions(ctx, ws.ID, prog.ID, e.PartnerID, MsgBannedSubmission, now); err != nil {
-			return err
-		}
-		return tx.RecomputeTotalCommissions(ctx, ws.ID, prog.ID, e.PartnerID)
-	})
-	if err != nil {
-		return "", err
-	}
-	s.flushLinks(ls)
-	return partnerID, nil
+	return s.reapprove(ctx, ws, sel, models.EnrollmentBanned, "This partner is not banned.", map[string]any{"banned_at": nil, "banned_reason": nil},
+		func(tx *models.DB, prog *models.Program, e *models.Enrollment, now time.Time) error {
+			if err := tx.EnablePartnerLinks(ctx, ws.ID, prog.ID, e.PartnerID, now); err != nil {
+				return err
+			}
+			if err := tx.RestorePartnerEarnings(ctx, ws.ID, prog.ID, e.PartnerID, now); err != nil {
+				return err
+			}
+			if err := tx.ReopenSubmissions(ctx, ws.ID, prog.ID, e.PartnerID, MsgBannedSubmission, now); err != nil {
+				return err
+			}
+			return tx.RecomputeTotalCommissions(ctx, ws.ID, prog.ID, e.PartnerID)
+		})
 }
