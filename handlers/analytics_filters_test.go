@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/conversions/convtest"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/models"
@@ -41,7 +42,7 @@ func filterWorld(t *testing.T, e *analyticsEnv) []httpFilter {
 	e.urls["filters"] = "https://filters.example/p?utm_source=news&utm_medium=email&utm_campaign=spring&utm_term=shoes&utm_content=hero"
 	e.workspace("filters", models.PlanEnterprise, true)
 	ws, l := e.ws["filters"], e.links["filters"]
-	svc := conversions.New(conversions.Deps{DB: e.db, Aggregator: models.EventAggregator{}, Now: func() time.Time { return e.clock }})
+	svc := convtest.New(t, e.db, func() time.Time { return e.clock })
 	ep, err := svc.EnrollPartner(ctx, ws, conversions.EnrollInput{Email: "pat@filters.example"})
 	if err != nil {
 		t.Fatal(err)
