@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relinkhq/relink/internal/conversions/convtest"
+
 	"github.com/relinkhq/relink/handlers"
 	"github.com/relinkhq/relink/internal/app"
 	"github.com/relinkhq/relink/internal/apptest"
@@ -81,7 +83,7 @@ func (e *analyticsEnv) workspace(slug string, plan models.Plan, events bool) {
 	if err := pipe.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	svc := conversions.New(conversions.Deps{DB: e.db, Aggregator: models.EventAggregator{}, Now: func() time.Time { return at.Add(time.Minute) }})
+	svc := convtest.New(t, e.db, func() time.Time { return at.Add(time.Minute) })
 	if _, err := svc.TrackLead(ctx, c.Workspace, conversions.LeadInput{ClickID: clickID, EventName: "Sign up", CustomerExternalID: "u_" + slug,
 		Mode: "wait", EventQuantity: 1, Metadata: map[string]any{"plan": "pro"}}); err != nil {
 		t.Fatal(err)
