@@ -54,7 +54,9 @@ func TestAnalyticsWindowBounds(t *testing.T) {
 	refused := func(key, path string, status int, code, msg string) {
 		t.Helper()
 		st, body := ask(key, path)
-		var e struct{ Error struct{ Code, Message string } }
+		var e struct {
+			Error struct{ Code, Message string }
+		}
 		if err := json.Unmarshal(body, &e); err != nil || st != status || e.Error.Code != code || e.Error.Message != msg {
 			t.Errorf("%s: %d %s, want %d %s %q", path, st, body, status, code, msg)
 		}
