@@ -34,6 +34,7 @@ type analyticsEnv struct {
 	keys  map[string]string
 	ws    map[string]*models.Workspace
 	links map[string]*models.Link
+	urls  map[string]string // a workspace's link destination ("" the default)
 }
 
 func newAnalyticsEnv(t *testing.T, db *models.DB) *analyticsEnv {
@@ -48,7 +49,7 @@ func newAnalyticsEnv(t *testing.T, db *models.DB) *analyticsEnv {
 		t.Fatal(err)
 	}
 	e := &analyticsEnv{t: t, db: db, clock: time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC),
-		keys: map[string]string{}, ws: map[string]*models.Workspace{}, links: map[string]*models.Link{}}
+		keys: map[string]string{}, ws: map[string]*models.Workspace{}, links: map[string]*models.Link{}, urls: map[string]string{}}
 	now := func() time.Time { return e.clock }
 	e.srv = apptest.New(t, cfg, app.Options{DB: db, Limiter: ratelimit.NewMemory(now), Now: now})
 	return e
@@ -65,7 +66,11 @@ func (e *analyticsEnv) workspace(slug string, plan models.Plan, events bool) {
 		t.Fatal(err)
 	}
 	e.keys[slug], e.ws[slug] = c.APIKey, c.Workspace
-	l := &models.Link{WorkspaceID: c.Workspace.ID, Domain: slug + ".link", Key: "go", URL: "https://" + slug + ".example/?utm_source=x",
+	dest := e.urls[slug]
+	if dest == "" {
+		dest = "https://" + slug + ".example/?utm_source=x"
+	}
+	l := &models.Link{WorkspaceID: c.Workspace.ID, Domain: slug + ".link", Key: "go", URL: dest,
 		TrackConversion: true, CreatedAt: e.clock, UpdatedAt: e.clock}
 	if err := e.db.CreateLink(ctx, l); err != nil {
 		t.Fatal(err)

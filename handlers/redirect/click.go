@@ -24,15 +24,15 @@ func clickID(c *fiber.Ctx, cookieName string) string {
 
 // record hands the click to the pipeline; every string is copied because
 // Fiber reuses its buffers after the handler returns.
-func (h *Handlers) record(c *fiber.Ctx, t *shortlink.Target, clickID, final string, bot bool, ua string, now time.Time) {
+func (h *Handlers) record(c *fiber.Ctx, t *shortlink.Target, v shortlink.Visit, final string, now time.Time) {
 	if h.d.Clicks == nil {
 		return
 	}
 	qr := string(c.Request().URI().QueryArgs().Peek("qr")) == "1"
 	h.d.Clicks.Enqueue(ingest.Hit{
-		ClickID: clickID, LinkID: t.ID, WorkspaceID: t.WorkspaceID, Domain: t.Domain, Key: t.Key,
-		URL: final, Time: now, IP: h.ip(c), UA: strings.Clone(ua),
-		Referer: string(c.Request().Header.Referer()), QR: qr, Geo: h.geoHint(c), Bot: bot,
+		ClickID: v.ClickID, LinkID: t.ID, WorkspaceID: t.WorkspaceID, Domain: t.Domain, Key: t.Key,
+		URL: final, Time: now, IP: v.IP, UA: strings.Clone(v.UA),
+		Referer: string(c.Request().Header.Referer()), QR: qr, Geo: h.geoHint(c), Bot: v.Bot,
 	})
 }
 

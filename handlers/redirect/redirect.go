@@ -131,6 +131,7 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 		return h.wellKnown(c, domain, key)
 	}
 	v := h.visit(c, shortlink.LookupKey(key), inspect)
+	v.Domain, v.FullKey = domain, key
 	var res *shortlink.Resolved
 	if !shortlink.IsProbe(v.Key) { // #1 needs no lookup
 		r, _, err := h.d.Cache.Get(c.UserContext(), domain, v.Key)
@@ -155,7 +156,7 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 		c.Cookie(&fiber.Cookie{Name: "dub_test_url", Value: d.Variant, Path: "/" + origKey, MaxAge: 604800})
 	}
 	if d.Record {
-		h.record(c, d.Link, v.ClickID, d.URL, v.Bot, v.UA, now)
+		h.record(c, d.Link, v, d.URL, now)
 		if d.Action == shortlink.ActInterstitial {
 			h.rememberStoreClick(c, d.Link, v.ClickID) // for the app's first open (POST /track/open)
 		}
@@ -183,6 +184,7 @@ func (h *Handlers) visit(c *fiber.Ctx, key string, inspect bool) shortlink.Visit
 // candidate, the pinned A/B variant and the visitor's country.
 func (h *Handlers) linkVisit(c *fiber.Ctx, v *shortlink.Visit, t *shortlink.Target, cookieName string) {
 	v.ClickID = clickID(c, cookieName)
+	v.IP = h.ip(c) // the click's, and Singular's ip=
 	if t.Password != "" {
 		v.Password, v.PasswordVia = passwordCandidate(c, t)
 	}
@@ -190,7 +192,8 @@ func (h *Handlers) linkVisit(c *fiber.Ctx, v *shortlink.Visit, t *shortlink.Targ
 		v.PinnedVariant = c.Cookies("dub_test_url")
 	}
 	if len(t.Geo) > 0 {
-		v.Country = func() string { return h.d.Geo.Country(h.ip(c), h.geoHint(c)) }
+		ip := v.IP
+		v.Country = func() string { return h.d.Geo.Country(ip, h.geoHint(c)) }
 	}
 }
 
