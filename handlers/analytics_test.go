@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relinkhq/relink/internal/conversions/convtest"
+
 	"github.com/relinkhq/relink/handlers"
 	"github.com/relinkhq/relink/internal/app"
 	"github.com/relinkhq/relink/internal/apptest"
@@ -32,6 +34,7 @@ type analyticsEnv struct {
 	keys  map[string]string
 	ws    map[string]*models.Workspace
 	links map[string]*models.Link
+	urls  map[string]string // a workspace's link destination ("" the default)
 }
 
 func newAnalyticsEnv(t *testing.T, db *models.DB) *analyticsEnv {
@@ -46,7 +49,7 @@ func newAnalyticsEnv(t *testing.T, db *models.DB) *analyticsEnv {
 		t.Fatal(err)
 	}
 	e := &analyticsEnv{t: t, db: db, clock: time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC),
-		keys: map[string]string{}, ws: map[string]*models.Workspace{}, links: map[string]*models.Link{}}
+		keys: map[string]string{}, ws: map[string]*models.Workspace{}, links: map[string]*models.Link{}, urls: map[string]string{}}
 	now := func() time.Time { return e.clock }
 	e.srv = apptest.New(t, cfg, app.Options{DB: db, Limiter: ratelimit.NewMemory(now), Now: now})
 	return e
@@ -63,7 +66,11 @@ func (e *analyticsEnv) workspace(slug string, plan models.Plan, events bool) {
 		t.Fatal(err)
 	}
 	e.keys[slug], e.ws[slug] = c.APIKey, c.Workspace
-	l := &models.Link{WorkspaceID: c.Workspace.ID, Domain: slug + ".link", Key: "go", URL: "https://" + slug + ".example/?utm_source=x",
+	dest := e.urls[slug]
+	if dest == "" {
+		dest = "https://" + slug + ".example/?utm_source=x"
+	}
+	l := &models.Link{WorkspaceID: c.Workspace.ID, Domain: slug + ".link", Key: "go", URL: dest,
 		TrackConversion: true, CreatedAt: e.clock, UpdatedAt: e.clock}
 	if err := e.db.CreateLink(ctx, l); err != nil {
 		t.Fatal(err)
@@ -81,7 +88,7 @@ func (e *analyticsEnv) workspace(slug string, plan models.Plan, events bool) {
 	if err := pipe.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	svc := conversions.New(conversions.Deps{DB: e.db, Aggregator: models.EventAggregator{}, Now: func() time.Time { return at.Add(time.Minute) }})
+	svc := convtest.New(t, e.db, func() time.Time { return at.Add(time.Minute) })
 	if _, err := svc.TrackLead(ctx, c.Workspace, conversions.LeadInput{ClickID: clickID, EventName: "Sign up", CustomerExternalID: "u_" + slug,
 		Mode: "wait", EventQuantity: 1, Metadata: map[string]any{"plan": "pro"}}); err != nil {
 		t.Fatal(err)

@@ -12,11 +12,7 @@ import (
 	"github.com/relinkhq/relink/handlers/redirect"
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ingest"
-	"github.com/relinkhq/relink/internal/linkcache"
 )
-
-// LinkCache is the redirect's cache; link and domain writes invalidate it.
-func (s *Server) LinkCache() linkcache.Invalidator { return s.svc.LinkCache }
 
 func (s *Server) redirects() *redirect.Handlers {
 	cfg := s.svc.Config

@@ -29,6 +29,9 @@ type errorDetail struct {
 // logs 5xx with the request id, and renders JSON on the API face or an HTML
 // page elsewhere.
 func (s *Server) handleError(c *fiber.Ctx, err error) error {
+	// fasthttp's own errors (a body over the limit, headers too large, a
+	// malformed request) reach here without passing the dispatcher.
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	e := toAPIError(err, s.svc.Config.BodyLimit)
 	if e.Code == apierr.InternalServerError && models.IsUnavailable(err) {
 		e = apierr.Wrap(apierr.Unavailable, err, "The database is not answering right now. Please retry in a few seconds.")

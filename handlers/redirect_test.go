@@ -285,7 +285,7 @@ func TestRedirectDecisions(t *testing.T) {
 			{"App Store target: the interstitial first", rreq{path: "/app?ref=tw", ua: iphoneUA}, 307, "http://localhost:8080/deeplink/acme.link/app?ref=tw", "", targeted, true},
 			{"Google Play target: the interstitial first", rreq{path: "/app", ua: androidUA}, 307, "http://localhost:8080/deeplink/acme.link/app", "", targeted, true},
 			{"skip_deeplink_preview goes to the App Store", rreq{path: "/app?skip_deeplink_preview=1", ua: iphoneUA}, 302, "https://apps.apple.com/app/x", "", targeted, true},
-			{"skip_deeplink_preview goes to Google Play", rreq{path: "/app?skip_deeplink_preview=1", ua: androidUA}, 302, "https://play.google.com/store/apps/details?id=x", "", targeted, true},
+			{"skip_deeplink_preview goes to Google Play, the short link in its referrer", rreq{path: "/app?skip_deeplink_preview=1", ua: androidUA}, 302, "https://play.google.com/store/apps/details?id=x&referrer=deepLink%3Dhttps%253A%252F%252Facme.link%252Fapp%253Fskip_deeplink_preview%253D1", "", targeted, true},
 			{"interstitial for an unknown link", rreq{host: "localhost:8080", path: "/deeplink/acme.link/nope", ua: iphoneUA}, 404, "", "link-not-found", nil, false},
 			{"interstitial of a password link: the short link asks first", rreq{host: "localhost:8080", path: "/deeplink/acme.link/secret-app", ua: iphoneUA}, 302, "http://acme.link/secret-app?skip_deeplink_preview=1", "", nil, false},
 			{"interstitial opened on a desktop: the link as usual", rreq{host: "localhost:8080", path: "/deeplink/acme.link/app"}, 302, "http://acme.link/app?skip_deeplink_preview=1", "", targeted, false},

@@ -17,16 +17,7 @@ import (
 	"golang.org/x/crypto/acme/autocert"
 
 	"github.com/relinkhq/relink/internal/config"
-	"github.com/relinkhq/relink/internal/jobs"
 )
-
-// OnShutdown adds a drain-only job to the services' jobs table: fn runs
-// after the listeners stop and in-flight requests finish, after the jobs
-// already in the table, sharing the shutdown deadline. Background work that
-// also runs while serving belongs in internal/app's jobs table.
-func (s *Server) OnShutdown(name string, fn func(context.Context) error) {
-	s.svc.Jobs.Add(jobs.Job{Name: name, Drain: fn})
-}
 
 // Listener is one address to serve, with TLS when tls is set.
 type Listener struct {

@@ -67,9 +67,6 @@ func NewAggregateFolder() *AggregateFolder {
 	return &AggregateFolder{sums: map[aggKey]*EventAggregate{}, joined: map[[3]string]string{}}
 }
 
-// Len is the number of rows held.
-func (f *AggregateFolder) Len() int { return len(f.sums) }
-
 func (f *AggregateFolder) add(ws, ev, dim, value string, hour time.Time, n, amount int64) {
 	k := aggKey{ws, ev, dim, value, hour.Unix()}
 	a := f.sums[k]

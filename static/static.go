@@ -22,7 +22,6 @@ import (
 	"io/fs"
 	"mime"
 	"path"
-	"sort"
 	"strings"
 	"sync"
 
@@ -83,17 +82,6 @@ func URL(name string) string {
 		panic(fmt.Sprintf("static.URL: no embedded asset %q", name))
 	}
 	return f.URL()
-}
-
-// Names lists every embedded asset, sorted.
-func Names() []string {
-	t := table()
-	names := make([]string, 0, len(t))
-	for n := range t {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 func load(fsys fs.FS) (map[string]*File, error) {

@@ -9,9 +9,9 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/relinkhq/relink/internal/app"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/demo"
-	"github.com/relinkhq/relink/internal/workspaces"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -65,17 +65,15 @@ func demoCmd(ctx context.Context, cfg *config.Config, args []string, stdout, std
 		}
 		defer pprof.StopCPUProfile()
 	}
-	db, err := models.Open(cfg.DatabaseURL)
+	svc, err := app.BuildCommand(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		return err
-	}
+	defer svc.Close()
+	db := svc.DB
 	ws, err := db.WorkspaceBySlug(ctx, *slug)
 	if models.IsNotFound(err) {
-		c, cerr := (&workspaces.Service{DB: db, Now: time.Now}).Create(ctx, models.NewWorkspace{Name: *slug, Slug: *slug, Plan: models.PlanEnterprise})
+		c, cerr := svc.Workspaces.Create(ctx, models.NewWorkspace{Name: *slug, Slug: *slug, Plan: models.PlanEnterprise})
 		if cerr != nil {
 			return fmt.Errorf("create workspace %s: %w", *slug, cerr)
 		}
@@ -85,7 +83,7 @@ func demoCmd(ctx context.Context, cfg *config.Config, args []string, stdout, std
 		return err
 	}
 	st, err := demo.Generate(ctx, db, ws, demo.Options{Links: *links, Clicks: *clicks, Leads: *leads, Sales: *sales,
-		Days: *days, Partners: *partners, Seed: *seed, Progress: stderr, Domain: cfg.ShortDomain})
+		Days: *days, Partners: *partners, Seed: *seed, Progress: stderr, Domain: cfg.ShortDomain, Conversions: svc.Conversions})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/relinkhq/relink/internal/conversions/convtest"
+
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/models"
@@ -43,7 +45,7 @@ func TestPayoutCommands(t *testing.T) {
 			}
 			defer db.Close()
 			ws, _ := db.WorkspaceBySlug(ctx, "acme")
-			svc := conversions.New(conversions.Deps{DB: db})
+			svc := convtest.New(t, db, nil)
 			ep, err := svc.EnrollPartner(ctx, ws, conversions.EnrollInput{Email: "pat@example.com"})
 			if err != nil {
 				t.Fatal(err)

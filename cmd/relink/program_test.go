@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relinkhq/relink/internal/conversions/convtest"
+
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ids"
@@ -193,7 +195,7 @@ func TestGroupDefaultLinksReachPartners(t *testing.T) {
 				t.Fatal(err)
 			}
 			name := "Pat Lee"
-			ep, err := conversions.New(conversions.Deps{DB: db}).EnrollPartner(ctx, ws, conversions.EnrollInput{Email: "pat@example.com", Name: &name})
+			ep, err := convtest.New(t, db, nil).EnrollPartner(ctx, ws, conversions.EnrollInput{Email: "pat@example.com", Name: &name})
 			if err != nil || len(ep.Links) != 0 {
 				t.Fatalf("enroll: %v, links %v", err, ep)
 			}

@@ -10,21 +10,17 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
 	pages "github.com/relinkhq/relink/handlers/render"
-	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/domainset"
 	"github.com/relinkhq/relink/internal/geo"
-	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/internal/ttlmap"
 	"github.com/relinkhq/relink/models"
-	"github.com/relinkhq/relink/views/layout"
 	views "github.com/relinkhq/relink/views/redirect"
 )
 
@@ -135,6 +131,7 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 		return h.wellKnown(c, domain, key)
 	}
 	v := h.visit(c, shortlink.LookupKey(key), inspect)
+	v.Domain, v.FullKey = domain, key
 	var res *shortlink.Resolved
 	if !shortlink.IsProbe(v.Key) { // #1 needs no lookup
 		r, _, err := h.d.Cache.Get(c.UserContext(), domain, v.Key)
@@ -159,7 +156,7 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 		c.Cookie(&fiber.Cookie{Name: "dub_test_url", Value: d.Variant, Path: "/" + origKey, MaxAge: 604800})
 	}
 	if d.Record {
-		h.record(c, d.Link, v.ClickID, d.URL, v.Bot, v.UA, now)
+		h.record(c, d.Link, v, d.URL, now)
 		if d.Action == shortlink.ActInterstitial {
 			h.rememberStoreClick(c, d.Link, v.ClickID) // for the app's first open (POST /track/open)
 		}
@@ -187,6 +184,7 @@ func (h *Handlers) visit(c *fiber.Ctx, key string, inspect bool) shortlink.Visit
 // candidate, the pinned A/B variant and the visitor's country.
 func (h *Handlers) linkVisit(c *fiber.Ctx, v *shortlink.Visit, t *shortlink.Target, cookieName string) {
 	v.ClickID = clickID(c, cookieName)
+	v.IP = h.ip(c) // the click's, and Singular's ip=
 	if t.Password != "" {
 		v.Password, v.PasswordVia = passwordCandidate(c, t)
 	}
@@ -194,18 +192,9 @@ func (h *Handlers) linkVisit(c *fiber.Ctx, v *shortlink.Visit, t *shortlink.Targ
 		v.PinnedVariant = c.Cookies("dub_test_url")
 	}
 	if len(t.Geo) > 0 {
-		v.Country = func() string { return h.d.Geo.Country(h.ip(c), h.geoHint(c)) }
+		ip := v.IP
+		v.Country = func() string { return h.d.Geo.Country(ip, h.geoHint(c)) }
 	}
-}
-
-// clickID is the dub_id cookie's id when it looks like one, else a new id
-// (spec/links.md §10.4).
-func clickID(c *fiber.Ctx, cookieName string) string {
-	id := c.Cookies(cookieName)
-	if id == "" || len(id) > 64 {
-		return ids.Click()
-	}
-	return strings.Clone(id)
 }
 
 // passwordCandidate is #4's candidate: the form's on POST, else ?pw=, else
@@ -270,191 +259,4 @@ func (h *Handlers) answer(c *fiber.Ctx, d shortlink.Decision, domain, key, origK
 		return nil
 	}
 	return c.Redirect(d.URL, d.Status)
-}
-
-// record hands the click to the pipeline; every string is copied because
-// Fiber reuses its buffers after the handler returns.
-func (h *Handlers) record(c *fiber.Ctx, t *shortlink.Target, clickID, final string, bot bool, ua string, now time.Time) {
-	if h.d.Clicks == nil {
-		return
-	}
-	qr := string(c.Request().URI().QueryArgs().Peek("qr")) == "1"
-	h.d.Clicks.Enqueue(ingest.Hit{
-		ClickID: clickID, LinkID: t.ID, WorkspaceID: t.WorkspaceID, Domain: t.Domain, Key: t.Key,
-		URL: final, Time: now, IP: h.ip(c), UA: strings.Clone(ua),
-		Referer: string(c.Request().Header.Referer()), QR: qr, Geo: h.geoHint(c), Bot: bot,
-	})
-}
-
-func (h *Handlers) ip(c *fiber.Ctx) string {
-	if h.d.ClientIP != nil {
-		return h.d.ClientIP(c)
-	}
-	return c.Context().RemoteIP().String()
-}
-
-// geoHint copies the geo headers, but only from a trusted proxy.
-func (h *Handlers) geoHint(c *fiber.Ctx) geo.Hint {
-	if h.d.TrustedProxy == nil || !h.d.TrustedProxy(c) {
-		return geo.Hint{}
-	}
-	hint := h.d.Headers.FromHeaders(func(k string) string { return string(c.Request().Header.Peek(k)) })
-	return hint
-}
-
-// notFound is #2: the domain's notFoundUrl (307) or the 404 page.
-func (h *Handlers) notFound(c *fiber.Ctx, domain, key, notFoundURL string) error {
-	if notFoundURL != "" {
-		return c.Redirect(notFoundURL, fiber.StatusTemporaryRedirect)
-	}
-	c.Set("X-Robots-Tag", "googlebot: noindex")
-	return page(c, fiber.StatusNotFound, "Link not found", views.NotFound(domain, key))
-}
-
-const (
-	passwordLimit  = 30
-	passwordWindow = 10 * time.Minute
-)
-
-func notFoundURL(res *shortlink.Resolved) string {
-	if res == nil {
-		return ""
-	}
-	return res.DomainNotFoundURL
-}
-
-// passwordPage is #4's answer: the password form, or after a wrong
-// password the form with an error, limited per link (spec/links.md §10.2 #4).
-func (h *Handlers) passwordPage(c *fiber.Ctx, t *shortlink.Target, rawPath string, wrong bool) error {
-	c.Set(fiber.HeaderCacheControl, "private, no-store")
-	form := views.PasswordForm{Action: rawPath}
-	if !wrong {
-		return page(c, fiber.StatusOK, "Password required", views.Password(form))
-	}
-	if h.d.Limiter != nil {
-		res, err := h.d.Limiter.Allow(c.UserContext(), "pw:"+t.ID, passwordLimit, passwordWindow)
-		if err != nil {
-			h.d.Logger.Error("password rate limiter unavailable", "link_id", t.ID, "err", err)
-		} else if !res.Allowed {
-			return page(c, fiber.StatusTooManyRequests, "Too many attempts", views.TooManyAttempts())
-		}
-	}
-	form.Error = "Incorrect password. Try again."
-	return page(c, fiber.StatusUnauthorized, "Password required", views.Password(form))
-}
-
-const (
-	aasaPath       = ".well-known/apple-app-site-association"
-	assetLinksPath = ".well-known/assetlinks.json"
-)
-
-// wellKnown serves the domain's apple-app-site-association or
-// assetlinks.json as stored on the domain (appleAppSiteAssociation,
-// assetLinks); 404 when the domain has none. Apple and Google fetch these
-// rarely, so they are read from the database, not the link cache.
-func (h *Handlers) wellKnown(c *fiber.Ctx, domain, path string) error {
-	var doc string
-	if h.d.DB != nil {
-		d, err := h.d.DB.DomainByName(c.UserContext(), hostOnly(domain))
-		switch {
-		case err == nil && path == aasaPath:
-			doc = deref(d.AppleAppSiteAssociation)
-		case err == nil:
-			doc = deref(d.AssetLinks)
-		case !apierr.Is(err, apierr.NotFound):
-			return err
-		}
-	}
-	c.Set("X-Robots-Tag", "googlebot: noindex")
-	if doc == "" {
-		c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
-		return c.Status(fiber.StatusNotFound).SendString("No " + path[len(".well-known/"):] + " is configured for " + hostOnly(domain) + ".")
-	}
-	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	c.Set(fiber.HeaderCacheControl, "public, max-age=3600")
-	return c.SendString(doc)
-}
-
-// Deeplink serves the app-store interstitial at
-// {app}/deeplink/{domain}/{key}?{query} (spec/links.md §10.2 #12, #13). The click
-// was recorded by the redirect that sent the visitor here; the page's button
-// returns to the short link with skip_deeplink_preview=1, which carries the
-// same click-id cookie, so no second click is stored.
-func (h *Handlers) Deeplink(c *fiber.Ctx) error {
-	rest := strings.TrimPrefix(string(c.Request().URI().PathOriginal()), "/deeplink/")
-	domain, origKey, _ := strings.Cut(rest, "/")
-	domain = strings.TrimPrefix(strings.ToLower(domain), "www.")
-	key, err := url.PathUnescape(origKey)
-	if err != nil || domain == "" {
-		return h.notFound(c, domain, origKey, "")
-	}
-	key = shortlink.LookupKey(key)
-	res, found, err := h.d.Cache.Get(c.UserContext(), domain, key)
-	if err != nil {
-		return err
-	}
-	if !found || res.Link == nil {
-		return h.notFound(c, domain, key, notFoundURL(res))
-	}
-	t := res.Link
-	short := c.Protocol() + "://" + domain + "/" + origKey
-	cont := short + "?"
-	if q := c.Request().URI().QueryString(); len(q) > 0 {
-		cont += string(q) + "&"
-	}
-	cont += "skip_deeplink_preview=1"
-	_, store := t.StoreTarget(string(c.Request().Header.UserAgent()))
-	// Not a store visitor (the URL opened on a desktop), or a link whose
-	// password or expiry the short link itself must handle (the page would
-	// show its title to someone who has not given the password): the link
-	// as usual.
-	if store == "" || t.Password != "" || t.Expired(h.d.Now()) {
-		return c.Redirect(cont, fiber.StatusFound)
-	}
-	c.Set(fiber.HeaderCacheControl, "private, no-store")
-	return page(c, fiber.StatusOK, "Open in the app", views.Deeplink(views.DeeplinkPage{
-		ShortLink: short, Continue: cont, Store: store, Title: t.Title, Desc: t.Description, Image: t.Image}))
-}
-
-func shortLink(t *shortlink.Target) string {
-	if t.Root() {
-		return "https://" + t.Domain
-	}
-	return "https://" + t.Domain + "/" + t.Key
-}
-
-// hostOnly drops a port (dev domains like localhost:8080): ':' is not
-// allowed in a cookie name.
-func hostOnly(domain string) string {
-	if i := strings.LastIndexByte(domain, ':'); i >= 0 && !strings.Contains(domain[i:], "]") {
-		return domain[:i]
-	}
-	return domain
-}
-
-// frameSource is the CSP source of u's origin.
-func frameSource(u string) string {
-	p, err := url.Parse(u)
-	if err != nil || p.Host == "" || (p.Scheme != "http" && p.Scheme != "https") {
-		return "'none'"
-	}
-	return p.Scheme + "://" + p.Host
-}
-
-// page writes a readable page inside the app layout (never indexed).
-func page(c *fiber.Ctx, status int, title string, body templ.Component) error {
-	return pages.Page(c, status, layout.Page{Title: title, NoIndex: true}, body)
-}
-
-// render writes a whole-document page (OG card, refresh, cloaked) with the
-// pages' CSP; its inline <style> carries the request's nonce.
-func render(c *fiber.Ctx, status int, comp templ.Component) error {
-	return pages.Component(c, status, comp)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relinkhq/relink/internal/conversions/convtest"
+
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/analytics/dubjson"
 	"github.com/relinkhq/relink/internal/chstore"
@@ -98,7 +100,7 @@ func newWorldOn(t testing.TB, db *models.DB, slug string, now time.Time, kinds [
 		t.Fatal(err)
 	}
 	w.ws.CreatedAt = created
-	w.svc = conversions.New(conversions.Deps{DB: db, Aggregator: models.EventAggregator{}, Now: func() time.Time { return w.clock }})
+	w.svc = convtest.New(t, db, func() time.Time { return w.clock })
 	var store ingest.Store = db
 	for _, kind := range kinds {
 		if !slices.Contains(chtest.Kinds, kind) {

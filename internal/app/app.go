@@ -470,8 +470,11 @@ func (s *Services) domain(context.Context) error {
 	// top_links rows and event link objects build shortLink as link objects do.
 	engine.ShortLink = s.Links.ShortLinkFor
 	s.Analytics = engine
-	s.Conversions = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Links: s.Links, Now: s.Now, Log: s.Log, Pending: s.Clicks,
-		Webhooks: s.ClickWebhooks.Links, Analytics: s.Analytics, ClickWindow: s.clickWindow()})
+	s.Conversions, err = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Aggregator: models.EventAggregator{}, Links: s.Links,
+		Now: s.Now, Log: s.Log, Pending: s.Clicks, Webhooks: s.ClickWebhooks.Links, Analytics: s.Analytics, ClickWindow: s.clickWindow()})
+	if err != nil {
+		return err
+	}
 	s.Conversions.Applicants = s.Portal // approved and rejected applicants hear of it
 	s.Referrals = &referrals.Service{DB: s.DB, Conversions: s.Conversions, Analytics: s.Analytics, Now: s.Now}
 	s.Stripe = stripeapp.New(s.DB, s.Conversions, s.Now, s.Log)

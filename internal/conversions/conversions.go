@@ -8,6 +8,7 @@ package conversions
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -68,7 +69,10 @@ type Flusher interface {
 	Flush(ctx context.Context) error
 }
 
-// Deps are what New needs; zero values get defaults.
+// Deps are what New needs. DB, FX, Aggregator, Links, Now and Log are
+// required: New fills in nothing a caller forgot (issue 30), so a service
+// built without, say, the links service's cache and webhooks cannot exist.
+// Pending, Webhooks, Analytics and ClickWindow are optional.
 type Deps struct {
 	DB         *models.DB
 	FX         *FX
@@ -83,30 +87,20 @@ type Deps struct {
 	ClickWindow time.Duration
 }
 
-// New returns a Service. Without FX it uses the built-in rates table.
-func New(d Deps) *Service {
-	s := &Service{DB: d.DB, FX: d.FX, Aggregator: d.Aggregator, Links: d.Links, Now: d.Now, Log: d.Log, Pending: d.Pending, Webhooks: d.Webhooks, Analytics: d.Analytics,
-		ClickWindow: d.ClickWindow}
-	if s.Now == nil {
-		s.Now = time.Now
-	}
-	if s.Aggregator == nil {
-		s.Aggregator = models.EventAggregator{}
-	}
-	if s.Log == nil {
-		s.Log = slog.Default()
-	}
-	if s.FX == nil {
-		fx, err := NewFX("", s.Now)
-		if err != nil {
-			panic(err) // the embedded table is checked by tests
+// New returns a Service, or an error naming the first required dependency
+// missing from d.
+func New(d Deps) (*Service, error) {
+	for _, r := range []struct {
+		name    string
+		missing bool
+	}{{"DB", d.DB == nil}, {"FX", d.FX == nil}, {"Aggregator", d.Aggregator == nil}, {"Links", d.Links == nil},
+		{"Now", d.Now == nil}, {"Log", d.Log == nil}} {
+		if r.missing {
+			return nil, fmt.Errorf("conversions.New: %s is required", r.name)
 		}
-		s.FX = fx
 	}
-	if s.Links == nil {
-		s.Links = &links.Service{DB: d.DB, Now: s.Now}
-	}
-	return s
+	return &Service{DB: d.DB, FX: d.FX, Aggregator: d.Aggregator, Links: d.Links, Now: d.Now, Log: d.Log, Pending: d.Pending,
+		Webhooks: d.Webhooks, Analytics: d.Analytics, ClickWindow: d.ClickWindow}, nil
 }
 
 func (s *Service) now() time.Time { return s.Now().UTC() }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relinkhq/relink/internal/conversions/convtest"
+
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/models"
@@ -32,7 +34,7 @@ func newFixture(t testing.TB, db *models.DB, slug string) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, ctx: ctx, db: db, ws: c.Workspace, now: t0}
-	f.svc = conversions.New(conversions.Deps{DB: db, Now: func() time.Time { return f.now }})
+	f.svc = convtest.New(t, db, func() time.Time { return f.now })
 	if f.prog, err = db.DefaultProgram(ctx, f.ws.ID); err != nil {
 		t.Fatal(err)
 	}

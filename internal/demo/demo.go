@@ -18,6 +18,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -55,6 +56,10 @@ type Options struct {
 	// apart. Without it keys are the catalogue's (spring-sale), numbered
 	// where the domain has them already.
 	KeySuffix string
+	// Conversions enrolls the demo's partners (required): `relink demo`
+	// passes the one app.BuildCommand builds, so enrollments fire webhooks
+	// and fill caches as any other change does.
+	Conversions *conversions.Service
 	// Domain is the short domain of the links: `relink demo` passes the
 	// default short domain (RELINK_SHORT_DOMAIN, the app's host in dev), so
 	// every demo link redirects on the server as it runs. Empty: the
@@ -185,6 +190,9 @@ func (b *bar) set(n int) {
 // Generate writes the demo data into ws.
 func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Options) (*Stats, error) {
 	began := time.Now()
+	if o.Conversions == nil {
+		return nil, errors.New("demo: Options.Conversions is required")
+	}
 	if o.Now.IsZero() {
 		o.Now = time.Now().UTC()
 	}
@@ -283,7 +291,7 @@ func (g *gen) entities(ctx context.Context) error {
 	if err := g.programSetup(ctx, g.domain); err != nil {
 		return err
 	}
-	svc := conversions.New(conversions.Deps{DB: g.db, Aggregator: models.EventAggregator{}, Now: func() time.Time { return now }})
+	svc := g.o.Conversions
 	offset := g.rng.IntN(900)
 	for i := range g.o.Partners {
 		first, last := personName(i, offset)

@@ -38,6 +38,11 @@ type Visit struct {
 	SkipDeeplinkPreview bool
 	// ClickID is the dub_id cookie's id, or a new one (§10.4).
 	ClickID string
+	// IP is the visitor's address (Singular's ip=, §10.3).
+	IP string
+	// Domain and FullKey are the short link as requested (the domain
+	// normalised, the path decoded, original case): Google Play's deepLink.
+	Domain, FullKey string
 	// PinnedVariant is the dub_test_url cookie (A/B, §10.2).
 	PinnedVariant string
 	// Rand draws in [0, 1) for A/B variants; nil: math/rand/v2.
@@ -168,8 +173,13 @@ func reach(t *Target, v Visit, now time.Time, drop []string) Decision {
 		}
 	}
 	if target != "" {
-		dst := destination{clickID: v.ClickID, key: t.Key, track: t.TrackConversion || t.Partner, partner: t.Partner,
-			noTrack: v.NoTrack, reqQuery: v.Query, dropParams: drop}
+		// Dub's shouldCacheClickId reads the link's url (or its A/B variant),
+		// not the OS or geo target.
+		dst := destination{clickID: v.ClickID, key: t.Key, track: t.TrackConversion || t.Partner || isAppTracking(dest),
+			partner: t.Partner, noTrack: v.NoTrack, reqQuery: v.Query, dropParams: drop, ua: v.UA, ip: v.IP}
+		if appKindOf(target) == appPlay {
+			dst.shortLink = "https://" + v.Domain + "/" + v.FullKey
+		}
 		d.URL = dst.build(target)
 	}
 	d.Record = !v.NoTrack

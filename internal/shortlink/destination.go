@@ -2,6 +2,7 @@ package shortlink
 
 import (
 	"strings"
+	"unicode/utf8"
 )
 
 // params is an ordered query string with WHATWG URLSearchParams semantics
@@ -144,21 +145,27 @@ func splitURL(u string) (base, query, frag string) {
 	return base, query, frag
 }
 
-// destination builds the final URL (spec/links.md §10.3) from target.
+// destination builds the final URL (spec/links.md §10.3) from target, as
+// Dub's apps/web/lib/middleware/utils/get-final-url.ts does.
 type destination struct {
 	clickID    string
 	key        string // for partner links' via=
-	track      bool   // conversion tracking applies (trackConversion or a partner link)
+	track      bool   // the click id is passed: trackConversion, a partner link, or an AppsFlyer/Singular url
 	partner    bool
 	noTrack    bool   // the request has dub-no-track
 	reqQuery   string // the short-link request's raw query
 	dropParams []string
+	// The app-install rewrites (§10.3 steps 4-6), read only when the
+	// target's host is one of theirs.
+	ua, ip    string // Singular's ua= and ip=
+	shortLink string // Google Play's deepLink: https://{domain}/{key as requested}
 }
 
 func (d destination) build(target string) string {
 	base, rawQuery, frag := splitURL(target)
 	reqQ := d.reqQuery
-	modify := d.track || d.partner || reqQ != ""
+	app := appKindOf(target)
+	modify := d.track || d.partner || reqQ != "" || app != appNone
 	if !modify {
 		return target
 	}
@@ -177,6 +184,10 @@ func (d destination) build(target string) string {
 			q.set("dub_id", d.clickID)
 			changed = true
 		}
+	}
+	if app != appNone {
+		d.appParams(&q, app)
+		changed = true
 	}
 	if reqQ != "" {
 		rq := parseParams(reqQ)
@@ -208,4 +219,140 @@ func (d destination) build(target string) string {
 		return base + frag
 	}
 	return base + "?" + enc + frag
+}
+
+// appParams are get-final-url.ts's AppsFlyer, Singular and Google Play
+// steps. Dub passes the click id only when it caches it (d.track) and via
+// only for partner links; AppsFlyer's pid is Dub's integration id.
+func (d destination) appParams(q *params, app appKind) {
+	clickID, via := "", ""
+	if d.track {
+		clickID = d.clickID
+	}
+	if d.partner {
+		via = d.key
+	}
+	switch app {
+	case appAppsFlyer:
+		q.set("pid", "dubinc_int")
+		if clickID != "" {
+			q.set("clickid", clickID)
+		}
+		if _, ok := q.get("c"); !ok && via != "" {
+			q.set("c", via)
+		}
+		if _, ok := q.get("af_siteid"); !ok && via != "" {
+			q.set("af_siteid", via)
+		}
+	case appSingular:
+		q.set("cl", clickID)
+		q.set("ua", d.ua)
+		q.set("ip", d.ip)
+		if v, _ := q.get("wpcn"); v == "{via}" {
+			q.set("wpcn", via)
+		}
+		if v, _ := q.get("wpcl"); v == "{dub_id}" {
+			q.set("wpcl", clickID)
+		}
+	case appPlay:
+		ref, _ := q.get("referrer")
+		if ref != "" {
+			ref = decodeURIComponent(ref)
+		}
+		rp := parseParams(strings.TrimPrefix(ref, "?")) // URLSearchParams drops a leading '?'
+		rp.set("deepLink", d.shortLink+d.requestQuery())
+		q.set("referrer", rp.encode())
+	}
+}
+
+// requestQuery is parse.ts's searchParamsString: the request's query as
+// URLSearchParams serialises it ('?' first, "" when empty), without a
+// correct ?pw= (Dub deletes it from the request before building the URL).
+func (d destination) requestQuery() string {
+	if d.reqQuery == "" {
+		return ""
+	}
+	rq := parseParams(d.reqQuery)
+	for _, drop := range d.dropParams {
+		rq.del(drop)
+	}
+	if len(rq.list) == 0 {
+		return ""
+	}
+	return "?" + rq.encode()
+}
+
+// decodeURIComponent is JavaScript's: every %XX decoded, '+' kept. A
+// malformed escape (bad hex or not UTF-8) throws in JavaScript, which fails
+// Dub's redirect; here the value is used as it is.
+func decodeURIComponent(s string) string {
+	if strings.IndexByte(s, '%') < 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b = append(b, s[i])
+			continue
+		}
+		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			return s
+		}
+		b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+		i += 2
+	}
+	if !utf8.Valid(b) {
+		return s
+	}
+	return string(b)
+}
+
+// appKind names an app-install destination get-final-url.ts rewrites.
+type appKind uint8
+
+const (
+	appNone      appKind = iota
+	appAppsFlyer         // *.onelink.me (is-appsflyer-tracking-url.ts)
+	appSingular          // *.sng.link (is-singular-tracking-url.ts)
+	appPlay              // play.google.com (is-google-play-store-url.ts)
+)
+
+// appKindOf reads u's host without parsing or allocating (the redirect
+// calls it for every destination): the authority after "scheme://", without
+// userinfo and port, compared case-insensitively as WHATWG URL lowercases it.
+func appKindOf(u string) appKind {
+	i := strings.Index(u, "://")
+	if i <= 0 || strings.ContainsAny(u[:i], "/?#") {
+		return appNone
+	}
+	h := u[i+3:]
+	if j := strings.IndexAny(h, "/?#\\"); j >= 0 {
+		h = h[:j]
+	}
+	if j := strings.LastIndexByte(h, '@'); j >= 0 {
+		h = h[j+1:]
+	}
+	if j := strings.LastIndexByte(h, ':'); j >= 0 && strings.IndexByte(h[j:], ']') < 0 {
+		h = h[:j]
+	}
+	switch {
+	case strings.EqualFold(h, "play.google.com"):
+		return appPlay
+	case hasSuffixFold(h, ".onelink.me"):
+		return appAppsFlyer
+	case hasSuffixFold(h, ".sng.link"):
+		return appSingular
+	}
+	return appNone
+}
+
+// isAppTracking reports an AppsFlyer or Singular tracking URL: Dub passes
+// the click id to those even on links without conversion tracking.
+func isAppTracking(u string) bool {
+	k := appKindOf(u)
+	return k == appAppsFlyer || k == appSingular
+}
+
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
 }

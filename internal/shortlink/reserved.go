@@ -56,17 +56,6 @@ var reserved = []reservedPath{
 	{"stats", AppFace},
 }
 
-// ReservedPaths lists the reserved top-level segments routed on face f.
-func ReservedPaths(f Face) []string {
-	var out []string
-	for _, r := range reserved {
-		if r.faces&f != 0 {
-			out = append(out, r.seg)
-		}
-	}
-	return out
-}
-
 // IsReserved reports whether key's first path segment is a path face f
 // routes itself, so the key never resolves as a link there.
 func IsReserved(key string, f Face) bool {
