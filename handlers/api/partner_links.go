@@ -88,5 +88,5 @@ func (h *Handlers) ListPartnerLinks(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(h.partnerLinksJSON(ls))
+	return c.JSON(h.LinkJSON.PartnerLinks(ls))
 }

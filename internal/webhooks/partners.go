@@ -70,21 +70,29 @@ func (r Links) EnrolledPartnerOf(ep *models.EnrolledPartner) EnrolledPartner {
 		DefaultPayoutMethod: p.DefaultPayoutMethod, PaypalEmail: p.PaypalEmail, StripeConnectID: p.StripeConnectID,
 		PayoutsEnabledAt: OptTimestamp(p.PayoutsEnabledAt), IdentityVerifiedAt: OptTimestamp(p.IdentityVerifiedAt),
 		ProgramID: e.ProgramID, GroupID: e.GroupID, PartnerID: p.ID, TenantID: e.TenantID,
-		CreatedAt: Timestamp(e.CreatedAt), Status: e.Status, Links: []PartnerLink{}, TotalCommissions: st.Commissions,
+		CreatedAt: Timestamp(e.CreatedAt), Status: e.Status, TotalCommissions: st.Commissions,
 		ClickRewardID: e.ClickRewardID, LeadRewardID: e.LeadRewardID, SaleRewardID: e.SaleRewardID,
 		ReferralRewardID: e.ReferralRewardID, DiscountID: e.DiscountID, ApplicationID: e.ApplicationID,
 		BannedAt: OptTimestamp(e.BannedAt), BannedReason: e.BannedReason, TotalClicks: st.Clicks, TotalLeads: st.Leads,
 		TotalConversions: st.Conversions, TotalSales: st.Sales, TotalSaleAmount: st.SaleAmount,
 		NetRevenue: st.SaleAmount - st.Commissions,
 	}
-	for i := range ep.Links {
-		l := &ep.Links[i]
+	out.Links = r.PartnerLinks(ep.Links)
+	return out
+}
+
+// PartnerLinks renders a partner's links as the enrolled-partner object and
+// GET /partners/links carry them (never null).
+func (r Links) PartnerLinks(ls []models.Link) []PartnerLink {
+	out := make([]PartnerLink, len(ls))
+	for i := range ls {
+		l := &ls[i]
 		short := l.ShortLink()
 		if r.ShortLink != nil {
 			short = r.ShortLink(l)
 		}
-		out.Links = append(out.Links, PartnerLink{ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: short, URL: l.URL,
-			Clicks: l.Clicks, Leads: l.Leads, Conversions: l.Conversions, Sales: l.Sales, SaleAmount: l.SaleAmount})
+		out[i] = PartnerLink{ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: short, URL: l.URL,
+			Clicks: l.Clicks, Leads: l.Leads, Conversions: l.Conversions, Sales: l.Sales, SaleAmount: l.SaleAmount}
 	}
 	return out
 }
