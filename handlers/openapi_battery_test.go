@@ -33,11 +33,13 @@ type oaParam struct {
 }
 
 // oaOp is one operation: its method, path and parameters, and the
-// properties of its JSON body when it documents one.
+// properties of its JSON body when it documents one (nested objects' as
+// "parent.child").
 type oaOp struct {
 	method, path string
 	params       []oaParam
 	body         map[string]map[string]any
+	bodyArray    bool // the body is an array of objects (POST /links/bulk)
 }
 
 // Bounds of every answer of the battery.
@@ -114,8 +116,14 @@ func TestOpenAPIBattery(t *testing.T) {
 				continue
 			}
 			base := batteryBodies[op.method+" "+colonPath(op.path)]
+			switch op.method + " " + op.path {
+			case "POST /links/bulk":
+				base = map[string]any{"url": "https://example.com/bulk"}
+			case "PATCH /links/bulk":
+				base = map[string]any{"linkIds": []string{ids["linkId"]}, "data": map[string]any{"title": "bulk"}}
+			}
 			fields := op.body
-			if fields == nil { // the document has no body schema: the battery's own field list
+			if len(fields) == 0 { // the document names no body fields: the battery's own list
 				fields = map[string]map[string]any{}
 				for _, f := range batteryFields {
 					fields[f] = map[string]any{"type": "string"}
@@ -128,7 +136,7 @@ func TestOpenAPIBattery(t *testing.T) {
 			sort.Strings(names)
 			for _, f := range names {
 				for _, v := range hostileJSON(fields[f]) {
-					send(op, path, "", bodyWith(base, f, v))
+					send(op, path, "", bodyWith(base, f, v, op.bodyArray))
 				}
 			}
 			send(op, path, "", strings.Repeat(`{"a":[`, 5000)+strings.Repeat(`]}`, 5000))
@@ -194,7 +202,9 @@ func servedOperations(t *testing.T, ts *testServer) []oaOp {
 			}
 			if c, ok := o.RequestBody.Content["application/json"]; ok {
 				op.body = map[string]map[string]any{}
-				collectProps(resolve(c.Schema), resolve, op.body)
+				root := resolve(c.Schema)
+				op.bodyArray = schemaType(root) == "array"
+				collectProps(root, resolve, op.body, "")
 			}
 			ops = append(ops, op)
 		}
@@ -203,25 +213,32 @@ func servedOperations(t *testing.T, ts *testServer) []oaOp {
 	return ops
 }
 
-// collectProps gathers the top-level properties of a body schema (through
-// allOf/anyOf/oneOf and arrays of objects).
-func collectProps(s map[string]any, resolve func(map[string]any) map[string]any, out map[string]map[string]any) {
+// collectProps gathers the properties of a body schema (through
+// allOf/anyOf/oneOf and arrays of objects), and one level of a nested
+// object's as "parent.child".
+func collectProps(s map[string]any, resolve func(map[string]any) map[string]any, out map[string]map[string]any, prefix string) {
 	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
 		if list, ok := s[k].([]any); ok {
 			for _, x := range list {
 				if m, ok := x.(map[string]any); ok {
-					collectProps(resolve(m), resolve, out)
+					collectProps(resolve(m), resolve, out, prefix)
 				}
 			}
 		}
 	}
-	if items, ok := s["items"].(map[string]any); ok {
-		collectProps(resolve(items), resolve, out)
+	if items, ok := s["items"].(map[string]any); ok && prefix == "" {
+		collectProps(resolve(items), resolve, out, prefix)
 	}
 	if props, ok := s["properties"].(map[string]any); ok {
 		for name, p := range props {
-			if m, ok := p.(map[string]any); ok {
-				out[name] = resolve(m)
+			m, ok := p.(map[string]any)
+			if !ok {
+				continue
+			}
+			m = resolve(m)
+			out[prefix+name] = m
+			if _, nested := m["properties"]; nested && prefix == "" {
+				collectProps(m, resolve, out, name+".")
 			}
 		}
 	}
@@ -302,14 +319,30 @@ func hostileJSON(s map[string]any) []any {
 	return []any{long, "9999-12-31T00:00:00Z", 123, true, []any{"a"}, map[string]any{"x": 1}, "ZZ_UNKNOWN"}
 }
 
-// bodyWith is base with field f set to v, as JSON.
-func bodyWith(base map[string]any, f string, v any) string {
+// bodyWith is base with field f ("parent.child" for a nested one) set to v,
+// as JSON; in an array of one when array is set.
+func bodyWith(base map[string]any, f string, v any, array bool) string {
 	body := map[string]any{}
 	for k, bv := range base {
 		body[k] = bv
 	}
-	body[f] = v
-	b, err := json.Marshal(body)
+	if parent, child, nested := strings.Cut(f, "."); nested {
+		inner := map[string]any{}
+		if m, ok := body[parent].(map[string]any); ok {
+			for k, iv := range m {
+				inner[k] = iv
+			}
+		}
+		inner[child] = v
+		body[parent] = inner
+	} else {
+		body[f] = v
+	}
+	var out any = body
+	if array {
+		out = []any{body}
+	}
+	b, err := json.Marshal(out)
 	if err != nil {
 		panic(err)
 	}

@@ -75,7 +75,7 @@ func checkTimeseriesErrors(t *testing.T, e *env, tokA string) {
 		{"groupBy", tokA, "?groupBy=customerId", 422, "unprocessable_entity", `invalid_value: groupBy: Invalid option: expected one of "linkId"`},
 		{"timezone", tokA, "?timezone=Mars/Base", 422, "unprocessable_entity", "invalid_value: timezone: Invalid timezone: Mars/Base"},
 		{"start", tokA, "?start=yesterday", 422, "unprocessable_entity", "invalid_format: start: Invalid ISO datetime"},
-		{"reversed", tokA, "?start=2026-02-01&end=2026-01-01", 422, "unprocessable_entity", "custom: : The start date must be before the end date."},
+		{"far end", tokA, "?start=2026-02-01&end=2100-01-01", 422, "unprocessable_entity", "custom: end: The end date cannot be later than December 31, 2099."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hdr := bearer(tc.tok)
@@ -152,10 +152,7 @@ func TestEarningsTimeseries(t *testing.T) {
 			if sum(bs) != 103000 {
 				t.Errorf("all: sum %d, want 103000", sum(bs))
 			}
-			_, bs, _ = get(t, tokA, "?start="+day.AddDate(0, 0, -3).Format("2006-01-02")+"&end="+day.AddDate(0, 0, -2).Format("2006-01-02"))
-			if len(bs) != 24 || sum(bs) != 1000 {
-				t.Errorf("one-day range: %d hourly buckets, sum %d", len(bs), sum(bs))
-			}
+			checkExplicitRanges(t, func(q string) []bucket { _, bs, _ := get(t, tokA, q); return bs }, day)
 		})
 
 		t.Run("buckets align in the time zone", func(t *testing.T) {
@@ -211,4 +208,31 @@ func TestEarningsTimeseries(t *testing.T) {
 			}
 		})
 	})
+}
+
+// checkExplicitRanges: an explicit range is Dub's getStartEndDates: whole
+// days (the start's midnight to the end's 23:59:59.999), hours up to 2
+// days, days up to 180, months beyond; a reversed one is swapped after the
+// rounding, so it runs from the end's last millisecond to the start's
+// midnight. (Alice's counted sale commissions: 1,000 three days ago, 2,000
+// today, 100,000 forty days ago.)
+func checkExplicitRanges(t *testing.T, get func(query string) []bucket, day time.Time) {
+	t.Helper()
+	ymd := func(d int) string { return day.AddDate(0, 0, d).Format("2006-01-02") }
+	bs := get("?start=" + ymd(-3) + "&end=" + ymd(-2))
+	if len(bs) != 48 || sumEarnings(bs) != 1000 {
+		t.Errorf("two-day range: %d hourly buckets, sum %d", len(bs), sumEarnings(bs))
+	}
+	bs = get("?start=" + ymd(-2) + "&end=" + ymd(-4))
+	if len(bs) != 25 || sumEarnings(bs) != 1000 || !strings.HasSuffix(bs[0].Start, "T23:00:00.000Z") {
+		t.Errorf("reversed range: %d hourly buckets, sum %d: %+v", len(bs), sumEarnings(bs), bs)
+	}
+	bs = get("?start=" + ymd(-100) + "&end=" + ymd(0))
+	if len(bs) != 101 || sumEarnings(bs) != 2000+1000+100000 {
+		t.Errorf("100-day range: %d daily buckets, sum %d", len(bs), sumEarnings(bs))
+	}
+	bs = get("?start=2099-12-31&end=2022-09-22")
+	if n := len(bs); n != 928 {
+		t.Errorf("widest range: %d monthly buckets, want 928", n)
+	}
 }

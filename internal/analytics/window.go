@@ -29,18 +29,13 @@ func (q *Query) Resolve(now, allStart time.Time) Window {
 		if q.End != nil {
 			end = *q.End
 		}
-		w.Start, w.End = startOfDay(*q.Start, tz), endOfDay(end, tz)
-		// A reversed range is swapped (as Dub's getStartEndDates), and
-		// its granularity follows the range it covers: Dub picks it before
-		// the swap, so every reversed range was hourly — 100,000 buckets
-		// for start=9999-12-31 (spec/analytics.md §9 quirk 3, fixed).
-		if w.Start.After(w.End) {
-			w.Start, w.End = w.End, w.Start
-		}
-		w.Granularity = granularityFor(w.Start, w.End, tz)
+		// Dub's getStartEndDates, a reversed range swapped; its granularity
+		// follows the range it covers (interval.Custom).
+		start, end, g := interval.Custom(*q.Start, end, tz)
+		w.Start, w.End, w.Granularity = start, end, Granularity(g)
 		return w
 	}
-	eod := endOfDay(now, tz)
+	eod := interval.EndOfDay(now, tz)
 	w.End = eod
 	iv := q.EffectiveInterval()
 	start, g, ok := interval.Start(string(iv), now, tz)
@@ -52,8 +47,9 @@ func (q *Query) Resolve(now, allStart time.Time) Window {
 		}
 	case iv == IntervalAll:
 		if q.GroupBy == Timeseries && q.Endpoint == EndpointAnalytics {
-			w.Start = startOfDay(allStart, tz)
-			w.Granularity = granularityFor(w.Start, w.End, tz)
+			var g interval.Granularity
+			w.Start, _, g = interval.Custom(allStart, w.End, tz)
+			w.Granularity = Granularity(g)
 		} else {
 			w.Start, w.Granularity = FoundingDate, Month
 		}
@@ -61,37 +57,6 @@ func (q *Query) Resolve(now, allStart time.Time) Window {
 	w.Start = w.Start.UTC()
 	w.End = w.End.UTC()
 	return w
-}
-
-// granularityFor applies the day-count rule of spec 3.3.
-func granularityFor(start, end time.Time, tz *time.Location) Granularity {
-	d := calendarDays(start, end, tz)
-	switch {
-	case d <= 2:
-		return Hour
-	case d > 180:
-		return Month
-	}
-	return Day
-}
-
-// calendarDays is the whole days from start's local date to end's local date
-// (end of day minus start of day, truncated).
-func calendarDays(start, end time.Time, tz *time.Location) int {
-	a, b := start.In(tz), end.In(tz)
-	da := time.Date(a.Year(), a.Month(), a.Day(), 0, 0, 0, 0, time.UTC)
-	db := time.Date(b.Year(), b.Month(), b.Day(), 0, 0, 0, 0, time.UTC)
-	return int(db.Sub(da).Hours() / 24)
-}
-
-func startOfDay(t time.Time, tz *time.Location) time.Time {
-	l := t.In(tz)
-	return time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, tz).UTC()
-}
-
-func endOfDay(t time.Time, tz *time.Location) time.Time {
-	l := t.In(tz)
-	return time.Date(l.Year(), l.Month(), l.Day()+1, 0, 0, 0, 0, tz).Add(-time.Millisecond).UTC()
 }
 
 // Plan limits on the window (spec 3.5).

@@ -73,9 +73,6 @@ func (s *Service) EarningsTimeseries(ctx context.Context, ws *models.Workspace, 
 		}
 	}
 	start, end, step := window(aq, s.now(), earliest)
-	if !start.Before(end) {
-		return nil, apierr.Validation("custom", "", "The start date must be before the end date.")
-	}
 	if points == nil {
 		if points, err = s.DB.PartnerSaleEarnings(ctx, ws.ID, prog.ID, e.PartnerID, start, end, q.LinkID); err != nil {
 			return nil, err

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/analytics"
-	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/interval"
 	"github.com/relinkhq/relink/models"
 )
@@ -69,18 +68,14 @@ func window(q AnalyticsQuery, now time.Time, earliest time.Time) (start, end tim
 		step = "month"
 	}
 	if q.Start != nil {
-		start = q.Start.In(loc)
+		// An explicit range is Dub's getStartEndDates, as on /analytics:
+		// whole days in loc, a reversed range swapped, hours up to 2 days,
+		// days up to 180, months beyond (interval.Custom).
 		if q.End != nil {
-			end = q.End.In(loc)
+			end = *q.End
 		}
-		switch d := end.Sub(start); {
-		case d <= 48*time.Hour:
-			step = "hour"
-		case d <= 90*24*time.Hour:
-			step = "day"
-		default:
-			step = "month"
-		}
+		start, end, g = interval.Custom(*q.Start, end, loc)
+		start, end, step = start.In(loc), end.In(loc), string(g)
 	}
 	return start, end, step
 }
@@ -134,9 +129,6 @@ func (s *Service) PartnerAnalytics(ctx context.Context, ws *models.Workspace, q 
 		}
 	}
 	start, end, step := window(q, s.now(), earliest)
-	if !start.Before(end) {
-		return nil, apierr.Validation("custom", "", "The start date must be before the end date.")
-	}
 	earned, err := s.DB.PartnerSaleEarnings(ctx, ws.ID, prog.ID, e.PartnerID, start, end, "")
 	if err != nil {
 		return nil, err

@@ -92,3 +92,54 @@ func Bounds(param string, t time.Time) string {
 	}
 	return ""
 }
+
+// Custom is the window of an explicit start and end (now when the caller
+// sent none) as Dub's getStartEndDates computes it
+// (apps/web/lib/analytics/utils/get-start-end-dates.ts): start at the start
+// of its day and end at the end of its day (23:59:59.999) in tz, swapped
+// when start is after end; the granularity is hour up to 2 calendar days,
+// day up to 180, month beyond. One difference: Dub picks the granularity
+// before the swap, so every reversed range is hourly (start=9999-12-31
+// answered 100,001 buckets); here it follows the range the window covers,
+// so no timeseries has more buckets than the forward range would
+// (spec/analytics.md §9 quirk 3, fixed). GET /analytics, /events, the
+// console, GET /partners/analytics and the embed's earnings all use it.
+func Custom(start, end time.Time, tz *time.Location) (from, to time.Time, g Granularity) {
+	if tz == nil {
+		tz = time.UTC
+	}
+	from, to = StartOfDay(start, tz), EndOfDay(end, tz)
+	if from.After(to) {
+		from, to = to, from
+	}
+	switch d := calendarDays(from, to, tz); {
+	case d <= 2:
+		g = Hour
+	case d > 180:
+		g = Month
+	default:
+		g = Day
+	}
+	return from, to, g
+}
+
+// calendarDays is the whole days from start's local date to end's local
+// date (date-fns differenceInDays of the day-rounded bounds).
+func calendarDays(start, end time.Time, tz *time.Location) int {
+	a, b := start.In(tz), end.In(tz)
+	da := time.Date(a.Year(), a.Month(), a.Day(), 0, 0, 0, 0, time.UTC)
+	db := time.Date(b.Year(), b.Month(), b.Day(), 0, 0, 0, 0, time.UTC)
+	return int(db.Sub(da).Hours() / 24)
+}
+
+// StartOfDay is local midnight of t's day in tz, in UTC.
+func StartOfDay(t time.Time, tz *time.Location) time.Time {
+	l := t.In(tz)
+	return time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, tz).UTC()
+}
+
+// EndOfDay is the last millisecond of t's day in tz, in UTC.
+func EndOfDay(t time.Time, tz *time.Location) time.Time {
+	l := t.In(tz)
+	return time.Date(l.Year(), l.Month(), l.Day()+1, 0, 0, 0, 0, tz).Add(-time.Millisecond).UTC()
+}

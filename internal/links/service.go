@@ -343,6 +343,16 @@ func (s *Service) BulkUpdate(ctx context.Context, a Actor, b *BulkUpdate) ([]Bul
 	if _, err := s.resolveTags(ctx, ws.ID, b.Data, false); err != nil {
 		return nil, err
 	}
+	if ids := b.Data.WebhookIDs; ids.Has() && len(ids.Value) > 0 {
+		// The bulk route's own check, before any link (Dub's PATCH /links/bulk).
+		bad, err := s.DB.UnknownWebhookIDs(ctx, ws.ID, ids.Value)
+		if err != nil {
+			return nil, err
+		}
+		if len(bad) > 0 {
+			return nil, apierr.Newf(apierr.Unprocessable, "Invalid webhookIds detected: %s", strings.Join(bad, ", "))
+		}
+	}
 	if f := b.Data.FolderID.Ptr(); f != nil {
 		if _, err := s.FolderAccess(ctx, a, *f, models.PermFolderLinksWrite); err != nil {
 			return nil, err

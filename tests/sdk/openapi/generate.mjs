@@ -145,7 +145,11 @@ function operationFrom(file) {
   const path = /pathToFunc\(\s*"([^"]+)"/.exec(src)?.[1];
   if (!id || !method || !path) throw new Error(`${file}: cannot read operation`);
   const op = { operationId: id, tags: [file.replace(/[A-Z].*$/, "")], responses: {} };
-  const reqName = /operations\.(\w+)\$outboundSchema\.parse/.exec(src)?.[1];
+  // The request schema's parse: `X$outboundSchema.parse`, `.optional().parse`
+  // (an optional body), or `z.array(X$outboundSchema).optional().parse`.
+  const reqMatch = /(z\.array\()?operations\.(\w+)\$outboundSchema\)?(?:\.optional\(\))?\.parse/.exec(src);
+  const reqName = reqMatch?.[2];
+  const reqArray = Boolean(reqMatch?.[1]);
   const req = reqName ? operations[`${reqName}$outboundSchema`] : null;
   const reqShape = req ? (req._def.typeName === "ZodEffects" ? req._def.schema : req)._def.shape?.() : null;
   const params = [];
@@ -162,7 +166,8 @@ function operationFrom(file) {
   if (params.length) op.parameters = params;
   const body = /encodeJSON\("body", payload(\??\.RequestBody)?/.exec(src);
   if (body && req) {
-    const schema = body[1] ? (reqShape?.RequestBody ? toJSON(reqShape.RequestBody) : {}) : toJSON(req);
+    let schema = body[1] ? (reqShape?.RequestBody ? toJSON(reqShape.RequestBody) : {}) : toJSON(req);
+    if (reqArray) schema = { type: "array", items: schema };
     op.requestBody = { content: { "application/json": { schema } } };
   }
   const m = /M\.match<[\s\S]*?>\(([\s\S]*?)\)\(response/.exec(src);
