@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,6 +138,9 @@ func TestRecordClicksLiterals(t *testing.T) {
 			{"nul\x00byte", "nul\uFFFDbyte"},
 			{"bad\xffutf8", "bad\uFFFDutf8"},
 			{"", ""},
+			{"\\N", "\\N"},
+			{"\\.", "\\."},
+			{"back\\slash\\\ttab\\n", "back\\slash\\\ttab\\n"},
 		}
 		batch := make([]models.Click, len(tests))
 		for i, tt := range tests {
@@ -160,4 +164,75 @@ func TestRecordClicksLiterals(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestRecordClicksSQLiteStatement: on SQLite, RecordClicks inserts through
+// one prepared statement on the driver's connection (click_sqlite.go); the
+// rows it stores equal, column by column, those of the literal INSERTs
+// (InsertClicksSQLite), hostile text and every field included, and a click
+// id already stored is skipped.
+func TestRecordClicksSQLiteStatement(t *testing.T) {
+	db := testdb.Open(t, "sqlite")
+	ctx := context.Background()
+	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Raw(func(dc any) error {
+		if !models.SQLiteHandleFound(dc) {
+			return fmt.Errorf("driver connection %T not recognised: the prepared-statement path would not run", dc)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	w := newWorkspace(t, db, "acme")
+	l := &models.Link{WorkspaceID: w.ID, Domain: "acme.link", Key: "a", URL: "https://example.com/"}
+	if err := db.CreateLink(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	hostile := []string{"'); DROP TABLE clicks; --", "O'Brien \"q\" `t`", "日本語 🚀", "nul\x00byte", "bad\xffutf8", "", "a\nb"}
+	mk := func(prefix string, i int) models.Click {
+		s := func(k int) string { return hostile[(i+k)%len(hostile)] + fmt.Sprint(k) }
+		return models.Click{ClickID: fmt.Sprintf("%s%03d", prefix, i), Timestamp: time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.UTC).Add(time.Duration(i) * time.Minute),
+			WorkspaceID: w.ID, LinkID: l.ID, Domain: l.Domain, Key: s(1), URL: s(2), IdentityHash: s(3), IP: s(4), Continent: s(5), Country: s(6),
+			Region: s(7), City: s(8), Latitude: s(9), Longitude: s(10), Device: s(11), DeviceVendor: s(12), DeviceModel: s(13), Browser: s(14),
+			BrowserVersion: s(15), Engine: s(16), EngineVersion: s(17), OS: s(18), OSVersion: s(19), CPUArchitecture: s(20), UA: s(21),
+			Bot: i%2 == 0, QR: i%3 == 0, Trigger: s(22), Referer: s(23), RefererURL: s(24), UTMSource: s(25), UTMMedium: s(26),
+			UTMCampaign: s(27), UTMTerm: s(28), UTMContent: s(29)}
+	}
+	var viaStmt, viaText []models.Click
+	for i := range 30 {
+		viaStmt, viaText = append(viaStmt, mk("s", i)), append(viaText, mk("t", i))
+	}
+	if n, err := db.RecordClicks(ctx, append(viaStmt, viaStmt[3])); err != nil || n != len(viaStmt) {
+		t.Fatalf("prepared statement: n=%d err=%v", n, err)
+	}
+	if n, err := db.RecordClicks(ctx, viaStmt[:5]); err != nil || n != 0 {
+		t.Fatalf("stored ids again: n=%d err=%v, want 0 inserted", n, err)
+	}
+	if err := db.Tx(ctx, func(tx *models.DB) error {
+		_, err := tx.InsertClicksSQLite(ctx, viaText)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cols := strings.Join(models.ClickColumns[1:], " || char(31) || ")
+	read := func(prefix string) []string {
+		var out []string
+		if err := db.Raw("SELECT "+cols+" FROM clicks WHERE click_id LIKE ? ORDER BY click_id", prefix+"%").Scan(&out).Error; err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	a, b := read("s"), read("t")
+	if len(a) != 30 || len(b) != 30 {
+		t.Fatalf("%d and %d rows", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Errorf("row %d: prepared statement stored %q, literals %q", i, a[i], b[i])
+		}
+	}
 }

@@ -222,15 +222,9 @@ func (db *DB) AddEventAggregates(ctx context.Context, rows []EventAggregate) err
 // AggregateClicks is the ClickHook that keeps the click aggregates: the
 // ingest pipeline runs it in every batch's transaction.
 func AggregateClicks(ctx context.Context, tx *DB, inserted []Click) error {
-	evs := make([]AggregateEvent, len(inserted))
-	for i := range inserted {
-		c := &inserted[i]
-		evs[i] = AggregateEvent{WorkspaceID: c.WorkspaceID, Event: AggClick, LinkID: c.LinkID, Timestamp: c.Timestamp,
-			Columns: map[string]string{"continent": c.Continent, "country": c.Country, "region": c.Region,
-				"city": c.City, "device": c.Device, "browser": c.Browser, "os": c.OS, "trigger": c.Trigger,
-				"referer": c.Referer, "referer_url": c.RefererURL, "url": c.URL}}
-	}
-	return tx.AddEventAggregates(ctx, FoldAggregates(evs))
+	f := NewAggregateFolder()
+	f.AddClicks(inserted)
+	return tx.AddEventAggregates(ctx, f.TakeAll())
 }
 
 func attrColumns(a *ClickAttrs) map[string]string {

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"os"
+	"runtime/pprof"
 
 	"github.com/relinkhq/relink/handlers"
 	"github.com/relinkhq/relink/internal/app"
@@ -26,6 +29,13 @@ func openDB(ctx context.Context, cfg *config.Config) (*models.DB, error) {
 // until ctx ends; the server starts the background jobs and, at shutdown,
 // stops and drains them before the services are closed.
 func serve(ctx context.Context, cfg *config.Config) (err error) {
+	if path := os.Getenv("RELINK_CPU_PROFILE"); path != "" {
+		stop, perr := startCPUProfile(path)
+		if perr != nil {
+			return perr
+		}
+		defer stop()
+	}
 	svc, err := app.Build(ctx, cfg, app.Options{})
 	if err != nil {
 		return err
@@ -47,4 +57,24 @@ func serve(ctx context.Context, cfg *config.Config) (err error) {
 	slog.Info("relink started", "version", version, "app", cfg.AppURL.String(), "api", cfg.APIURL.String(),
 		"database", cfg.Dialect(), "dev", cfg.DevMode)
 	return srv.Serve(ctx, lns)
+}
+
+// startCPUProfile writes a CPU profile of the whole serve run to path
+// (RELINK_CPU_PROFILE, a benchmarking aid: bench/README.md); stop ends it.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("RELINK_CPU_PROFILE: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("RELINK_CPU_PROFILE: %w", err)
+	}
+	slog.Info("writing a CPU profile", "path", path)
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			slog.Error("RELINK_CPU_PROFILE: close", "err", err)
+		}
+	}, nil
 }
