@@ -2,7 +2,7 @@
 // Chromium at 1280 and 390 px, against the built binary with RELINK_SMTP_URL
 // pointing at a local SMTP sink this file starts: sign-in by the mailed link,
 // the program switch between two workspaces, approval → e-mail → portal, and
-// a fresh demo partner creating a link. Screenshots:
+// a fresh demo partner creating a link; the branded group's accent. Screenshots:
 // artifacts/portal-<what>-<width>.png.
 
 import assert from "node:assert/strict";
@@ -76,7 +76,8 @@ before(async () => {
   relink = await startServer({ name: "portal", env: { RELINK_SMTP_URL: `smtp://${sink.addr}`, RELINK_MAIL_FROM: "Relink <relink@relink.test>" } });
   const shortHost = new URL(relink.appURL).host;
   await cli("program", "set", "--workspace", "acme", "--name", "Acme Partners", "--domain", shortHost, "--url", "https://shop.example/", "--applications", "open");
-  await cli("program", "group", "set", "--workspace", "acme", "--additional-link", "shop.example");
+  // Acme's group is branded (docs/programs.md "Group branding"); Globex's is not.
+  await cli("program", "group", "set", "--workspace", "acme", "--additional-link", "shop.example", "--brand-color", "#ff5500");
   await cli("program", "reward", "set", "--workspace", "acme", "--event", "sale", "--type", "percentage", "--amount", "20");
   globexKey = JSON.parse(await cli("workspace", "create", "--name", "Globex", "--slug", "globex", "--plan", "advanced")).apiKey;
   await cli("program", "set", "--workspace", "globex", "--name", "Globex Affiliates", "--domain", shortHost, "--url", "https://globex.example/");
@@ -133,11 +134,15 @@ for (const width of WIDTHS) {
     await programs.filter({ hasText: "Acme Partners" }).click();
     await page.locator('[data-testid="overview"]').waitFor();
     assert.match(await page.locator("#overview").textContent(), /20%/);
+    const brand = () => page.locator("#embed-root").evaluate((el) => getComputedStyle(el).getPropertyValue("--brand").trim());
+    assert.equal(await brand(), "#ff5500", "Acme's brand colour");
+    assert.equal(await page.locator('[role="tab"][aria-selected="true"]').evaluate((el) => getComputedStyle(el).borderBottomColor), "rgb(255, 85, 0)");
     await shot(page, `portal-dashboard-acme-${width}`);
     // The switch: Globex's dashboard, the same cards, its own reward.
     await page.getByTestId("portal-switch-program").filter({ hasText: "Globex Affiliates" }).click();
     await page.locator('[data-testid="overview"]').waitFor();
     assert.match(await page.locator("#overview").textContent(), /\$3/);
+    assert.equal(await brand(), "#2563eb", "an unbranded group's dashboard keeps the default accent");
     assert.equal(await page.locator('[aria-current="page"]').textContent().then((t) => t.includes("Globex")), true);
     await shot(page, `portal-dashboard-globex-${width}`);
     // The link works once.
