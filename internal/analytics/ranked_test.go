@@ -31,12 +31,14 @@ func TestRankedGroupingsFollowCurrentAttributes(t *testing.T) {
 		impls := w.implementations(agg)
 		zones := []string{"UTC", "Europe/Berlin", "Asia/Kolkata"}
 		answers := map[string]string{}
+		n := 0
 		check := func() (changed int) {
 			for _, g := range rankedGroupBys {
 				for _, ev := range events {
 					for i, iv := range []string{"24h", "7d", "30d", "1y", "all"} {
 						qs := "event=" + ev + "&groupBy=" + g + "&interval=" + iv + "&timezone=" + zones[i%len(zones)]
-						w.sameAnswer(t, w.query, qs, raw, impls)
+						n++ // chDB 26 answers a third of the queries (thinned), as in the property test
+						w.sameAnswer(t, w.query, qs, raw, thinned(impls, n%3 == 0))
 						a, err := w.query(t, agg, qs)
 						if err != nil {
 							t.Fatal(err)

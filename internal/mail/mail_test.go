@@ -3,100 +3,22 @@ package mail_test
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"log/slog"
 	"net"
-	"net/textproto"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/relinkhq/relink/internal/mail/smtptest"
 
 	"github.com/relinkhq/relink/internal/mail"
 )
-
-// smtpServer is a small RFC 5321 server on 127.0.0.1 (EHLO, AUTH PLAIN,
-// MAIL, RCPT, DATA, QUIT) that records what it receives.
-type smtpServer struct {
-	ln   net.Listener
-	mu   sync.Mutex
-	auth []string // decoded AUTH PLAIN credentials
-	from []string
-	rcpt []string
-	data []string
-}
-
-func startSMTP(t *testing.T) *smtpServer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &smtpServer{ln: ln}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go s.serve(conn)
-		}
-	}()
-	return s
-}
-
-func (s *smtpServer) serve(conn net.Conn) {
-	defer conn.Close()
-	tp := textproto.NewConn(conn)
-	_ = tp.PrintfLine("220 localhost ESMTP test")
-	for {
-		line, err := tp.ReadLine()
-		if err != nil {
-			return
-		}
-		verb, arg, _ := strings.Cut(line, " ")
-		s.mu.Lock()
-		switch strings.ToUpper(verb) {
-		case "EHLO", "HELO":
-			_ = tp.PrintfLine("250-localhost\r\n250 AUTH PLAIN")
-		case "AUTH":
-			cred, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(arg, "PLAIN "))
-			s.auth = append(s.auth, strings.ReplaceAll(string(cred), "\x00", "|"))
-			_ = tp.PrintfLine("235 ok")
-		case "MAIL":
-			s.from = append(s.from, arg)
-			_ = tp.PrintfLine("250 ok")
-		case "RCPT":
-			s.rcpt = append(s.rcpt, arg)
-			_ = tp.PrintfLine("250 ok")
-		case "DATA":
-			_ = tp.PrintfLine("354 go on")
-			s.mu.Unlock()
-			b, err := tp.ReadDotBytes()
-			s.mu.Lock()
-			if err != nil {
-				s.mu.Unlock()
-				return
-			}
-			s.data = append(s.data, string(b))
-			_ = tp.PrintfLine("250 queued")
-		case "QUIT":
-			_ = tp.PrintfLine("221 bye")
-			s.mu.Unlock()
-			return
-		default:
-			_ = tp.PrintfLine("502 not implemented")
-		}
-		s.mu.Unlock()
-	}
-}
 
 // The SMTP mailer authenticates, sends from the bare address to every
 // recipient, and the message arrives whole: headers, an encoded non-ASCII
 // subject, and body lines starting with a dot intact.
 func TestSMTPSend(t *testing.T) {
-	s := startSMTP(t)
-	m, err := mail.New("smtp://relink:s3cret@"+s.ln.Addr().String(), "Relink <relink@example.com>", nil)
+	s := smtptest.Start(t)
+	m, err := mail.New("smtp://relink:s3cret@"+s.Addr(), "Relink <relink@example.com>", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,21 +27,20 @@ func TestSMTPSend(t *testing.T) {
 	if err := m.Send(context.Background(), msg); err != nil {
 		t.Fatal(err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.auth) != 1 || s.auth[0] != "|relink|s3cret" {
-		t.Errorf("auth: %q", s.auth)
+	r := s.Received()
+	if len(r.Auth) != 1 || r.Auth[0] != "|relink|s3cret" {
+		t.Errorf("auth: %q", r.Auth)
 	}
-	if len(s.from) != 1 || s.from[0] != "FROM:<relink@example.com>" {
-		t.Errorf("MAIL: %q", s.from)
+	if len(r.From) != 1 || r.From[0] != "FROM:<relink@example.com>" {
+		t.Errorf("MAIL: %q", r.From)
 	}
-	if strings.Join(s.rcpt, ",") != "TO:<ann@example.com>,TO:<bob@example.com>" {
-		t.Errorf("RCPT: %q", s.rcpt)
+	if strings.Join(r.Rcpt, ",") != "TO:<ann@example.com>,TO:<bob@example.com>" {
+		t.Errorf("RCPT: %q", r.Rcpt)
 	}
-	if len(s.data) != 1 {
-		t.Fatalf("messages: %d", len(s.data))
+	if len(r.Data) != 1 {
+		t.Fatalf("messages: %d", len(r.Data))
 	}
-	d := s.data[0]
+	d := r.Data[0]
 	for _, want := range []string{"From: Relink <relink@example.com>\n", "To: ann@example.com, bob@example.com\n",
 		"Subject: =?utf-8?q?Webhook_is_failing_=E2=80=94_hooks.example?=\n", "Content-Type: text/plain; charset=utf-8\n",
 		"\n\nYour webhook failed 5 times.\n.dot line\nSee the console.\n"} {

@@ -1,102 +1,18 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/relinkhq/relink/internal/mail/smtptest"
 )
-
-// smtpSink is a local SMTP server (RFC 5321 without extensions) that keeps
-// every message it receives.
-type smtpSink struct {
-	ln   net.Listener
-	mu   sync.Mutex
-	msgs []string // each message's DATA
-}
-
-func startSMTPSink(t *testing.T) *smtpSink {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &smtpSink{ln: ln}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go s.session(c)
-		}
-	}()
-	return s
-}
-
-func (s *smtpSink) addr() string { return s.ln.Addr().String() }
-
-func (s *smtpSink) session(c net.Conn) {
-	defer c.Close()
-	r := bufio.NewReader(c)
-	say := func(line string) { _, _ = io.WriteString(c, line+"\r\n") }
-	say("220 sink ready")
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return
-		}
-		cmd := strings.ToUpper(strings.TrimSpace(line))
-		switch {
-		case strings.HasPrefix(cmd, "EHLO"), strings.HasPrefix(cmd, "HELO"):
-			say("250 sink")
-		case strings.HasPrefix(cmd, "DATA"):
-			say("354 go on")
-			var b strings.Builder
-			for {
-				l, err := r.ReadString('\n')
-				if err != nil {
-					return
-				}
-				if l == ".\r\n" {
-					break
-				}
-				b.WriteString(strings.TrimPrefix(l, "."))
-			}
-			s.mu.Lock()
-			s.msgs = append(s.msgs, b.String())
-			s.mu.Unlock()
-			say("250 kept")
-		case strings.HasPrefix(cmd, "QUIT"):
-			say("221 bye")
-			return
-		default:
-			say("250 ok")
-		}
-	}
-}
-
-// to is every message sent to addr so far.
-func (s *smtpSink) to(addr string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for _, m := range s.msgs {
-		if strings.Contains(m, "To: "+addr+"\r\n") {
-			out = append(out, m)
-		}
-	}
-	return out
-}
 
 var (
 	signInLink = regexp.MustCompile(`http://\S+/partners/login/[A-Za-z0-9_-]+`)
@@ -134,7 +50,7 @@ func csrfIn(t *testing.T, body string) string {
 }
 
 // portalSignIn asks for a link for email, takes it from the sink and uses it.
-func portalSignIn(t *testing.T, c *http.Client, app string, sink *smtpSink, email string, before int) {
+func portalSignIn(t *testing.T, c *http.Client, app string, sink *smtptest.Sink, email string, before int) {
 	t.Helper()
 	home := get(t, c, app+"/partners", "", nil)
 	if a := postForm(t, c, app+"/partners/login", url.Values{"email": {email}, "_csrf": {csrfIn(t, home.Body)}}); a.Status != 200 || !strings.Contains(a.Body, "portal-sent") {
@@ -142,8 +58,8 @@ func portalSignIn(t *testing.T, c *http.Client, app string, sink *smtpSink, emai
 	}
 	var link string
 	eventually(t, 10*time.Second, func() string {
-		if ms := sink.to(email); len(ms) > before {
-			link = signInLink.FindString(strings.ReplaceAll(ms[len(ms)-1], "=\r\n", ""))
+		if ms := sink.To(email); len(ms) > before {
+			link = signInLink.FindString(strings.ReplaceAll(ms[len(ms)-1], "=\n", ""))
 			return ""
 		}
 		return "no sign-in mail for " + email
@@ -172,8 +88,8 @@ func useLink(t *testing.T, c *http.Client, app, link string) {
 // sign-in link by mail and lands in the portal; a rejected one gets a
 // notice.
 func TestPartnerPortal(t *testing.T) {
-	sink := startSMTPSink(t)
-	env, app, apiURL := origins(t, map[string]string{"RELINK_SMTP_URL": "smtp://" + sink.addr(), "RELINK_MAIL_FROM": "Relink <relink@relink.test>"})
+	sink := smtptest.Start(t)
+	env, app, apiURL := origins(t, map[string]string{"RELINK_SMTP_URL": "smtp://" + sink.Addr(), "RELINK_MAIL_FROM": "Relink <relink@relink.test>"})
 	acme, globex := workspace(t, env, "acme"), workspace(t, env, "globex")
 	out := run(t, env, "program", "set", "--workspace", "acme", "--name", "Acme Partners", "--applications", "open")
 	var prog struct {
@@ -248,7 +164,7 @@ func TestPartnerPortal(t *testing.T) {
 
 // portalApplications: apply on /apply/<slug>, approve or reject through the
 // API, read the mail.
-func portalApplications(t *testing.T, app, apiURL, key, slug string, sink *smtpSink) {
+func portalApplications(t *testing.T, app, apiURL, key, slug string, sink *smtptest.Sink) {
 	t.Helper()
 	for _, who := range []string{"cleo", "dan"} {
 		c := portalClient(t)
@@ -283,8 +199,8 @@ func portalApplications(t *testing.T, app, apiURL, key, slug string, sink *smtpS
 	}
 	var approved string
 	eventually(t, 10*time.Second, func() string {
-		if ms := sink.to("cleo@partners.test"); len(ms) == 1 {
-			approved = strings.ReplaceAll(ms[0], "=\r\n", "")
+		if ms := sink.To("cleo@partners.test"); len(ms) == 1 {
+			approved = strings.ReplaceAll(ms[0], "=\n", "")
 			return ""
 		}
 		return "no approval mail"
@@ -297,7 +213,7 @@ func portalApplications(t *testing.T, app, apiURL, key, slug string, sink *smtpS
 	if a := get(t, c, app+"/partners", "", nil); !strings.Contains(a.Body, "Acme Partners") || !strings.Contains(a.Body, "Approved") {
 		t.Errorf("the approved applicant's portal: %s", a.Body)
 	}
-	rejected := sink.to("dan@partners.test")
+	rejected := sink.To("dan@partners.test")
 	if len(rejected) != 1 || signInLink.MatchString(rejected[0]) || !strings.Contains(rejected[0], "Acme Partners") {
 		t.Errorf("rejection mail: %v", rejected)
 	}
