@@ -73,6 +73,7 @@ func (s *Server) consoleRoutes() {
 	u.Post("/program/rewards", h.RequireOwner, h.SetReward)
 	u.Post("/program/groups", h.RequireOwner, h.SetHoldingPeriod)
 	u.Post("/program/groups/new", h.RequireOwner, h.CreateGroup)
+	u.Post("/program/groups/branding", h.RequireOwner, h.SetGroupBranding)
 	u.Post("/program/domain", h.RequireOwner, h.SetProgramDomain)
 	u.Get("/program/discounts", h.Discounts)
 	u.Post("/program/discounts", h.RequireOwner, h.SetGroupDiscount)

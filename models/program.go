@@ -73,12 +73,55 @@ type Group struct {
 	LinkStructure     string
 	DefaultLinks      JSONCol[[]DefaultLink]
 	UTMTemplate       JSONCol[map[string]string] `gorm:"column:utm_template"`
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
+	// Branding (Dub's group logo, wordmark and brandColor): BrandColor is
+	// the accent of the dashboards of the group's partners, a hex colour;
+	// Logo and Wordmark are http(s) image URLs.
+	Logo       *string
+	Wordmark   *string
+	BrandColor *string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // TableName pins the table.
 func (Group) TableName() string { return "partner_groups" }
+
+// DefaultBrandColor is the dashboards' accent when the group sets none
+// (Dub's embed: group.brandColor || "#2563eb").
+const DefaultBrandColor = "#2563eb"
+
+// Accent is the group's brand colour, else DefaultBrandColor.
+func (g *Group) Accent() string {
+	if g != nil && g.BrandColor != nil && *g.BrandColor != "" {
+		return *g.BrandColor
+	}
+	return DefaultBrandColor
+}
+
+// validBranding checks the group's branding: a brand colour is #rgb or
+// #rrggbb (it lands in a style attribute, so nothing else is taken), logo
+// and wordmark are http(s) URLs.
+func validBranding(g *Group) error {
+	if c := g.BrandColor; c != nil && *c != "" {
+		ok := (len(*c) == 4 || len(*c) == 7) && (*c)[0] == '#'
+		for i := 1; ok && i < len(*c); i++ {
+			ch := (*c)[i]
+			ok = '0' <= ch && ch <= '9' || 'a' <= ch && ch <= 'f' || 'A' <= ch && ch <= 'F'
+		}
+		if !ok {
+			return apierr.Validation("invalid_string", "brandColor", "Brand color must be a hex color such as #2563eb.")
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"logo", g.Logo}, {"wordmark", g.Wordmark}} {
+		if f.v != nil && *f.v != "" && !strings.HasPrefix(*f.v, "https://") && !strings.HasPrefix(*f.v, "http://") {
+			return apierr.Validation("invalid_string", f.name, "Must be an http(s) URL.")
+		}
+	}
+	return nil
+}
 
 // DefaultGroupSlug is the slug of every program's first group.
 const DefaultGroupSlug = "default"
@@ -270,6 +313,9 @@ func (db *DB) SaveGroup(ctx context.Context, g *Group) error {
 	if !ok {
 		return apierr.Validation("invalid_value", "holdingPeriodDays", "Holding period must be one of 0, 7, 14, 30, 60 or 90 days.")
 	}
+	if err := validBranding(g); err != nil {
+		return err
+	}
 	if g.DefaultLinks.Valid && len(g.DefaultLinks.V) > 5 {
 		return apierr.Validation("too_big", "defaultLinks", "A group has at most 5 default links.")
 	}
@@ -280,7 +326,7 @@ func (db *DB) SaveGroup(ctx context.Context, g *Group) error {
 	}
 	err := db.WithContext(ctx).Model(g).Where("workspace_id = ?", g.WorkspaceID).
 		Select("name", "holding_period_days", "additional_links", "max_partner_links", "link_structure",
-			"default_links", "utm_template", "updated_at").
+			"default_links", "utm_template", "logo", "wordmark", "brand_color", "updated_at").
 		Updates(g).Error
 	return dbErr(err, "update group", "Group not found.", "")
 }

@@ -27,7 +27,7 @@ const programUsage = `relink program — configure a workspace's partner program
   relink program set --workspace W [--name N] [--domain D] [--url U] [--folder ID] [--applications open|closed]
   relink program group set --workspace W [--group default] [--holding-days 0|7|14|30|60|90]
         [--default-link DOMAIN=URL]... [--no-default-links] [--additional-link DOMAIN[/PATH][=exact]]... [--no-additional-links]
-        [--utm source=x,medium=y] [--max-partner-links N]
+        [--utm source=x,medium=y] [--max-partner-links N] [--brand-color #rrggbb] [--logo URL] [--wordmark URL]
   relink program reward set --workspace W --event click|lead|sale --type flat|percentage --amount A
         [--max-duration MONTHS|lifetime] [--group default] [--spend-limit CENTS --spend-interval allTime|day|week|month]
         [--modifiers JSON] [--description TEXT]
@@ -189,6 +189,9 @@ type groupOut struct {
 	AdditionalLinks   []models.AdditionalLink `json:"additionalLinks"`
 	UTMTemplate       map[string]string       `json:"utmTemplate"`
 	MaxPartnerLinks   int                     `json:"maxPartnerLinks"`
+	Logo              *string                 `json:"logo"`
+	Wordmark          *string                 `json:"wordmark"`
+	BrandColor        *string                 `json:"brandColor"`
 	Rewards           map[string]*rewardOut   `json:"rewards"`
 }
 
@@ -235,7 +238,8 @@ func (p *programCmd) show() error {
 			return err
 		}
 		gr := groupOut{ID: g.ID, Name: g.Name, Slug: g.Slug, HoldingPeriodDays: g.HoldingPeriodDays,
-			DefaultLinks: g.DefaultLinks.V, UTMTemplate: g.UTMTemplate.V, MaxPartnerLinks: g.MaxPartnerLinks, Rewards: map[string]*rewardOut{}}
+			DefaultLinks: g.DefaultLinks.V, UTMTemplate: g.UTMTemplate.V, MaxPartnerLinks: g.MaxPartnerLinks,
+			Logo: g.Logo, Wordmark: g.Wordmark, BrandColor: g.BrandColor, Rewards: map[string]*rewardOut{}}
 		if g.AdditionalLinks.Valid {
 			gr.AdditionalLinks = g.AdditionalLinks.V
 		}
@@ -310,6 +314,7 @@ func (p *programCmd) groupSet(args []string) error {
 	noAdditional := p.fs.Bool("no-additional-links", false, "forbid partner links to other destinations")
 	utm := p.fs.String("utm", "", "UTM template: source=x,medium=y,campaign=z (empty value removes it)")
 	maxLinks := p.fs.Int("max-partner-links", -1, "most links a partner may create in the embed")
+	branding := brandingFlags(p.fs)
 	if err := p.parse(args, true); err != nil {
 		return err
 	}
@@ -317,6 +322,7 @@ func (p *programCmd) groupSet(args []string) error {
 	if err != nil {
 		return err
 	}
+	branding(g)
 	if *holding >= 0 {
 		g.HoldingPeriodDays = *holding
 	}
@@ -393,6 +399,33 @@ func (p *programCmd) groupSet(args []string) error {
 		}
 	}
 	return p.show()
+}
+
+// brandingFlags declares --brand-color, --logo and --wordmark (Dub's group
+// branding); the returned func sets on a group those given ("" clears).
+func brandingFlags(fs *flag.FlagSet) func(g *models.Group) {
+	color := fs.String("brand-color", "", "accent of the group's partner dashboards (embed and portal): #rrggbb; \"\" resets to #2563eb")
+	logo := fs.String("logo", "", "logo image URL shown on the group's partner dashboards; \"\" removes it")
+	wordmark := fs.String("wordmark", "", "wordmark image URL (stored and reported); \"\" removes it")
+	return func(g *models.Group) {
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "brand-color":
+				g.BrandColor = optional(*color)
+			case "logo":
+				g.Logo = optional(*logo)
+			case "wordmark":
+				g.Wordmark = optional(*wordmark)
+			}
+		})
+	}
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // rewardSet replaces a group's reward for an event.

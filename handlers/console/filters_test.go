@@ -93,3 +93,34 @@ func TestConsoleEveryFilter(t *testing.T) {
 		}
 	})
 }
+
+// TestConsoleRefusedRanges: the dashboard shows the API's refusal of a
+// range, in the API's words, as a message above the charts (status 200): a
+// date past 2099 and, on the Pro plan, a range over a year (Dub's
+// validDateRangeForPlan); the widest range answers on Business.
+func TestConsoleRefusedRanges(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		e := newEnv(t, db)
+		ws, _ := e.seedWorkspace("Acme", "acme", "owner@acme.test")
+		c := e.client()
+		c.signIn("owner@acme.test")
+		message := func(target string) string {
+			t.Helper()
+			r := c.get(target)
+			wantStatus(t, r, http.StatusOK)
+			return r.text(t, `[data-testid="alert-error"]`)
+		}
+		if msg := message("/console/analytics?start=2022-09-22&end=2100-01-01"); msg != "custom: end: The end date cannot be later than December 31, 2099." {
+			t.Errorf("far end: %q", msg)
+		}
+		if msg := message("/console/analytics?start=2022-09-22&end=2099-12-31"); msg != "" {
+			t.Errorf("widest range on Business: %q", msg)
+		}
+		if err := db.Exec("UPDATE workspaces SET plan = ? WHERE id = ?", models.PlanPro, ws.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+		if msg := message("/console/analytics?start=2022-09-22&end=2099-12-31"); msg != "You can only get analytics for up to 1 year on a Pro plan. Upgrade to Business to get analytics for longer periods." {
+			t.Errorf("widest range on Pro: %q", msg)
+		}
+	})
+}

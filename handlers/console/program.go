@@ -38,12 +38,14 @@ func (h *Handlers) Program(c *fiber.Ctx) error {
 
 func (h *Handlers) programPage(c *fiber.Ctx, status int, errs vc.FieldErrors, typed url.Values) error {
 	ctx := c.UserContext()
-	var groupErrs, domainErrs vc.FieldErrors
+	var groupErrs, domainErrs, brandErrs vc.FieldErrors
 	switch typed.Get("form") {
 	case "group":
 		errs, groupErrs = nil, errs
 	case "domain":
 		errs, domainErrs = nil, errs
+	case "branding":
+		errs, brandErrs = nil, errs
 	}
 	ws := viewer(c).Workspace
 	v := vc.TablePage{CSRF: session(c).CSRF, TestID: "program-page", Title: "Groups and rewards",
@@ -115,6 +117,9 @@ func (h *Handlers) programPage(c *fiber.Ctx, status int, errs vc.FieldErrors, ty
 				{Label: "Group", Name: "groupId", Options: groups},
 				{Label: "Commissions are held for", Name: "holdingPeriodDays", Options: opts(strconv.Itoa(models.DefaultHoldingPeriodDays), holding...)},
 			}},
+	}
+	if len(gs) > 0 {
+		v.Forms = append(v.Forms, brandingForm(&gs[0], groups, brandErrs, typed))
 	}
 	df, err := h.programDomainForm(c, p, domainErrs, typed)
 	if err != nil {
@@ -207,6 +212,57 @@ func (h *Handlers) CreateGroup(c *fiber.Ctx) error {
 	typed := url.Values{"form": {"group"}, "name": {c.FormValue("name")}, "slug": {c.FormValue("slug")}}
 	if _, err := h.conv.CreateGroup(ctx, p, typed.Get("name"), typed.Get("slug")); err != nil {
 		errs, status, ok := fieldErrors(err, "slug")
+		if !ok {
+			return err
+		}
+		return h.programPage(c, status, errs, typed)
+	}
+	return redirect(c, "/console/program")
+}
+
+// brandingForm sets a group's branding (Dub's group logo, wordmark and
+// brandColor), shown with the first group's values (the typed ones after an
+// error).
+func brandingForm(first *models.Group, groups []vc.Option, errs vc.FieldErrors, typed url.Values) vc.FormView {
+	val := func(k string, cur *string) string {
+		if typed.Get("form") == "branding" {
+			return typed.Get(k)
+		}
+		if cur == nil {
+			return ""
+		}
+		return *cur
+	}
+	return vc.FormView{Title: "Branding", Action: "/console/program/groups/branding", Submit: "Save branding", TestID: "branding-form", Errors: errs,
+		Selects: []vc.SelectProps{{Label: "Group", Name: "groupId", Options: groups}},
+		Fields: []vc.FieldProps{
+			{Label: "Brand color", Name: "brandColor", Value: val("brandColor", first.BrandColor), Placeholder: models.DefaultBrandColor,
+				Hint: "The accent of the partners' dashboards (embed and portal), #rrggbb. Empty: " + models.DefaultBrandColor + ".", TestID: "brand-color"},
+			{Label: "Logo URL", Name: "logo", Type: "url", Value: val("logo", first.Logo), Placeholder: "https://…/logo.png", Hint: "Shown at the top of the dashboards."},
+			{Label: "Wordmark URL", Name: "wordmark", Type: "url", Value: val("wordmark", first.Wordmark), Placeholder: "https://…/wordmark.png"},
+		}}
+}
+
+// SetGroupBranding stores a group's branding (models.SaveGroup).
+func (h *Handlers) SetGroupBranding(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	typed := url.Values{"form": {"branding"}}
+	for _, k := range []string{"groupId", "brandColor", "logo", "wordmark"} {
+		typed.Set(k, strings.TrimSpace(c.FormValue(k)))
+	}
+	g, err := h.db.GroupByID(ctx, viewer(c).Workspace.ID, typed.Get("groupId"))
+	if err != nil {
+		return err
+	}
+	opt := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	g.BrandColor, g.Logo, g.Wordmark = opt(typed.Get("brandColor")), opt(typed.Get("logo")), opt(typed.Get("wordmark"))
+	if err := h.conv.SaveGroup(ctx, g); err != nil {
+		errs, status, ok := fieldErrors(err, "")
 		if !ok {
 			return err
 		}

@@ -63,6 +63,8 @@ func TestPartnerProgram(t *testing.T) {
 			}
 		})
 
+		t.Run("branding", func(t *testing.T) { programBranding(t, e, c, db, w.ID, groupID) })
+
 		var partnerID string
 		t.Run("enroll and change status", func(t *testing.T) {
 			wantStatus(t, c.post("/console/partners", url.Values{"name": {"Pat"}, "email": {"pat@partner.test"}, "groupId": {groupID}}), http.StatusSeeOther)
@@ -121,6 +123,33 @@ func TestPartnerProgram(t *testing.T) {
 			}
 		})
 	})
+}
+
+// programBranding is TestPartnerProgram's "branding" step: the console's
+// branding form stores a group's colour and logo, refuses a colour that is
+// not hex, and cannot reach another workspace's group.
+func programBranding(t *testing.T, e *env, c *client, db *models.DB, wsID, groupID string) {
+	ctx := context.Background()
+	r := c.post("/console/program/groups/branding", url.Values{"groupId": {groupID}, "brandColor": {"orange"}})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
+	if r.text(t, `[data-testid="branding-form"] [data-testid="field-brandColor"] [data-testid="field-error"]`) == "" {
+		t.Error("a colour that is not hex: no field error")
+	}
+	wantStatus(t, c.post("/console/program/groups/branding", url.Values{"groupId": {groupID}, "brandColor": {"#FF5500"},
+		"logo": {"https://cdn.acme.test/logo.png"}}), http.StatusSeeOther)
+	g, err := db.GroupByID(ctx, wsID, groupID)
+	if err != nil || g.BrandColor == nil || *g.BrandColor != "#FF5500" || g.Logo == nil || g.Wordmark != nil {
+		t.Fatalf("group after branding: %+v %v", g, err)
+	}
+	if v, _ := c.get("/console/program").doc(t).Find(`[data-testid="branding-form"] input[name="brandColor"]`).Attr("value"); v != "#FF5500" {
+		t.Errorf("the form shows %q", v)
+	}
+	// Another workspace cannot brand this group.
+	o := e.client()
+	o.signIn("owner@other.test")
+	if r := o.post("/console/program/groups/branding", url.Values{"groupId": {groupID}, "brandColor": {"#000000"}}); r.StatusCode != http.StatusNotFound {
+		t.Errorf("other workspace: status %d", r.StatusCode)
+	}
 }
 
 // TestRewardAmounts: the reward form reads dollars and percents as exact

@@ -97,7 +97,11 @@ func (h *Handlers) Page(c *fiber.Ctx) error {
 // shell is the dashboard around the sections for a session, the same for
 // the embed and the portal (only the door differs).
 func (h *Handlers) shell(c *fiber.Ctx, sess *referrals.Session) (embed.Shell, error) {
-	shell := embed.Shell{ProgramName: sess.Program.Name, BrandColor: "#2563eb", Active: sess.Active(), Status: sess.Enrollment.Status}
+	// The group's branding (Dub's group.brandColor || "#2563eb", group.logo).
+	shell := embed.Shell{ProgramName: sess.Program.Name, BrandColor: sess.Group.Accent(), Active: sess.Active(), Status: sess.Enrollment.Status}
+	if sess.Group != nil && sess.Group.Logo != nil {
+		shell.Logo = *sess.Group.Logo
+	}
 	if shell.Active {
 		// An active partner without any link gets the group's default
 		// links now (enrolled before the group had them, or by a path that

@@ -71,7 +71,8 @@ type Shell struct {
 	Background    string // CSS colour for the root; empty: transparent
 	DynamicHeight bool
 	ProgramName   string
-	BrandColor    string
+	BrandColor    string // the group's accent (CSS --brand)
+	Logo          string // the group's logo URL; "": none
 	Active        bool
 	Status        string // enrollment status, for the inactive card
 	Tabs          []Tab
