@@ -98,12 +98,9 @@ func TestOpenAPIBattery(t *testing.T) {
 			if op.Method == http.MethodGet || op.Method == http.MethodDelete {
 				continue
 			}
-			base := batteryBodies[op.Method+" "+oabattery.ColonPath(op.Path)]
-			switch op.Method + " " + op.Path {
-			case "POST /links/bulk":
-				base = map[string]any{"url": "https://example.com/bulk"}
-			case "PATCH /links/bulk":
-				base = map[string]any{"linkIds": []string{ids["linkId"]}, "data": map[string]any{"title": "bulk"}}
+			base, ok := oabattery.BaseBodies(ids)[op.Method+" "+op.Path]
+			if !ok {
+				base = batteryBodies[op.Method+" "+oabattery.ColonPath(op.Path)]
 			}
 			fields := op.Body
 			if len(fields) == 0 { // the document names no body fields: the battery's own list

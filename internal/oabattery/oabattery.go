@@ -226,3 +226,33 @@ func BodyWith(base map[string]any, f string, v any, array bool) string {
 	}
 	return string(b)
 }
+
+// BaseBodies are valid bodies of the operations whose fields are checked
+// after a required one (a link's url, a lead's event name …), keyed by
+// "METHOD /document/path": a hostile value replaces one field at a time, so
+// it reaches the check of its own field instead of the first required one.
+// ids are the battery's seeded resources by parameter name ("linkId",
+// "partnerId").
+func BaseBodies(ids map[string]string) map[string]map[string]any {
+	return map[string]map[string]any{
+		"POST /links":                  {"url": "https://example.com/a"},
+		"PUT /links/upsert":            {"url": "https://example.com/b"},
+		"PATCH /links/{linkId}":        {"url": "https://example.com/c"},
+		"PUT /links/{linkId}":          {"url": "https://example.com/c"},
+		"POST /links/bulk":             {"url": "https://example.com/bulk"},
+		"PATCH /links/bulk":            {"linkIds": []string{ids["linkId"]}, "data": map[string]any{"title": "bulk"}},
+		"POST /track/lead":             {"clickId": "", "eventName": "Sign up", "customerExternalId": "cust_1"},
+		"POST /track/sale":             {"customerExternalId": "cust_1", "amount": 100, "invoiceId": "inv_1"},
+		"POST /tags":                   {"name": "t1"},
+		"POST /folders":                {"name": "f1"},
+		"POST /domains":                {"slug": "example.org"},
+		"POST /partners":               {"name": "P", "email": "p@example.com"},
+		"POST /partners/links":         {"partnerId": ids["partnerId"], "url": "https://example.com/p"},
+		"PUT /partners/links/upsert":   {"partnerId": ids["partnerId"], "url": "https://example.com/p"},
+		"POST /customers":              {"externalId": "x", "country": "US"},
+		"POST /commissions":            {"type": "custom", "partnerId": ids["partnerId"], "amount": 100},
+		"POST /discount-codes":         {"partnerId": ids["partnerId"], "linkId": ids["linkId"]},
+		"POST /webhooks":               {"name": "h", "url": "https://example.com/h", "triggers": []string{"link.created"}},
+		"POST /tokens/embed/referrals": {"partnerId": ids["partnerId"]},
+	}
+}

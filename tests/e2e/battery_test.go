@@ -117,7 +117,8 @@ type servedBattery struct {
 
 // operation sends op's sample: the probes, two hostile values per
 // parameter and per body field (rotated by the operation's index i, so
-// across the document every value reaches every kind of parameter), deep
+// across the document every value reaches every kind of parameter; a body
+// field's value replaces it in a valid body, oabattery.BaseBodies), deep
 // JSON.
 func (b *servedBattery) operation(op oabattery.Op, i, key int, ids map[string]string) {
 	path := oabattery.FillPath(op.Path, ids, "")
@@ -142,10 +143,11 @@ func (b *servedBattery) operation(op oabattery.Op, i, key int, ids map[string]st
 		names = append(names, f)
 	}
 	sort.Strings(names)
+	base := oabattery.BaseBodies(ids)[op.Method+" "+op.Path]
 	for _, f := range names {
 		vs := oabattery.HostileJSON(op.Body[f])
 		for _, v := range []any{vs[pick(len(vs))], vs[pick(len(vs)-1)+1]} {
-			b.send(op, key, path, oabattery.BodyWith(nil, f, v, op.BodyArray))
+			b.send(op, key, path, oabattery.BodyWith(base, f, v, op.BodyArray))
 		}
 	}
 	b.send(op, key, path, strings.Repeat(`{"a":[`, 5000)+strings.Repeat(`]}`, 5000))

@@ -5,14 +5,16 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/relinkhq/relink/internal/mail/smtptest"
 )
 
 // TestGroupBranding: `relink program group set --brand-color --logo` on the
 // built binary, then the program's embed (token) and portal (signed in by the
 // mailed link) dashboards carry the colour as --brand and show the logo.
 func TestGroupBranding(t *testing.T) {
-	sink := startSMTPSink(t)
-	env, app, apiURL := origins(t, map[string]string{"RELINK_SMTP_URL": "smtp://" + sink.addr()})
+	sink := smtptest.Start(t)
+	env, app, apiURL := origins(t, map[string]string{"RELINK_SMTP_URL": "smtp://" + sink.Addr()})
 	var ws struct {
 		APIKey string `json:"apiKey"`
 	}
