@@ -96,7 +96,8 @@ func text(s string) string {
 type ClickHook func(ctx context.Context, tx *DB, inserted []Click) error
 
 // RecordClicks stores a batch of clicks in one transaction: the rows
-// (PostgreSQL COPY into a staging table, SQLite multi-row INSERTs), the
+// (PostgreSQL COPY, through a staging table after a repeated id; SQLite one
+// prepared insert stepped per click, recordClicksSQLite), the
 // links' clicks and last_clicked counters, then hooks. A click whose
 // click_id is already stored is skipped (a repeat within the cookie's hour);
 // the count of rows inserted is returned.

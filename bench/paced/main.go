@@ -62,6 +62,8 @@ func paced(target string, rate int, duration time.Duration, conns, run int, notr
 				at := start.Add(time.Duration(i) * interval)
 				req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, target, nil)
 				req.Header.Set("X-Forwarded-For", fmt.Sprintf("fd01:%x:%x:%x::1", run, i/65536, i%65536))
+				// A browser's user agent: Go's own is a bot's, whose clicks are not stored.
+				req.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36")
 				if notrack {
 					req.Header.Set("dub-no-track", "1")
 				}
