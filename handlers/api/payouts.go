@@ -7,6 +7,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -32,16 +33,12 @@ type payoutJSON struct {
 	User          *payoutUserJSON   `json:"user"`
 }
 
+// payoutPartnerJSON is the partner a payout carries: the commission's
+// partner summary (one shape, internal/webhooks) and two keys of its own.
 type payoutPartnerJSON struct {
-	ID                  string  `json:"id"`
-	Name                string  `json:"name"`
-	Email               *string `json:"email"`
-	Image               *string `json:"image"`
+	webhooks.PartnerSummary
 	DefaultPayoutMethod *string `json:"defaultPayoutMethod"`
-	PayoutsEnabledAt    *string `json:"payoutsEnabledAt"`
-	Country             *string `json:"country"`
 	TenantID            *string `json:"tenantId"`
-	GroupID             *string `json:"groupId"`
 }
 
 type payoutUserJSON struct {
@@ -74,15 +71,15 @@ func (h *Handlers) PayoutsJSON(ctx context.Context, ws *models.Workspace, progra
 			ID: p.ID, InvoiceID: p.InvoiceID, Amount: p.Amount, Currency: p.Currency, Status: p.Status, Description: p.Description,
 			PeriodStart: optTime(p.PeriodStart), PeriodEnd: optTime(p.PeriodEnd), CreatedAt: request.Timestamp(p.CreatedAt), UpdatedAt: request.Timestamp(p.UpdatedAt),
 			InitiatedAt: optTime(p.InitiatedAt), PaidAt: optTime(p.PaidAt), FailureReason: p.FailureReason, Mode: models.PayoutModeExternal,
-			Method: p.Method, Partner: payoutPartnerJSON{ID: p.PartnerID, Name: "Deleted Partner"},
+			Method: p.Method, Partner: payoutPartnerJSON{PartnerSummary: webhooks.PartnerSummary{ID: p.PartnerID, Name: "Deleted Partner"}},
 		}
 		if p.Mode != nil {
 			j.Mode = *p.Mode
 		}
 		if pn := partners[p.PartnerID]; pn != nil {
 			email := pn.Email
-			j.Partner = payoutPartnerJSON{ID: pn.ID, Name: pn.Name, Email: &email, Image: pn.Image, DefaultPayoutMethod: pn.DefaultPayoutMethod,
-				PayoutsEnabledAt: optTime(pn.PayoutsEnabledAt), Country: pn.Country}
+			j.Partner = payoutPartnerJSON{PartnerSummary: webhooks.PartnerSummary{ID: pn.ID, Name: pn.Name, Email: &email, Image: pn.Image,
+				PayoutsEnabledAt: optTime(pn.PayoutsEnabledAt), Country: pn.Country}, DefaultPayoutMethod: pn.DefaultPayoutMethod}
 		}
 		if e := enrollments[p.PartnerID]; e != nil {
 			j.Partner.TenantID, j.Partner.GroupID = e.TenantID, e.GroupID
