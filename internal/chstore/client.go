@@ -54,8 +54,16 @@ func Open(raw string) (*Client, error) {
 		return nil, fmt.Errorf("clickhouse url %q: database name %q must be letters, digits and underscores", redact(u), db)
 	}
 	base := &url.URL{Scheme: u.Scheme, Host: u.Host, User: u.User}
-	return &Client{base: base, Database: db, http: &http.Client{Timeout: 5 * time.Minute}}, nil
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.IdleConnTimeout = idleConnTimeout
+	return &Client{base: base, Database: db, http: &http.Client{Timeout: 5 * time.Minute, Transport: tr}}, nil
 }
+
+// idleConnTimeout is below ClickHouse's keep_alive_timeout (3 s on 18.16,
+// the shortest default of the versions tested): a connection the server may
+// already have closed is never reused, so a query is not lost to an EOF
+// when it is sent just as the server hangs up (seen on a loaded runner).
+const idleConnTimeout = 2 * time.Second
 
 func redact(u *url.URL) string { return u.Redacted() }
 
