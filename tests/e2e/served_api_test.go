@@ -56,7 +56,8 @@ func TestWorkspaceSchemaServed(t *testing.T) {
 }
 
 // TestLeadCreatedPartnerServed: on `relink serve` as built, partner.enrolled
-// carries the partner's default link, and a lead on a partner's link emits
+// carries the partner's default link, a link-scoped link.clicked webhook
+// named in a link's webhookIds gets that link's click (not another's), and a lead on a partner's link emits
 // lead.created with the partner, though the program has no lead reward (no
 // commission is made); a lead on another link has none (issue 36 item 6;
 // in-process: internal/conversions, handlers/api).
@@ -84,6 +85,9 @@ func TestLeadCreatedPartnerServed(t *testing.T) {
 			events[c["externalId"].(string)] = ev.Data
 		case "partner.enrolled":
 			events["enrolled"] = ev.Data
+		case "link.clicked":
+			l, _ := ev.Data["link"].(map[string]any)
+			events["clicked:"+l["key"].(string)] = ev.Data
 		}
 	})}
 	go func() { _ = srv.Serve(ln) }()
@@ -106,7 +110,16 @@ func TestLeadCreatedPartnerServed(t *testing.T) {
 	if st := api(t, apiURL, "POST", "/partners", key, map[string]any{"email": "jo@partners.test", "name": "Jo", "username": "jo"}, &p); st != 201 || len(p.Links) != 1 {
 		t.Fatalf("POST /partners: %d %v", st, p.Links)
 	}
-	if st := api(t, apiURL, "POST", "/links", key, map[string]any{"url": "https://shop.example/x", "key": "plain", "domain": "s.relink.test", "trackConversion": true}, nil); st != 200 {
+	// A link-scoped link.clicked webhook the plain link names in webhookIds.
+	var wh struct {
+		ID string `json:"id"`
+	}
+	if st := api(t, apiURL, "POST", "/webhooks", key, map[string]any{"name": "clicks", "url": "http://" + ln.Addr().String() + "/clicks",
+		"triggers": []string{"link.clicked"}, "linkScope": "links"}, &wh); st != 201 {
+		t.Fatalf("POST /webhooks link.clicked: %d", st)
+	}
+	if st := api(t, apiURL, "POST", "/links", key, map[string]any{"url": "https://shop.example/x", "key": "plain", "domain": "s.relink.test",
+		"trackConversion": true, "webhookIds": []string{wh.ID}}, nil); st != 200 {
 		t.Fatalf("POST /links: %d", st)
 	}
 	for cust, k := range map[string]string{"cus_partner": p.Links[0].Key, "cus_plain": "plain"} {
@@ -131,8 +144,8 @@ func TestLeadCreatedPartnerServed(t *testing.T) {
 	eventually(t, 30*time.Second, func() string {
 		mu.Lock()
 		defer mu.Unlock()
-		if len(events) < 3 {
-			return "lead.created and partner.enrolled deliveries: " + string(rune('0'+len(events)))
+		if len(events) < 4 {
+			return "lead.created, partner.enrolled and link.clicked deliveries: " + string(rune('0'+len(events)))
 		}
 		return ""
 	})
@@ -141,6 +154,9 @@ func TestLeadCreatedPartnerServed(t *testing.T) {
 	}
 	if pt, _ := events["cus_partner"]["partner"].(map[string]any); pt == nil || pt["id"] != p.ID {
 		t.Errorf("partner link's lead.created: partner %v, want %s", events["cus_partner"]["partner"], p.ID)
+	}
+	if events["clicked:plain"] == nil || events["clicked:"+p.Links[0].Key] != nil {
+		t.Errorf("link.clicked: want the plain link's (webhookIds) only, got %v", events)
 	}
 	if pt := events["cus_plain"]["partner"]; pt != nil {
 		t.Errorf("plain link's lead.created: partner %v, want none", pt)
