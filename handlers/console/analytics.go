@@ -165,11 +165,11 @@ func (h *Handlers) valueFilters(ctx context.Context, ws *models.Workspace, d *da
 					nd.vals[k] = vs
 				}
 			}
-			q, err := nd.parse(b.group, d.event, analytics.EndpointAnalytics, h.now())
+			q, err := nd.parse(b.group, d.event, analytics.EndpointAnalytics, h.Now())
 			if err != nil {
 				return err
 			}
-			res, err := h.stats.Analytics(ctx, ws, q)
+			res, err := h.Deps.Analytics.Analytics(ctx, ws, q)
 			if err != nil {
 				return err
 			}

@@ -62,9 +62,9 @@ func groupLabel(g analytics.GroupBy, r analytics.Group) (val, label, icon string
 func (h *Handlers) filterSelects(c *fiber.Ctx, vals url.Values) ([]vc.SelectProps, error) {
 	ws := viewer(c).Workspace
 	ctx := c.UserContext()
-	def := h.links.DefaultDomain()
+	def := h.Deps.Links.DefaultDomain()
 	domains := []vc.Option{{Value: "", Label: "Any domain"}, {Value: def, Label: def, Selected: vals.Get("domain") == def}}
-	ds, err := h.db.WorkspaceDomains(ctx, ws.ID)
+	ds, err := h.DB.WorkspaceDomains(ctx, ws.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (h *Handlers) filterSelects(c *fiber.Ctx, vals url.Values) ([]vc.SelectProp
 		domains = append(domains, vc.Option{Value: d.Slug, Label: d.Slug, Selected: vals.Get("domain") == d.Slug})
 	}
 	tags := []vc.Option{{Value: "", Label: "Any tag"}}
-	ts, err := h.db.ListTags(ctx, ws.ID, models.TagFilter{Limit: 500})
+	ts, err := h.DB.ListTags(ctx, ws.ID, models.TagFilter{Limit: 500})
 	if err != nil {
 		return nil, err
 	}
@@ -84,5 +84,5 @@ func (h *Handlers) filterSelects(c *fiber.Ctx, vals url.Values) ([]vc.SelectProp
 
 // folderReader is the analytics folder check for the signed-in user.
 func (h *Handlers) folderReader(c *fiber.Ctx) func(context.Context, string) error {
-	return request.FolderReader(h.links, h.actor(c))
+	return request.FolderReader(h.Deps.Links, h.actor(c))
 }

@@ -24,14 +24,14 @@ import (
 // applyProgram loads the program (and workspace) of an application page.
 func (h *Handlers) applyProgram(c *fiber.Ctx) (*models.Workspace, *models.Program, error) {
 	var p models.Program
-	err := h.db.WithContext(c.UserContext()).Where("slug = ?", c.Params("slug")).Order("created_at").Take(&p).Error
+	err := h.DB.WithContext(c.UserContext()).Where("slug = ?", c.Params("slug")).Order("created_at").Take(&p).Error
 	if err != nil {
 		if models.IsNotFound(err) {
 			return nil, nil, apierr.New(apierr.NotFound, "Program not found.")
 		}
 		return nil, nil, err
 	}
-	ws, err := h.db.WorkspaceByID(c.UserContext(), p.WorkspaceID)
+	ws, err := h.DB.WorkspaceByID(c.UserContext(), p.WorkspaceID)
 	return ws, &p, err
 }
 
@@ -62,12 +62,12 @@ func (h *Handlers) applyView(c *fiber.Ctx, ws *models.Workspace, p *models.Progr
 		v.Countries = append(v.Countries, vc.Country{Code: ct.Code, Name: ct.Name})
 	}
 	if p.DefaultGroupID != nil {
-		g, err := h.db.GroupByID(c.UserContext(), ws.ID, *p.DefaultGroupID)
+		g, err := h.DB.GroupByID(c.UserContext(), ws.ID, *p.DefaultGroupID)
 		if err != nil && !models.IsNotFound(err) {
 			return v, err
 		}
 		if err == nil {
-			r, err := referrals.RewardLines(c.UserContext(), h.db, ws.ID, g.SaleRewardID, g.LeadRewardID, g.ClickRewardID, g.DiscountID)
+			r, err := referrals.RewardLines(c.UserContext(), h.DB, ws.ID, g.SaleRewardID, g.LeadRewardID, g.ClickRewardID, g.DiscountID)
 			if err != nil {
 				return v, err
 			}
@@ -116,7 +116,7 @@ func (h *Handlers) Apply(c *fiber.Ctx) error {
 	}
 	in := conversions.ApplicationInput{Name: v.Name, Email: v.Email, Country: optional(v.Country), Website: optional(v.Website),
 		Answers: []models.ApplicationAnswer{{Label: "How do you plan to promote " + p.Name + "?", Value: optional(v.Promotion)}}}
-	if _, err := h.conv.SubmitApplication(c.UserContext(), ws, p, in); err != nil {
+	if _, err := h.Conversions.SubmitApplication(c.UserContext(), ws, p, in); err != nil {
 		var e *apierr.Error
 		if !errors.As(err, &e) || e.Status() >= 500 {
 			return err
@@ -124,7 +124,7 @@ func (h *Handlers) Apply(c *fiber.Ctx) error {
 		v.Error = e.Message
 		return bare(c, e.Status(), "Apply to "+p.Name, vc.Apply(v))
 	}
-	h.log.Info("partner application submitted", "program", p.ID)
+	h.Logger.Info("partner application submitted", "program", p.ID)
 	v.Done = true
 	return bare(c, fiber.StatusOK, "Apply to "+p.Name, vc.Apply(v))
 }
@@ -164,7 +164,7 @@ func (h *Handlers) Applications(c *fiber.Ctx) error {
 		noProgram(&v)
 		return h.page(c, fiber.StatusOK, "Applications", "applications", vc.Table(v))
 	}
-	page := h.cfg.AppURL.String() + "/apply/" + url.PathEscape(p.Slug)
+	page := h.Config.AppURL.String() + "/apply/" + url.PathEscape(p.Slug)
 	if p.ApplicationsOpenAt != nil {
 		v.Intro = "Your application page is open at " + page + ". Approving enrolls the partner in their group and creates the group's default links."
 		v.Forms = append(v.Forms, vc.FormView{Title: "Application page", Action: "/console/applications/open", Submit: "Close applications", TestID: "applications-close"})
@@ -174,11 +174,11 @@ func (h *Handlers) Applications(c *fiber.Ctx) error {
 	}
 	lp := pageOf(c, listPageSize)
 	q := models.ApplicationQuery{Limit: lp.Size, Offset: lp.Offset()}
-	list, err := h.db.ListPendingApplications(ctx, ws.ID, p.ID, q)
+	list, err := h.DB.ListPendingApplications(ctx, ws.ID, p.ID, q)
 	if err != nil {
 		return err
 	}
-	total, err := h.db.CountPendingApplications(ctx, ws.ID, p.ID, q)
+	total, err := h.DB.CountPendingApplications(ctx, ws.ID, p.ID, q)
 	if err != nil {
 		return err
 	}
@@ -210,11 +210,11 @@ func deref(s *string) string {
 
 // SetApplicationsOpen opens or closes the application page (toggles).
 func (h *Handlers) SetApplicationsOpen(c *fiber.Ctx) error {
-	p, err := h.db.DefaultProgram(c.UserContext(), viewer(c).Workspace.ID)
+	p, err := h.DB.DefaultProgram(c.UserContext(), viewer(c).Workspace.ID)
 	if err != nil {
 		return err
 	}
-	if err := h.conv.OpenApplications(c.UserContext(), p, p.ApplicationsOpenAt == nil); err != nil {
+	if err := h.Conversions.OpenApplications(c.UserContext(), p, p.ApplicationsOpenAt == nil); err != nil {
 		return err
 	}
 	return redirect(c, "/console/applications")
@@ -226,9 +226,9 @@ func (h *Handlers) ReviewApplication(c *fiber.Ctx) error {
 	var err error
 	switch c.FormValue("decision") {
 	case "approve":
-		err = h.conv.ApproveApplication(c.UserContext(), ws, c.Params("id"), "", &user)
+		err = h.Conversions.ApproveApplication(c.UserContext(), ws, c.Params("id"), "", &user)
 	case "reject":
-		err = h.conv.RejectApplication(c.UserContext(), ws, conversions.RejectInput{PartnerID: c.Params("id"),
+		err = h.Conversions.RejectApplication(c.UserContext(), ws, conversions.RejectInput{PartnerID: c.Params("id"),
 			ReapplicationTimeframe: "standard", Reviewer: &user})
 	default:
 		err = apierr.Validation("invalid_value", "decision", "Choose approve or reject.")

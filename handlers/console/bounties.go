@@ -38,10 +38,10 @@ func (h *Handlers) bountiesPage(c *fiber.Ctx, status int, errs vc.FieldErrors, t
 		return h.page(c, status, "Bounties", "bounties", vc.Table(v))
 	}
 	var bs []models.Bounty
-	if err := h.db.WithContext(ctx).Where("workspace_id = ? AND program_id = ?", ws.ID, p.ID).Order("created_at DESC, id").Find(&bs).Error; err != nil {
+	if err := h.DB.WithContext(ctx).Where("workspace_id = ? AND program_id = ?", ws.ID, p.ID).Order("created_at DESC, id").Find(&bs).Error; err != nil {
 		return err
 	}
-	gs, err := h.db.ListGroups(ctx, ws.ID, p.ID)
+	gs, err := h.DB.ListGroups(ctx, ws.ID, p.ID)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (h *Handlers) submissionRows(c *fiber.Ctx, v *vc.TablePage, wsID, progID, s
 	var total int64
 	lp := pageOf(c, listPageSize)
 	scope := func() *gorm.DB {
-		return h.db.WithContext(ctx).Model(&models.BountySubmission{}).Where("workspace_id = ? AND program_id = ? AND status = ?", wsID, progID, st)
+		return h.DB.WithContext(ctx).Model(&models.BountySubmission{}).Where("workspace_id = ? AND program_id = ? AND status = ?", wsID, progID, st)
 	}
 	if err := scope().Count(&total).Error; err != nil {
 		return err
@@ -91,7 +91,7 @@ func (h *Handlers) submissionRows(c *fiber.Ctx, v *vc.TablePage, wsID, progID, s
 	for i := range subs {
 		pids[i] = subs[i].PartnerID
 	}
-	partners, err := h.db.PartnersByID(ctx, wsID, pids)
+	partners, err := h.DB.PartnersByID(ctx, wsID, pids)
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func (h *Handlers) CreateBounty(c *fiber.Ctx) error {
 		return fail(apierr.New(apierr.NotFound, "Start a partner program first."))
 	}
 	b := &models.Bounty{WorkspaceID: viewer(c).Workspace.ID, ProgramID: p.ID, Name: typed.Get("name"), Type: typed.Get("type"),
-		StartsAt: h.now().UTC()}
+		StartsAt: h.Now().UTC()}
 	if b.RewardAmount, err = dollars(typed, "rewardAmount"); err != nil {
 		return fail(err)
 	}
@@ -153,7 +153,7 @@ func (h *Handlers) CreateBounty(c *fiber.Ctx) error {
 		b.Description = &d
 	}
 	if g := typed.Get("groupId"); g != "" {
-		if _, err := h.db.GroupByID(c.UserContext(), b.WorkspaceID, g); err != nil {
+		if _, err := h.DB.GroupByID(c.UserContext(), b.WorkspaceID, g); err != nil {
 			return fail(err)
 		}
 		b.GroupID = &g
@@ -161,7 +161,7 @@ func (h *Handlers) CreateBounty(c *fiber.Ctx) error {
 	if b.EndsAt, err = endOfDay(typed, "endsAt"); err != nil {
 		return fail(err)
 	}
-	if err := h.conv.CreateBounty(c.UserContext(), b); err != nil {
+	if err := h.Conversions.CreateBounty(c.UserContext(), b); err != nil {
 		return fail(err)
 	}
 	return redirect(c, "/console/bounties")
@@ -186,7 +186,7 @@ func (h *Handlers) EditBounty(c *fiber.Ctx) error {
 	if err != nil {
 		return fail(err)
 	}
-	_, err = h.conv.UpdateBounty(c.UserContext(), viewer(c).Workspace.ID, typed.Get("bountyId"), func(b *models.Bounty) error {
+	_, err = h.Conversions.UpdateBounty(c.UserContext(), viewer(c).Workspace.ID, typed.Get("bountyId"), func(b *models.Bounty) error {
 		if n := typed.Get("name"); n != "" {
 			b.Name = n
 		}
@@ -222,9 +222,9 @@ func (h *Handlers) ReviewSubmission(c *fiber.Ctx) error {
 			cents := int64(f*100 + 0.5)
 			reward = &cents
 		}
-		_, err = h.conv.ApproveSubmission(c.UserContext(), ws, c.Params("bounty"), c.Params("id"), reward, &user)
+		_, err = h.Conversions.ApproveSubmission(c.UserContext(), ws, c.Params("bounty"), c.Params("id"), reward, &user)
 	case "reject":
-		_, err = h.conv.RejectSubmission(c.UserContext(), ws, c.Params("bounty"), c.Params("id"), "other", nil, &user)
+		_, err = h.Conversions.RejectSubmission(c.UserContext(), ws, c.Params("bounty"), c.Params("id"), "other", nil, &user)
 	default:
 		err = apierr.Validation("invalid_value", "decision", "Choose approve or reject.")
 	}

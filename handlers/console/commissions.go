@@ -35,11 +35,11 @@ func (h *Handlers) Commissions(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	cs, err := h.db.ListCommissions(ctx, ws.ID, p.ID, q)
+	cs, err := h.DB.ListCommissions(ctx, ws.ID, p.ID, q)
 	if err != nil {
 		return err
 	}
-	total, err := h.db.CountCommissions(ctx, ws.ID, p.ID, q)
+	total, err := h.DB.CountCommissions(ctx, ws.ID, p.ID, q)
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func (h *Handlers) Commissions(c *fiber.Ctx) error {
 	for _, cm := range cs {
 		pids = append(pids, cm.PartnerID)
 	}
-	partners, err := h.db.PartnersByID(ctx, ws.ID, pids)
+	partners, err := h.DB.PartnersByID(ctx, ws.ID, pids)
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (h *Handlers) Commissions(c *fiber.Ctx) error {
 // as PATCH /commissions/{id}).
 func (h *Handlers) SetCommissionStatus(c *fiber.Ctx) error {
 	st := c.FormValue("status")
-	if _, err := h.conv.UpdateCommission(c.UserContext(), viewer(c).Workspace, c.Params("id"), conversions.CommissionPatch{Status: &st}); err != nil {
+	if _, err := h.Conversions.UpdateCommission(c.UserContext(), viewer(c).Workspace, c.Params("id"), conversions.CommissionPatch{Status: &st}); err != nil {
 		return err
 	}
 	return redirect(c, "/console/commissions")
@@ -88,11 +88,11 @@ func (h *Handlers) Customers(c *fiber.Ctx) error {
 	sort := sortLinks(c, &v, "/console/customers", c.Query("sort"), [2]string{"createdAt", "Newest"}, [2]string{"saleAmount", "Revenue"}, [2]string{"firstSaleAt", "First sale"})
 	lp := pageOf(c, listPageSize)
 	q := models.CustomerQuery{Search: strings.TrimSpace(c.Query("search")), SortBy: sort, Desc: true, Limit: lp.Size, Offset: lp.Offset()}
-	cs, err := h.db.ListCustomers(ctx, ws.ID, q)
+	cs, err := h.DB.ListCustomers(ctx, ws.ID, q)
 	if err != nil {
 		return err
 	}
-	total, err := h.db.CountCustomers(ctx, ws.ID, q)
+	total, err := h.DB.CountCustomers(ctx, ws.ID, q)
 	if err != nil {
 		return err
 	}

@@ -54,29 +54,15 @@ type Deps struct {
 
 // Handlers holds the console's handlers.
 type Handlers struct {
-	db    *models.DB
-	cfg   *config.Config
-	now   func() time.Time
-	log   *slog.Logger
-	codec *auth.SessionCodec
-	links *links.Service
-	stats analytics.Engine
-	conv  *conversions.Service
-	hooks *webhooks.Service
-	dns   *domaincheck.Service
-	// stripe: see Deps.Stripe.
-	stripe     *stripeapp.Service
-	workspaces *workspaces.Service
-	secure     bool // Secure cookies (outside dev)
+	Deps
+	secure bool // Secure cookies (outside dev)
 	// imports are the workspaces' CSV uploads and import runs.
 	imports *imports
 }
 
 // New returns the console handlers.
 func New(d Deps) *Handlers {
-	return &Handlers{db: d.DB, cfg: d.Config, now: d.Now, log: d.Logger, codec: d.Sessions, secure: !d.Config.DevMode,
-		links: d.Links, stats: d.Analytics, conv: d.Conversions, hooks: d.Webhooks, dns: d.DomainChecks, stripe: d.Stripe, workspaces: d.Workspaces,
-		imports: &imports{}}
+	return &Handlers{Deps: d, secure: !d.Config.DevMode, imports: &imports{}}
 }
 
 // Viewer is the signed-in user and the workspace the console shows.

@@ -133,13 +133,13 @@ type dashboardData struct {
 // events, the top lists of the chosen event, and the latest events
 // (Business plan and up).
 func (h *Handlers) queryDashboard(ctx context.Context, ws *models.Workspace, d *dashboard) (*dashboardData, error) {
-	now := h.now()
+	now := h.Now()
 	run := func(g analytics.GroupBy, event string) (*analytics.Result, error) {
 		q, err := d.parse(g, event, analytics.EndpointAnalytics, now)
 		if err != nil {
 			return nil, err
 		}
-		return h.stats.Analytics(ctx, ws, q)
+		return h.Deps.Analytics.Analytics(ctx, ws, q)
 	}
 	var out dashboardData
 	res, err := run(analytics.Count, "composite")
@@ -166,7 +166,7 @@ func (h *Handlers) queryDashboard(ctx context.Context, ws *models.Workspace, d *
 		if err != nil {
 			return nil, err
 		}
-		if out.events, err = h.stats.Events(ctx, ws, q); err != nil {
+		if out.events, err = h.Deps.Analytics.Events(ctx, ws, q); err != nil {
 			return nil, err
 		}
 	}

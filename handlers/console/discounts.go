@@ -33,7 +33,7 @@ func (h *Handlers) discountsPage(c *fiber.Ctx, status int, errs vc.FieldErrors, 
 		v.Note = "This workspace has no partner program yet."
 		return h.page(c, status, "Discounts", "discounts", vc.Table(v))
 	}
-	gs, err := h.db.ListGroups(ctx, ws.ID, p.ID)
+	gs, err := h.DB.ListGroups(ctx, ws.ID, p.ID)
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func (h *Handlers) discountsPage(c *fiber.Ctx, status int, errs vc.FieldErrors, 
 			discIDs = append(discIDs, *g.DiscountID)
 		}
 	}
-	codes, err := h.db.ListDiscountCodes(ctx, ws.ID, p.ID, models.DiscountCodeFilter{Limit: 500})
+	codes, err := h.DB.ListDiscountCodes(ctx, ws.ID, p.ID, models.DiscountCodeFilter{Limit: 500})
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (h *Handlers) discountsPage(c *fiber.Ctx, status int, errs vc.FieldErrors, 
 			discIDs = append(discIDs, *dc.DiscountID)
 		}
 	}
-	ds, err := h.db.DiscountsByID(ctx, ws.ID, discIDs)
+	ds, err := h.DB.DiscountsByID(ctx, ws.ID, discIDs)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (h *Handlers) discountsPage(c *fiber.Ctx, status int, errs vc.FieldErrors, 
 		groups = append(groups, vc.Option{Value: g.ID, Label: g.Name, Selected: typed.Get("groupId") == g.ID})
 	}
 	v.Intro = "Group discounts — " + strings.Join(intro, " · ") + ". A group's discount applies to its partners' referred customers; /track/click and the referral dashboard show it."
-	links, err := h.db.ProgramPartnerLinks(ctx, ws.ID, p.ID)
+	links, err := h.DB.ProgramPartnerLinks(ctx, ws.ID, p.ID)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (h *Handlers) discountsPage(c *fiber.Ctx, status int, errs vc.FieldErrors, 
 	var linkOpts []vc.Option
 	for i := range links {
 		l := &links[i]
-		short[l.ID] = h.links.ShortLink(l)
+		short[l.ID] = h.Deps.Links.ShortLink(l)
 		linkOpts = append(linkOpts, vc.Option{Value: l.ID, Label: short[l.ID], Selected: typed.Get("linkId") == l.ID})
 	}
 	for _, dc := range codes {
@@ -136,7 +136,7 @@ func (h *Handlers) SetGroupDiscount(c *fiber.Ctx) error {
 		}
 		return h.discountsPage(c, status, errs, typed)
 	}
-	g, err := h.db.GroupByID(ctx, ws.ID, typed.Get("groupId"))
+	g, err := h.DB.GroupByID(ctx, ws.ID, typed.Get("groupId"))
 	if err != nil {
 		return fail(err)
 	}
@@ -144,7 +144,7 @@ func (h *Handlers) SetGroupDiscount(c *fiber.Ctx) error {
 	if perr != nil || amount < 0 {
 		return fail(apierr.Validation("invalid_type", "amount", "Enter an amount."))
 	}
-	now := h.now().UTC()
+	now := h.Now().UTC()
 	d := &models.Discount{ID: ids.New(ids.Discount), Type: typed.Get("type"), Amount: int64(amount + 0.5), CreatedAt: now, UpdatedAt: now}
 	if d.Type == models.DiscountFlat {
 		d.Amount = int64(amount*100 + 0.5)
@@ -159,7 +159,7 @@ func (h *Handlers) SetGroupDiscount(c *fiber.Ctx) error {
 	if desc := typed.Get("description"); desc != "" {
 		d.Description = &desc
 	}
-	if err := h.conv.SetGroupDiscount(ctx, g, d); err != nil {
+	if err := h.Conversions.SetGroupDiscount(ctx, g, d); err != nil {
 		return fail(err)
 	}
 	return redirect(c, "/console/program/discounts")
@@ -182,7 +182,7 @@ func (h *Handlers) CreateDiscountCode(c *fiber.Ctx) error {
 	if err != nil || p == nil {
 		return fail(apierr.New(apierr.NotFound, "Program not found"))
 	}
-	l, err := h.db.LinkByID(ctx, ws.ID, typed.Get("linkId"))
+	l, err := h.DB.LinkByID(ctx, ws.ID, typed.Get("linkId"))
 	if err != nil || l.PartnerID == nil {
 		return fail(apierr.Validation("custom", "linkId", "Choose a partner link."))
 	}
@@ -190,8 +190,8 @@ func (h *Handlers) CreateDiscountCode(c *fiber.Ctx) error {
 	if code != "" && !validCode(code) {
 		return fail(apierr.Validation("invalid_format", "code", "Code can only contain letters, numbers, dashes, and underscores."))
 	}
-	_, err = h.conv.CreateDiscountCode(ctx, ws, conversions.DiscountCodeInput{Code: code, PartnerID: *l.PartnerID, LinkID: l.ID,
-		AppURL: strings.TrimSuffix(h.cfg.AppURL.String(), "/")})
+	_, err = h.Conversions.CreateDiscountCode(ctx, ws, conversions.DiscountCodeInput{Code: code, PartnerID: *l.PartnerID, LinkID: l.ID,
+		AppURL: strings.TrimSuffix(h.Config.AppURL.String(), "/")})
 	if err != nil {
 		return fail(err)
 	}
@@ -212,7 +212,7 @@ func validCode(s string) bool {
 
 // DeleteDiscountCode deletes a code from the console.
 func (h *Handlers) DeleteDiscountCode(c *fiber.Ctx) error {
-	if _, err := h.conv.DeleteDiscountCode(c.UserContext(), viewer(c).Workspace, c.Params("id")); err != nil {
+	if _, err := h.Conversions.DeleteDiscountCode(c.UserContext(), viewer(c).Workspace, c.Params("id")); err != nil {
 		return err
 	}
 	return redirect(c, "/console/program/discounts")

@@ -21,7 +21,7 @@ func (h *Handlers) CreateDomain(c *fiber.Ctx) error {
 	raw, typed := jsonBody(c, "slug", "expiredUrl")
 	in, err := links.ParseDomainInput(raw, true)
 	if err == nil {
-		_, err = h.links.CreateDomain(c.UserContext(), viewer(c).Workspace, in)
+		_, err = h.Deps.Links.CreateDomain(c.UserContext(), viewer(c).Workspace, in)
 	}
 	return h.libraryResult(c, "domains", err, typed, "slug")
 }
@@ -29,7 +29,7 @@ func (h *Handlers) CreateDomain(c *fiber.Ctx) error {
 // domainDNS is a domain's verification as the domains page shows it: the
 // last check's records and answer (no DNS is asked to draw the page).
 func (h *Handlers) domainDNS(d *models.Domain) *vc.DomainDNS {
-	r := h.dns.Last(d)
+	r := h.DomainChecks.Last(d)
 	out := &vc.DomainDNS{Verified: d.Verified, Status: r.Status}
 	for _, rec := range r.Expected {
 		out.Records = append(out.Records, vc.DNSRecord{Type: rec.Type, Name: rec.Name, Value: rec.Value})
@@ -62,16 +62,16 @@ func describeAnswer(a domaincheck.Answer) string {
 // VerifyDomain checks a domain's DNS now (GET /domains/{slug}/verify's
 // check) and shows the domains page again.
 func (h *Handlers) VerifyDomain(c *fiber.Ctx) error {
-	d, err := h.links.DomainBySlug(c.UserContext(), viewer(c).Workspace, c.Params("id"))
+	d, err := h.Deps.Links.DomainBySlug(c.UserContext(), viewer(c).Workspace, c.Params("id"))
 	if err == nil {
-		_, err = h.dns.Verify(c.UserContext(), d)
+		_, err = h.DomainChecks.Verify(c.UserContext(), d)
 	}
 	return h.libraryResult(c, "domains", err, nil, "")
 }
 
 // DeleteDomain deletes a domain and its links.
 func (h *Handlers) DeleteDomain(c *fiber.Ctx) error {
-	_, err := h.links.DeleteDomain(c.UserContext(), viewer(c).Workspace, c.Params("id"))
+	_, err := h.Deps.Links.DeleteDomain(c.UserContext(), viewer(c).Workspace, c.Params("id"))
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func (h *Handlers) RemoveDomainLogo(c *fiber.Ctx) error {
 // archived state (a PATCH without archived would unarchive it).
 func (h *Handlers) patchDomain(c *fiber.Ctx, slug string, logo any) error {
 	ws := viewer(c).Workspace
-	d, err := h.links.DomainBySlug(c.UserContext(), ws, slug)
+	d, err := h.Deps.Links.DomainBySlug(c.UserContext(), ws, slug)
 	if err != nil {
 		return err
 	}
@@ -134,6 +134,6 @@ func (h *Handlers) patchDomain(c *fiber.Ctx, slug string, logo any) error {
 	if err != nil {
 		return err
 	}
-	_, err = h.links.UpdateDomain(c.UserContext(), ws, slug, in)
+	_, err = h.Deps.Links.UpdateDomain(c.UserContext(), ws, slug, in)
 	return err
 }

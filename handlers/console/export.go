@@ -60,7 +60,7 @@ func linksExportForm(f vc.LinkFilters) vc.ExportForm {
 // (GET /console/links/export).
 func (h *Handlers) ExportLinks(c *fiber.Ctx) error {
 	q := linkListQuery(linkFilters(c))
-	d, err := export.Links(c.UserContext(), h.links, h.actor(c), q, models.LinkCreated{}, columnsParam(c))
+	d, err := export.Links(c.UserContext(), h.Deps.Links, h.actor(c), q, models.LinkCreated{}, columnsParam(c))
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (h *Handlers) ExportAnalytics(c *fiber.Ctx) error {
 	if err := ws.RequirePlan(models.PlanPro); err != nil {
 		return apierr.New(apierr.Forbidden, "Analytics downloads need the Pro plan or higher.")
 	}
-	d, err := export.Analytics(c.UserContext(), analytics.WithFolderAccess(h.stats, h.folderReader(c)), ws, dashboardValues(c), h.now())
+	d, err := export.Analytics(c.UserContext(), analytics.WithFolderAccess(h.Deps.Analytics, h.folderReader(c)), ws, dashboardValues(c), h.Now())
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func (h *Handlers) ExportEvents(c *fiber.Ctx) error {
 	} else {
 		vals.Del("columns")
 	}
-	d, err := export.Events(c.UserContext(), analytics.WithFolderAccess(h.stats, h.folderReader(c)), ws, vals, h.now())
+	d, err := export.Events(c.UserContext(), analytics.WithFolderAccess(h.Deps.Analytics, h.folderReader(c)), ws, vals, h.Now())
 	if err != nil {
 		return err
 	}

@@ -20,11 +20,11 @@ import (
 // rule) with their rights on each.
 func (h *Handlers) visibleFolders(c *fiber.Ctx) ([]models.Folder, map[string]links.FolderAccessView, error) {
 	a := h.actor(c)
-	fs, err := h.links.ListFolders(c.UserContext(), a, models.FolderFilter{Limit: 500})
+	fs, err := h.Deps.Links.ListFolders(c.UserContext(), a, models.FolderFilter{Limit: 500})
 	if err != nil {
 		return nil, nil, err
 	}
-	rights, err := h.links.FolderRights(c.UserContext(), a, fs)
+	rights, err := h.Deps.Links.FolderRights(c.UserContext(), a, fs)
 	return fs, rights, err
 }
 
@@ -36,11 +36,11 @@ func (h *Handlers) Folder(c *fiber.Ctx) error {
 func (h *Handlers) folderPage(c *fiber.Ctx, status int, notice, failure string) error {
 	a := h.actor(c)
 	ctx := c.UserContext()
-	f, members, err := h.links.FolderMembers(ctx, a, c.Params("id"))
+	f, members, err := h.Deps.Links.FolderMembers(ctx, a, c.Params("id"))
 	if err != nil {
 		return err
 	}
-	rights, err := h.links.FolderRights(ctx, a, []models.Folder{*f})
+	rights, err := h.Deps.Links.FolderRights(ctx, a, []models.Folder{*f})
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (h *Handlers) SetFolderAccess(c *fiber.Ctx) error {
 	if err == nil {
 		var in *links.FolderInput
 		if in, err = links.ParseFolderInput(raw, false); err == nil {
-			_, err = h.links.UpdateFolder(c.UserContext(), a, id, in)
+			_, err = h.Deps.Links.UpdateFolder(c.UserContext(), a, id, in)
 		}
 	}
 	if err != nil {
@@ -111,11 +111,11 @@ func (h *Handlers) SetFolderAccess(c *fiber.Ctx) error {
 // canShare refuses a sharing change without folders.users.write (or below
 // Business).
 func (h *Handlers) canShare(c *fiber.Ctx, a links.Actor, id string) error {
-	f, err := h.links.FolderAccess(c.UserContext(), a, id, models.PermFolderRead)
+	f, err := h.Deps.Links.FolderAccess(c.UserContext(), a, id, models.PermFolderRead)
 	if err != nil {
 		return err
 	}
-	rights, err := h.links.FolderRights(c.UserContext(), a, []models.Folder{*f})
+	rights, err := h.Deps.Links.FolderRights(c.UserContext(), a, []models.Folder{*f})
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func (h *Handlers) SetFolderMemberRole(c *fiber.Ctx) error {
 		role = &r
 	}
 	id := c.Params("id")
-	if err := h.links.SetFolderRole(c.UserContext(), h.actor(c), id, c.Params("user"), role); err != nil {
+	if err := h.Deps.Links.SetFolderRole(c.UserContext(), h.actor(c), id, c.Params("user"), role); err != nil {
 		return h.folderFailure(c, err)
 	}
 	return redirect(c, "/console/folders/"+id+"?saved=role")

@@ -157,7 +157,7 @@ func (h *Handlers) startImport(c *fiber.Ctx, st *importState, label string, src 
 	}
 	h.imports.mu.Unlock()
 	userID := vw.User.ID
-	r := &importer.Runner{Links: h.links, Workspace: ws, UserID: &userID, Progress: func(p importer.Progress) {
+	r := &importer.Runner{Links: h.Deps.Links, Workspace: ws, UserID: &userID, Progress: func(p importer.Progress) {
 		h.imports.mu.Lock()
 		st.progress = p
 		h.imports.mu.Unlock()
@@ -167,9 +167,9 @@ func (h *Handlers) startImport(c *fiber.Ctx, st *importState, label string, src 
 		defer cancel()
 		rep, err := r.Run(ctx, src)
 		if err != nil {
-			h.log.Error("console import failed", "workspace", ws.ID, "source", label, "err", err)
+			h.Logger.Error("console import failed", "workspace", ws.ID, "source", label, "err", err)
 		} else {
-			h.log.Info("console import finished", "workspace", ws.ID, "source", label, "created", rep.Created,
+			h.Logger.Info("console import finished", "workspace", ws.ID, "source", label, "created", rep.Created,
 				"skipped", rep.Skipped, "failed", rep.Failed, "clicks", rep.Clicks)
 		}
 		h.imports.mu.Lock()
@@ -218,7 +218,7 @@ func (h *Handlers) RunAPIImport(c *fiber.Ctx) error {
 // not make the server reach its own network), no proxy, 30 s a request.
 func (h *Handlers) importClient() *http.Client {
 	dialer := &net.Dialer{Timeout: 10 * time.Second}
-	if h.cfg.ImportTargets != "any" {
+	if h.Config.ImportTargets != "any" {
 		dialer.Control = netguard.PublicOnly
 	}
 	return &http.Client{Timeout: 30 * time.Second,

@@ -11,7 +11,7 @@ import (
 
 func (h *Handlers) keysView(c *fiber.Ctx) (vc.KeysView, error) {
 	v := vc.KeysView{CSRF: session(c).CSRF}
-	ks, err := h.db.ListAPIKeys(c.UserContext(), viewer(c).Workspace.ID)
+	ks, err := h.DB.ListAPIKeys(c.UserContext(), viewer(c).Workspace.ID)
 	if err != nil {
 		return v, err
 	}
@@ -46,7 +46,7 @@ func (h *Handlers) CreateKey(c *fiber.Ctx) error {
 		v.NewName, v.Error = name, "Give the key a name of 1 to 190 characters."
 		return h.page(c, fiber.StatusUnprocessableEntity, "API keys", "keys", vc.Keys(v))
 	}
-	_, token, err := h.workspaces.CreateAPIKey(c.UserContext(), vw.Workspace.ID, name, &vw.User.ID)
+	_, token, err := h.Workspaces.CreateAPIKey(c.UserContext(), vw.Workspace.ID, name, &vw.User.ID)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (h *Handlers) CreateKey(c *fiber.Ctx) error {
 
 // RevokeKey revokes a key of this workspace; htmx gets the list back.
 func (h *Handlers) RevokeKey(c *fiber.Ctx) error {
-	if err := h.workspaces.RevokeAPIKey(c.UserContext(), viewer(c).Workspace.ID, c.Params("id")); err != nil {
+	if err := h.Workspaces.RevokeAPIKey(c.UserContext(), viewer(c).Workspace.ID, c.Params("id")); err != nil {
 		return err
 	}
 	if render.IsHTMX(c) {

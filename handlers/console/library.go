@@ -26,8 +26,8 @@ func (h *Handlers) libraryPage(c *fiber.Ctx, status int, kind string, errs vc.Fi
 			{Label: "Domain", Name: "slug", Value: val("slug"), Placeholder: "go.example.com", Required: true},
 			{Label: "Redirect when a link has expired (optional)", Name: "expiredUrl", Type: "url", Value: val("expiredUrl")},
 		}
-		v.Rows = append(v.Rows, vc.LibraryRow{ID: h.links.DefaultDomain(), Name: h.links.DefaultDomain(), Badge: "default"})
-		ds, err := h.db.WorkspaceDomains(ctx, ws.ID)
+		v.Rows = append(v.Rows, vc.LibraryRow{ID: h.Deps.Links.DefaultDomain(), Name: h.Deps.Links.DefaultDomain(), Badge: "default"})
+		ds, err := h.DB.WorkspaceDomains(ctx, ws.ID)
 		if err != nil {
 			return err
 		}
@@ -53,7 +53,7 @@ func (h *Handlers) libraryPage(c *fiber.Ctx, status int, kind string, errs vc.Fi
 			colors = append(colors, vc.Option{Value: col, Label: col, Selected: col == val("color")})
 		}
 		v.Selects = []vc.SelectProps{{Label: "Color", Name: "color", Options: colors}}
-		ts, err := h.db.ListTags(ctx, ws.ID, models.TagFilter{Limit: 500})
+		ts, err := h.DB.ListTags(ctx, ws.ID, models.TagFilter{Limit: 500})
 		if err != nil {
 			return err
 		}
@@ -130,14 +130,14 @@ func (h *Handlers) CreateTag(c *fiber.Ctx) error {
 	raw, typed := jsonBody(c, "name", "color")
 	in, err := links.ParseTagInput(raw)
 	if err == nil {
-		_, err = h.links.CreateTag(c.UserContext(), viewer(c).Workspace, in)
+		_, err = h.Deps.Links.CreateTag(c.UserContext(), viewer(c).Workspace, in)
 	}
 	return h.libraryResult(c, "tags", err, typed, "name")
 }
 
 // DeleteTag deletes a tag.
 func (h *Handlers) DeleteTag(c *fiber.Ctx) error {
-	if err := h.links.DeleteTag(c.UserContext(), viewer(c).Workspace, c.Params("id")); err != nil {
+	if err := h.Deps.Links.DeleteTag(c.UserContext(), viewer(c).Workspace, c.Params("id")); err != nil {
 		return err
 	}
 	return redirect(c, "/console/tags")
@@ -150,7 +150,7 @@ func (h *Handlers) CreateFolder(c *fiber.Ctx) error {
 	if err == nil {
 		var in *links.FolderInput
 		if in, err = links.ParseFolderInput(raw, true); err == nil {
-			_, err = h.links.CreateFolder(c.UserContext(), h.actor(c), in)
+			_, err = h.Deps.Links.CreateFolder(c.UserContext(), h.actor(c), in)
 		}
 	}
 	return h.libraryResult(c, "folders", err, typed, "name")
@@ -162,7 +162,7 @@ func (h *Handlers) DeleteFolder(c *fiber.Ctx) error {
 	if err := ws.RequirePlan(models.PlanPro); err != nil {
 		return err
 	}
-	if err := h.links.DeleteFolder(c.UserContext(), h.actor(c), c.Params("id")); err != nil {
+	if err := h.Deps.Links.DeleteFolder(c.UserContext(), h.actor(c), c.Params("id")); err != nil {
 		return err
 	}
 	return redirect(c, "/console/folders")

@@ -28,7 +28,7 @@ func (h *Handlers) Link(c *fiber.Ctx) error {
 	if to, ok := withoutEmptyParams(c); ok {
 		return c.Redirect(to, fiber.StatusFound)
 	}
-	l, err := h.links.Get(c.UserContext(), h.actor(c), c.Params("id"))
+	l, err := h.Deps.Links.Get(c.UserContext(), h.actor(c), c.Params("id"))
 	if err != nil {
 		return foreign(err)
 	}
@@ -51,11 +51,11 @@ func (h *Handlers) linkDetail(c *fiber.Ctx, l *models.Link) (vc.LinkDetail, erro
 	v.QRURL = "/api/qr?" + url.Values{"url": {v.Link.ShortLink}, "size": {"600"}, "margin": {"2"}}.Encode()
 	v.QRName = qrFileName(l)
 	if l.FolderID != nil {
-		fo, err := h.links.FolderAccess(c.UserContext(), h.actor(c), *l.FolderID, models.PermFolderRead)
+		fo, err := h.Deps.Links.FolderAccess(c.UserContext(), h.actor(c), *l.FolderID, models.PermFolderRead)
 		if err != nil {
 			return v, err
 		}
-		rights, err := h.links.FolderRights(c.UserContext(), h.actor(c), []models.Folder{*fo})
+		rights, err := h.Deps.Links.FolderRights(c.UserContext(), h.actor(c), []models.Folder{*fo})
 		if err != nil {
 			return v, err
 		}
@@ -88,7 +88,7 @@ func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	in, typed, err := formInput(c, links.SchemaUpdate)
 	if err == nil {
-		_, err = h.links.Update(ctx, h.actor(c), c.Params("id"), in)
+		_, err = h.Deps.Links.Update(ctx, h.actor(c), c.Params("id"), in)
 	}
 	if err != nil {
 		err = foreign(err)
@@ -99,7 +99,7 @@ func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 		if !ok {
 			return err
 		}
-		l, gerr := h.links.Get(ctx, h.actor(c), c.Params("id"))
+		l, gerr := h.Deps.Links.Get(ctx, h.actor(c), c.Params("id"))
 		if gerr != nil {
 			return foreign(gerr)
 		}
@@ -123,7 +123,7 @@ func (h *Handlers) ArchiveLink(c *fiber.Ctx) error {
 	// Dub's dashboard archives through the bulk endpoint: no link.updated.
 	a := h.actor(c)
 	a.Silent = true
-	if _, err := h.links.Update(c.UserContext(), a, c.Params("id"), in); err != nil {
+	if _, err := h.Deps.Links.Update(c.UserContext(), a, c.Params("id"), in); err != nil {
 		return foreign(err)
 	}
 	return redirect(c, "/console/links/"+c.Params("id"))
@@ -134,7 +134,7 @@ func (h *Handlers) DeleteLink(c *fiber.Ctx) error {
 	// Dub's dashboard deletes through the bulk endpoint: no link.deleted.
 	a := h.actor(c)
 	a.Silent = true
-	if _, err := h.links.Remove(c.UserContext(), a, c.Params("id")); err != nil {
+	if _, err := h.Deps.Links.Remove(c.UserContext(), a, c.Params("id")); err != nil {
 		return foreign(err)
 	}
 	return redirect(c, "/console/links")

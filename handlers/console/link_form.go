@@ -17,9 +17,9 @@ func (h *Handlers) linkForm(c *fiber.Ctx, l *models.Link) (vc.LinkForm, error) {
 	ws := viewer(c).Workspace
 	ctx := c.UserContext()
 	f := vc.LinkForm{CSRF: session(c).CSRF, TagIDs: map[string]bool{}}
-	def := h.links.DefaultDomain()
+	def := h.Deps.Links.DefaultDomain()
 	f.Domains = []vc.Option{{Value: def, Label: def}}
-	ds, err := h.db.WorkspaceDomains(ctx, ws.ID)
+	ds, err := h.DB.WorkspaceDomains(ctx, ws.ID)
 	if err != nil {
 		return f, err
 	}
@@ -35,7 +35,7 @@ func (h *Handlers) linkForm(c *fiber.Ctx, l *models.Link) (vc.LinkForm, error) {
 	// workspace's (the default short domain changed since, a domain
 	// removed) is still offered its own domain, selected: saving the form
 	// must not move the link to the first domain of the list.
-	if l != nil && !offered && !h.links.IsDefaultDomain(l.Domain) {
+	if l != nil && !offered && !h.Deps.Links.IsDefaultDomain(l.Domain) {
 		f.Domains = append(f.Domains, vc.Option{Value: l.Domain, Label: l.Domain})
 	}
 	// Links go only into folders where the user may write them.
@@ -53,7 +53,7 @@ func (h *Handlers) linkForm(c *fiber.Ctx, l *models.Link) (vc.LinkForm, error) {
 	for _, fo := range fs {
 		f.ReadFolders = append(f.ReadFolders, vc.Option{Value: fo.ID, Label: fo.Name})
 	}
-	ts, err := h.db.ListTags(ctx, ws.ID, models.TagFilter{Limit: 500})
+	ts, err := h.DB.ListTags(ctx, ws.ID, models.TagFilter{Limit: 500})
 	if err != nil {
 		return f, err
 	}

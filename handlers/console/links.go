@@ -82,11 +82,11 @@ func (h *Handlers) linksView(c *fiber.Ctx, pageParam string) (vc.LinksView, erro
 	for _, s := range []struct{ v, l string }{{"createdAt", "Newest"}, {"clicks", "Most clicks"}, {"lastClicked", "Last clicked"}, {"saleAmount", "Revenue"}} {
 		v.Sorts = append(v.Sorts, vc.Option{Value: s.v, Label: s.l, Selected: string(q.Sort) == s.v})
 	}
-	ls, err := h.links.List(ctx, h.actor(c), q)
+	ls, err := h.Deps.Links.List(ctx, h.actor(c), q)
 	if err != nil {
 		return v, err
 	}
-	total, err := h.links.Count(ctx, h.actor(c), q)
+	total, err := h.Deps.Links.Count(ctx, h.actor(c), q)
 	if err != nil {
 		return v, err
 	}
@@ -138,7 +138,7 @@ func optionLabels(opts []vc.Option) map[string]string {
 // linkRow is a link as the list and its page show it; folders names the
 // workspace's folders by id.
 func (h *Handlers) linkRow(l *models.Link, folders map[string]string) vc.LinkRow {
-	short := h.links.ShortLink(l)
+	short := h.Deps.Links.ShortLink(l)
 	r := vc.LinkRow{ID: l.ID, ShortLink: short, Display: l.Domain + "/" + l.Key, URL: l.URL, Created: date(l.CreatedAt),
 		Clicks: l.Clicks, Leads: l.Leads, Sales: l.Sales, Archived: l.Archived, ClicksText: thousands(l.Clicks) + " clicks"}
 	if l.Clicks == 1 {
@@ -161,7 +161,7 @@ func (h *Handlers) CreateLink(c *fiber.Ctx) error {
 	in, typed, err := formInput(c, links.SchemaCreate)
 	var l *models.Link
 	if err == nil {
-		l, err = h.links.Create(c.UserContext(), h.actor(c), in)
+		l, err = h.Deps.Links.Create(c.UserContext(), h.actor(c), in)
 	}
 	if err != nil {
 		errs, status, ok := fieldErrors(err, "key")

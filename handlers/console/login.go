@@ -29,7 +29,7 @@ func (h *Handlers) Login(c *fiber.Ctx) error {
 	f := vc.LoginForm{Email: c.FormValue("email"), Next: safeNext(c.FormValue("next"))}
 	password := c.FormValue("password")
 	ctx := c.UserContext()
-	u, err := h.db.UserByEmail(ctx, f.Email)
+	u, err := h.DB.UserByEmail(ctx, f.Email)
 	var hash *string
 	switch {
 	case err == nil:
@@ -41,22 +41,22 @@ func (h *Handlers) Login(c *fiber.Ctx) error {
 		f.CSRF, f.Error = session(c).CSRF, signInFailed
 		return bare(c, fiber.StatusUnauthorized, "Sign in", vc.Login(f))
 	}
-	ms, err := h.db.UserWorkspaces(ctx, u.ID)
+	ms, err := h.DB.UserWorkspaces(ctx, u.ID)
 	if err != nil {
 		return err
 	}
-	sid, err := h.db.CreateConsoleSession(ctx, u.ID, h.now())
+	sid, err := h.DB.CreateConsoleSession(ctx, u.ID, h.Now())
 	if err != nil {
 		return err
 	}
-	s := auth.Session{UserID: u.ID, SessionID: sid, CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}
+	s := auth.Session{UserID: u.ID, SessionID: sid, CSRF: auth.NewToken(), IssuedAt: h.Now().Unix()}
 	if len(ms) > 0 {
 		s.WorkspaceID = ms[0].Workspace.ID
 	}
 	if err := h.saveSession(c, s); err != nil {
 		return err
 	}
-	h.log.Info("console sign-in", "user_id", u.ID)
+	h.Logger.Info("console sign-in", "user_id", u.ID)
 	return render.Redirect(c, f.Next)
 }
 
@@ -65,11 +65,11 @@ func (h *Handlers) Login(c *fiber.Ctx) error {
 // fresh anonymous one.
 func (h *Handlers) Logout(c *fiber.Ctx) error {
 	if sid := session(c).SessionID; sid != "" {
-		if err := h.db.RevokeConsoleSession(c.UserContext(), sid); err != nil {
+		if err := h.DB.RevokeConsoleSession(c.UserContext(), sid); err != nil {
 			return err
 		}
 	}
-	if err := h.saveSession(c, auth.Session{CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}); err != nil {
+	if err := h.saveSession(c, auth.Session{CSRF: auth.NewToken(), IssuedAt: h.Now().Unix()}); err != nil {
 		return err
 	}
 	return render.Redirect(c, "/console/login")
@@ -96,11 +96,11 @@ func (h *Handlers) SwitchWorkspace(c *fiber.Ctx) error {
 // browsers, a stolen cookie); this one stays signed in.
 func (h *Handlers) LogoutEverywhere(c *fiber.Ctx) error {
 	v := viewer(c)
-	n, err := h.db.RevokeOtherConsoleSessions(c.UserContext(), v.User.ID, session(c).SessionID)
+	n, err := h.DB.RevokeOtherConsoleSessions(c.UserContext(), v.User.ID, session(c).SessionID)
 	if err != nil {
 		return err
 	}
-	h.log.Info("console sessions revoked", "user_id", v.User.ID, "sessions", n)
+	h.Logger.Info("console sessions revoked", "user_id", v.User.ID, "sessions", n)
 	return render.Redirect(c, "/console/settings")
 }
 
@@ -116,13 +116,13 @@ func (h *Handlers) ChangePassword(c *fiber.Ctx) error {
 		return apierr.Validation("too_small", "new_password", err.Error())
 	}
 	ctx := c.UserContext()
-	if err := h.db.SetPasswordHash(ctx, v.User.ID, hash, h.now()); err != nil {
+	if err := h.DB.SetPasswordHash(ctx, v.User.ID, hash, h.Now()); err != nil {
 		return err
 	}
-	n, err := h.db.RevokeOtherConsoleSessions(ctx, v.User.ID, session(c).SessionID)
+	n, err := h.DB.RevokeOtherConsoleSessions(ctx, v.User.ID, session(c).SessionID)
 	if err != nil {
 		return err
 	}
-	h.log.Info("console password changed; other sessions revoked", "user_id", v.User.ID, "sessions", n)
+	h.Logger.Info("console password changed; other sessions revoked", "user_id", v.User.ID, "sessions", n)
 	return render.Redirect(c, "/console/settings")
 }

@@ -15,9 +15,9 @@ import (
 
 func (h *Handlers) membersView(c *fiber.Ctx) (vc.MembersView, error) {
 	vw := viewer(c)
-	v := vc.MembersView{CSRF: session(c).CSRF, CanManage: vw.Role == models.RoleOwner, SelfID: vw.User.ID, Form: vc.InviteForm{Role: string(models.RoleMember)}, TTL: ttlText(h.cfg.InviteTTL)}
+	v := vc.MembersView{CSRF: session(c).CSRF, CanManage: vw.Role == models.RoleOwner, SelfID: vw.User.ID, Form: vc.InviteForm{Role: string(models.RoleMember)}, TTL: ttlText(h.Config.InviteTTL)}
 	ctx := c.UserContext()
-	ms, err := h.db.ListMembers(ctx, vw.Workspace.ID)
+	ms, err := h.DB.ListMembers(ctx, vw.Workspace.ID)
 	if err != nil {
 		return v, err
 	}
@@ -27,11 +27,11 @@ func (h *Handlers) membersView(c *fiber.Ctx) (vc.MembersView, error) {
 		v.Members = append(v.Members, vc.MemberRow{UserID: m.UserID, Email: m.Email, Role: string(m.Role), Joined: date(m.CreatedAt)})
 	}
 	v.Pager = *pagerFor(c, "/console/settings/members", lp, len(v.Members), int64(len(ms)))
-	invs, err := h.db.ListInvites(ctx, vw.Workspace.ID)
+	invs, err := h.DB.ListInvites(ctx, vw.Workspace.ID)
 	if err != nil {
 		return v, err
 	}
-	now := h.now()
+	now := h.Now()
 	for _, i := range invs {
 		v.Invites = append(v.Invites, vc.InviteRow{ID: i.ID, Email: i.Email, Role: string(i.Role), Expires: i.ExpiresAt.UTC().Format("Jan 2, 2006 15:04 UTC"), Expired: !now.Before(i.ExpiresAt)})
 	}
@@ -52,7 +52,7 @@ func (h *Handlers) Members(c *fiber.Ctx) error {
 func (h *Handlers) CreateInvite(c *fiber.Ctx) error {
 	vw := viewer(c)
 	form := vc.InviteForm{Email: c.FormValue("email"), Role: c.FormValue("role")}
-	inv, token, err := h.workspaces.CreateInvite(c.UserContext(), vw.Workspace.ID, form.Email, models.Role(form.Role), &vw.User.ID, h.cfg.InviteTTL)
+	inv, token, err := h.Workspaces.CreateInvite(c.UserContext(), vw.Workspace.ID, form.Email, models.Role(form.Role), &vw.User.ID, h.Config.InviteTTL)
 	v, verr := h.membersView(c)
 	if verr != nil {
 		return verr
@@ -66,14 +66,14 @@ func (h *Handlers) CreateInvite(c *fiber.Ctx) error {
 		v.Form = form
 		return h.page(c, status, "Members", "members", vc.Members(v))
 	}
-	v.InviteLink = h.cfg.AppURL.String() + "/console/invites/" + token
-	h.log.Info("console invite created", "workspace_id", vw.Workspace.ID, "invite_id", inv.ID)
+	v.InviteLink = h.Config.AppURL.String() + "/console/invites/" + token
+	h.Logger.Info("console invite created", "workspace_id", vw.Workspace.ID, "invite_id", inv.ID)
 	return h.page(c, fiber.StatusCreated, "Members", "members", vc.Members(v))
 }
 
 // DeleteInvite withdraws an invite.
 func (h *Handlers) DeleteInvite(c *fiber.Ctx) error {
-	if err := h.workspaces.DeleteInvite(c.UserContext(), viewer(c).Workspace.ID, c.Params("id")); err != nil {
+	if err := h.Workspaces.DeleteInvite(c.UserContext(), viewer(c).Workspace.ID, c.Params("id")); err != nil {
 		return err
 	}
 	return redirect(c, "/console/settings/members")
@@ -81,7 +81,7 @@ func (h *Handlers) DeleteInvite(c *fiber.Ctx) error {
 
 // SetRole changes a member's role; the last owner cannot be demoted (409).
 func (h *Handlers) SetRole(c *fiber.Ctx) error {
-	if err := h.workspaces.SetMemberRole(c.UserContext(), viewer(c).Workspace.ID, c.Params("user"), models.Role(c.FormValue("role"))); err != nil {
+	if err := h.Workspaces.SetMemberRole(c.UserContext(), viewer(c).Workspace.ID, c.Params("user"), models.Role(c.FormValue("role"))); err != nil {
 		return err
 	}
 	return redirect(c, "/console/settings/members")
@@ -89,7 +89,7 @@ func (h *Handlers) SetRole(c *fiber.Ctx) error {
 
 // RemoveMember takes a member out of the workspace.
 func (h *Handlers) RemoveMember(c *fiber.Ctx) error {
-	if err := h.workspaces.RemoveMember(c.UserContext(), viewer(c).Workspace.ID, c.Params("user")); err != nil {
+	if err := h.Workspaces.RemoveMember(c.UserContext(), viewer(c).Workspace.ID, c.Params("user")); err != nil {
 		return err
 	}
 	return redirect(c, "/console/settings/members")
@@ -99,7 +99,7 @@ func (h *Handlers) RemoveMember(c *fiber.Ctx) error {
 // page (the error is returned as handled: nil error, done true).
 func (h *Handlers) invitePage(c *fiber.Ctx) (vc.InvitePage, bool, error) {
 	token := c.Params("token")
-	inv, w, err := h.db.InviteByToken(c.UserContext(), token, h.now())
+	inv, w, err := h.DB.InviteByToken(c.UserContext(), token, h.Now())
 	if apierr.Is(err, apierr.InviteExpired) {
 		return vc.InvitePage{}, true, bare(c, fiber.StatusGone, "Invite expired", vc.InviteGone(apierr.As(err).Message))
 	}
@@ -107,7 +107,7 @@ func (h *Handlers) invitePage(c *fiber.Ctx) (vc.InvitePage, bool, error) {
 		return vc.InvitePage{}, true, err
 	}
 	p := vc.InvitePage{CSRF: session(c).CSRF, Token: token, Workspace: w.Name, Email: inv.Email, Role: string(inv.Role)}
-	u, err := h.db.UserByEmail(c.UserContext(), inv.Email)
+	u, err := h.DB.UserByEmail(c.UserContext(), inv.Email)
 	switch {
 	case err == nil:
 		p.HasAccount = u.PasswordHash != nil
@@ -136,7 +136,7 @@ func (h *Handlers) AcceptInvite(c *fiber.Ctx) error {
 	}
 	password := c.FormValue("password")
 	var hashErr error
-	u, w, err := h.workspaces.AcceptInvite(c.UserContext(), p.Token,
+	u, w, err := h.Workspaces.AcceptInvite(c.UserContext(), p.Token,
 		func() (string, error) {
 			hsh, err := auth.HashPassword(password)
 			if err != nil {
@@ -156,14 +156,14 @@ func (h *Handlers) AcceptInvite(c *fiber.Ctx) error {
 	case err != nil:
 		return err
 	}
-	sid, err := h.db.CreateConsoleSession(c.UserContext(), u.ID, h.now())
+	sid, err := h.DB.CreateConsoleSession(c.UserContext(), u.ID, h.Now())
 	if err != nil {
 		return err
 	}
-	if err := h.saveSession(c, auth.Session{UserID: u.ID, SessionID: sid, WorkspaceID: w.ID, CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}); err != nil {
+	if err := h.saveSession(c, auth.Session{UserID: u.ID, SessionID: sid, WorkspaceID: w.ID, CSRF: auth.NewToken(), IssuedAt: h.Now().Unix()}); err != nil {
 		return err
 	}
-	h.log.Info("console invite accepted", "workspace_id", w.ID, "user_id", u.ID)
+	h.Logger.Info("console invite accepted", "workspace_id", w.ID, "user_id", u.ID)
 	return redirect(c, "/console")
 }
 

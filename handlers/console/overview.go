@@ -20,7 +20,7 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 	v := viewer(c)
 	ctx := c.UserContext()
 	ov := vc.OverviewView{Name: v.Workspace.Name, Slug: v.Workspace.Slug, Plan: string(v.Workspace.Plan), Role: string(v.Role)}
-	n, err := h.links.Count(ctx, h.actor(c), links.ListQuery{AllFolders: true, ShowArchived: true})
+	n, err := h.Deps.Links.Count(ctx, h.actor(c), links.ListQuery{AllFolders: true, ShowArchived: true})
 	if err != nil {
 		return err
 	}
@@ -37,15 +37,15 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 // checklist is the getting-started list: a domain, a first link, an API
 // key and a partner program. It is nil once every step is done.
 func (h *Handlers) checklist(ctx context.Context, ws *models.Workspace) ([]vc.CheckItem, error) {
-	ds, err := h.db.WorkspaceDomains(ctx, ws.ID)
+	ds, err := h.DB.WorkspaceDomains(ctx, ws.ID)
 	if err != nil {
 		return nil, err
 	}
-	nLinks, err := h.db.CountKeyedLinks(ctx, ws.ID)
+	nLinks, err := h.DB.CountKeyedLinks(ctx, ws.ID)
 	if err != nil {
 		return nil, err
 	}
-	ks, err := h.db.ListAPIKeys(ctx, ws.ID)
+	ks, err := h.DB.ListAPIKeys(ctx, ws.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -53,12 +53,12 @@ func (h *Handlers) checklist(ctx context.Context, ws *models.Workspace) ([]vc.Ch
 	for _, k := range ks {
 		activeKey = activeKey || k.RevokedAt == nil
 	}
-	_, perr := h.db.DefaultProgram(ctx, ws.ID)
+	_, perr := h.DB.DefaultProgram(ctx, ws.ID)
 	if perr != nil && !models.IsNotFound(perr) {
 		return nil, perr
 	}
 	items := []vc.CheckItem{
-		{Key: "domain", Label: "Add your domain", Hint: "Short links on your own domain (go.example.com) instead of " + h.links.DefaultDomain() + ".", Href: "/console/domains", Done: len(ds) > 0},
+		{Key: "domain", Label: "Add your domain", Hint: "Short links on your own domain (go.example.com) instead of " + h.Deps.Links.DefaultDomain() + ".", Href: "/console/domains", Done: len(ds) > 0},
 		{Key: "link", Label: "Create your first link", Hint: "A short link to any page; its clicks show up here.", Href: "/console/links", Done: nLinks > 0},
 		{Key: "key", Label: "Create an API key", Hint: "Track leads and sales from your server with Dub's SDKs.", Href: "/console/settings/keys", Done: activeKey},
 		{Key: "program", Label: "Start a partner program", Hint: "Reward partners for the clicks, leads and sales they bring.", Href: "/console/program", Done: perr == nil},
@@ -80,13 +80,13 @@ func (h *Handlers) overviewAnalytics(ctx context.Context, ws *models.Workspace, 
 		return nil
 	}
 	d := newDashboard("/console/analytics", url.Values{"interval": {"30d"}}, "", true)
-	now := h.now()
+	now := h.Now()
 	run := func(g analytics.GroupBy, event string) (*analytics.Result, error) {
 		q, err := d.parse(g, event, analytics.EndpointAnalytics, now)
 		if err != nil {
 			return nil, err
 		}
-		return h.stats.Analytics(ctx, ws, q)
+		return h.Deps.Analytics.Analytics(ctx, ws, q)
 	}
 	tot, err := run(analytics.Count, "composite")
 	if err != nil {
@@ -124,7 +124,7 @@ func (h *Handlers) overviewAnalytics(ctx context.Context, ws *models.Workspace, 
 			return err
 		}
 		q.Limit = 6
-		got, err := h.stats.Events(ctx, ws, q)
+		got, err := h.Deps.Analytics.Events(ctx, ws, q)
 		if err != nil {
 			return err
 		}

@@ -36,14 +36,14 @@ func (h *Handlers) Partner(c *fiber.Ctx) error {
 	if p == nil {
 		return apierr.New(apierr.NotFound, "This workspace has no partner program yet.")
 	}
-	ep, err := h.db.EnrolledPartnerByID(ctx, ws.ID, p.ID, c.Params("id"))
+	ep, err := h.DB.EnrolledPartnerByID(ctx, ws.ID, p.ID, c.Params("id"))
 	if err != nil {
 		return err
 	}
 	v := vc.PartnerView{CSRF: session(c).CSRF, ID: ep.Partner.ID, Name: ep.Partner.Name, Email: ep.Partner.Email,
 		Status: ep.Enrollment.Status, Joined: date(ep.Enrollment.CreatedAt), Country: deref(ep.Partner.Country), TenantID: deref(ep.Enrollment.TenantID)}
 	if ep.Enrollment.GroupID != nil {
-		if g, err := h.db.GroupByID(ctx, ws.ID, *ep.Enrollment.GroupID); err == nil {
+		if g, err := h.DB.GroupByID(ctx, ws.ID, *ep.Enrollment.GroupID); err == nil {
 			v.Group = g.Name
 		} else if !models.IsNotFound(err) {
 			return err
@@ -123,11 +123,11 @@ func (h *Handlers) partnerCommissions(ctx context.Context, ws *models.Workspace,
 	v := vc.TablePage{TestID: "partner-commissions", Title: "Latest commissions", Empty: "No commissions yet",
 		Headers: []string{"Date", "Type", "Sale", "Earnings", "Status"}}
 	q := models.CommissionQuery{PartnerID: &models.SetFilter{Values: []string{ep.Partner.ID}}, SortBy: "createdAt", Desc: true, Limit: partnerLatest}
-	cs, err := h.db.ListCommissions(ctx, ws.ID, p.ID, q)
+	cs, err := h.DB.ListCommissions(ctx, ws.ID, p.ID, q)
 	if err != nil {
 		return v, err
 	}
-	total, err := h.db.CountCommissions(ctx, ws.ID, p.ID, q)
+	total, err := h.DB.CountCommissions(ctx, ws.ID, p.ID, q)
 	if err != nil {
 		return v, err
 	}
@@ -146,11 +146,11 @@ func (h *Handlers) partnerPayouts(ctx context.Context, ws *models.Workspace, p *
 	v := vc.TablePage{TestID: "partner-payouts", Title: "Latest payouts", Empty: "No payouts yet",
 		Headers: []string{"Period", "Amount", "Status", "Paid"}}
 	q := models.PayoutQuery{PartnerID: ep.Partner.ID, SortBy: "createdAt", Desc: true, Limit: partnerLatest}
-	ps, err := h.db.ListPayouts(ctx, ws.ID, p.ID, q)
+	ps, err := h.DB.ListPayouts(ctx, ws.ID, p.ID, q)
 	if err != nil {
 		return v, err
 	}
-	total, err := h.db.CountPayouts(ctx, ws.ID, p.ID, q)
+	total, err := h.DB.CountPayouts(ctx, ws.ID, p.ID, q)
 	if err != nil {
 		return v, err
 	}

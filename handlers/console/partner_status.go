@@ -50,11 +50,11 @@ func (h *Handlers) SetPartnerStatus(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	ws, user := viewer(c).Workspace, viewer(c).User.ID
 	to := c.FormValue("status")
-	p, err := h.db.DefaultProgram(ctx, ws.ID)
+	p, err := h.DB.DefaultProgram(ctx, ws.ID)
 	if err != nil {
 		return err
 	}
-	e, err := h.db.EnrollmentByPartner(ctx, ws.ID, p.ID, c.Params("id"))
+	e, err := h.DB.EnrollmentByPartner(ctx, ws.ID, p.ID, c.Params("id"))
 	if err != nil {
 		return err
 	}
@@ -69,23 +69,23 @@ func (h *Handlers) SetPartnerStatus(c *fiber.Ctx) error {
 		if labelOr(conversions.BanReasonLabels, reason) == reason {
 			return apierr.Validation("invalid_value", "reason", "Choose one of the ban reasons.")
 		}
-		_, err = h.conv.BanPartner(ctx, ws, sel, reason)
+		_, err = h.Conversions.BanPartner(ctx, ws, sel, reason)
 	case to == models.EnrollmentDeactivated:
-		_, err = h.conv.DeactivatePartner(ctx, ws, sel)
+		_, err = h.Conversions.DeactivatePartner(ctx, ws, sel)
 	case to == models.EnrollmentArchived:
-		err = h.conv.ArchivePartner(ctx, ws, sel, true)
+		err = h.Conversions.ArchivePartner(ctx, ws, sel, true)
 	case to == models.EnrollmentRejected && e.Status == models.EnrollmentPending:
-		err = h.conv.RejectApplication(ctx, ws, conversions.RejectInput{PartnerID: e.PartnerID, ReapplicationTimeframe: "standard", Reviewer: &user})
+		err = h.Conversions.RejectApplication(ctx, ws, conversions.RejectInput{PartnerID: e.PartnerID, ReapplicationTimeframe: "standard", Reviewer: &user})
 	case to != models.EnrollmentApproved:
 		return apierr.Validation("invalid_value", "status", "Choose approved, deactivated, banned or archived.")
 	case e.Status == models.EnrollmentPending || e.Status == models.EnrollmentRejected:
-		err = h.conv.ApproveApplication(ctx, ws, e.PartnerID, "", &user)
+		err = h.Conversions.ApproveApplication(ctx, ws, e.PartnerID, "", &user)
 	case e.Status == models.EnrollmentDeactivated:
-		_, err = h.conv.ReactivatePartner(ctx, ws, sel)
+		_, err = h.Conversions.ReactivatePartner(ctx, ws, sel)
 	case e.Status == models.EnrollmentBanned:
-		_, err = h.conv.UnbanPartner(ctx, ws, sel)
+		_, err = h.Conversions.UnbanPartner(ctx, ws, sel)
 	case e.Status == models.EnrollmentArchived:
-		err = h.conv.ArchivePartner(ctx, ws, sel, false)
+		err = h.Conversions.ArchivePartner(ctx, ws, sel, false)
 	default:
 		err = apierr.Newf(apierr.BadRequest, "A partner whose status is %q cannot be approved here.", e.Status)
 	}

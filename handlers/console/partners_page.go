@@ -27,7 +27,7 @@ func (h *Handlers) partnersPage(c *fiber.Ctx, status int, errs vc.FieldErrors, t
 		noProgram(&v)
 		return h.page(c, status, "Partners", "partners", vc.Table(v))
 	}
-	gs, err := h.db.ListGroups(ctx, ws.ID, p.ID)
+	gs, err := h.DB.ListGroups(ctx, ws.ID, p.ID)
 	if err != nil {
 		return err
 	}
@@ -47,11 +47,11 @@ func (h *Handlers) partnersPage(c *fiber.Ctx, status int, errs vc.FieldErrors, t
 		[2]string{"totalSaleAmount", "Revenue"}, [2]string{"createdAt", "Newest"})
 	lp := pageOf(c, listPageSize)
 	pq := models.PartnerQuery{Status: statusFilter, Search: strings.TrimSpace(c.Query("search")), SortBy: sort, Desc: true, Limit: lp.Size, Offset: lp.Offset()}
-	ps, err := h.db.ListEnrolledPartners(ctx, ws.ID, p.ID, pq)
+	ps, err := h.DB.ListEnrolledPartners(ctx, ws.ID, p.ID, pq)
 	if err != nil {
 		return err
 	}
-	total, err := h.db.CountEnrolledPartners(ctx, ws.ID, p.ID, pq)
+	total, err := h.DB.CountEnrolledPartners(ctx, ws.ID, p.ID, pq)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (h *Handlers) partnersPage(c *fiber.Ctx, status int, errs vc.FieldErrors, t
 func (h *Handlers) Enroll(c *fiber.Ctx) error {
 	typed := url.Values{"name": {strings.TrimSpace(c.FormValue("name"))}, "email": {strings.TrimSpace(c.FormValue("email"))}, "groupId": {c.FormValue("groupId")}}
 	name := typed.Get("name")
-	_, err := h.conv.EnrollPartner(c.UserContext(), viewer(c).Workspace, conversions.EnrollInput{
+	_, err := h.Conversions.EnrollPartner(c.UserContext(), viewer(c).Workspace, conversions.EnrollInput{
 		Email: strings.TrimSpace(typed.Get("email")), Name: &name, GroupID: typed.Get("groupId")})
 	if err != nil {
 		errs, status, ok := fieldErrors(err, "email")
@@ -89,7 +89,7 @@ func (h *Handlers) Enroll(c *fiber.Ctx) error {
 // partner's page) whose list it is, with links to the partner and to the
 // whole list.
 func (h *Handlers) onePartner(c *fiber.Ctx, v *vc.TablePage, path, partnerID string) error {
-	pt, err := h.db.PartnerByID(c.UserContext(), viewer(c).Workspace.ID, partnerID)
+	pt, err := h.DB.PartnerByID(c.UserContext(), viewer(c).Workspace.ID, partnerID)
 	if err != nil {
 		return err
 	}

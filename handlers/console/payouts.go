@@ -34,7 +34,7 @@ func (h *Handlers) Payouts(c *fiber.Ctx) error {
 		return h.page(c, fiber.StatusOK, "Payouts", "payouts", vc.Table(v))
 	}
 	// Due commissions join their payouts before the owner looks.
-	if _, err := h.db.AggregateProgram(ctx, ws.ID, p.ID, h.now()); err != nil {
+	if _, err := h.DB.AggregateProgram(ctx, ws.ID, p.ID, h.Now()); err != nil {
 		return err
 	}
 	min := "no minimum"
@@ -55,16 +55,16 @@ func (h *Handlers) Payouts(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	ps, err := h.db.ListPayouts(ctx, ws.ID, p.ID, q)
+	ps, err := h.DB.ListPayouts(ctx, ws.ID, p.ID, q)
 	if err != nil {
 		return err
 	}
-	total, err := h.db.CountPayouts(ctx, ws.ID, p.ID, q)
+	total, err := h.DB.CountPayouts(ctx, ws.ID, p.ID, q)
 	if err != nil {
 		return err
 	}
 	v.Pager = pagerFor(c, "/console/payouts", lp, len(ps), total)
-	partners, err := h.db.PartnersByID(ctx, ws.ID, payoutPartnerIDs(ps))
+	partners, err := h.DB.PartnersByID(ctx, ws.ID, payoutPartnerIDs(ps))
 	if err != nil {
 		return err
 	}
@@ -118,16 +118,16 @@ func payoutStatus(p *models.Payout, minAmount int64) string {
 
 // ConfirmPayouts confirms every eligible pending payout in one batch.
 func (h *Handlers) ConfirmPayouts(c *fiber.Ctx) error {
-	p, err := h.db.DefaultProgram(c.UserContext(), viewer(c).Workspace.ID)
+	p, err := h.DB.DefaultProgram(c.UserContext(), viewer(c).Workspace.ID)
 	if err != nil {
 		return err
 	}
 	user := viewer(c).User.ID
-	batch, ps, err := h.conv.ConfirmPayouts(c.UserContext(), p, nil, &user)
+	batch, ps, err := h.Conversions.ConfirmPayouts(c.UserContext(), p, nil, &user)
 	if err != nil {
 		return err
 	}
-	h.log.Info("payouts confirmed", "program", p.ID, "batch", batch, "count", len(ps))
+	h.Logger.Info("payouts confirmed", "program", p.ID, "batch", batch, "count", len(ps))
 	return redirect(c, "/console/payouts?status=processing")
 }
 
@@ -135,20 +135,20 @@ func (h *Handlers) ConfirmPayouts(c *fiber.Ctx) error {
 func (h *Handlers) SetPayoutStatus(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	ws := viewer(c).Workspace
-	p, err := h.db.DefaultProgram(ctx, ws.ID)
+	p, err := h.DB.DefaultProgram(ctx, ws.ID)
 	if err != nil {
 		return err
 	}
 	ids := []string{c.Params("id")}
 	switch c.FormValue("status") {
 	case models.PayoutCompleted:
-		_, err = h.conv.CompletePayouts(ctx, p, ids)
+		_, err = h.Conversions.CompletePayouts(ctx, p, ids)
 	case models.PayoutFailed:
 		reason := strings.TrimSpace(c.FormValue("reason"))
 		if reason == "" {
 			reason = "Marked failed in the console."
 		}
-		_, err = h.conv.FailPayouts(ctx, p, ids, reason)
+		_, err = h.Conversions.FailPayouts(ctx, p, ids, reason)
 	default:
 		err = apierr.Validation("invalid_value", "status", "Choose completed or failed.")
 	}
@@ -163,16 +163,16 @@ func (h *Handlers) SetPayoutStatus(c *fiber.Ctx) error {
 func (h *Handlers) PayoutsCSV(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	ws := viewer(c).Workspace
-	p, err := h.db.DefaultProgram(ctx, ws.ID)
+	p, err := h.DB.DefaultProgram(ctx, ws.ID)
 	if err != nil {
 		return err
 	}
 	st := c.Query("status", models.PayoutProcessing)
-	ps, err := h.db.ListPayouts(ctx, ws.ID, p.ID, models.PayoutQuery{Status: st, SortBy: "createdAt"})
+	ps, err := h.DB.ListPayouts(ctx, ws.ID, p.ID, models.PayoutQuery{Status: st, SortBy: "createdAt"})
 	if err != nil {
 		return err
 	}
-	partners, err := h.db.PartnersByID(ctx, ws.ID, payoutPartnerIDs(ps))
+	partners, err := h.DB.PartnersByID(ctx, ws.ID, payoutPartnerIDs(ps))
 	if err != nil {
 		return err
 	}

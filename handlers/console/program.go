@@ -7,7 +7,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
@@ -19,7 +18,7 @@ import (
 
 // program loads the workspace's program; nil when it has none yet.
 func (h *Handlers) program(c *fiber.Ctx) (*models.Program, error) {
-	p, err := h.db.DefaultProgram(c.UserContext(), viewer(c).Workspace.ID)
+	p, err := h.DB.DefaultProgram(c.UserContext(), viewer(c).Workspace.ID)
 	if models.IsNotFound(err) {
 		return nil, nil
 	}
@@ -60,7 +59,7 @@ func (h *Handlers) programPage(c *fiber.Ctx, status int, errs vc.FieldErrors, ty
 		return h.page(c, status, "Program & rewards", "program", vc.Table(v))
 	}
 	v.Intro = "Program “" + p.Name + "”. Partners earn the rewards of their group; a new reward applies to every partner in the group from now on."
-	gs, err := h.db.ListGroups(ctx, ws.ID, p.ID)
+	gs, err := h.DB.ListGroups(ctx, ws.ID, p.ID)
 	if err != nil {
 		return err
 	}
@@ -72,7 +71,7 @@ func (h *Handlers) programPage(c *fiber.Ctx, status int, errs vc.FieldErrors, ty
 			}
 		}
 	}
-	rs, err := h.db.RewardsByID(ctx, ws.ID, rewardIDs)
+	rs, err := h.DB.RewardsByID(ctx, ws.ID, rewardIDs)
 	if err != nil {
 		return err
 	}
@@ -159,7 +158,7 @@ func rewardText(id *string, rs map[string]*models.Reward) string {
 
 // CreateProgram starts the workspace's partner program (owners).
 func (h *Handlers) CreateProgram(c *fiber.Ctx) error {
-	if _, _, err := h.conv.CreateDefaultProgram(c.UserContext(), viewer(c).Workspace); err != nil {
+	if _, _, err := h.Conversions.CreateDefaultProgram(c.UserContext(), viewer(c).Workspace); err != nil {
 		return err
 	}
 	return redirect(c, "/console/program")
@@ -186,7 +185,7 @@ func (h *Handlers) SetReward(c *fiber.Ctx) error {
 		}
 		return h.programPage(c, status, errs, typed)
 	}
-	g, err := h.db.GroupByID(ctx, ws.ID, typed.Get("groupId"))
+	g, err := h.DB.GroupByID(ctx, ws.ID, typed.Get("groupId"))
 	if err != nil {
 		return fail(err)
 	}
@@ -196,95 +195,8 @@ func (h *Handlers) SetReward(c *fiber.Ctx) error {
 	if err != nil {
 		return fail(err)
 	}
-	if err := h.conv.SetGroupReward(ctx, g, r); err != nil {
+	if err := h.Conversions.SetGroupReward(ctx, g, r); err != nil {
 		return fail(err)
-	}
-	return redirect(c, "/console/program")
-}
-
-// CreateGroup adds a partner group (models.CreateGroup).
-func (h *Handlers) CreateGroup(c *fiber.Ctx) error {
-	ctx := c.UserContext()
-	p, err := h.db.DefaultProgram(ctx, viewer(c).Workspace.ID)
-	if err != nil {
-		return err
-	}
-	typed := url.Values{"form": {"group"}, "name": {c.FormValue("name")}, "slug": {c.FormValue("slug")}}
-	if _, err := h.conv.CreateGroup(ctx, p, typed.Get("name"), typed.Get("slug")); err != nil {
-		errs, status, ok := fieldErrors(err, "slug")
-		if !ok {
-			return err
-		}
-		return h.programPage(c, status, errs, typed)
-	}
-	return redirect(c, "/console/program")
-}
-
-// brandingForm sets a group's branding (Dub's group logo, wordmark and
-// brandColor), shown with the first group's values (the typed ones after an
-// error).
-func brandingForm(first *models.Group, groups []vc.Option, errs vc.FieldErrors, typed url.Values) vc.FormView {
-	val := func(k string, cur *string) string {
-		if typed.Get("form") == "branding" {
-			return typed.Get(k)
-		}
-		if cur == nil {
-			return ""
-		}
-		return *cur
-	}
-	return vc.FormView{Title: "Branding", Action: "/console/program/groups/branding", Submit: "Save branding", TestID: "branding-form", Errors: errs,
-		Selects: []vc.SelectProps{{Label: "Group", Name: "groupId", Options: groups}},
-		Fields: []vc.FieldProps{
-			{Label: "Brand color", Name: "brandColor", Value: val("brandColor", first.BrandColor), Placeholder: models.DefaultBrandColor,
-				Hint: "The accent of the partners' dashboards (embed and portal), #rrggbb. Empty: " + models.DefaultBrandColor + ".", TestID: "brand-color"},
-			{Label: "Logo URL", Name: "logo", Type: "url", Value: val("logo", first.Logo), Placeholder: "https://…/logo.png", Hint: "Shown at the top of the dashboards."},
-			{Label: "Wordmark URL", Name: "wordmark", Type: "url", Value: val("wordmark", first.Wordmark), Placeholder: "https://…/wordmark.png"},
-		}}
-}
-
-// SetGroupBranding stores a group's branding (models.SaveGroup).
-func (h *Handlers) SetGroupBranding(c *fiber.Ctx) error {
-	ctx := c.UserContext()
-	typed := url.Values{"form": {"branding"}}
-	for _, k := range []string{"groupId", "brandColor", "logo", "wordmark"} {
-		typed.Set(k, strings.TrimSpace(c.FormValue(k)))
-	}
-	g, err := h.db.GroupByID(ctx, viewer(c).Workspace.ID, typed.Get("groupId"))
-	if err != nil {
-		return err
-	}
-	opt := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return &s
-	}
-	g.BrandColor, g.Logo, g.Wordmark = opt(typed.Get("brandColor")), opt(typed.Get("logo")), opt(typed.Get("wordmark"))
-	if err := h.conv.SaveGroup(ctx, g); err != nil {
-		errs, status, ok := fieldErrors(err, "")
-		if !ok {
-			return err
-		}
-		return h.programPage(c, status, errs, typed)
-	}
-	return redirect(c, "/console/program")
-}
-
-// SetHoldingPeriod changes a group's holding period (models.SaveGroup).
-func (h *Handlers) SetHoldingPeriod(c *fiber.Ctx) error {
-	ctx := c.UserContext()
-	g, err := h.db.GroupByID(ctx, viewer(c).Workspace.ID, c.FormValue("groupId"))
-	if err != nil {
-		return err
-	}
-	n, err := strconv.Atoi(c.FormValue("holdingPeriodDays"))
-	if err != nil {
-		return apierr.Validation("invalid_type", "holdingPeriodDays", "Holding period must be a number of days.")
-	}
-	g.HoldingPeriodDays = n
-	if err := h.conv.SaveGroup(ctx, g); err != nil {
-		return err
 	}
 	return redirect(c, "/console/program")
 }

@@ -16,7 +16,7 @@ import (
 // the rule, or on a domain since deleted), so saving the page never moves
 // it. typed keeps a refused choice.
 func (h *Handlers) programDomainForm(c *fiber.Ctx, p *models.Program, errs vc.FieldErrors, typed url.Values) (vc.FormView, error) {
-	current := h.links.DefaultDomain()
+	current := h.Deps.Links.DefaultDomain()
 	if p.Domain != nil && *p.Domain != "" {
 		current = *p.Domain
 	}
@@ -24,11 +24,11 @@ func (h *Handlers) programDomainForm(c *fiber.Ctx, p *models.Program, errs vc.Fi
 	if typed.Get("form") == "domain" {
 		sel = typed.Get("domain")
 	}
-	ds, err := h.db.WorkspaceDomains(c.UserContext(), viewer(c).Workspace.ID)
+	ds, err := h.DB.WorkspaceDomains(c.UserContext(), viewer(c).Workspace.ID)
 	if err != nil {
 		return vc.FormView{}, err
 	}
-	values := []string{h.links.DefaultDomain()}
+	values := []string{h.Deps.Links.DefaultDomain()}
 	for _, d := range ds {
 		if !d.Archived {
 			values = append(values, d.Slug)
@@ -52,7 +52,7 @@ func (h *Handlers) programDomainForm(c *fiber.Ctx, p *models.Program, errs vc.Fi
 // program's current domain unchanged is always accepted.
 func (h *Handlers) SetProgramDomain(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	p, err := h.db.DefaultProgram(ctx, viewer(c).Workspace.ID)
+	p, err := h.DB.DefaultProgram(ctx, viewer(c).Workspace.ID)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (h *Handlers) SetProgramDomain(c *fiber.Ctx) error {
 	if p.Domain != nil && *p.Domain == d {
 		return redirect(c, "/console/program")
 	}
-	if err := h.links.CheckProgramDomain(ctx, viewer(c).Workspace, d); err != nil {
+	if err := h.Deps.Links.CheckProgramDomain(ctx, viewer(c).Workspace, d); err != nil {
 		errs, status, ok := fieldErrors(err, "")
 		if !ok {
 			return err
@@ -71,8 +71,8 @@ func (h *Handlers) SetProgramDomain(c *fiber.Ctx) error {
 		return h.programPage(c, status, errs, url.Values{"form": {"domain"}, "domain": {d}})
 	}
 	p.Domain = &d
-	p.UpdatedAt = h.now().UTC()
-	if err := h.conv.SaveProgram(ctx, p); err != nil {
+	p.UpdatedAt = h.Now().UTC()
+	if err := h.Conversions.SaveProgram(ctx, p); err != nil {
 		return err
 	}
 	return redirect(c, "/console/program")

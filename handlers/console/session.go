@@ -30,9 +30,9 @@ const (
 func (h *Handlers) Session(c *fiber.Ctx) error {
 	render.FrameAncestors(c, "'none'")
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	s, err := h.codec.Decode(CookieName, c.Cookies(CookieName), h.now())
+	s, err := h.Sessions.Decode(CookieName, c.Cookies(CookieName), h.Now())
 	if err != nil {
-		s = auth.Session{CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}
+		s = auth.Session{CSRF: auth.NewToken(), IssuedAt: h.Now().Unix()}
 		if err := h.saveSession(c, s); err != nil {
 			return err
 		}
@@ -63,7 +63,7 @@ func session(c *fiber.Ctx) *auth.Session {
 
 // saveSession writes the session cookie.
 func (h *Handlers) saveSession(c *fiber.Ctx, s auth.Session) error {
-	v, err := h.codec.Encode(CookieName, s)
+	v, err := h.Sessions.Encode(CookieName, s)
 	if err != nil {
 		return err
 	}
@@ -86,18 +86,18 @@ func (h *Handlers) RequireUser(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	// Signed out on the server (sign-out, "sign out everywhere", a password
 	// change), or a cookie from before server-side sessions: sign in again.
-	if ok, err := h.db.ConsoleSessionValid(ctx, s.SessionID, s.UserID); err != nil {
+	if ok, err := h.DB.ConsoleSessionValid(ctx, s.SessionID, s.UserID); err != nil {
 		return err
 	} else if !ok {
 		return toSignIn(c)
 	}
-	u, err := h.db.UserByID(ctx, s.UserID)
+	u, err := h.DB.UserByID(ctx, s.UserID)
 	if models.IsNotFound(err) {
 		return toSignIn(c)
 	} else if err != nil {
 		return err
 	}
-	ms, err := h.db.UserWorkspaces(ctx, u.ID)
+	ms, err := h.DB.UserWorkspaces(ctx, u.ID)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func (h *Handlers) SaveSettings(c *fiber.Ctx) error {
 	w.Plan = models.Plan(c.FormValue("plan"))
 	err := w.SetEmbedHostnames(strings.Split(strings.ReplaceAll(c.FormValue("embedAllowedHostnames"), ",", "\n"), "\n"))
 	if err == nil {
-		err = h.workspaces.Update(c.UserContext(), &w)
+		err = h.Workspaces.Update(c.UserContext(), &w)
 	}
 	if err != nil {
 		errs, status, ok := fieldErrors(err, "slug")
@@ -75,7 +75,7 @@ func (h *Handlers) SavePrivacy(c *fiber.Ctx) error {
 		f.PrivacyError = fmt.Sprintf("The retention period is 0 (keep forever) or %d to %d days.", models.MinRetentionDays, models.MaxRetentionDays)
 		return h.page(c, fiber.StatusUnprocessableEntity, "Settings", "settings", vc.Settings(f))
 	}
-	if err := h.workspaces.SetPrivacy(c.UserContext(), w.ID, keep, days); err != nil {
+	if err := h.Workspaces.SetPrivacy(c.UserContext(), w.ID, keep, days); err != nil {
 		return err
 	}
 	return redirect(c, "/console/settings?privacy=saved")
@@ -84,7 +84,7 @@ func (h *Handlers) SavePrivacy(c *fiber.Ctx) error {
 // RotatePublishableKey generates the workspace's publishable key, replacing
 // the old one (owners only).
 func (h *Handlers) RotatePublishableKey(c *fiber.Ctx) error {
-	if _, err := h.workspaces.RotatePublishableKey(c.UserContext(), viewer(c).Workspace); err != nil {
+	if _, err := h.Workspaces.RotatePublishableKey(c.UserContext(), viewer(c).Workspace); err != nil {
 		return err
 	}
 	return redirect(c, "/console/settings")
@@ -99,19 +99,19 @@ const scriptPath = "/static/js/analytics.js"
 // of ?via= links, and the publishable key when there is one. The API host is
 // left out: the script defaults to the Relink that serves it.
 func (h *Handlers) scriptSnippet(c *fiber.Ctx, w *models.Workspace, publishableKey string) string {
-	refer := h.links.DefaultDomain()
-	if ds, err := h.db.ListDomains(c.UserContext(), w.ID, models.DomainFilter{Limit: 100}); err == nil {
+	refer := h.Deps.Links.DefaultDomain()
+	if ds, err := h.DB.ListDomains(c.UserContext(), w.ID, models.DomainFilter{Limit: 100}); err == nil {
 		for _, d := range ds {
 			if d.Primary && !d.Archived {
 				refer = d.Slug
 			}
 		}
 	} else {
-		h.log.Warn("settings: list domains for the script snippet", "workspace", w.ID, "err", err)
+		h.Logger.Warn("settings: list domains for the script snippet", "workspace", w.ID, "err", err)
 	}
 	domains, _ := json.Marshal(map[string]string{"refer": refer})
 	var b strings.Builder
-	b.WriteString(`<script defer src="` + strings.TrimRight(h.cfg.AppURL.String(), "/") + scriptPath + `"`)
+	b.WriteString(`<script defer src="` + strings.TrimRight(h.Config.AppURL.String(), "/") + scriptPath + `"`)
 	if publishableKey != "" {
 		b.WriteString("\n  data-publishable-key=\"" + publishableKey + `"`)
 	}

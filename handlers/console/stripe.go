@@ -25,7 +25,7 @@ func (h *Handlers) StripeSettings(c *fiber.Ctx) error {
 
 func (h *Handlers) stripePage(c *fiber.Ctx, status int, saved, errMode, errMsg string) error {
 	ws := viewer(c).Workspace
-	st, err := h.stripe.Status(c.UserContext(), h.cfg.APIURL.String(), ws.ID)
+	st, err := h.Stripe.Status(c.UserContext(), h.Config.APIURL.String(), ws.ID)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (h *Handlers) ConnectStripe(c *fiber.Ctx) error {
 		return err
 	}
 	mode := c.FormValue("mode")
-	err := h.stripe.Connect(c.UserContext(), viewer(c).Workspace.ID, mode, strings.TrimSpace(c.FormValue("secret")))
+	err := h.Stripe.Connect(c.UserContext(), viewer(c).Workspace.ID, mode, strings.TrimSpace(c.FormValue("secret")))
 	var ae *apierr.Error
 	if errors.As(err, &ae) && ae.Status() < 500 {
 		return h.stripePage(c, ae.Status(), "", mode, ae.Message)
@@ -75,7 +75,7 @@ func (h *Handlers) ConnectStripe(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	h.log.Info("stripe connected", "workspace_id", viewer(c).Workspace.ID, "mode", mode, "user_id", viewer(c).User.ID)
+	h.Logger.Info("stripe connected", "workspace_id", viewer(c).Workspace.ID, "mode", mode, "user_id", viewer(c).User.ID)
 	return redirect(c, "/console/settings/stripe?saved="+mode)
 }
 
@@ -84,7 +84,7 @@ func (h *Handlers) DisconnectStripe(c *fiber.Ctx) error {
 	if err := stripePlan(c); err != nil {
 		return err
 	}
-	if err := h.stripe.Disconnect(c.UserContext(), viewer(c).Workspace.ID, c.FormValue("mode")); err != nil {
+	if err := h.Stripe.Disconnect(c.UserContext(), viewer(c).Workspace.ID, c.FormValue("mode")); err != nil {
 		return err
 	}
 	return redirect(c, "/console/settings/stripe?saved=removed")
@@ -96,7 +96,7 @@ func (h *Handlers) SaveStripeTrials(c *fiber.Ctx) error {
 		return err
 	}
 	ft := stripeapp.FreeTrials{Enabled: c.FormValue("freeTrials") == "on", TrackQuantity: c.FormValue("trackQuantity") == "on"}
-	if err := h.stripe.SetFreeTrials(c.UserContext(), viewer(c).Workspace.ID, ft); err != nil {
+	if err := h.Stripe.SetFreeTrials(c.UserContext(), viewer(c).Workspace.ID, ft); err != nil {
 		return err
 	}
 	return redirect(c, "/console/settings/stripe?saved=trials")

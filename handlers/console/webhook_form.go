@@ -94,12 +94,12 @@ func (h *Handlers) webhookChoices(c *fiber.Ctx, f vc.WebhookForm) (vc.WebhookFor
 		f.Folders = append(f.Folders, vc.Option{Value: fo.ID, Label: fo.Name, Selected: chosenFolders[fo.ID]})
 		delete(chosenFolders, fo.ID)
 	}
-	ls, err := h.links.List(c.UserContext(), h.actor(c), links.ListQuery{AllFolders: true, Sort: models.SortClicks, SortSet: true, PageSize: webhookChoiceLinks})
+	ls, err := h.Deps.Links.List(c.UserContext(), h.actor(c), links.ListQuery{AllFolders: true, Sort: models.SortClicks, SortSet: true, PageSize: webhookChoiceLinks})
 	if err != nil {
 		return f, err
 	}
 	if len(chosenLinks) > 0 {
-		more, err := h.links.List(c.UserContext(), h.actor(c), links.ListQuery{AllFolders: true, LinkIDs: keys(chosenLinks), ShowArchived: true, PageSize: len(chosenLinks)})
+		more, err := h.Deps.Links.List(c.UserContext(), h.actor(c), links.ListQuery{AllFolders: true, LinkIDs: keys(chosenLinks), ShowArchived: true, PageSize: len(chosenLinks)})
 		if err != nil {
 			return f, err
 		}

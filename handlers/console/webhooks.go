@@ -25,7 +25,7 @@ func hasWebhooks(ws *models.Workspace) bool { return ws.Plan.AtLeast(models.Plan
 func (h *Handlers) webhooksView(c *fiber.Ctx) (vc.WebhooksView, error) {
 	ws := viewer(c).Workspace
 	v := vc.WebhooksView{CSRF: session(c).CSRF, CanEdit: h.canEditWebhooks(c), Form: emptyWebhookForm(), Upgrade: !hasWebhooks(ws)}
-	list, err := h.hooks.List(c.UserContext(), ws.ID)
+	list, err := h.Deps.Webhooks.List(c.UserContext(), ws.ID)
 	if err != nil {
 		return v, err
 	}
@@ -71,7 +71,7 @@ func (h *Handlers) CreateWebhook(c *fiber.Ctx) error {
 	}
 	if err == nil {
 		in.CreatedBy = viewer(c).User.ID
-		w, err = h.hooks.Create(c.UserContext(), ws, in)
+		w, err = h.Deps.Webhooks.Create(c.UserContext(), ws, in)
 	}
 	if err != nil {
 		msg, ok := userError(err)
@@ -95,15 +95,15 @@ func (h *Handlers) CreateWebhook(c *fiber.Ctx) error {
 
 func (h *Handlers) webhookView(c *fiber.Ctx, id string) (vc.WebhookView, error) {
 	ws := viewer(c).Workspace
-	w, err := h.hooks.Get(c.UserContext(), ws.ID, id)
+	w, err := h.Deps.Webhooks.Get(c.UserContext(), ws.ID, id)
 	if err != nil {
 		return vc.WebhookView{}, err
 	}
-	linkIDs, err := webhooks.LinkIDs(c.UserContext(), h.db, w.ID)
+	linkIDs, err := webhooks.LinkIDs(c.UserContext(), h.DB, w.ID)
 	if err != nil {
 		return vc.WebhookView{}, err
 	}
-	folderIDs, err := webhooks.FolderIDs(c.UserContext(), h.db, w.ID)
+	folderIDs, err := webhooks.FolderIDs(c.UserContext(), h.DB, w.ID)
 	if err != nil {
 		return vc.WebhookView{}, err
 	}
@@ -119,7 +119,7 @@ const logRows = 50
 func (h *Handlers) webhookLog(c *fiber.Ctx, id string) (vc.WebhookLogView, error) {
 	lp := pageOf(c, logRows)
 	v := vc.WebhookLogView{ID: id, Poll: lp.Page == 1}
-	log, total, err := h.hooks.AttemptPage(c.UserContext(), viewer(c).Workspace.ID, id, lp.Size, lp.Offset())
+	log, total, err := h.Deps.Webhooks.AttemptPage(c.UserContext(), viewer(c).Workspace.ID, id, lp.Size, lp.Offset())
 	if err != nil {
 		return v, err
 	}
@@ -160,7 +160,7 @@ func (h *Handlers) UpdateWebhook(c *fiber.Ctx) error {
 	body, f := webhookBody(c)
 	in, err := webhooks.ParseInput(body, false)
 	if err == nil {
-		_, err = h.hooks.Update(c.UserContext(), ws, c.Params("id"), in)
+		_, err = h.Deps.Webhooks.Update(c.UserContext(), ws, c.Params("id"), in)
 	}
 	if err != nil {
 		msg, ok := userError(err)
@@ -179,7 +179,7 @@ func (h *Handlers) UpdateWebhook(c *fiber.Ctx) error {
 
 // RotateWebhookSecret gives the webhook a new secret and shows it once.
 func (h *Handlers) RotateWebhookSecret(c *fiber.Ctx) error {
-	w, err := h.hooks.RotateSecret(c.UserContext(), viewer(c).Workspace.ID, c.Params("id"))
+	w, err := h.Deps.Webhooks.RotateSecret(c.UserContext(), viewer(c).Workspace.ID, c.Params("id"))
 	if err != nil {
 		return err
 	}
@@ -194,11 +194,11 @@ func (h *Handlers) RotateWebhookSecret(c *fiber.Ctx) error {
 // ToggleWebhook enables a disabled webhook or disables an enabled one.
 func (h *Handlers) ToggleWebhook(c *fiber.Ctx) error {
 	ws := viewer(c).Workspace
-	w, err := h.hooks.Get(c.UserContext(), ws.ID, c.Params("id"))
+	w, err := h.Deps.Webhooks.Get(c.UserContext(), ws.ID, c.Params("id"))
 	if err != nil {
 		return err
 	}
-	if _, err := h.hooks.SetDisabled(c.UserContext(), ws, w.ID, w.DisabledAt == nil); err != nil {
+	if _, err := h.Deps.Webhooks.SetDisabled(c.UserContext(), ws, w.ID, w.DisabledAt == nil); err != nil {
 		msg, ok := userError(err)
 		if !ok {
 			return err
@@ -215,7 +215,7 @@ func (h *Handlers) ToggleWebhook(c *fiber.Ctx) error {
 
 // DeleteWebhook deletes the webhook and returns to the list.
 func (h *Handlers) DeleteWebhook(c *fiber.Ctx) error {
-	if err := h.hooks.Delete(c.UserContext(), viewer(c).Workspace.ID, c.Params("id")); err != nil {
+	if err := h.Deps.Webhooks.Delete(c.UserContext(), viewer(c).Workspace.ID, c.Params("id")); err != nil {
 		return err
 	}
 	return redirect(c, "/console/webhooks")
@@ -224,7 +224,7 @@ func (h *Handlers) DeleteWebhook(c *fiber.Ctx) error {
 // SendTestWebhook queues the chosen event's sample payload (§2.8).
 func (h *Handlers) SendTestWebhook(c *fiber.Ctx) error {
 	id := c.Params("id")
-	evID, err := h.hooks.SendTest(c.UserContext(), viewer(c).Workspace.ID, id, c.FormValue("event"))
+	evID, err := h.Deps.Webhooks.SendTest(c.UserContext(), viewer(c).Workspace.ID, id, c.FormValue("event"))
 	v, verr := h.webhookView(c, id)
 	if verr != nil {
 		return verr

@@ -32,7 +32,7 @@ func (h *Handlers) ListLinks(c *fiber.Ctx) error {
 	if err := sess.RequireGroup(); err != nil {
 		return err
 	}
-	links, err := h.d.Referrals.Links(c.UserContext(), sess)
+	links, err := h.Referrals.Links(c.UserContext(), sess)
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func (h *Handlers) CreateLink(c *fiber.Ctx) error {
 	if err := input.BindJSON(c.Body(), &in); err != nil {
 		return err
 	}
-	l, err := h.d.Referrals.CreateLink(c.UserContext(), session(c), in)
+	l, err := h.Referrals.CreateLink(c.UserContext(), session(c), in)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 	if err := input.BindJSON(c.Body(), &in); err != nil {
 		return err
 	}
-	l, err := h.d.Referrals.UpdateLink(c.UserContext(), session(c), c.Params("linkId"), in)
+	l, err := h.Referrals.UpdateLink(c.UserContext(), session(c), c.Params("linkId"), in)
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (h *Handlers) ListEarnings(c *fiber.Ctx) error {
 	}
 	page, _ := strconv.Atoi(c.Query("page", "1"))
 	size, _ := strconv.Atoi(c.Query("pageSize", "100"))
-	rows, total, err := h.d.Referrals.EarningsPage(c.UserContext(), sess, referrals.EarningsQuery{
+	rows, total, err := h.Referrals.EarningsPage(c.UserContext(), sess, referrals.EarningsQuery{
 		Page: page, PageSize: size, Interval: c.Query("interval", "30d"),
 	})
 	if err != nil {
@@ -104,7 +104,7 @@ func (h *Handlers) ListLeaderboard(c *fiber.Ctx) error {
 	if err := sess.RequireGroup(); err != nil {
 		return err
 	}
-	rows, err := h.d.Referrals.Leaderboard(c.UserContext(), sess)
+	rows, err := h.Referrals.Leaderboard(c.UserContext(), sess)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (h *Handlers) Analytics(c *fiber.Ctx) error {
 	if err := sess.RequireGroup(); err != nil {
 		return err
 	}
-	links, err := h.d.Referrals.Links(c.UserContext(), sess)
+	links, err := h.Referrals.Links(c.UserContext(), sess)
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func (h *Handlers) Analytics(c *fiber.Ctx) error {
 	if groupBy != "timeseries" {
 		groupBy = "count"
 	}
-	res, err := h.d.Referrals.Conversions.PartnerAnalytics(c.UserContext(), sess.Workspace, conversions.AnalyticsQuery{
+	res, err := h.Referrals.Conversions.PartnerAnalytics(c.UserContext(), sess.Workspace, conversions.AnalyticsQuery{
 		PartnerSelector: conversions.PartnerSelector{PartnerID: sess.Partner.ID}, GroupBy: groupBy, Interval: interval,
 	})
 	if err != nil {
@@ -166,7 +166,7 @@ func (h *Handlers) Events(c *fiber.Ctx) error {
 		return err
 	}
 	raw, _ := url.ParseQuery(string(c.Request().URI().QueryString()))
-	evs, err := h.d.Referrals.Events(c.UserContext(), sess, raw)
+	evs, err := h.Referrals.Events(c.UserContext(), sess, raw)
 	if err != nil {
 		return err
 	}
@@ -205,7 +205,7 @@ func (h *Handlers) EarningsTimeseries(c *fiber.Ctx) error {
 		return apierr.Validation("invalid_value", "groupBy", `Invalid option: expected one of "linkId"`)
 	}
 	q.LinkID = c.Query("linkId")
-	series, err := h.d.Referrals.EarningsSeries(c.UserContext(), sess, q)
+	series, err := h.Referrals.EarningsSeries(c.UserContext(), sess, q)
 	if err != nil {
 		return err
 	}

@@ -42,14 +42,11 @@ type Deps struct {
 }
 
 // Handlers serves the embed routes.
-type Handlers struct{ d Deps }
+type Handlers struct{ Deps }
 
 // New returns the embed handlers.
 func New(d Deps) *Handlers {
-	if d.Log == nil {
-		d.Log = slog.Default()
-	}
-	return &Handlers{d: d}
+	return &Handlers{Deps: d}
 }
 
 // RequestsPerMinute is the per-token limit of the data API and fragments
@@ -82,7 +79,7 @@ func (h *Handlers) Auth(c *fiber.Ctx) error {
 	if token == "" {
 		return apierr.New(apierr.Unauthorized, referrals.MsgTokenMissing)
 	}
-	sess, err := h.d.Referrals.Open(c.UserContext(), token)
+	sess, err := h.Referrals.Open(c.UserContext(), token)
 	if err != nil {
 		return err
 	}
@@ -97,7 +94,7 @@ func (h *Handlers) Auth(c *fiber.Ctx) error {
 // limit headers (§6.7: on every response, Retry-After included).
 func (h *Handlers) limit(c *fiber.Ctx, token string) error {
 	sum := sha256.Sum256([]byte(token))
-	return h.d.RateLimit.Check(c, request.Rule{Bucket: "embed:" + hex.EncodeToString(sum[:12]),
+	return h.RateLimit.Check(c, request.Rule{Bucket: "embed:" + hex.EncodeToString(sum[:12]),
 		Limit: RequestsPerMinute, Window: time.Minute, Message: "Too many requests.", RetryAfterAlways: true})
 }
 

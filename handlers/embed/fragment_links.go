@@ -36,7 +36,7 @@ func (h *Handlers) Links(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) linksView(c *fiber.Ctx, sess *referrals.Session) (embed.Links, error) {
-	links, err := h.d.Referrals.Links(c.UserContext(), sess)
+	links, err := h.Referrals.Links(c.UserContext(), sess)
 	if err != nil {
 		return embed.Links{}, err
 	}
@@ -121,10 +121,10 @@ func (h *Handlers) SaveLink(c *fiber.Ctx) error {
 		if in.Key == "" {
 			err = apierr.Validation("too_small", "key", "Key is required.")
 		} else {
-			saved, err = h.d.Referrals.CreateLink(c.UserContext(), sess, in)
+			saved, err = h.Referrals.CreateLink(c.UserContext(), sess, in)
 		}
 	} else {
-		saved, err = h.d.Referrals.UpdateLink(c.UserContext(), sess, id, in)
+		saved, err = h.Referrals.UpdateLink(c.UserContext(), sess, id, in)
 	}
 	v, verr := h.linksView(c, sess)
 	if verr != nil {

@@ -39,7 +39,7 @@ func (h *Handlers) FragmentAuth(c *fiber.Ctx) error {
 
 // Overview is the hero, stat cards and chart.
 func (h *Handlers) Overview(c *fiber.Ctx) error {
-	ctx, sess, r := c.UserContext(), session(c), h.d.Referrals
+	ctx, sess, r := c.UserContext(), session(c), h.Referrals
 	links, err := r.Links(ctx, sess)
 	if err != nil {
 		return err
@@ -159,7 +159,7 @@ func (h *Handlers) Earnings(c *fiber.Ctx) error {
 	sess := session(c)
 	page, _ := strconv.Atoi(c.Query("page", "1"))
 	page = max(page, 1)
-	rows, total, err := h.d.Referrals.EarningsPage(c.UserContext(), sess, referrals.EarningsQuery{Page: page, PageSize: earningsPageSize, Interval: "all"})
+	rows, total, err := h.Referrals.EarningsPage(c.UserContext(), sess, referrals.EarningsQuery{Page: page, PageSize: earningsPageSize, Interval: "all"})
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func (h *Handlers) Earnings(c *fiber.Ctx) error {
 // keeps Dub's zero filler rows), the viewer's row marked, and how many
 // partners the program has.
 func (h *Handlers) Leaderboard(c *fiber.Ctx) error {
-	st, err := h.d.Referrals.Standings(c.UserContext(), session(c))
+	st, err := h.Referrals.Standings(c.UserContext(), session(c))
 	if err != nil {
 		return err
 	}
@@ -220,7 +220,7 @@ func (h *Handlers) FAQ(c *fiber.Ctx) error {
 	if sess.Embed.FAQ != nil {
 		items = *sess.Embed.FAQ
 	} else {
-		rw, err := h.d.Referrals.Rewards(c.UserContext(), sess)
+		rw, err := h.Referrals.Rewards(c.UserContext(), sess)
 		if err != nil {
 			return err
 		}
@@ -236,11 +236,11 @@ func (h *Handlers) FAQ(c *fiber.Ctx) error {
 // Quickstart is the three starter cards.
 func (h *Handlers) Quickstart(c *fiber.Ctx) error {
 	sess := session(c)
-	links, err := h.d.Referrals.Links(c.UserContext(), sess)
+	links, err := h.Referrals.Links(c.UserContext(), sess)
 	if err != nil {
 		return err
 	}
-	earnings, err := h.d.Referrals.Earnings(c.UserContext(), sess)
+	earnings, err := h.Referrals.Earnings(c.UserContext(), sess)
 	if err != nil {
 		return err
 	}

@@ -69,7 +69,7 @@ func (h *Handlers) Page(c *fiber.Ctx) error {
 	page := layout.Page{Title: "Referral dashboard", Theme: q.Theme, NoIndex: true, BodyClass: bodyClass, Framed: true}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	render.FrameAncestors(c, "*")
-	sess, err := h.d.Referrals.Open(c.UserContext(), q.Token)
+	sess, err := h.Referrals.Open(c.UserContext(), q.Token)
 	if err != nil {
 		e, ok := asAPIError(err)
 		if !ok || e.Status() >= 500 {
@@ -106,10 +106,10 @@ func (h *Handlers) shell(c *fiber.Ctx, sess *referrals.Session) (embed.Shell, er
 		// An active partner without any link gets the group's default
 		// links now (enrolled before the group had them, or by a path that
 		// made none); a failure leaves the dashboard usable without them.
-		if _, err := h.d.Referrals.Conversions.EnsureDefaultLinks(c.UserContext(), sess.Workspace, sess.Program, sess.Enrollment, sess.Group); err != nil {
-			h.d.Log.Warn("embed: default links", "enrollment", sess.Enrollment.ID, "err", err)
+		if _, err := h.Referrals.Conversions.EnsureDefaultLinks(c.UserContext(), sess.Workspace, sess.Program, sess.Enrollment, sess.Group); err != nil {
+			h.Log.Warn("embed: default links", "enrollment", sess.Enrollment.ID, "err", err)
 		}
-		bounties, err := h.d.Referrals.Bounties(c.UserContext(), sess)
+		bounties, err := h.Referrals.Bounties(c.UserContext(), sess)
 		if err != nil {
 			return shell, err
 		}

@@ -62,7 +62,7 @@ func (h *Handlers) portalSession(c *fiber.Ctx) *auth.Session {
 func (h *Handlers) PortalSession(c *fiber.Ctx) error {
 	render.FrameAncestors(c, "'none'")
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	s, err := h.d.Sessions.Decode(PortalCookie, c.Cookies(PortalCookie), h.now())
+	s, err := h.Sessions.Decode(PortalCookie, c.Cookies(PortalCookie), h.now())
 	if err != nil {
 		s = auth.Session{CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}
 		if err := h.savePortalSession(c, s); err != nil {
@@ -85,14 +85,14 @@ func (h *Handlers) PortalSession(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) now() time.Time {
-	if h.d.Now == nil {
+	if h.Now == nil {
 		return time.Now().UTC()
 	}
-	return h.d.Now().UTC()
+	return h.Now().UTC()
 }
 
 func (h *Handlers) savePortalSession(c *fiber.Ctx, s auth.Session) error {
-	v, err := h.d.Sessions.Encode(PortalCookie, s)
+	v, err := h.Sessions.Encode(PortalCookie, s)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (h *Handlers) savePortalSession(c *fiber.Ctx, s auth.Session) error {
 		ck.SetPath(path)
 		ck.SetMaxAge(int(auth.SessionMaxAge / time.Second))
 		ck.SetHTTPOnly(true)
-		ck.SetSecure(h.d.SecureCookies)
+		ck.SetSecure(h.SecureCookies)
 		ck.SetSameSite(fasthttp.CookieSameSiteLaxMode)
 		c.Response().Header.Add(fiber.HeaderSetCookie, string(ck.Cookie()))
 		fasthttp.ReleaseCookie(ck)
@@ -121,7 +121,7 @@ func (h *Handlers) signedIn(c *fiber.Ctx) (string, error) {
 	if s == nil || !strings.HasPrefix(s.SessionID, partnerSessionTag) {
 		return "", nil
 	}
-	email, ok, err := h.d.DB.PartnerSessionEmail(c.UserContext(), s.SessionID)
+	email, ok, err := h.DB.PartnerSessionEmail(c.UserContext(), s.SessionID)
 	if err != nil || !ok {
 		return "", err
 	}
@@ -150,7 +150,7 @@ func (h *Handlers) PortalHome(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) portalView(ctx context.Context, email, csrf, current string) (embed.PortalView, error) {
-	es, err := h.d.DB.EnrollmentsByEmail(ctx, email)
+	es, err := h.DB.EnrollmentsByEmail(ctx, email)
 	if err != nil {
 		return embed.PortalView{}, err
 	}
@@ -160,7 +160,7 @@ func (h *Handlers) portalView(ctx context.Context, email, csrf, current string) 
 			Program: e.ProgramName, Workspace: e.WorkspaceName, Status: e.Status, ProgramID: e.ProgramID})
 	}
 	if current == "" {
-		if v.Tokens, err = h.d.DB.CountPartnerTokens(ctx, email); err != nil {
+		if v.Tokens, err = h.DB.CountPartnerTokens(ctx, email); err != nil {
 			return v, err
 		}
 	}
@@ -174,7 +174,7 @@ func (h *Handlers) CreateToken(c *fiber.Ctx) error {
 	if err != nil || email == "" {
 		return orSignIn(c, err)
 	}
-	token, err := h.d.Portal.CreateToken(c.UserContext(), email)
+	token, err := h.Portal.CreateToken(c.UserContext(), email)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func (h *Handlers) RevokeTokens(c *fiber.Ctx) error {
 	if err != nil || email == "" {
 		return orSignIn(c, err)
 	}
-	if err := h.d.Portal.RevokeTokens(c.UserContext(), email); err != nil {
+	if err := h.Portal.RevokeTokens(c.UserContext(), email); err != nil {
 		return err
 	}
 	return render.Redirect(c, embed.PortalPath)
@@ -218,16 +218,16 @@ func (h *Handlers) PortalAuth(c *fiber.Ctx) error {
 		return render.Redirect(c, embed.PortalPath)
 	}
 	ctx := c.UserContext()
-	e, err := h.d.DB.EnrollmentOfEmail(ctx, c.Params("enrollmentId"), email)
+	e, err := h.DB.EnrollmentOfEmail(ctx, c.Params("enrollmentId"), email)
 	if err != nil {
 		return err
 	}
-	sess, err := h.d.Referrals.OpenEnrollment(ctx, e.WorkspaceID, e.ProgramID, e.EnrollmentID, e.PartnerID)
+	sess, err := h.Referrals.OpenEnrollment(ctx, e.WorkspaceID, e.ProgramID, e.EnrollmentID, e.PartnerID)
 	if err != nil {
 		return err
 	}
 	sid := h.portalSession(c).SessionID
-	if err := h.d.RateLimit.Check(c, ruleOf("portal:"+hashHex(sid), PortalPerMinute, time.Minute, "Too many requests.")); err != nil {
+	if err := h.RateLimit.Check(c, ruleOf("portal:"+hashHex(sid), PortalPerMinute, time.Minute, "Too many requests.")); err != nil {
 		return err
 	}
 	c.Context().SetUserValue(sessionKey{}, sess)

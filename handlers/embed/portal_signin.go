@@ -29,14 +29,14 @@ func (h *Handlers) RequestLink(c *fiber.Ctx) error {
 		return render.Page(c, http.StatusUnprocessableEntity, portalPage("Partner sign-in"), embed.SignIn(f))
 	}
 	bucket := "partner-link-address:" + hashHex(models.NormalizeEmail(f.Email))
-	if err := h.d.RateLimit.Check(c, ruleOf(bucket, LinksPerAddress, LinkWindow, msgTooManyLinks)); err != nil {
+	if err := h.RateLimit.Check(c, ruleOf(bucket, LinksPerAddress, LinkWindow, msgTooManyLinks)); err != nil {
 		return err
 	}
 	go func(email string) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := h.d.Portal.SendLink(ctx, email); err != nil {
-			h.d.Log.Error("partner portal: sign-in link not sent", "err", err)
+		if err := h.Portal.SendLink(ctx, email); err != nil {
+			h.Log.Error("partner portal: sign-in link not sent", "err", err)
 		}
 	}(strings.Clone(f.Email)) // Fiber's strings live in the request's buffers
 	f.Sent = true
@@ -46,7 +46,7 @@ func (h *Handlers) RequestLink(c *fiber.Ctx) error {
 // ConfirmLink is GET /partners/login/:token: a button that uses the link.
 func (h *Handlers) ConfirmLink(c *fiber.Ctx) error {
 	token := c.Params("token")
-	ok, err := h.d.Portal.Usable(c.UserContext(), token)
+	ok, err := h.Portal.Usable(c.UserContext(), token)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (h *Handlers) ConfirmLink(c *fiber.Ctx) error {
 // new CSRF token: the anonymous one is never reused); a used or expired
 // one shows the confirmation page's "no longer works".
 func (h *Handlers) UseLink(c *fiber.Ctx) error {
-	sid, ok, err := h.d.Portal.SignIn(c.UserContext(), c.Params("token"))
+	sid, ok, err := h.Portal.SignIn(c.UserContext(), c.Params("token"))
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func (h *Handlers) UseLink(c *fiber.Ctx) error {
 	if err := h.savePortalSession(c, auth.Session{SessionID: sid, CSRF: auth.NewToken(), IssuedAt: h.now().Unix()}); err != nil {
 		return err
 	}
-	h.d.Log.Info("partner portal sign-in", "session", sid[:8])
+	h.Log.Info("partner portal sign-in", "session", sid[:8])
 	return render.Redirect(c, embed.PortalPath)
 }
 
@@ -80,7 +80,7 @@ func (h *Handlers) UseLink(c *fiber.Ctx) error {
 // copy of the cookie signs no one in any more.
 func (h *Handlers) PortalLogout(c *fiber.Ctx) error {
 	if sid := h.portalSession(c).SessionID; sid != "" {
-		if err := h.d.Portal.SignOut(c.UserContext(), sid); err != nil {
+		if err := h.Portal.SignOut(c.UserContext(), sid); err != nil {
 			return err
 		}
 	}

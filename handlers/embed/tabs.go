@@ -72,7 +72,7 @@ func byteSize(n int64) string {
 // cannot redirect payouts.
 func (h *Handlers) Settings(c *fiber.Ctx) error {
 	sess := session(c)
-	earnings, err := h.d.Referrals.Earnings(c.UserContext(), sess)
+	earnings, err := h.Referrals.Earnings(c.UserContext(), sess)
 	if err != nil {
 		return err
 	}
@@ -106,11 +106,11 @@ func (h *Handlers) Bounties(c *fiber.Ctx) error {
 // bountyCards builds the tab's cards; errFor/errMsg put an error on one card.
 func (h *Handlers) bountyCards(c *fiber.Ctx, errFor, errMsg string) ([]embed.Bounty, error) {
 	sess := session(c)
-	bs, err := h.d.Referrals.Bounties(c.UserContext(), sess)
+	bs, err := h.Referrals.Bounties(c.UserContext(), sess)
 	if err != nil {
 		return nil, err
 	}
-	subs, err := h.d.DB.PartnerSubmissions(c.UserContext(), sess.Workspace.ID, sess.Program.ID, sess.Partner.ID)
+	subs, err := h.DB.PartnerSubmissions(c.UserContext(), sess.Workspace.ID, sess.Program.ID, sess.Partner.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func (h *Handlers) SubmitBounty(c *fiber.Ctx) error {
 		errMsg = "The description is at most 1000 characters."
 	}
 	if errMsg == "" {
-		if _, err := h.d.Referrals.Conversions.SubmitBounty(c.UserContext(), sess.Enrollment, c.Params("id"), in); err != nil {
+		if _, err := h.Referrals.Conversions.SubmitBounty(c.UserContext(), sess.Enrollment, c.Params("id"), in); err != nil {
 			e, ok := asAPIError(err)
 			if !ok || e.Status() >= 500 {
 				return err
@@ -205,7 +205,7 @@ func (h *Handlers) CreateSubmission(c *fiber.Ctx) error {
 			return apierr.Validation("invalid_format", fmt.Sprintf("urls[%d]", i), "Invalid URL")
 		}
 	}
-	sub, err := h.d.Referrals.Conversions.SubmitBounty(c.UserContext(), session(c).Enrollment, c.Params("id"),
+	sub, err := h.Referrals.Conversions.SubmitBounty(c.UserContext(), session(c).Enrollment, c.Params("id"),
 		conversions.SubmissionInput{Description: body.Description, URLs: body.URLs, IsDraft: body.IsDraft})
 	if err != nil {
 		return err

@@ -25,11 +25,11 @@ func clickID(c *fiber.Ctx, cookieName string) string {
 // record hands the click to the pipeline; every string is copied because
 // Fiber reuses its buffers after the handler returns.
 func (h *Handlers) record(c *fiber.Ctx, t *shortlink.Target, v shortlink.Visit, final string, now time.Time) {
-	if h.d.Clicks == nil {
+	if h.Clicks == nil {
 		return
 	}
 	qr := string(c.Request().URI().QueryArgs().Peek("qr")) == "1"
-	h.d.Clicks.Enqueue(ingest.Hit{
+	h.Clicks.Enqueue(ingest.Hit{
 		ClickID: v.ClickID, LinkID: t.ID, WorkspaceID: t.WorkspaceID, Domain: t.Domain, Key: t.Key,
 		URL: final, Time: now, IP: v.IP, UA: strings.Clone(v.UA),
 		Referer: string(c.Request().Header.Referer()), QR: qr, Geo: h.geoHint(c), Bot: v.Bot,
@@ -37,17 +37,17 @@ func (h *Handlers) record(c *fiber.Ctx, t *shortlink.Target, v shortlink.Visit, 
 }
 
 func (h *Handlers) ip(c *fiber.Ctx) string {
-	if h.d.ClientIP != nil {
-		return h.d.ClientIP(c)
+	if h.ClientIP != nil {
+		return h.ClientIP(c)
 	}
 	return c.Context().RemoteIP().String()
 }
 
 // geoHint copies the geo headers, but only from a trusted proxy.
 func (h *Handlers) geoHint(c *fiber.Ctx) geo.Hint {
-	if h.d.TrustedProxy == nil || !h.d.TrustedProxy(c) {
+	if h.TrustedProxy == nil || !h.TrustedProxy(c) {
 		return geo.Hint{}
 	}
-	hint := h.d.Headers.FromHeaders(func(k string) string { return string(c.Request().Header.Peek(k)) })
+	hint := h.Headers.FromHeaders(func(k string) string { return string(c.Request().Header.Peek(k)) })
 	return hint
 }

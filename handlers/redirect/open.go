@@ -46,7 +46,7 @@ func (d deeplinkClicks) key(ip, domain string) string { return ip + "|" + string
 func (h *Handlers) rememberStoreClick(c *fiber.Ctx, t *shortlink.Target, clickID string) {
 	id := strings.Clone(clickID)
 	h.deeplinks.m.Put(h.deeplinks.key(h.ip(c), t.Domain), openAnswer{ClickID: &id,
-		Link: &openLink{ID: t.ID, Domain: t.Domain, Key: t.Key, URL: t.URL}}, h.d.Now(), h.d.Now().Add(deeplinkTTL))
+		Link: &openLink{ID: t.ID, Domain: t.Domain, Key: t.Key, URL: t.URL}}, h.Now(), h.Now().Add(deeplinkTTL))
 }
 
 // TrackOpen is POST /track/open (spec/parity.md §9), called by the mobile SDKs on
@@ -60,7 +60,7 @@ func (h *Handlers) TrackOpen(c *fiber.Ctx) error {
 		return err
 	}
 	if in.DeepLink == "" {
-		if a, ok := h.deeplinks.m.Get(h.deeplinks.key(h.ip(c), in.DubDomain), h.d.Now()); ok {
+		if a, ok := h.deeplinks.m.Get(h.deeplinks.key(h.ip(c), in.DubDomain), h.Now()); ok {
 			return c.JSON(a)
 		}
 		return c.JSON(openAnswer{})
@@ -70,7 +70,7 @@ func (h *Handlers) TrackOpen(c *fiber.Ctx) error {
 		return apierr.Validation("custom", "deepLink", "Invalid URL")
 	}
 	domain := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
-	res, found, err := h.d.Cache.Get(c.UserContext(), domain, shortlink.LookupKey(strings.TrimPrefix(u.Path, "/")))
+	res, found, err := h.Cache.Get(c.UserContext(), domain, shortlink.LookupKey(strings.TrimPrefix(u.Path, "/")))
 	if err != nil {
 		return err
 	}
@@ -87,17 +87,17 @@ func (h *Handlers) TrackOpen(c *fiber.Ctx) error {
 	}
 	ip, ua := h.ip(c), string(c.Request().Header.UserAgent())
 	visitor := visitorKey(ip, ua, t.Domain, t.Key)
-	clickID, seen := h.recent.get(visitor, h.d.Now())
+	clickID, seen := h.recent.get(visitor, h.Now())
 	if !seen {
 		clickID = ids.Click()
-		if h.d.Clicks != nil {
-			h.d.Clicks.Enqueue(ingest.Hit{
+		if h.Clicks != nil {
+			h.Clicks.Enqueue(ingest.Hit{
 				ClickID: clickID, LinkID: t.ID, WorkspaceID: t.WorkspaceID, Domain: t.Domain, Key: t.Key,
-				URL: t.URL, Time: h.d.Now(), IP: ip, UA: strings.Clone(ua), Geo: h.geoHint(c),
+				URL: t.URL, Time: h.Now(), IP: ip, UA: strings.Clone(ua), Geo: h.geoHint(c),
 				Referer: string(c.Request().Header.Referer()), Trigger: ingest.TriggerDeeplink,
 			})
 		}
-		h.recent.put(visitor, clickID, h.d.Now())
+		h.recent.put(visitor, clickID, h.Now())
 	}
 	out.ClickID = &clickID
 	return c.JSON(out)

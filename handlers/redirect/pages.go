@@ -41,10 +41,10 @@ func (h *Handlers) passwordPage(c *fiber.Ctx, t *shortlink.Target, rawPath strin
 	if !wrong {
 		return page(c, fiber.StatusOK, "Password required", views.Password(form))
 	}
-	if h.d.Limiter != nil {
-		res, err := h.d.Limiter.Allow(c.UserContext(), "pw:"+t.ID, passwordLimit, passwordWindow)
+	if h.Limiter != nil {
+		res, err := h.Limiter.Allow(c.UserContext(), "pw:"+t.ID, passwordLimit, passwordWindow)
 		if err != nil {
-			h.d.Logger.Error("password rate limiter unavailable", "link_id", t.ID, "err", err)
+			h.Logger.Error("password rate limiter unavailable", "link_id", t.ID, "err", err)
 		} else if !res.Allowed {
 			return page(c, fiber.StatusTooManyRequests, "Too many attempts", views.TooManyAttempts())
 		}

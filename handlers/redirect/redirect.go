@@ -59,7 +59,7 @@ type Deps struct {
 
 // Handlers serves redirects.
 type Handlers struct {
-	d         Deps
+	Deps
 	recent    *recentClicks  // POST /track/click's and /track/visit's same-visitor answers
 	deeplinks deeplinkClicks // app-store redirects, for POST /track/open
 
@@ -68,7 +68,7 @@ type Handlers struct {
 
 // New builds the handlers.
 func New(d Deps) *Handlers {
-	return &Handlers{d: d, recent: newRecentClicks(d.TrackDedup, recentClicksMax),
+	return &Handlers{Deps: d, recent: newRecentClicks(d.TrackDedup, recentClicksMax),
 		deeplinks: deeplinkClicks{m: ttlmap.New[openAnswer](recentClicksMax)}}
 }
 
@@ -81,7 +81,7 @@ func (h *Handlers) Short(c *fiber.Ctx) error {
 	if strings.HasSuffix(host, ":443") || strings.HasSuffix(host, ":80") {
 		host = host[:strings.LastIndexByte(host, ':')]
 	}
-	if host == h.d.DefaultDomain {
+	if host == h.DefaultDomain {
 		return h.serve(c, host, false)
 	}
 	return h.serve(c, domainset.Normalize(host), false)
@@ -94,7 +94,7 @@ func (h *Handlers) Default(c *fiber.Ctx) error {
 	if len(c.Request().URI().PathOriginal()) <= 1 {
 		return c.Next()
 	}
-	return h.serve(c, h.d.DefaultDomain, true)
+	return h.serve(c, h.DefaultDomain, true)
 }
 
 // serve answers a short link; appFace makes an unknown key fall through to
@@ -134,7 +134,7 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	v.Domain, v.FullKey = domain, key
 	var res *shortlink.Resolved
 	if !shortlink.IsProbe(v.Key) { // #1 needs no lookup
-		r, _, err := h.d.Cache.Get(c.UserContext(), domain, v.Key)
+		r, _, err := h.Cache.Get(c.UserContext(), domain, v.Key)
 		if err != nil {
 			return err
 		}
@@ -144,7 +144,7 @@ func (h *Handlers) serve(c *fiber.Ctx, domain string, appFace bool) error {
 	if res != nil && res.Link != nil {
 		h.linkVisit(c, &v, res.Link, cookieName)
 	}
-	now := h.d.Now()
+	now := h.Now()
 	d := shortlink.Decide(res, v, now)
 	if d.Action == shortlink.ActNotFound && appFace {
 		return c.Next()
@@ -193,7 +193,7 @@ func (h *Handlers) linkVisit(c *fiber.Ctx, v *shortlink.Visit, t *shortlink.Targ
 	}
 	if len(t.Geo) > 0 {
 		ip := v.IP
-		v.Country = func() string { return h.d.Geo.Country(ip, h.geoHint(c)) }
+		v.Country = func() string { return h.Geo.Country(ip, h.geoHint(c)) }
 	}
 }
 
@@ -214,7 +214,7 @@ func (h *Handlers) answer(c *fiber.Ctx, d shortlink.Decision, domain, key, origK
 	t := d.Link
 	if d.SetPasswordCookie {
 		c.Cookie(&fiber.Cookie{Name: "dub_password_" + t.ID, Value: t.Password, Path: rawPath, HTTPOnly: true,
-			Secure: h.d.SecureCookie, SameSite: fiber.CookieSameSiteLaxMode})
+			Secure: h.SecureCookie, SameSite: fiber.CookieSameSiteLaxMode})
 	}
 	if t != nil && (d.Rule >= 8 || d.Action == shortlink.ActExpired && d.URL != "") {
 		c.Set(fiber.HeaderCacheControl, "private, no-store")
@@ -241,7 +241,7 @@ func (h *Handlers) answer(c *fiber.Ctx, d shortlink.Decision, domain, key, origK
 		return render(c, fiber.StatusOK, views.Proxy(views.Preview{URL: t.URL, ShortLink: shortLink(t),
 			Title: t.Title, Description: t.Description, Image: t.Image, Video: t.Video}))
 	case shortlink.ActInterstitial:
-		u := h.d.AppURL + "/deeplink/" + domain + "/" + origKey
+		u := h.AppURL + "/deeplink/" + domain + "/" + origKey
 		if q := c.Request().URI().QueryString(); len(q) > 0 {
 			u += "?" + string(q)
 		}

@@ -71,7 +71,7 @@ func (h *Handlers) TrackClick(c *fiber.Ctx) error {
 // clientTarget is the link the client-side script names by domain and key:
 // 404 "Link not found ..." when there is none or it has no workspace.
 func (h *Handlers) clientTarget(c *fiber.Ctx, domain, key string) (*shortlink.Target, error) {
-	res, found, err := h.d.Cache.Get(c.UserContext(), domain, shortlink.LookupKey(key))
+	res, found, err := h.Cache.Get(c.UserContext(), domain, shortlink.LookupKey(key))
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (h *Handlers) clientTarget(c *fiber.Ctx, domain, key string) (*shortlink.Ta
 func (h *Handlers) clientClick(c *fiber.Ctx, t *shortlink.Target, dest, referrer, trigger string) (string, error) {
 	ip, ua := h.ip(c), string(c.Request().Header.UserAgent())
 	visitor := visitorKey(ip, ua, t.Domain, t.Key)
-	if clickID, seen := h.recent.get(visitor, h.d.Now()); seen {
+	if clickID, seen := h.recent.get(visitor, h.Now()); seen {
 		return clickID, nil
 	}
 	if err := h.checkAllowedHostname(c, t.WorkspaceID); err != nil {
@@ -105,14 +105,14 @@ func (h *Handlers) clientClick(c *fiber.Ctx, t *shortlink.Target, dest, referrer
 	if len(c.Request().Header.Peek("dub-no-track")) > 0 || c.Request().URI().QueryArgs().Has("dub-no-track") {
 		return clickID, nil
 	}
-	if h.d.Clicks != nil {
-		h.d.Clicks.Enqueue(ingest.Hit{
+	if h.Clicks != nil {
+		h.Clicks.Enqueue(ingest.Hit{
 			ClickID: clickID, LinkID: t.ID, WorkspaceID: t.WorkspaceID, Domain: t.Domain, Key: t.Key,
-			URL: strings.Clone(dest), Time: h.d.Now(), IP: ip, UA: strings.Clone(ua), Referer: strings.Clone(referrer),
+			URL: strings.Clone(dest), Time: h.Now(), IP: ip, UA: strings.Clone(ua), Referer: strings.Clone(referrer),
 			Geo: h.geoHint(c), Trigger: trigger,
 		})
 	}
-	h.recent.put(visitor, clickID, h.d.Now())
+	h.recent.put(visitor, clickID, h.Now())
 	return clickID, nil
 }
 
@@ -130,11 +130,11 @@ type trackClickDiscount struct {
 // its enrollment's discount (§8.7: nil when none or its amount is 0); the
 // partner is nil when it or its enrollment is gone.
 func (h *Handlers) trackPartner(c *fiber.Ctx, t *shortlink.Target) (*trackClickPartner, *trackClickDiscount, error) {
-	p, e, d, err := h.d.Conversions.ClickPartner(c.UserContext(), t.WorkspaceID, t.ProgramID, t.PartnerID)
+	p, e, d, err := h.Conversions.ClickPartner(c.UserContext(), t.WorkspaceID, t.ProgramID, t.PartnerID)
 	if err != nil || p == nil {
 		return nil, nil, err
 	}
-	out := &trackClickPartner{ID: p.ID, Name: p.Name, Image: h.d.APIURL + request.AvatarPath + p.ID}
+	out := &trackClickPartner{ID: p.ID, Name: p.Name, Image: h.APIURL + request.AvatarPath + p.ID}
 	if p.Image != nil && *p.Image != "" {
 		out.Image = *p.Image
 	}
@@ -151,10 +151,10 @@ func (h *Handlers) trackPartner(c *fiber.Ctx, t *shortlink.Target) (*trackClickP
 // checkAllowedHostname refuses a new click whose page (Referer, else
 // Origin) is not on the workspace's allowed hostnames (§1.4).
 func (h *Handlers) checkAllowedHostname(c *fiber.Ctx, workspaceID string) error {
-	if h.d.DB == nil {
+	if h.DB == nil {
 		return nil
 	}
-	ws, err := h.d.DB.WorkspaceByID(c.UserContext(), workspaceID)
+	ws, err := h.DB.WorkspaceByID(c.UserContext(), workspaceID)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func (h *Handlers) TrackVisit(c *fiber.Ctx) error {
 	clickID, err := h.clientClick(c, t, in.URL, in.Referrer, TriggerPageview)
 	if apierr.Is(err, apierr.Forbidden) {
 		h.visitsRefused.Add(1)
-		h.d.Logger.Info("track visit: page not on the allowed hostnames, visit not recorded",
+		h.Logger.Info("track visit: page not on the allowed hostnames, visit not recorded",
 			"workspace", t.WorkspaceID, "domain", t.Domain, "key", t.Key, "reason", err.Error())
 		clickID, err = ids.Click(), nil
 	}

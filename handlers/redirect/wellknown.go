@@ -22,8 +22,8 @@ const (
 // rarely, so they are read from the database, not the link cache.
 func (h *Handlers) wellKnown(c *fiber.Ctx, domain, path string) error {
 	var doc string
-	if h.d.DB != nil {
-		d, err := h.d.DB.DomainByName(c.UserContext(), hostOnly(domain))
+	if h.DB != nil {
+		d, err := h.DB.DomainByName(c.UserContext(), hostOnly(domain))
 		switch {
 		case err == nil && path == aasaPath:
 			doc = deref(d.AppleAppSiteAssociation)
@@ -57,7 +57,7 @@ func (h *Handlers) Deeplink(c *fiber.Ctx) error {
 		return h.notFound(c, domain, origKey, "")
 	}
 	key = shortlink.LookupKey(key)
-	res, found, err := h.d.Cache.Get(c.UserContext(), domain, key)
+	res, found, err := h.Cache.Get(c.UserContext(), domain, key)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (h *Handlers) Deeplink(c *fiber.Ctx) error {
 	// password or expiry the short link itself must handle (the page would
 	// show its title to someone who has not given the password): the link
 	// as usual.
-	if store == "" || t.Password != "" || t.Expired(h.d.Now()) {
+	if store == "" || t.Password != "" || t.Expired(h.Now()) {
 		return c.Redirect(cont, fiber.StatusFound)
 	}
 	c.Set(fiber.HeaderCacheControl, "private, no-store")
