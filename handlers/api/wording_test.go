@@ -193,6 +193,8 @@ func TestErrorWordingCoversEveryMessage(t *testing.T) {
 var notAPI = map[string]string{
 	"This partner is not deactivated.":                                                              "the console partner page's Reactivate (conversions.ReactivatePartner; internal/conversions TestReactivateAndUnbanOnlyTheirStatus): not the JSON API",
 	"This partner is not banned.":                                                                   "the console partner page's Unban (conversions.UnbanPartner; internal/conversions TestReactivateAndUnbanOnlyTheirStatus): not the JSON API",
+	"Brand color must be a hex color such as #2563eb.":                                              "group branding: the console's Program page and relink program group set only (no API sets it, as in Dub); handlers/embed and tests/e2e TestGroupBranding",
+	"Must be an http(s) URL.":                                                                       "group branding's logo and wordmark: console and CLI only; TestGroupBranding",
 	"The mode must be live or test.":                                                                "relink stripe connect: command line only",
 	"The signing secret must be the endpoint's whsec_… value from Stripe.":                          "relink stripe connect and the console's Stripe page (tests/browser/stripe.test.mjs): not the JSON API",
 	"Stripe is not connected to this workspace.":                                                    "relink stripe disconnect/status: command line only",
