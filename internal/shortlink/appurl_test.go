@@ -26,8 +26,9 @@ type appCase struct {
 }
 
 func (c appCase) destination() destination {
+	domain, key, _ := strings.Cut(strings.TrimPrefix(c.SL, "https://"), "/")
 	return destination{clickID: c.ClickID, track: c.ClickID != "", key: c.Via, partner: c.Via != "",
-		noTrack: strings.Contains("&"+c.Query, "&dub-no-track"), reqQuery: c.Query, ua: c.UA, ip: c.IP, shortLink: c.SL}
+		noTrack: strings.Contains("&"+c.Query, "&dub-no-track"), reqQuery: c.Query, ua: c.UA, ip: c.IP, domain: domain, fullKey: key}
 }
 
 // appCases: the expected URLs are what Dub's getFinalUrl answers, run under
@@ -137,7 +138,7 @@ func TestDestinationAgreesWithDub(t *testing.T) {
 // TestDestinationMalformedReferrer: a referrer Dub's decodeURIComponent
 // throws on (its redirect fails) is used as it is.
 func TestDestinationMalformedReferrer(t *testing.T) {
-	d := destination{shortLink: "https://acme.link/p"}
+	d := destination{domain: "acme.link", fullKey: "p"}
 	got := d.build("https://play.google.com/store/apps/details?id=x&referrer=a%25ZZ")
 	want := "https://play.google.com/store/apps/details?id=x&referrer=a%2525ZZ%3D%26deepLink%3Dhttps%253A%252F%252Facme.link%252Fp"
 	if got != want {

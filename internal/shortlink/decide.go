@@ -176,10 +176,8 @@ func reach(t *Target, v Visit, now time.Time, drop []string) Decision {
 		// Dub's shouldCacheClickId reads the link's url (or its A/B variant),
 		// not the OS or geo target.
 		dst := destination{clickID: v.ClickID, key: t.Key, track: t.TrackConversion || t.Partner || isAppTracking(dest),
-			partner: t.Partner, noTrack: v.NoTrack, reqQuery: v.Query, dropParams: drop, ua: v.UA, ip: v.IP}
-		if appKindOf(target) == appPlay {
-			dst.shortLink = "https://" + v.Domain + "/" + v.FullKey
-		}
+			partner: t.Partner, noTrack: v.NoTrack, reqQuery: v.Query, dropParams: drop, ua: v.UA, ip: v.IP,
+			domain: v.Domain, fullKey: v.FullKey}
 		d.URL = dst.build(target)
 	}
 	d.Record = !v.NoTrack

@@ -1,6 +1,7 @@
 package shortlink
 
 import (
+	"net/url"
 	"strings"
 	"unicode/utf8"
 )
@@ -157,8 +158,8 @@ type destination struct {
 	dropParams []string
 	// The app-install rewrites (§10.3 steps 4-6), read only when the
 	// target's host is one of theirs.
-	ua, ip    string // Singular's ua= and ip=
-	shortLink string // Google Play's deepLink: https://{domain}/{key as requested}
+	ua, ip          string // Singular's ua= and ip=
+	domain, fullKey string // Google Play's deepLink: https://{domain}/{key as requested}
 }
 
 func (d destination) build(target string) string {
@@ -260,7 +261,7 @@ func (d destination) appParams(q *params, app appKind) {
 			ref = decodeURIComponent(ref)
 		}
 		rp := parseParams(strings.TrimPrefix(ref, "?")) // URLSearchParams drops a leading '?'
-		rp.set("deepLink", d.shortLink+d.requestQuery())
+		rp.set("deepLink", "https://"+d.domain+"/"+d.fullKey+d.requestQuery())
 		q.set("referrer", rp.encode())
 	}
 }
@@ -282,29 +283,15 @@ func (d destination) requestQuery() string {
 	return "?" + rq.encode()
 }
 
-// decodeURIComponent is JavaScript's: every %XX decoded, '+' kept. A
-// malformed escape (bad hex or not UTF-8) throws in JavaScript, which fails
-// Dub's redirect; here the value is used as it is.
+// decodeURIComponent is JavaScript's: every %XX decoded, '+' kept (as
+// url.PathUnescape does). A malformed escape (bad hex or not UTF-8) throws
+// in JavaScript, which fails Dub's redirect; here the value is used as it is.
 func decodeURIComponent(s string) string {
-	if strings.IndexByte(s, '%') < 0 {
+	d, err := url.PathUnescape(s)
+	if err != nil || !utf8.ValidString(d) {
 		return s
 	}
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] != '%' {
-			b = append(b, s[i])
-			continue
-		}
-		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
-			return s
-		}
-		b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
-		i += 2
-	}
-	if !utf8.Valid(b) {
-		return s
-	}
-	return string(b)
+	return d
 }
 
 // appKind names an app-install destination get-final-url.ts rewrites.
