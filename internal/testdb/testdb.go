@@ -1,6 +1,8 @@
 // Package testdb gives tests a fresh, migrated database: a temporary SQLite
-// file always, and a fresh PostgreSQL schema when RELINK_TEST_DATABASE_URL is
-// set. Each is dropped in t.Cleanup.
+// file always, and a fresh PostgreSQL database when RELINK_TEST_DATABASE_URL
+// is set, both copies of a database migrated once per run (template.go).
+// URL gives an empty one (a fresh PostgreSQL schema) for code that migrates
+// itself. Each is dropped in t.Cleanup.
 package testdb
 
 import (
@@ -37,15 +39,25 @@ func Each(t *testing.T, fn func(t *testing.T, db *models.DB)) {
 	}
 }
 
-// Open returns a fresh migrated database of the dialect.
+// Open returns a fresh migrated database of the dialect: a copy of one
+// migrated once per run (template.go).
 func Open(t testing.TB, dialect string) *models.DB {
 	t.Helper()
-	u := URL(t, dialect)
+	var u string
+	switch dialect {
+	case "sqlite":
+		u = openSQLite(t)
+	case "postgres":
+		u = openPostgres(t)
+	default:
+		panic(fmt.Sprintf("testdb: unknown dialect %q", dialect))
+	}
 	db, err := models.Open(u)
 	if err != nil {
 		t.Fatalf("open %s: %v", dialect, err)
 	}
 	t.Cleanup(func() { db.Close() })
+	// Nothing to apply on a copy; Migrate still checks it is current.
 	if err := db.Migrate(context.Background()); err != nil {
 		t.Fatalf("migrate %s: %v", dialect, err)
 	}
