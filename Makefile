@@ -5,7 +5,7 @@ GO ?= go
 RELINK_TEST_DATABASE_URL ?=
 export RELINK_TEST_DATABASE_URL
 
-.PHONY: geoip-update help run build test test-go test-race test-sdk test-embed test-browser test-browser-embed lint structure generate templ css openapi check-generated bench-redirect bench-faults
+.PHONY: geoip-update help run build test test-go test-long test-race test-sdk test-embed test-browser test-browser-embed lint structure generate templ css openapi check-generated bench-redirect bench-faults
 
 help: ## Show this help
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}'
@@ -47,6 +47,9 @@ test-go: ## Go tests; the concurrent packages and the server's click-path tests 
 	$(GO) test -count=1 -timeout $(GO_TEST_TIMEOUT) $$($(GO) list ./... | grep -vxF "$$($(GO) list $(RACE_PKGS))")
 	$(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) $(RACE_PKGS)
 	$(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) -run '$(RACE_SERVER_TESTS)' ./handlers
+
+test-long: ## The analytics property tests in full: ClickHouse answers every query (make test asks it a third; docs/testing.md)
+	RELINK_TEST_LONG=1 $(GO) test -count=1 -timeout 60m ./internal/analytics/
 
 test-race: ## Every Go test under the race detector (slower than make test's selection; run before a release)
 	$(GO) test -race -count=1 ./...

@@ -102,3 +102,8 @@ func URL(t testing.TB, dialect string) string {
 	}
 	panic(fmt.Sprintf("testdb: unknown dialect %q", dialect))
 }
+
+// Long reports whether the long runs of the property tests are asked for
+// (RELINK_TEST_LONG=1, `make test-long`): every query against every
+// engine. `make test` runs a fixed, smaller share of them (docs/testing.md).
+func Long() bool { return os.Getenv("RELINK_TEST_LONG") == "1" }
