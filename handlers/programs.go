@@ -1,12 +1,7 @@
 package handlers
 
 import (
-	"time"
-
-	"github.com/gofiber/fiber/v2"
-
 	"github.com/relinkhq/relink/handlers/api"
-	"github.com/relinkhq/relink/handlers/console"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -30,22 +25,4 @@ func (s *Server) programRoutes(h *api.Handlers) {
 	a.Get("/bounties/:bountyId/submissions", s.key(""), biz, h.ListBountySubmissions)
 	a.Post("/bounties/:bountyId/submissions/:submissionId/approve", s.key(""), writers, biz, h.ApproveBountySubmission)
 	a.Post("/bounties/:bountyId/submissions/:submissionId/reject", s.key(""), writers, biz, h.RejectBountySubmission)
-}
-
-// programConsoleRoutes are the console pages of the same operations, and the
-// public application page (/apply/<program slug>) on the app origin.
-func (s *Server) programConsoleRoutes(h *console.Handlers, u fiber.Router) {
-	s.app.Get("/apply/:slug", h.ApplyForm)
-	s.app.Post("/apply/:slug", s.limitIP("apply", 3, time.Minute, "Too many requests. Please try again later."), h.Apply)
-	u.Get("/applications", h.Applications)
-	u.Post("/applications/open", h.RequireOwner, h.SetApplicationsOpen)
-	u.Post("/applications/:id", h.RequireOwner, h.ReviewApplication)
-	u.Get("/payouts", h.Payouts)
-	u.Get("/payouts.csv", h.PayoutsCSV)
-	u.Post("/payouts/confirm", h.RequireOwner, h.ConfirmPayouts)
-	u.Post("/payouts/:id", h.RequireOwner, h.SetPayoutStatus)
-	u.Get("/bounties", h.Bounties)
-	u.Post("/bounties", h.RequireOwner, h.CreateBounty)
-	u.Post("/bounties/edit", h.RequireOwner, h.EditBounty)
-	u.Post("/bounties/:bounty/submissions/:id", h.RequireOwner, h.ReviewSubmission)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/analytics"
@@ -21,7 +22,7 @@ func (h *Handlers) Analytics(c *fiber.Ctx) error {
 	if to, ok := withoutEmptyParams(c); ok {
 		return c.Redirect(to, fiber.StatusFound)
 	}
-	v, err := h.analyticsView(c, "/console/analytics", request.QueryValues(c), "", true)
+	v, err := h.analyticsView(c, route.URL(route.Analytics), request.QueryValues(c), "", true)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/auth"
 	"github.com/relinkhq/relink/internal/conversions"
@@ -56,7 +57,7 @@ func (h *Handlers) applyView(c *fiber.Ctx, ws *models.Workspace, p *models.Progr
 	if p.ApplicationsOpenAt == nil && p.ApplicationsClosedAt == nil {
 		return vc.ApplyView{}, apierr.New(apierr.NotFound, "Program not found.")
 	}
-	v := vc.ApplyView{CSRF: h.applyToken(c), Action: "/apply/" + url.PathEscape(p.Slug), Program: p.Name,
+	v := vc.ApplyView{CSRF: h.applyToken(c), Action: route.URL(route.Apply, p.Slug), Program: p.Name,
 		Closed: p.ApplicationsOpenAt == nil}
 	for _, ct := range geo.Countries() {
 		v.Countries = append(v.Countries, vc.Country{Code: ct.Code, Name: ct.Name})
@@ -164,13 +165,13 @@ func (h *Handlers) Applications(c *fiber.Ctx) error {
 		noProgram(&v)
 		return h.page(c, fiber.StatusOK, "Applications", "applications", vc.Table(v))
 	}
-	page := h.Config.AppURL.String() + "/apply/" + url.PathEscape(p.Slug)
+	page := h.Config.AppURL.String() + route.URL(route.ApplyForm, p.Slug)
 	if p.ApplicationsOpenAt != nil {
 		v.Intro = "Your application page is open at " + page + ". Approving enrolls the partner in their group and creates the group's default links."
-		v.Forms = append(v.Forms, vc.FormView{Title: "Application page", Action: "/console/applications/open", Submit: "Close applications", TestID: "applications-close"})
+		v.Forms = append(v.Forms, vc.FormView{Title: "Application page", Action: route.URL(route.SetApplicationsOpen), Submit: "Close applications", TestID: "applications-close"})
 	} else {
 		v.Intro = "Your application page (" + page + ") is closed: partners cannot apply."
-		v.Forms = append(v.Forms, vc.FormView{Title: "Application page", Action: "/console/applications/open", Submit: "Open applications", TestID: "applications-open"})
+		v.Forms = append(v.Forms, vc.FormView{Title: "Application page", Action: route.URL(route.SetApplicationsOpen), Submit: "Open applications", TestID: "applications-open"})
 	}
 	lp := pageOf(c, listPageSize)
 	q := models.ApplicationQuery{Limit: lp.Size, Offset: lp.Offset()}
@@ -182,7 +183,7 @@ func (h *Handlers) Applications(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v.Pager = pagerFor(c, "/console/applications", lp, len(list), total)
+	v.Pager = pagerFor(c, route.URL(route.Applications), lp, len(list), total)
 	for _, pa := range list {
 		a := pa.Application
 		var answers []string
@@ -194,7 +195,7 @@ func (h *Handlers) Applications(c *fiber.Ctx) error {
 			}
 		}
 		row := vc.TableRow{ID: pa.Partner.ID, Cells: []string{date(a.CreatedAt), pa.Partner.Name, pa.Partner.Email, deref(a.Country), deref(a.Website), strings.Join(answers, " · ")},
-			Action: &vc.RowAction{Action: "/console/applications/" + pa.Partner.ID, Name: "decision", Submit: "Apply",
+			Action: &vc.RowAction{Action: route.URL(route.ReviewApplication, pa.Partner.ID), Name: "decision", Submit: "Apply",
 				Options: []vc.Option{{Value: "approve", Label: "Approve"}, {Value: "reject", Label: "Reject"}}}}
 		v.Rows = append(v.Rows, row)
 	}
@@ -217,7 +218,7 @@ func (h *Handlers) SetApplicationsOpen(c *fiber.Ctx) error {
 	if err := h.Conversions.OpenApplications(c.UserContext(), p, p.ApplicationsOpenAt == nil); err != nil {
 		return err
 	}
-	return redirect(c, "/console/applications")
+	return redirect(c, route.URL(route.Applications))
 }
 
 // ReviewApplication approves or rejects an application.
@@ -236,5 +237,5 @@ func (h *Handlers) ReviewApplication(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return redirect(c, "/console/applications")
+	return redirect(c, route.URL(route.Applications))
 }

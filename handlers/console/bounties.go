@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gofiber/fiber/v2"
 	"gorm.io/gorm"
 
-	"github.com/gofiber/fiber/v2"
-
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
@@ -47,7 +47,7 @@ func (h *Handlers) bountiesPage(c *fiber.Ctx, status int, errs vc.FieldErrors, t
 	}
 	st := c.Query("status", models.SubmissionSubmitted)
 	for _, s := range models.SubmissionStatuses {
-		v.Filters = append(v.Filters, vc.FilterLink{Label: s, Href: withParam(c, "/console/bounties", "status", s), Current: st == s})
+		v.Filters = append(v.Filters, vc.FilterLink{Label: s, Href: withParam(c, route.URL(route.Bounties), "status", s), Current: st == s})
 	}
 	names := map[string]string{}
 	var lines []string
@@ -86,7 +86,7 @@ func (h *Handlers) submissionRows(c *fiber.Ctx, v *vc.TablePage, wsID, progID, s
 	if err := scope().Order("completed_at, id").Limit(lp.Size).Offset(lp.Offset()).Find(&subs).Error; err != nil {
 		return err
 	}
-	v.Pager = pagerFor(c, "/console/bounties", lp, len(subs), total)
+	v.Pager = pagerFor(c, route.URL(route.Bounties), lp, len(subs), total)
 	pids := make([]string, len(subs))
 	for i := range subs {
 		pids[i] = subs[i].PartnerID
@@ -113,7 +113,7 @@ func (h *Handlers) submissionRows(c *fiber.Ctx, v *vc.TablePage, wsID, progID, s
 		}
 		row := vc.TableRow{ID: s.ID, Cells: []string{submitted, names[s.BountyID], name, proof, s.Status}}
 		if s.Status == models.SubmissionSubmitted || s.Status == models.SubmissionRejected {
-			row.Action = &vc.RowAction{Action: "/console/bounties/" + s.BountyID + "/submissions/" + s.ID, Name: "decision", Submit: "Review",
+			row.Action = &vc.RowAction{Action: route.URL(route.ReviewSubmission, s.BountyID, s.ID), Name: "decision", Submit: "Review",
 				Options: []vc.Option{{Value: "approve", Label: "Approve"}, {Value: "reject", Label: "Reject"}}}
 			if s.Status == models.SubmissionRejected {
 				row.Action.Options = row.Action.Options[:1]
@@ -164,7 +164,7 @@ func (h *Handlers) CreateBounty(c *fiber.Ctx) error {
 	if err := h.Conversions.CreateBounty(c.UserContext(), b); err != nil {
 		return fail(err)
 	}
-	return redirect(c, "/console/bounties")
+	return redirect(c, route.URL(route.Bounties))
 }
 
 // EditBounty changes a bounty's name, reward, description or end from the
@@ -204,7 +204,7 @@ func (h *Handlers) EditBounty(c *fiber.Ctx) error {
 	if err != nil {
 		return fail(err)
 	}
-	return redirect(c, "/console/bounties")
+	return redirect(c, route.URL(route.Bounties))
 }
 
 // ReviewSubmission approves or rejects a bounty submission.
@@ -231,5 +231,5 @@ func (h *Handlers) ReviewSubmission(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return redirect(c, "/console/bounties")
+	return redirect(c, route.URL(route.Bounties))
 }

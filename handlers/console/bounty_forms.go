@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
@@ -32,7 +33,7 @@ func bountyForms(bs []models.Bounty, gs []models.Group, errs vc.FieldErrors, typ
 	for _, b := range bs {
 		bounties = append(bounties, vc.Option{Value: b.ID, Label: b.Name, Selected: typed.Get("bountyId") == b.ID})
 	}
-	forms := []vc.FormView{{Title: "Create a bounty", Action: "/console/bounties", Submit: "Create bounty", TestID: "bounty-create",
+	forms := []vc.FormView{{Title: "Create a bounty", Action: route.URL(route.CreateBounty), Submit: "Create bounty", TestID: "bounty-create",
 		Errors: createErrs, FieldsFirst: true,
 		Selects: []vc.SelectProps{{Label: "Type", Name: "type", Options: types}, {Label: "Group", Name: "groupId", Options: groups}},
 		Fields: []vc.FieldProps{
@@ -45,7 +46,7 @@ func bountyForms(bs []models.Bounty, gs []models.Group, errs vc.FieldErrors, typ
 			{Label: "Ends (UTC date)", Name: "endsAt", Type: "date", Value: typed.Get("endsAt"), Hint: "Empty: open-ended."},
 		}}}
 	if len(bs) > 0 {
-		forms = append(forms, vc.FormView{Title: "Edit a bounty", Action: "/console/bounties/edit", Submit: "Save bounty", TestID: "bounty-edit",
+		forms = append(forms, vc.FormView{Title: "Edit a bounty", Action: route.URL(route.EditBounty), Submit: "Save bounty", TestID: "bounty-edit",
 			Errors: editErrs, Selects: []vc.SelectProps{{Label: "Bounty", Name: "bountyId", Options: bounties}},
 			Fields: []vc.FieldProps{
 				{Label: "Name", Name: "name", Value: typed.Get("name"), Placeholder: "Empty: unchanged"},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
@@ -25,13 +26,14 @@ func (h *Handlers) Commissions(c *fiber.Ctx) error {
 		return h.page(c, fiber.StatusOK, "Commissions", "commissions", vc.Table(v))
 	}
 	st := c.Query("status")
-	statusFilters(c, &v, "/console/commissions", st, models.CommissionStatuses...)
-	sort := sortLinks(c, &v, "/console/commissions", c.Query("sort"), [2]string{"createdAt", "Newest"}, [2]string{"amount", "Sale amount"})
+	page := route.URL(route.Commissions)
+	statusFilters(c, &v, page, st, models.CommissionStatuses...)
+	sort := sortLinks(c, &v, page, c.Query("sort"), [2]string{"createdAt", "Newest"}, [2]string{"amount", "Sale amount"})
 	lp := pageOf(c, listPageSize)
 	q := models.CommissionQuery{Status: st, SortBy: sort, Desc: true, Limit: lp.Size, Offset: lp.Offset()}
 	if pid := c.Query("partnerId"); pid != "" {
 		q.PartnerID = &models.SetFilter{Values: []string{pid}}
-		if err := h.onePartner(c, &v, "/console/commissions", pid); err != nil {
+		if err := h.onePartner(c, &v, page, pid); err != nil {
 			return err
 		}
 	}
@@ -43,7 +45,7 @@ func (h *Handlers) Commissions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v.Pager = pagerFor(c, "/console/commissions", lp, len(cs), total)
+	v.Pager = pagerFor(c, page, lp, len(cs), total)
 	var pids []string
 	for _, cm := range cs {
 		pids = append(pids, cm.PartnerID)
@@ -59,7 +61,7 @@ func (h *Handlers) Commissions(c *fiber.Ctx) error {
 		}
 		row := vc.TableRow{ID: cm.ID, Cells: []string{date(cm.CreatedAt), name, cm.Type, money(cm.Amount), money(cm.Earnings), cm.Status}}
 		if cm.Status != models.CommissionPaid {
-			act := &vc.RowAction{Action: "/console/commissions/" + cm.ID + "/status", Name: "status", Submit: "Set"}
+			act := &vc.RowAction{Action: route.URL(route.SetCommissionStatus, cm.ID), Name: "status", Submit: "Set"}
 			for _, s := range conversions.EditableStatuses {
 				act.Options = append(act.Options, vc.Option{Value: s, Label: s, Selected: s == cm.Status})
 			}
@@ -77,7 +79,7 @@ func (h *Handlers) SetCommissionStatus(c *fiber.Ctx) error {
 	if _, err := h.Conversions.UpdateCommission(c.UserContext(), viewer(c).Workspace, c.Params("id"), conversions.CommissionPatch{Status: &st}); err != nil {
 		return err
 	}
-	return redirect(c, "/console/commissions")
+	return redirect(c, route.URL(route.Commissions))
 }
 
 // Customers lists the workspace's customers, newest first.
@@ -85,7 +87,8 @@ func (h *Handlers) Customers(c *fiber.Ctx) error {
 	v := vc.TablePage{CSRF: session(c).CSRF, TestID: "customers-page", Title: "Customers",
 		Headers: []string{"Customer", "External ID", "Country", "Sales", "Revenue", "First sale", "Created"}, Empty: "No customers yet"}
 	ctx, ws := c.UserContext(), viewer(c).Workspace
-	sort := sortLinks(c, &v, "/console/customers", c.Query("sort"), [2]string{"createdAt", "Newest"}, [2]string{"saleAmount", "Revenue"}, [2]string{"firstSaleAt", "First sale"})
+	page := route.URL(route.Customers)
+	sort := sortLinks(c, &v, page, c.Query("sort"), [2]string{"createdAt", "Newest"}, [2]string{"saleAmount", "Revenue"}, [2]string{"firstSaleAt", "First sale"})
 	lp := pageOf(c, listPageSize)
 	q := models.CustomerQuery{Search: strings.TrimSpace(c.Query("search")), SortBy: sort, Desc: true, Limit: lp.Size, Offset: lp.Offset()}
 	cs, err := h.DB.ListCustomers(ctx, ws.ID, q)
@@ -96,7 +99,7 @@ func (h *Handlers) Customers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v.Pager = pagerFor(c, "/console/customers", lp, len(cs), total)
+	v.Pager = pagerFor(c, page, lp, len(cs), total)
 	for _, cu := range cs {
 		name := cu.ExternalID
 		switch {

@@ -3,6 +3,7 @@ package console
 import (
 	"net/url"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/analytics"
 	vc "github.com/relinkhq/relink/views/console"
 )
@@ -69,7 +70,7 @@ func (d *dashboard) barList(i int, rows []analytics.Group, total int64) vc.BarLi
 		fk := b.filterK
 		href := d.own(func(q url.Values) { q.Set(fk, filterVal) })
 		if d.linkID != "" || !d.showFilters {
-			href = "/console/analytics?" + url.Values{fk: {filterVal}, "linkId": {d.linkID}}.Encode()
+			href = route.Query(route.Analytics, url.Values{fk: {filterVal}, "linkId": {d.linkID}})
 		}
 		list.Rows = append(list.Rows, vc.BarRow{Label: label, Icon: icon, Value: d.format(n), Href: href, Pct: pct(n)})
 	}

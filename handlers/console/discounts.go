@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ids"
@@ -84,7 +85,7 @@ func (h *Handlers) discountsPage(c *fiber.Ctx, status int, errs vc.FieldErrors, 
 			disc = referrals.DiscountSentence(ds[*dc.DiscountID])
 		}
 		v.Rows = append(v.Rows, vc.TableRow{ID: dc.ID, Cells: []string{dc.Code, dc.PartnerID, short[dc.LinkID], disc, date(dc.CreatedAt)},
-			Action: &vc.RowAction{Action: "/console/program/discount-codes/" + dc.ID + "/delete", Name: "confirm", Submit: "Delete",
+			Action: &vc.RowAction{Action: route.URL(route.DeleteDiscountCode, dc.ID), Name: "confirm", Submit: "Delete",
 				Options: []vc.Option{{Value: "yes", Label: "Delete code"}}}})
 	}
 	opts := func(sel string, vals ...string) []vc.Option {
@@ -101,7 +102,7 @@ func (h *Handlers) discountsPage(c *fiber.Ctx, status int, errs vc.FieldErrors, 
 		groupErrs = errs
 	}
 	v.Forms = []vc.FormView{
-		{Title: "Set a group discount", Action: "/console/program/discounts", Submit: "Save discount", TestID: "discount-form", Errors: groupErrs,
+		{Title: "Set a group discount", Action: route.URL(route.SetGroupDiscount), Submit: "Save discount", TestID: "discount-form", Errors: groupErrs,
 			Selects: []vc.SelectProps{
 				{Label: "Group", Name: "groupId", Options: groups},
 				{Label: "Type", Name: "type", Options: opts(typed.Get("type"), "percentage", "Percentage off", "flat", "Flat amount off")},
@@ -111,7 +112,7 @@ func (h *Handlers) discountsPage(c *fiber.Ctx, status int, errs vc.FieldErrors, 
 				{Label: "Duration (months)", Name: "maxDuration", Type: "number", Value: typed.Get("maxDuration"), Hint: "Empty: for the customer's lifetime; 0: first purchase only."},
 				{Label: "Description", Name: "description", Value: typed.Get("description"), Placeholder: "20% off your first year"},
 			}},
-		{Title: "Create a discount code", Action: "/console/program/discount-codes", Submit: "Create code", TestID: "discount-code-form", Errors: codeErrs,
+		{Title: "Create a discount code", Action: route.URL(route.CreateDiscountCode), Submit: "Create code", TestID: "discount-code-form", Errors: codeErrs,
 			FieldsFirst: true,
 			Selects:     []vc.SelectProps{{Label: "Partner link", Name: "linkId", Options: linkOpts}},
 			Fields: []vc.FieldProps{
@@ -162,7 +163,7 @@ func (h *Handlers) SetGroupDiscount(c *fiber.Ctx) error {
 	if err := h.Conversions.SetGroupDiscount(ctx, g, d); err != nil {
 		return fail(err)
 	}
-	return redirect(c, "/console/program/discounts")
+	return redirect(c, route.URL(route.Discounts))
 }
 
 // CreateDiscountCode creates a partner's code from the console form,
@@ -195,7 +196,7 @@ func (h *Handlers) CreateDiscountCode(c *fiber.Ctx) error {
 	if err != nil {
 		return fail(err)
 	}
-	return redirect(c, "/console/program/discounts")
+	return redirect(c, route.URL(route.Discounts))
 }
 
 func validCode(s string) bool {
@@ -215,5 +216,5 @@ func (h *Handlers) DeleteDiscountCode(c *fiber.Ctx) error {
 	if _, err := h.Conversions.DeleteDiscountCode(c.UserContext(), viewer(c).Workspace, c.Params("id")); err != nil {
 		return err
 	}
-	return redirect(c, "/console/program/discounts")
+	return redirect(c, route.URL(route.Discounts))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/domaincheck"
 	"github.com/relinkhq/relink/internal/links"
@@ -75,7 +76,7 @@ func (h *Handlers) DeleteDomain(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return redirect(c, "/console/domains")
+	return redirect(c, route.URL(route.Domains))
 }
 
 // maxConsoleLogo bounds an uploaded domain logo: it is stored in the domain

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/analytics"
@@ -43,7 +44,7 @@ func columnOptions(cols []export.Column) []vc.Option {
 
 // linksExportForm is the links page's download, over the list's filters.
 func linksExportForm(f vc.LinkFilters) vc.ExportForm {
-	form := vc.ExportForm{Title: "Export", Action: "/console/links/export", Submit: "Download CSV", TestID: "links-export",
+	form := vc.ExportForm{Title: "Export", Action: route.URL(route.ExportLinks), Submit: "Download CSV", TestID: "links-export",
 		Columns: columnOptions(export.LinkColumns()), Note: "Every link the filters above select, newest first."}
 	for _, kv := range [][2]string{{"search", f.Search}, {"domain", f.Domain}, {"tag", f.Tag}, {"folder", f.Folder}} {
 		if kv[1] != "" {
@@ -77,9 +78,9 @@ func analyticsExportForms(ws *models.Workspace, d *dashboard) (vc.ExportForm, vc
 			hidden = append(hidden, vc.Option{Value: k, Label: vs[len(vs)-1]})
 		}
 	}
-	an := vc.ExportForm{Title: "Download analytics", Action: "/console/analytics/export", Hidden: hidden, Submit: "Download ZIP",
+	an := vc.ExportForm{Title: "Download analytics", Action: route.URL(route.ExportAnalytics), Hidden: hidden, Submit: "Download ZIP",
 		Note: "One CSV per breakdown (time series, countries, devices, referrers, top links, …) for this period and these filters.", TestID: "analytics-export"}
-	ev := vc.ExportForm{Title: "Export " + d.event, Action: "/console/events/export", Hidden: hidden, Submit: "Download CSV",
+	ev := vc.ExportForm{Title: "Export " + d.event, Action: route.URL(route.ExportEvents), Hidden: hidden, Submit: "Download CSV",
 		Columns: columnOptions(export.EventColumns(analytics.Event(d.event))), TestID: "events-export",
 		Note: "Every " + strings.TrimSuffix(d.event, "s") + " event of this period and these filters, newest first."}
 	if !ws.Plan.AtLeast(models.PlanPro) {

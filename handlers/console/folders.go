@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
@@ -105,7 +106,7 @@ func (h *Handlers) SetFolderAccess(c *fiber.Ctx) error {
 	if err != nil {
 		return h.folderFailure(c, err)
 	}
-	return redirect(c, "/console/folders/"+id+"?saved=access")
+	return redirect(c, route.URL(route.Folder, id)+"?saved=access")
 }
 
 // canShare refuses a sharing change without folders.users.write (or below
@@ -139,7 +140,7 @@ func (h *Handlers) SetFolderMemberRole(c *fiber.Ctx) error {
 	if err := h.Deps.Links.SetFolderRole(c.UserContext(), h.actor(c), id, c.Params("user"), role); err != nil {
 		return h.folderFailure(c, err)
 	}
-	return redirect(c, "/console/folders/"+id+"?saved=role")
+	return redirect(c, route.URL(route.Folder, id)+"?saved=role")
 }
 
 // folderFailure shows a refused change on the folder's page; a folder the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
@@ -27,7 +28,7 @@ func (h *Handlers) CreateGroup(c *fiber.Ctx) error {
 		}
 		return h.programPage(c, status, errs, typed)
 	}
-	return redirect(c, "/console/program")
+	return redirect(c, route.URL(route.Program))
 }
 
 // brandingForm sets a group's branding (Dub's group logo, wordmark and
@@ -43,7 +44,7 @@ func brandingForm(first *models.Group, groups []vc.Option, errs vc.FieldErrors, 
 		}
 		return *cur
 	}
-	return vc.FormView{Title: "Branding", Action: "/console/program/groups/branding", Submit: "Save branding", TestID: "branding-form", Errors: errs,
+	return vc.FormView{Title: "Branding", Action: route.URL(route.SetGroupBranding), Submit: "Save branding", TestID: "branding-form", Errors: errs,
 		Selects: []vc.SelectProps{{Label: "Group", Name: "groupId", Options: groups}},
 		Fields: []vc.FieldProps{
 			{Label: "Brand color", Name: "brandColor", Value: val("brandColor", first.BrandColor), Placeholder: models.DefaultBrandColor,
@@ -78,7 +79,7 @@ func (h *Handlers) SetGroupBranding(c *fiber.Ctx) error {
 		}
 		return h.programPage(c, status, errs, typed)
 	}
-	return redirect(c, "/console/program")
+	return redirect(c, route.URL(route.Program))
 }
 
 // SetHoldingPeriod changes a group's holding period (models.SaveGroup).
@@ -96,5 +97,5 @@ func (h *Handlers) SetHoldingPeriod(c *fiber.Ctx) error {
 	if err := h.Conversions.SaveGroup(ctx, g); err != nil {
 		return err
 	}
-	return redirect(c, "/console/program")
+	return redirect(c, route.URL(route.Program))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/importer"
@@ -179,7 +180,7 @@ func (h *Handlers) startImport(c *fiber.Ctx, st *importState, label string, src 
 	if render.IsHTMX(c) {
 		return render.Component(c, fiber.StatusAccepted, vc.ImportProgress(h.imports.view(ws.ID)))
 	}
-	return redirect(c, "/console/import")
+	return redirect(c, route.URL(route.Import))
 }
 
 // RunAPIImport starts an import from another service's API (Bitly,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/handlers/render"
 	vc "github.com/relinkhq/relink/views/console"
 )
@@ -70,5 +71,5 @@ func (h *Handlers) RevokeKey(c *fiber.Ctx) error {
 		}
 		return render.Component(c, fiber.StatusOK, vc.KeysTable(v))
 	}
-	return redirect(c, "/console/settings/keys")
+	return redirect(c, route.URL(route.Keys))
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
@@ -17,7 +18,8 @@ import (
 func (h *Handlers) libraryPage(c *fiber.Ctx, status int, kind string, errs vc.FieldErrors, typed map[string]string) error {
 	ws := viewer(c).Workspace
 	ctx := c.UserContext()
-	v := vc.LibraryView{CSRF: session(c).CSRF, Kind: kind, Errors: errs, CanCreate: true}
+	lr := libraryRoutes[kind]
+	v := vc.LibraryView{CSRF: session(c).CSRF, Kind: kind, Create: lr.create, Delete: lr.del, Errors: errs, CanCreate: true}
 	val := func(k string) string { return typed[k] }
 	switch kind {
 	case "domains":
@@ -73,7 +75,7 @@ func (h *Handlers) libraryPage(c *fiber.Ctx, status int, kind string, errs vc.Fi
 		for _, f := range fs {
 			rt := rights[f.ID]
 			r := vc.LibraryRow{ID: f.ID, Name: f.Name, Created: date(f.CreatedAt), Deletable: v.CanCreate && rt.Write,
-				Href: "/console/folders/" + f.ID, Badge: folderBadge(f, rt)}
+				Href: route.URL(route.Folder, f.ID), Badge: folderBadge(f, rt)}
 			if f.Description != nil {
 				r.Detail = *f.Description
 			}
@@ -82,6 +84,13 @@ func (h *Handlers) libraryPage(c *fiber.Ctx, status int, kind string, errs vc.Fi
 	}
 	title := strings.ToUpper(kind[:1]) + kind[1:]
 	return h.page(c, status, title, kind, vc.Library(v))
+}
+
+// libraryRoutes are each library kind's list, create and delete routes.
+var libraryRoutes = map[string]struct{ list, create, del route.Name }{
+	"domains": {route.Domains, route.CreateDomain, route.DeleteDomain},
+	"tags":    {route.Tags, route.CreateTag, route.DeleteTag},
+	"folders": {route.Folders, route.CreateFolder, route.DeleteFolder},
 }
 
 // Domains, Tags and Folders list the workspace's resources.
@@ -116,7 +125,7 @@ func jsonBody(c *fiber.Ctx, fields ...string) ([]byte, map[string]string) {
 // libraryResult re-renders the page with errors, or goes back to the list.
 func (h *Handlers) libraryResult(c *fiber.Ctx, kind string, err error, typed map[string]string, conflictField string) error {
 	if err == nil {
-		return redirect(c, "/console/"+kind)
+		return redirect(c, route.URL(libraryRoutes[kind].list))
 	}
 	errs, status, ok := fieldErrors(err, conflictField)
 	if !ok {
@@ -140,7 +149,7 @@ func (h *Handlers) DeleteTag(c *fiber.Ctx) error {
 	if err := h.Deps.Links.DeleteTag(c.UserContext(), viewer(c).Workspace, c.Params("id")); err != nil {
 		return err
 	}
-	return redirect(c, "/console/tags")
+	return redirect(c, route.URL(route.Tags))
 }
 
 // CreateFolder adds a folder (POST /folders' rules; Pro plan).
@@ -165,7 +174,7 @@ func (h *Handlers) DeleteFolder(c *fiber.Ctx) error {
 	if err := h.Deps.Links.DeleteFolder(c.UserContext(), h.actor(c), c.Params("id")); err != nil {
 		return err
 	}
-	return redirect(c, "/console/folders")
+	return redirect(c, route.URL(route.Folders))
 }
 
 // folderBadge says what the viewer may do in a folder, and whether the

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/links"
@@ -61,7 +62,7 @@ func (h *Handlers) linkDetail(c *fiber.Ctx, l *models.Link) (vc.LinkDetail, erro
 		}
 		v.ReadOnly, v.FolderName = !rights[fo.ID].LinkWrite, fo.Name
 	}
-	v.Analytics, err = h.analyticsView(c, "/console/links/"+l.ID, request.QueryValues(c), l.ID, false)
+	v.Analytics, err = h.analyticsView(c, route.URL(route.Link, l.ID), request.QueryValues(c), l.ID, false)
 	return v, err
 }
 
@@ -110,7 +111,7 @@ func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 		v.Form = refill(v.Form, typed, errs)
 		return h.page(c, status, l.Domain+"/"+l.Key, "links", vc.Link(v))
 	}
-	return redirect(c, "/console/links/"+c.Params("id")+"?saved=1")
+	return redirect(c, route.URL(route.Link, c.Params("id"))+"?saved=1")
 }
 
 // ArchiveLink archives or unarchives a link.
@@ -126,7 +127,7 @@ func (h *Handlers) ArchiveLink(c *fiber.Ctx) error {
 	if _, err := h.Deps.Links.Update(c.UserContext(), a, c.Params("id"), in); err != nil {
 		return foreign(err)
 	}
-	return redirect(c, "/console/links/"+c.Params("id"))
+	return redirect(c, route.URL(route.Link, c.Params("id")))
 }
 
 // DeleteLink deletes a link and returns to the list.
@@ -137,5 +138,5 @@ func (h *Handlers) DeleteLink(c *fiber.Ctx) error {
 	if _, err := h.Deps.Links.Remove(c.UserContext(), a, c.Params("id")); err != nil {
 		return foreign(err)
 	}
-	return redirect(c, "/console/links")
+	return redirect(c, route.URL(route.Links))
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/links"
@@ -105,7 +106,7 @@ func (h *Handlers) linksView(c *fiber.Ctx, pageParam string) (vc.LinksView, erro
 			}
 		}
 		vals.Set("page", strconv.Itoa(p))
-		return "/console/links?" + vals.Encode()
+		return route.URL(route.Links) + "?" + vals.Encode()
 	}
 	if page > 1 {
 		v.List.PrevURL = pageURL(page - 1)
@@ -175,5 +176,5 @@ func (h *Handlers) CreateLink(c *fiber.Ctx) error {
 		v.Form = refill(v.Form, typed, errs)
 		return h.page(c, status, "Links", "links", vc.Links(v))
 	}
-	return redirect(c, "/console/links/"+l.ID)
+	return redirect(c, route.URL(route.Link, l.ID))
 }

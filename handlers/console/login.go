@@ -3,6 +3,7 @@ package console
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/auth"
@@ -16,7 +17,7 @@ const signInFailed = "Incorrect email or password."
 // LoginForm shows the sign-in form; a signed-in user goes to the console.
 func (h *Handlers) LoginForm(c *fiber.Ctx) error {
 	if session(c).UserID != "" {
-		return render.Redirect(c, "/console")
+		return render.Redirect(c, route.URL(route.Home))
 	}
 	return bare(c, fiber.StatusOK, "Sign in", vc.Login(vc.LoginForm{CSRF: session(c).CSRF, Next: safeNext(c.Query("next"))}))
 }
@@ -72,7 +73,7 @@ func (h *Handlers) Logout(c *fiber.Ctx) error {
 	if err := h.saveSession(c, auth.Session{CSRF: auth.NewToken(), IssuedAt: h.Now().Unix()}); err != nil {
 		return err
 	}
-	return render.Redirect(c, "/console/login")
+	return render.Redirect(c, route.URL(route.LoginForm))
 }
 
 // SwitchWorkspace makes another of the user's workspaces the current one.
@@ -101,7 +102,7 @@ func (h *Handlers) LogoutEverywhere(c *fiber.Ctx) error {
 		return err
 	}
 	h.Logger.Info("console sessions revoked", "user_id", v.User.ID, "sessions", n)
-	return render.Redirect(c, "/console/settings")
+	return render.Redirect(c, route.URL(route.Settings))
 }
 
 // ChangePassword checks the current password, stores the new one and signs
@@ -124,5 +125,5 @@ func (h *Handlers) ChangePassword(c *fiber.Ctx) error {
 		return err
 	}
 	h.Logger.Info("console password changed; other sessions revoked", "user_id", v.User.ID, "sessions", n)
-	return render.Redirect(c, "/console/settings")
+	return render.Redirect(c, route.URL(route.Settings))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/auth"
 	"github.com/relinkhq/relink/models"
@@ -26,7 +27,7 @@ func (h *Handlers) membersView(c *fiber.Ctx) (vc.MembersView, error) {
 	for _, m := range ms[min(lp.Offset(), len(ms)):min(lp.Offset()+lp.Size, len(ms))] {
 		v.Members = append(v.Members, vc.MemberRow{UserID: m.UserID, Email: m.Email, Role: string(m.Role), Joined: date(m.CreatedAt)})
 	}
-	v.Pager = *pagerFor(c, "/console/settings/members", lp, len(v.Members), int64(len(ms)))
+	v.Pager = *pagerFor(c, route.URL(route.Members), lp, len(v.Members), int64(len(ms)))
 	invs, err := h.DB.ListInvites(ctx, vw.Workspace.ID)
 	if err != nil {
 		return v, err
@@ -66,7 +67,7 @@ func (h *Handlers) CreateInvite(c *fiber.Ctx) error {
 		v.Form = form
 		return h.page(c, status, "Members", "members", vc.Members(v))
 	}
-	v.InviteLink = h.Config.AppURL.String() + "/console/invites/" + token
+	v.InviteLink = h.Config.AppURL.String() + route.URL(route.Invite, token)
 	h.Logger.Info("console invite created", "workspace_id", vw.Workspace.ID, "invite_id", inv.ID)
 	return h.page(c, fiber.StatusCreated, "Members", "members", vc.Members(v))
 }
@@ -76,7 +77,7 @@ func (h *Handlers) DeleteInvite(c *fiber.Ctx) error {
 	if err := h.Workspaces.DeleteInvite(c.UserContext(), viewer(c).Workspace.ID, c.Params("id")); err != nil {
 		return err
 	}
-	return redirect(c, "/console/settings/members")
+	return redirect(c, route.URL(route.Members))
 }
 
 // SetRole changes a member's role; the last owner cannot be demoted (409).
@@ -84,7 +85,7 @@ func (h *Handlers) SetRole(c *fiber.Ctx) error {
 	if err := h.Workspaces.SetMemberRole(c.UserContext(), viewer(c).Workspace.ID, c.Params("user"), models.Role(c.FormValue("role"))); err != nil {
 		return err
 	}
-	return redirect(c, "/console/settings/members")
+	return redirect(c, route.URL(route.Members))
 }
 
 // RemoveMember takes a member out of the workspace.
@@ -92,7 +93,7 @@ func (h *Handlers) RemoveMember(c *fiber.Ctx) error {
 	if err := h.Workspaces.RemoveMember(c.UserContext(), viewer(c).Workspace.ID, c.Params("user")); err != nil {
 		return err
 	}
-	return redirect(c, "/console/settings/members")
+	return redirect(c, route.URL(route.Members))
 }
 
 // invitePage loads the invite behind a link; an expired one renders the 410
@@ -164,7 +165,7 @@ func (h *Handlers) AcceptInvite(c *fiber.Ctx) error {
 		return err
 	}
 	h.Logger.Info("console invite accepted", "workspace_id", w.ID, "user_id", u.ID)
-	return redirect(c, "/console")
+	return redirect(c, route.URL(route.Home))
 }
 
 // ttlText says how long invites last: "7 days", or the duration.

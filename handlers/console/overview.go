@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
@@ -58,10 +59,10 @@ func (h *Handlers) checklist(ctx context.Context, ws *models.Workspace) ([]vc.Ch
 		return nil, perr
 	}
 	items := []vc.CheckItem{
-		{Key: "domain", Label: "Add your domain", Hint: "Short links on your own domain (go.example.com) instead of " + h.Deps.Links.DefaultDomain() + ".", Href: "/console/domains", Done: len(ds) > 0},
-		{Key: "link", Label: "Create your first link", Hint: "A short link to any page; its clicks show up here.", Href: "/console/links", Done: nLinks > 0},
-		{Key: "key", Label: "Create an API key", Hint: "Track leads and sales from your server with Dub's SDKs.", Href: "/console/settings/keys", Done: activeKey},
-		{Key: "program", Label: "Start a partner program", Hint: "Reward partners for the clicks, leads and sales they bring.", Href: "/console/program", Done: perr == nil},
+		{Key: "domain", Label: "Add your domain", Hint: "Short links on your own domain (go.example.com) instead of " + h.Deps.Links.DefaultDomain() + ".", Href: route.URL(route.Domains), Done: len(ds) > 0},
+		{Key: "link", Label: "Create your first link", Hint: "A short link to any page; its clicks show up here.", Href: route.URL(route.Links), Done: nLinks > 0},
+		{Key: "key", Label: "Create an API key", Hint: "Track leads and sales from your server with Dub's SDKs.", Href: route.URL(route.Keys), Done: activeKey},
+		{Key: "program", Label: "Start a partner program", Hint: "Reward partners for the clicks, leads and sales they bring.", Href: route.URL(route.Program), Done: perr == nil},
 	}
 	for _, it := range items {
 		if !it.Done {
@@ -79,7 +80,7 @@ func (h *Handlers) overviewAnalytics(ctx context.Context, ws *models.Workspace, 
 		ov.AnalyticsNote = "Charts of clicks, leads and sales need the Pro plan or higher. Change the plan in Settings."
 		return nil
 	}
-	d := newDashboard("/console/analytics", url.Values{"interval": {"30d"}}, "", true)
+	d := newDashboard(route.URL(route.Analytics), url.Values{"interval": {"30d"}}, "", true)
 	now := h.Now()
 	run := func(g analytics.GroupBy, event string) (*analytics.Result, error) {
 		q, err := d.parse(g, event, analytics.EndpointAnalytics, now)

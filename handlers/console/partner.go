@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
@@ -69,7 +70,7 @@ func (h *Handlers) Partner(c *fiber.Ctx) error {
 		{Label: "Links", Value: thousands(int64(len(ep.Links))), TestID: "partner-link-count"},
 	}
 	v.Actions = partnerActions(ep.Enrollment.Status)
-	if v.Analytics, err = h.partnerAnalyticsView(c, "/console/partners/"+ep.Partner.ID, request.QueryValues(c), ep.Partner.ID); err != nil {
+	if v.Analytics, err = h.partnerAnalyticsView(c, route.URL(route.Partner, ep.Partner.ID), request.QueryValues(c), ep.Partner.ID); err != nil {
 		return err
 	}
 	v.Links = h.partnerLinks(ep)
@@ -102,7 +103,7 @@ func (h *Handlers) partnerLinks(ep *models.EnrolledPartner) vc.TablePage {
 	for i := range ls {
 		l := &ls[i]
 		r := h.linkRow(l, nil)
-		v.Rows = append(v.Rows, vc.TableRow{ID: l.ID, Href: "/console/links/" + l.ID,
+		v.Rows = append(v.Rows, vc.TableRow{ID: l.ID, Href: route.URL(route.Link, l.ID),
 			Cells: []string{r.Display, l.URL, thousands(l.Clicks), thousands(l.Leads), thousands(l.Sales), money(l.SaleAmount)}})
 	}
 	return v
@@ -135,7 +136,7 @@ func (h *Handlers) partnerCommissions(ctx context.Context, ws *models.Workspace,
 		v.Rows = append(v.Rows, vc.TableRow{ID: cm.ID, Cells: []string{date(cm.CreatedAt), cm.Type, money(cm.Amount), money(cm.Earnings), cm.Status}})
 	}
 	if total > 0 {
-		v.Related = []vc.FilterLink{{Label: "All " + thousands(total) + " commissions of " + ep.Partner.Name + " →", Href: "/console/commissions?partnerId=" + ep.Partner.ID}}
+		v.Related = []vc.FilterLink{{Label: "All " + thousands(total) + " commissions of " + ep.Partner.Name + " →", Href: route.URL(route.Commissions) + "?partnerId=" + ep.Partner.ID}}
 	}
 	return v, nil
 }
@@ -158,7 +159,7 @@ func (h *Handlers) partnerPayouts(ctx context.Context, ws *models.Workspace, p *
 		v.Rows = append(v.Rows, vc.TableRow{ID: po.ID, Cells: []string{period(&po), money(po.Amount), payoutStatus(&po, p.MinPayoutAmount), optDate(po)}})
 	}
 	if total > 0 {
-		v.Related = []vc.FilterLink{{Label: "All " + thousands(total) + " payouts of " + ep.Partner.Name + " →", Href: "/console/payouts?partnerId=" + ep.Partner.ID}}
+		v.Related = []vc.FilterLink{{Label: "All " + thousands(total) + " payouts of " + ep.Partner.Name + " →", Href: route.URL(route.Payouts) + "?partnerId=" + ep.Partner.ID}}
 	}
 	return v, nil
 }

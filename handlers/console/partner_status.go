@@ -3,6 +3,7 @@ package console
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/models"
@@ -93,7 +94,7 @@ func (h *Handlers) SetPartnerStatus(c *fiber.Ctx) error {
 		return err
 	}
 	if c.FormValue("next") == "partner" {
-		return redirect(c, "/console/partners/"+e.PartnerID)
+		return redirect(c, route.URL(route.Partner, e.PartnerID))
 	}
-	return redirect(c, "/console/partners")
+	return redirect(c, route.URL(route.Partners))
 }

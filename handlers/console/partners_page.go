@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
@@ -35,15 +36,16 @@ func (h *Handlers) partnersPage(c *fiber.Ctx, status int, errs vc.FieldErrors, t
 	for _, g := range gs {
 		groups = append(groups, vc.Option{Value: g.ID, Label: g.Name, Selected: typed.Get("groupId") == g.ID})
 	}
-	v.Forms = []vc.FormView{{Title: "Enroll a partner", Action: "/console/partners", Submit: "Enroll", TestID: "enroll-form", Errors: errs, FieldsFirst: true,
+	v.Forms = []vc.FormView{{Title: "Enroll a partner", Action: route.URL(route.Enroll), Submit: "Enroll", TestID: "enroll-form", Errors: errs, FieldsFirst: true,
 		Fields: []vc.FieldProps{
 			{Label: "Name", Name: "name", Value: typed.Get("name"), Required: true},
 			{Label: "Email", Name: "email", Type: "email", Value: typed.Get("email"), Required: true},
 		},
 		Selects: []vc.SelectProps{{Label: "Group", Name: "groupId", Options: groups}}}}
 	statusFilter := c.Query("status")
-	statusFilters(c, &v, "/console/partners", statusFilter, models.EnrollmentApproved, models.EnrollmentPending, models.EnrollmentDeactivated, models.EnrollmentBanned, models.EnrollmentArchived)
-	sort := sortLinks(c, &v, "/console/partners", c.Query("sort"), [2]string{"totalCommissions", "Earnings"}, [2]string{"totalClicks", "Clicks"},
+	page := route.URL(route.Partners)
+	statusFilters(c, &v, page, statusFilter, models.EnrollmentApproved, models.EnrollmentPending, models.EnrollmentDeactivated, models.EnrollmentBanned, models.EnrollmentArchived)
+	sort := sortLinks(c, &v, page, c.Query("sort"), [2]string{"totalCommissions", "Earnings"}, [2]string{"totalClicks", "Clicks"},
 		[2]string{"totalSaleAmount", "Revenue"}, [2]string{"createdAt", "Newest"})
 	lp := pageOf(c, listPageSize)
 	pq := models.PartnerQuery{Status: statusFilter, Search: strings.TrimSpace(c.Query("search")), SortBy: sort, Desc: true, Limit: lp.Size, Offset: lp.Offset()}
@@ -55,11 +57,11 @@ func (h *Handlers) partnersPage(c *fiber.Ctx, status int, errs vc.FieldErrors, t
 	if err != nil {
 		return err
 	}
-	v.Pager = pagerFor(c, "/console/partners", lp, len(ps), total)
+	v.Pager = pagerFor(c, page, lp, len(ps), total)
 	for _, ep := range ps {
-		row := vc.TableRow{ID: ep.Partner.ID, Href: "/console/partners/" + ep.Partner.ID, Cells: []string{ep.Partner.Name, ep.Partner.Email, ep.Enrollment.Status,
+		row := vc.TableRow{ID: ep.Partner.ID, Href: route.URL(route.Partner, ep.Partner.ID), Cells: []string{ep.Partner.Name, ep.Partner.Email, ep.Enrollment.Status,
 			thousands(ep.Stats.Clicks), thousands(ep.Stats.Leads), thousands(ep.Stats.Sales), money(ep.Stats.SaleAmount), money(ep.Enrollment.TotalCommissions)}}
-		act := &vc.RowAction{Action: "/console/partners/" + ep.Partner.ID + "/status", Name: "status", Submit: "Set"}
+		act := &vc.RowAction{Action: route.URL(route.SetPartnerStatus, ep.Partner.ID), Name: "status", Submit: "Set"}
 		for _, s := range enrollmentActions {
 			act.Options = append(act.Options, vc.Option{Value: s, Label: s, Selected: s == ep.Enrollment.Status})
 		}
@@ -82,7 +84,7 @@ func (h *Handlers) Enroll(c *fiber.Ctx) error {
 		}
 		return h.partnersPage(c, status, errs, typed)
 	}
-	return redirect(c, "/console/partners")
+	return redirect(c, route.URL(route.Partners))
 }
 
 // onePartner notes on a list filtered to one partner (?partnerId, from the
@@ -94,7 +96,7 @@ func (h *Handlers) onePartner(c *fiber.Ctx, v *vc.TablePage, path, partnerID str
 		return err
 	}
 	v.Title += " of " + pt.Name
-	v.Related = append(v.Related, vc.FilterLink{Label: "← " + pt.Name, Href: "/console/partners/" + pt.ID},
+	v.Related = append(v.Related, vc.FilterLink{Label: "← " + pt.Name, Href: route.URL(route.Partner, pt.ID)},
 		vc.FilterLink{Label: "Every partner's", Href: withParam(c, path, "partnerId", "")})
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
@@ -42,16 +43,17 @@ func (h *Handlers) Payouts(c *fiber.Ctx) error {
 		min = "a minimum of " + money(p.MinPayoutAmount)
 	}
 	v.Intro = "Relink moves no money. Confirm the pending payouts (" + min + "), pay them with your own bank or PayPal using the CSV, then mark each one paid: its commissions become paid."
-	v.Forms = append(v.Forms, vc.FormView{Title: "Confirm payouts", Action: "/console/payouts/confirm", Submit: "Confirm all eligible payouts", TestID: "payouts-confirm"})
-	v.Downloads = append(v.Downloads, vc.FilterLink{Label: "Download CSV of confirmed payouts to pay", Href: "/console/payouts.csv?status=processing"})
+	v.Forms = append(v.Forms, vc.FormView{Title: "Confirm payouts", Action: route.URL(route.ConfirmPayouts), Submit: "Confirm all eligible payouts", TestID: "payouts-confirm"})
+	v.Downloads = append(v.Downloads, vc.FilterLink{Label: "Download CSV of confirmed payouts to pay", Href: route.URL(route.PayoutsCSV) + "?status=processing"})
 	st := c.Query("status")
-	statusFilters(c, &v, "/console/payouts", st, models.PayoutStatuses...)
-	sort := sortLinks(c, &v, "/console/payouts", c.Query("sort"), [2]string{"createdAt", "Newest"}, [2]string{"amount", "Amount"})
+	page := route.URL(route.Payouts)
+	statusFilters(c, &v, page, st, models.PayoutStatuses...)
+	sort := sortLinks(c, &v, page, c.Query("sort"), [2]string{"createdAt", "Newest"}, [2]string{"amount", "Amount"})
 	lp := pageOf(c, listPageSize)
 	q := models.PayoutQuery{Status: st, SortBy: sort, Desc: true, Limit: lp.Size, Offset: lp.Offset()}
 	if pid := c.Query("partnerId"); pid != "" {
 		q.PartnerID = pid
-		if err := h.onePartner(c, &v, "/console/payouts", pid); err != nil {
+		if err := h.onePartner(c, &v, page, pid); err != nil {
 			return err
 		}
 	}
@@ -63,7 +65,7 @@ func (h *Handlers) Payouts(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v.Pager = pagerFor(c, "/console/payouts", lp, len(ps), total)
+	v.Pager = pagerFor(c, page, lp, len(ps), total)
 	partners, err := h.DB.PartnersByID(ctx, ws.ID, payoutPartnerIDs(ps))
 	if err != nil {
 		return err
@@ -75,7 +77,7 @@ func (h *Handlers) Payouts(c *fiber.Ctx) error {
 		}
 		row := vc.TableRow{ID: po.ID, Cells: []string{name, period(&po), money(po.Amount), payoutStatus(&po, p.MinPayoutAmount), deref(po.InvoiceID), optDate(po)}}
 		if po.Status == models.PayoutProcessing {
-			row.Action = &vc.RowAction{Action: "/console/payouts/" + po.ID, Name: "status", Submit: "Set",
+			row.Action = &vc.RowAction{Action: route.URL(route.SetPayoutStatus, po.ID), Name: "status", Submit: "Set",
 				Options: []vc.Option{{Value: "completed", Label: "Mark paid"}, {Value: "failed", Label: "Mark failed"}}}
 		}
 		v.Rows = append(v.Rows, row)
@@ -128,7 +130,7 @@ func (h *Handlers) ConfirmPayouts(c *fiber.Ctx) error {
 		return err
 	}
 	h.Logger.Info("payouts confirmed", "program", p.ID, "batch", batch, "count", len(ps))
-	return redirect(c, "/console/payouts?status=processing")
+	return redirect(c, route.URL(route.Payouts)+"?status=processing")
 }
 
 // SetPayoutStatus marks a confirmed payout paid or failed.
@@ -155,7 +157,7 @@ func (h *Handlers) SetPayoutStatus(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return redirect(c, "/console/payouts")
+	return redirect(c, route.URL(route.Payouts))
 }
 
 // PayoutsCSV exports payouts (default: confirmed ones, what to pay now) as

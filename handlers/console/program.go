@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
@@ -55,7 +56,7 @@ func (h *Handlers) programPage(c *fiber.Ctx, status int, errs vc.FieldErrors, ty
 	}
 	if p == nil {
 		v.Note = "This workspace has no partner program yet."
-		v.Forms = []vc.FormView{{Title: "Start a partner program", Action: "/console/program", Submit: "Create program", TestID: "program-create", Errors: errs}}
+		v.Forms = []vc.FormView{{Title: "Start a partner program", Action: route.URL(route.CreateProgram), Submit: "Create program", TestID: "program-create", Errors: errs}}
 		return h.page(c, status, "Program & rewards", "program", vc.Table(v))
 	}
 	v.Intro = "Program “" + p.Name + "”. Partners earn the rewards of their group; a new reward applies to every partner in the group from now on."
@@ -96,7 +97,7 @@ func (h *Handlers) programPage(c *fiber.Ctx, status int, errs vc.FieldErrors, ty
 		holding = append(holding, strconv.Itoa(d), strconv.Itoa(d)+" days")
 	}
 	v.Forms = []vc.FormView{
-		{Title: "Set a reward", Action: "/console/program/rewards", Submit: "Save reward", TestID: "reward-form", Errors: errs,
+		{Title: "Set a reward", Action: route.URL(route.SetReward), Submit: "Save reward", TestID: "reward-form", Errors: errs,
 			Selects: []vc.SelectProps{
 				{Label: "Group", Name: "groupId", Options: groups},
 				{Label: "Event", Name: "event", Options: opts(typed.Get("event"), "sale", "Sale", "lead", "Lead", "click", "Click")},
@@ -106,12 +107,12 @@ func (h *Handlers) programPage(c *fiber.Ctx, status int, errs vc.FieldErrors, ty
 				{Label: "Amount ($ or %)", Name: "amount", Type: "number", Value: typed.Get("amount"), Required: true, Placeholder: "10"},
 				{Label: "Duration (months)", Name: "maxDuration", Type: "number", Value: typed.Get("maxDuration"), Hint: "Empty: for the customer's lifetime; 0: first sale only."},
 			}},
-		{Title: "Add a group", Action: "/console/program/groups/new", Submit: "Add group", TestID: "group-create", Errors: groupErrs,
+		{Title: "Add a group", Action: route.URL(route.CreateGroup), Submit: "Add group", TestID: "group-create", Errors: groupErrs,
 			Fields: []vc.FieldProps{
 				{Label: "Name", Name: "name", Value: typed.Get("name"), Required: true, Placeholder: "Influencers"},
 				{Label: "Slug", Name: "slug", Value: typed.Get("slug"), Required: true, Placeholder: "influencers"},
 			}},
-		{Title: "Holding period", Action: "/console/program/groups", Submit: "Save", TestID: "group-form",
+		{Title: "Holding period", Action: route.URL(route.SetHoldingPeriod), Submit: "Save", TestID: "group-form",
 			Selects: []vc.SelectProps{
 				{Label: "Group", Name: "groupId", Options: groups},
 				{Label: "Commissions are held for", Name: "holdingPeriodDays", Options: opts(strconv.Itoa(models.DefaultHoldingPeriodDays), holding...)},
@@ -161,7 +162,7 @@ func (h *Handlers) CreateProgram(c *fiber.Ctx) error {
 	if _, _, err := h.Conversions.CreateDefaultProgram(c.UserContext(), viewer(c).Workspace); err != nil {
 		return err
 	}
-	return redirect(c, "/console/program")
+	return redirect(c, route.URL(route.Program))
 }
 
 // SetReward stores a group's reward for an event (models.SetGroupReward).
@@ -198,5 +199,5 @@ func (h *Handlers) SetReward(c *fiber.Ctx) error {
 	if err := h.Conversions.SetGroupReward(ctx, g, r); err != nil {
 		return fail(err)
 	}
-	return redirect(c, "/console/program")
+	return redirect(c, route.URL(route.Program))
 }

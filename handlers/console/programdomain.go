@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
 )
@@ -42,7 +43,7 @@ func (h *Handlers) programDomainForm(c *fiber.Ctx, p *models.Program, errs vc.Fi
 			opts = append(opts, vc.Option{Value: v, Label: v, Selected: v == sel})
 		}
 	}
-	return vc.FormView{Title: "Partner link domain", Action: "/console/program/domain", Submit: "Save domain", TestID: "program-domain-form",
+	return vc.FormView{Title: "Partner link domain", Action: route.URL(route.SetProgramDomain), Submit: "Save domain", TestID: "program-domain-form",
 		Errors: errs, Selects: []vc.SelectProps{{Label: "Partners' links use", Name: "domain", Options: opts}}}, nil
 }
 
@@ -61,7 +62,7 @@ func (h *Handlers) SetProgramDomain(c *fiber.Ctx) error {
 		return h.programPage(c, fiber.StatusUnprocessableEntity, vc.FieldErrors{"domain": "Choose a domain."}, url.Values{"form": {"domain"}})
 	}
 	if p.Domain != nil && *p.Domain == d {
-		return redirect(c, "/console/program")
+		return redirect(c, route.URL(route.Program))
 	}
 	if err := h.Deps.Links.CheckProgramDomain(ctx, viewer(c).Workspace, d); err != nil {
 		errs, status, ok := fieldErrors(err, "")
@@ -75,5 +76,5 @@ func (h *Handlers) SetProgramDomain(c *fiber.Ctx) error {
 	if err := h.Conversions.SaveProgram(ctx, p); err != nil {
 		return err
 	}
-	return redirect(c, "/console/program")
+	return redirect(c, route.URL(route.Program))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/auth"
@@ -68,7 +69,7 @@ func (h *Handlers) saveSession(c *fiber.Ctx, s auth.Session) error {
 		return err
 	}
 	c.Cookie(&fiber.Cookie{
-		Name: CookieName, Value: v, Path: "/console",
+		Name: CookieName, Value: v, Path: route.Prefix,
 		MaxAge:   int(auth.SessionMaxAge / time.Second),
 		HTTPOnly: true, Secure: h.secure, SameSite: fiber.CookieSameSiteLaxMode,
 	})
@@ -132,8 +133,8 @@ func (h *Handlers) RequireOwner(c *fiber.Ctx) error {
 }
 
 func toSignIn(c *fiber.Ctx) error {
-	target := "/console/login"
-	if c.Method() == fiber.MethodGet && c.OriginalURL() != "/console" {
+	target := route.URL(route.LoginForm)
+	if c.Method() == fiber.MethodGet && c.OriginalURL() != route.URL(route.Home) {
 		target += "?next=" + url.QueryEscape(c.OriginalURL())
 	}
 	return render.Redirect(c, target)
@@ -142,8 +143,8 @@ func toSignIn(c *fiber.Ctx) error {
 // safeNext keeps a post-sign-in target only when it is a console path on this
 // origin (no open redirect through "//evil" or "/\evil").
 func safeNext(next string) string {
-	if strings.HasPrefix(next, "/console") && !strings.HasPrefix(next, "//") && !strings.ContainsAny(next, "\\\r\n") {
+	if strings.HasPrefix(next, route.Prefix) && !strings.HasPrefix(next, "//") && !strings.ContainsAny(next, "\\\r\n") {
 		return next
 	}
-	return "/console"
+	return route.URL(route.Home)
 }

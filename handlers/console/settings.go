@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/models"
 	vc "github.com/relinkhq/relink/views/console"
 )
@@ -58,7 +59,7 @@ func (h *Handlers) SaveSettings(c *fiber.Ctx) error {
 		f.Errors = errs
 		return h.page(c, status, "Settings", "settings", vc.Settings(f))
 	}
-	return redirect(c, "/console/settings?saved=1")
+	return redirect(c, route.URL(route.Settings)+"?saved=1")
 }
 
 // SavePrivacy saves the privacy settings (owners only): whether clicks keep
@@ -78,7 +79,7 @@ func (h *Handlers) SavePrivacy(c *fiber.Ctx) error {
 	if err := h.Workspaces.SetPrivacy(c.UserContext(), w.ID, keep, days); err != nil {
 		return err
 	}
-	return redirect(c, "/console/settings?privacy=saved")
+	return redirect(c, route.URL(route.Settings)+"?privacy=saved")
 }
 
 // RotatePublishableKey generates the workspace's publishable key, replacing
@@ -87,7 +88,7 @@ func (h *Handlers) RotatePublishableKey(c *fiber.Ctx) error {
 	if _, err := h.Workspaces.RotatePublishableKey(c.UserContext(), viewer(c).Workspace); err != nil {
 		return err
 	}
-	return redirect(c, "/console/settings")
+	return redirect(c, route.URL(route.Settings))
 }
 
 // scriptPath is where the app origin serves the browser script

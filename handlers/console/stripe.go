@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/stripeapp"
 	"github.com/relinkhq/relink/models"
@@ -76,7 +77,7 @@ func (h *Handlers) ConnectStripe(c *fiber.Ctx) error {
 		return err
 	}
 	h.Logger.Info("stripe connected", "workspace_id", viewer(c).Workspace.ID, "mode", mode, "user_id", viewer(c).User.ID)
-	return redirect(c, "/console/settings/stripe?saved="+mode)
+	return redirect(c, route.URL(route.StripeSettings)+"?saved="+mode)
 }
 
 // DisconnectStripe forgets a mode's secret (owners).
@@ -87,7 +88,7 @@ func (h *Handlers) DisconnectStripe(c *fiber.Ctx) error {
 	if err := h.Stripe.Disconnect(c.UserContext(), viewer(c).Workspace.ID, c.FormValue("mode")); err != nil {
 		return err
 	}
-	return redirect(c, "/console/settings/stripe?saved=removed")
+	return redirect(c, route.URL(route.StripeSettings)+"?saved=removed")
 }
 
 // SaveStripeTrials stores the free-trial settings (owners).
@@ -99,5 +100,5 @@ func (h *Handlers) SaveStripeTrials(c *fiber.Ctx) error {
 	if err := h.Stripe.SetFreeTrials(c.UserContext(), viewer(c).Workspace.ID, ft); err != nil {
 		return err
 	}
-	return redirect(c, "/console/settings/stripe?saved=trials")
+	return redirect(c, route.URL(route.StripeSettings)+"?saved=trials")
 }

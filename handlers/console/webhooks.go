@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/handlers/console/route"
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/webhooks"
@@ -123,7 +124,7 @@ func (h *Handlers) webhookLog(c *fiber.Ctx, id string) (vc.WebhookLogView, error
 	if err != nil {
 		return v, err
 	}
-	v.Pager = *pagerFor(c, "/console/webhooks/"+id, lp, len(log), total)
+	v.Pager = *pagerFor(c, route.URL(route.Webhook, id), lp, len(log), total)
 	for _, a := range log {
 		e := vc.WebhookLogEntry{Time: a.CreatedAt.UTC().Format("Jan 2 15:04:05"), Event: a.Event, EventID: a.EventID,
 			Status: fmt.Sprintf("%d", a.HTTPStatus), Duration: (time.Duration(a.DurationMS) * time.Millisecond).String(),
@@ -174,7 +175,7 @@ func (h *Handlers) UpdateWebhook(c *fiber.Ctx) error {
 		v.Form, v.Error = f, msg
 		return h.renderWebhook(c, fiber.StatusUnprocessableEntity, v.Name, v)
 	}
-	return redirect(c, "/console/webhooks/"+c.Params("id"))
+	return redirect(c, route.URL(route.Webhook, c.Params("id")))
 }
 
 // RotateWebhookSecret gives the webhook a new secret and shows it once.
@@ -210,7 +211,7 @@ func (h *Handlers) ToggleWebhook(c *fiber.Ctx) error {
 		v.Error = msg
 		return h.renderWebhook(c, fiber.StatusForbidden, v.Name, v)
 	}
-	return redirect(c, "/console/webhooks/"+w.ID)
+	return redirect(c, route.URL(route.Webhook, w.ID))
 }
 
 // DeleteWebhook deletes the webhook and returns to the list.
@@ -218,7 +219,7 @@ func (h *Handlers) DeleteWebhook(c *fiber.Ctx) error {
 	if err := h.Deps.Webhooks.Delete(c.UserContext(), viewer(c).Workspace.ID, c.Params("id")); err != nil {
 		return err
 	}
-	return redirect(c, "/console/webhooks")
+	return redirect(c, route.URL(route.Webhooks))
 }
 
 // SendTestWebhook queues the chosen event's sample payload (§2.8).

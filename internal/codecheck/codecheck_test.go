@@ -1,6 +1,7 @@
 package codecheck
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -72,7 +73,7 @@ func TestFacesDoNotBorrow(t *testing.T) {
 		}
 		for _, imp := range imps {
 			rel, ok := strings.CutPrefix(imp, module)
-			if !ok || rel == face {
+			if !ok || rel == face || strings.HasPrefix(rel, face+"/") { // its own subpackages (handlers/console/route)
 				continue
 			}
 			for _, other := range faces {
@@ -283,6 +284,54 @@ func f(h *H, db *DB) {
 		got = append(got, w.String())
 	}
 	if want := "x/x.go:4 SaveGroup; x/x.go:6 Updates; x/x.go:9 DeleteTag"; strings.Join(got, "; ") != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// TestConsoleURLsFromTable: the console's handlers and views build every
+// console URL from the one route table (handlers/console/route: route.URL),
+// so no "/console…" literal is written anywhere else (issue 30 item 6).
+// Tests keep literal URLs: they check the wire.
+func TestConsoleURLsFromTable(t *testing.T) {
+	lits, err := PathLiterals(root, "/console", []string{"handlers/console/route"},
+		"handlers/console", "views/console", "handlers/routes_console.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lits {
+		t.Errorf("%s: a literal console path; build it with route.URL (handlers/console/route)", l)
+	}
+}
+
+// TestPathLiteralsFound: the scanner sees a path literal in Go code, in
+// templ's generated HTML strings and in a .templ attribute, and not an
+// import path, a comment or the skipped directory.
+func TestPathLiteralsFound(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"x/x.go":         "package x\n\nimport \"example.com/console\"\n\n// see /console/links\nvar a = \"/console/links/\" + id\nvar b = `<a href=\"/console\">`\nvar c = \"/consolex\"\nvar g = \"?next=/console\"\n",
+		"x/x.templ":      "package x\n\n// the /console page\ntempl X() {\n\t<a href=\"/console/tags\">Tags</a>\n\t<a href={ href(route.Tags) }>Tags</a>\n}\n",
+		"x/x_test.go":    "package x\n\nvar d = \"/console\"\n",
+		"x/table/t.go":   "package table\n\nvar e = \"/console/links\"\n",
+		"y/elsewhere.go": "package y\n\nvar f = \"/console\"\n",
+	}
+	for name, src := range files {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lits, err := PathLiterals(dir, "/console", []string{"x/table"}, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range lits {
+		got = append(got, fmt.Sprintf("%s:%d", l.File, l.Line))
+	}
+	if want := "x/x.go:6 x/x.go:7 x/x.templ:5"; strings.Join(got, " ") != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
+
+	"github.com/relinkhq/relink/handlers/console/route"
 )
 
 // ShellView is the frame around every signed-in page.
@@ -44,32 +46,32 @@ type NavGroup struct {
 // Nav is the sidebar.
 var Nav = []NavGroup{
 	{"", []NavItem{
-		{"home", "Overview", "/console"},
-		{"links", "Links", "/console/links"},
-		{"import", "Import", "/console/import"},
-		{"analytics", "Analytics", "/console/analytics"},
+		{"home", "Overview", route.URL(route.Home)},
+		{"links", "Links", route.URL(route.Links)},
+		{"import", "Import", route.URL(route.Import)},
+		{"analytics", "Analytics", route.URL(route.Analytics)},
 	}},
 	{"Partner program", []NavItem{
-		{"program", "Program & rewards", "/console/program"},
-		{"discounts", "Discounts", "/console/program/discounts"},
-		{"partners", "Partners", "/console/partners"},
-		{"applications", "Applications", "/console/applications"},
-		{"commissions", "Commissions", "/console/commissions"},
-		{"payouts", "Payouts", "/console/payouts"},
-		{"bounties", "Bounties", "/console/bounties"},
-		{"customers", "Customers", "/console/customers"},
+		{"program", "Program & rewards", route.URL(route.Program)},
+		{"discounts", "Discounts", route.URL(route.Discounts)},
+		{"partners", "Partners", route.URL(route.Partners)},
+		{"applications", "Applications", route.URL(route.Applications)},
+		{"commissions", "Commissions", route.URL(route.Commissions)},
+		{"payouts", "Payouts", route.URL(route.Payouts)},
+		{"bounties", "Bounties", route.URL(route.Bounties)},
+		{"customers", "Customers", route.URL(route.Customers)},
 	}},
 	{"Library", []NavItem{
-		{"domains", "Domains", "/console/domains"},
-		{"tags", "Tags", "/console/tags"},
-		{"folders", "Folders", "/console/folders"},
+		{"domains", "Domains", route.URL(route.Domains)},
+		{"tags", "Tags", route.URL(route.Tags)},
+		{"folders", "Folders", route.URL(route.Folders)},
 	}},
 	{"Workspace", []NavItem{
-		{"settings", "Settings", "/console/settings"},
-		{"members", "Members", "/console/settings/members"},
-		{"keys", "API keys", "/console/settings/keys"},
-		{"webhooks", "Webhooks", "/console/webhooks"},
-		{"stripe", "Stripe", "/console/settings/stripe"},
+		{"settings", "Settings", route.URL(route.Settings)},
+		{"members", "Members", route.URL(route.Members)},
+		{"keys", "API keys", route.URL(route.Keys)},
+		{"webhooks", "Webhooks", route.URL(route.Webhooks)},
+		{"stripe", "Stripe", route.URL(route.StripeSettings)},
 	}},
 }
 
@@ -373,7 +375,8 @@ type LinkDetail struct {
 // LibraryView is a simple resource page (domains, tags, folders): a create
 // form and a list with delete buttons.
 type LibraryView struct {
-	CSRF, Kind, Noun string // Kind: URL segment ("tags"); Noun: "tag"
+	CSRF, Kind, Noun string     // Kind: "tags"; Noun: "tag"
+	Create, Delete   route.Name // the create and delete routes of the kind
 	Rows             []LibraryRow
 	Fields           []FieldProps
 	Selects          []SelectProps

@@ -1,6 +1,10 @@
 package console
 
-import "github.com/a-h/templ"
+import (
+	"github.com/a-h/templ"
+
+	"github.com/relinkhq/relink/handlers/console/route"
+)
 
 // WebhooksView is the webhooks page: the list and the create form.
 type WebhooksView struct {
@@ -66,5 +70,5 @@ func logPoll(v WebhookLogView) templ.Attributes {
 	if !v.Poll {
 		return nil
 	}
-	return templ.Attributes{"hx-get": "/console/webhooks/" + v.ID + "/log", "hx-trigger": "every 3s", "hx-swap": "outerHTML"}
+	return templ.Attributes{"hx-get": route.URL(route.WebhookLog, v.ID), "hx-trigger": "every 3s", "hx-swap": "outerHTML"}
 }
