@@ -92,6 +92,16 @@ const MsgDomainInUse = "Domain is already in use."
 // InsertDomain stores a new domain with its root link (key _root, empty url);
 // the workspace's first domain becomes primary. A taken slug is a 409.
 func (db *DB) InsertDomain(ctx context.Context, d *Domain) error {
+	return db.insertDomain(ctx, d, true)
+}
+
+// InsertDomainWithoutRoot stores a new domain as InsertDomain does, but
+// without a root link (relink demo's short domain).
+func (db *DB) InsertDomainWithoutRoot(ctx context.Context, d *Domain) error {
+	return db.insertDomain(ctx, d, false)
+}
+
+func (db *DB) insertDomain(ctx context.Context, d *Domain, withRoot bool) error {
 	d.Slug = strings.ToLower(d.Slug)
 	return db.Tx(ctx, func(tx *DB) error {
 		var n int64
@@ -107,6 +117,9 @@ func (db *DB) InsertDomain(ctx context.Context, d *Domain) error {
 		d.Primary = n == 0
 		if err := tx.WithContext(ctx).Create(d).Error; err != nil {
 			return dbErr(err, "create domain", "", MsgDomainInUse)
+		}
+		if !withRoot {
+			return nil
 		}
 		root := &Link{ID: ids.New(ids.Link), WorkspaceID: d.WorkspaceID, Domain: d.Slug, Key: RootKey}
 		return tx.CreateLink(ctx, root)

@@ -25,7 +25,7 @@ type ModelWrite struct {
 func (w ModelWrite) String() string { return fmt.Sprintf("%s:%d %s", w.File, w.Line, w.Method) }
 
 // ModelWrites lists, in the non-test Go files of dirs (relative to root,
-// not recursive), the calls of a write method (writeVerb) on a value
+// not recursive; an entry ending in .go is that one file), the calls of a write method (writeVerb) on a value
 // named db or DB (h.db.SaveGroup, p.db.SetGroupReward, db.CreateLink, s.DB.…):
 // the faces and commands that must change data through a service. It is a
 // syntactic check: a *models.DB held under another name is not seen.
@@ -33,13 +33,22 @@ func ModelWrites(root string, dirs ...string) ([]ModelWrite, error) {
 	var out []ModelWrite
 	fset := token.NewFileSet()
 	for _, dir := range dirs {
-		entries, err := os.ReadDir(filepath.Join(root, dir))
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", dir, err)
+		var names []string
+		if strings.HasSuffix(dir, ".go") { // one file
+			dir, names = filepath.Dir(dir), []string{filepath.Base(dir)}
+		} else {
+			entries, err := os.ReadDir(filepath.Join(root, dir))
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", dir, err)
+			}
+			for _, e := range entries {
+				if !e.IsDir() {
+					names = append(names, e.Name())
+				}
+			}
 		}
-		for _, e := range entries {
-			name := e.Name()
-			if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+		for _, name := range names {
+			if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 				continue
 			}
 			path := filepath.Join(root, dir, name)

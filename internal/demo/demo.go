@@ -35,6 +35,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/links"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -60,6 +61,10 @@ type Options struct {
 	// passes the one app.BuildCommand builds, so enrollments fire webhooks
 	// and fill caches as any other change does.
 	Conversions *conversions.Service
+	// LinkService creates the demo's tags, folders and domain (required),
+	// as POST /tags, /folders and /domains do: `relink demo` passes the one
+	// app.BuildCommand builds.
+	LinkService *links.Service
 	// Domain is the short domain of the links: `relink demo` passes the
 	// default short domain (RELINK_SHORT_DOMAIN, the app's host in dev), so
 	// every demo link redirects on the server as it runs. Empty: the
@@ -193,6 +198,9 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 	if o.Conversions == nil {
 		return nil, errors.New("demo: Options.Conversions is required")
 	}
+	if o.LinkService == nil {
+		return nil, errors.New("demo: Options.LinkService is required")
+	}
 	if o.Now.IsZero() {
 		o.Now = time.Now().UTC()
 	}
@@ -274,62 +282,6 @@ type gen struct {
 	linkIndex    map[string]int
 	leadEvs      []models.LeadEvent // written by makeConversions, paid by makeCommissions
 	saleEvs      []models.SaleEvent
-}
-
-func (g *gen) entities(ctx context.Context) error {
-	now := g.o.Now
-	if err := g.tagsAndFolders(ctx, now); err != nil {
-		return err
-	}
-	g.domain = g.o.Domain
-	if g.domain == "" {
-		g.domain = g.ws.Slug + ".link"
-		if err := g.registerDomain(ctx, g.domain, now); err != nil {
-			return err
-		}
-	}
-	if err := g.programSetup(ctx, g.domain); err != nil {
-		return err
-	}
-	svc := g.o.Conversions
-	offset := g.rng.IntN(900)
-	for i := range g.o.Partners {
-		first, last := personName(i, offset)
-		name := first + " " + last
-		email := fmt.Sprintf("%s.%s@%s", asciiLower(first), asciiLower(last), mailDomains[i%len(mailDomains)])
-		ep, err := svc.EnrollPartner(ctx, g.ws, conversions.EnrollInput{Email: email, Name: &name})
-		if err != nil {
-			return fmt.Errorf("demo: enroll partner: %w", err)
-		}
-		g.partners = append(g.partners, ep.Partner.ID)
-		g.partnerNames = append(g.partnerNames, ep.Partner.Name)
-		g.program = ep.Enrollment.ProgramID
-	}
-	return nil
-}
-
-// registerDomain makes the demo's short domain one of the workspace's
-// domains (its primary one, when it has none), so the console's link form
-// and domain filter, the program and the embed treat its links as theirs
-// and a server serves them by Host. A second run keeps the row.
-func (g *gen) registerDomain(ctx context.Context, slug string, now time.Time) error {
-	switch d, err := g.db.DomainByName(ctx, slug); {
-	case err == nil && d.WorkspaceID != g.ws.ID:
-		return fmt.Errorf("demo: domain %s belongs to another workspace", slug)
-	case err == nil:
-		return nil
-	case !models.IsNotFound(err):
-		return fmt.Errorf("demo: domain: %w", err)
-	}
-	ds, err := g.db.WorkspaceDomains(ctx, g.ws.ID)
-	if err != nil {
-		return fmt.Errorf("demo: domains: %w", err)
-	}
-	d := &models.Domain{ID: ids.New(ids.Domain), WorkspaceID: g.ws.ID, Slug: slug, Primary: len(ds) == 0, CreatedAt: now, UpdatedAt: now}
-	if err := g.db.WithContext(ctx).Create(d).Error; err != nil {
-		return fmt.Errorf("demo: register domain %s: %w", slug, err)
-	}
-	return nil
 }
 
 func (g *gen) makeLinks(ctx context.Context) error {

@@ -30,7 +30,7 @@ func TestGenerate(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
-		st, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 10, Clicks: 500, Leads: 30, Sales: 10, Days: 30, Partners: 3, Seed: 1, Now: now, Conversions: convtest.New(t, db, func() time.Time { return now })})
+		st, err := demo.Generate(ctx, db, c.Workspace, services(t, db, now, demo.Options{Links: 10, Clicks: 500, Leads: 30, Sales: 10, Days: 30, Partners: 3, Seed: 1, Now: now}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestBackfillMatchesHooks(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
-		if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 10, Clicks: 600, Leads: 40, Sales: 16, Days: 5, Partners: 2, Seed: 3, Now: now, Conversions: convtest.New(t, db, func() time.Time { return now })}); err != nil {
+		if _, err := demo.Generate(ctx, db, c.Workspace, services(t, db, now, demo.Options{Links: 10, Clicks: 600, Leads: 40, Sales: 16, Days: 5, Partners: 2, Seed: 3, Now: now})); err != nil {
 			t.Fatal(err)
 		}
 		snapshot := func() []models.EventAggregate {
@@ -250,14 +250,14 @@ func TestBulkMatchesPerBatch(t *testing.T) {
 					t.Fatal(err)
 				}
 				// Existing data, written per batch in both databases.
-				if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 15, Clicks: 200, Leads: 12, Sales: 5, Days: 4,
-					Partners: 2, Seed: 7, Now: now, Conversions: convtest.New(t, db, func() time.Time { return now }), PerBatch: true, KeySuffix: "a"}); err != nil {
+				if _, err := demo.Generate(ctx, db, c.Workspace, services(t, db, now, demo.Options{Links: 15, Clicks: 200, Leads: 12, Sales: 5, Days: 4,
+					Partners: 2, Seed: 7, Now: now, PerBatch: true, KeySuffix: "a"})); err != nil {
 					t.Fatal(err)
 				}
 				// The run under test: small batches so that folded days span
 				// batches.
-				if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 20, Clicks: 500, Leads: 30, Sales: 12, Days: 5,
-					Partners: 2, Seed: 8, Now: now, Conversions: convtest.New(t, db, func() time.Time { return now }), PerBatch: perBatch, KeySuffix: "b", BatchSize: 100}); err != nil {
+				if _, err := demo.Generate(ctx, db, c.Workspace, services(t, db, now, demo.Options{Links: 20, Clicks: 500, Leads: 30, Sales: 12, Days: 5,
+					Partners: 2, Seed: 8, Now: now, PerBatch: perBatch, KeySuffix: "b", BatchSize: 100})); err != nil {
 					t.Fatal(err)
 				}
 				var links []models.Link
@@ -330,7 +330,7 @@ func BenchmarkGenerate(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		st, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 50, Clicks: 20000, Leads: 1000, Sales: 300, Days: 30, Partners: 3, Seed: 1, Now: now, Conversions: convtest.New(b, db, func() time.Time { return now })})
+		st, err := demo.Generate(ctx, db, c.Workspace, services(b, db, now, demo.Options{Links: 50, Clicks: 20000, Leads: 1000, Sales: 300, Days: 30, Partners: 3, Seed: 1, Now: now}))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -353,7 +353,7 @@ func TestDemoLooksReal(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
-		st, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 40, Clicks: 4000, Leads: 400, Sales: 150, Days: 30, Partners: 4, Seed: 42, Now: now, Conversions: convtest.New(t, db, func() time.Time { return now })})
+		st, err := demo.Generate(ctx, db, c.Workspace, services(t, db, now, demo.Options{Links: 40, Clicks: 4000, Leads: 400, Sales: 150, Days: 30, Partners: 4, Seed: 42, Now: now}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -434,7 +434,7 @@ func TestDemoLooksReal(t *testing.T) {
 			t.Errorf("registered domains %+v, want the demo's links' domain", domains)
 		}
 		// A second run reuses the tags and folders instead of failing.
-		small := demo.Options{Links: 5, Clicks: 200, Leads: 20, Sales: 5, Days: 30, Partners: 2, Seed: 6, Now: now, Conversions: convtest.New(t, db, func() time.Time { return now }), KeySuffix: "x"}
+		small := services(t, db, now, demo.Options{Links: 5, Clicks: 200, Leads: 20, Sales: 5, Days: 30, Partners: 2, Seed: 6, Now: now, KeySuffix: "x"})
 		if _, err := demo.Generate(ctx, db, c.Workspace, small); err != nil {
 			t.Fatalf("second run: %v", err)
 		}
@@ -456,8 +456,8 @@ func TestDemoLinksReadLikeABusiness(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := demo.Generate(ctx, db, c.Workspace, demo.Options{Links: 120, Clicks: 300, Leads: 20, Sales: 5, Days: 10, Partners: 3,
-				Seed: seed, Now: now, Conversions: convtest.New(t, db, func() time.Time { return now }), Domain: domain}); err != nil {
+			if _, err := demo.Generate(ctx, db, c.Workspace, services(t, db, now, demo.Options{Links: 120, Clicks: 300, Leads: 20, Sales: 5, Days: 10, Partners: 3,
+				Seed: seed, Now: now, Domain: domain})); err != nil {
 				t.Fatal(err)
 			}
 			var ls []models.Link
@@ -503,4 +503,16 @@ func TestDemoLinksReadLikeABusiness(t *testing.T) {
 			}
 		}
 	})
+}
+
+// services gives o the services Generate writes its setup through, wired
+// as app.BuildCommand wires them (one links service, the conversions
+// service's), on the test's database and clock. o.Domain is the links
+// service's default short domain, as `relink demo` passes it.
+func services(tb testing.TB, db *models.DB, now time.Time, o demo.Options) demo.Options {
+	tb.Helper()
+	conv := convtest.New(tb, db, func() time.Time { return now })
+	conv.Links.ShortDomain = o.Domain
+	o.Conversions, o.LinkService = conv, conv.Links
+	return o
 }

@@ -222,6 +222,24 @@ func (s *Service) CreateDomain(ctx context.Context, ws *models.Workspace, in *Do
 	return d, nil
 }
 
+// AddDomain registers slug as one of the workspace's domains with the slug
+// rules and cache invalidation of CreateDomain, but no root link and no
+// settings: relink demo's own short domain, whose links are all the demo's.
+func (s *Service) AddDomain(ctx context.Context, ws *models.Workspace, slug string) (*models.Domain, error) {
+	slug = strings.ToLower(slug)
+	if err := s.checkSlug(slug); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	empty := "{}" // Dub's column default, as CreateDomain
+	d := &models.Domain{ID: ids.New(ids.Domain), WorkspaceID: ws.ID, Slug: slug, DeepviewData: &empty, CreatedAt: now, UpdatedAt: now}
+	if err := s.DB.InsertDomainWithoutRoot(ctx, d); err != nil {
+		return nil, err
+	}
+	s.domainChanged(d.Slug)
+	return d, nil
+}
+
 // UpdateDomain answers PATCH /domains/{slug}. As upstream, archived falls
 // back to false when absent; a new slug renames the domain and its links.
 func (s *Service) UpdateDomain(ctx context.Context, ws *models.Workspace, slug string, in *DomainInput) (*models.Domain, error) {
