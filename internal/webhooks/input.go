@@ -1,12 +1,11 @@
 package webhooks
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/input"
@@ -26,25 +25,41 @@ type Input struct {
 	CreatedBy string
 }
 
-const msgBadJSON = input.MsgBadJSON
-
 // ParseInput validates a body; create says whether name, url and triggers
-// are required.
+// are required. The body is read with internal/input (the API's JSON
+// rules and zod's messages); the rules below are webhooks' own.
 func ParseInput(body []byte, create bool) (*Input, error) {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		body = []byte("{}")
+	raw, err := input.Raw(body)
+	if err != nil {
+		return nil, err
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(body, &m); err != nil {
-		return nil, apierr.Wrap(apierr.BadRequest, err, msgBadJSON)
+	if input.Kind(raw) == "null" { // as before: a null body is an empty one
+		raw = json.RawMessage("{}")
+	}
+	o, err := input.At(raw, "")
+	if err != nil {
+		// Not an object: the same 400 as malformed JSON (Dub's parse of the
+		// body into its schema's object).
+		return nil, apierr.Wrap(apierr.BadRequest, err, input.MsgBadJSON)
 	}
 	in := &Input{}
-	steps := []func(map[string]json.RawMessage, *Input, bool) error{parseName, parseURL, parseTriggers, parseScope, parseIDs}
-	for _, f := range steps {
-		if err := f(m, in, create); err != nil {
-			return nil, err
+	if name := o.Str("name", input.Str{Required: create, Min: 1, Max: 40}); name.Set {
+		in.Name, in.HasName = name.Value, true
+	}
+	if u := o.Str("url", input.Str{Required: create, Max: 32000, MaxMsg: "Must be 32000 or fewer characters long."}); u.Set {
+		n, ok := NormalizeURL(u.Value)
+		if !ok {
+			o.Fail("custom", "url", "Invalid URL")
 		}
+		in.URL, in.HasURL = n, ok
+	}
+	for _, f := range []func(*input.Object, *Input, bool){parseTriggers, parseScope, parseIDs} {
+		if o.Err() == nil {
+			f(o, in, create)
+		}
+	}
+	if err := o.Err(); err != nil {
+		return nil, err
 	}
 	if create || in.HasTriggers {
 		if err := scopeRules(in); err != nil {
@@ -52,79 +67,6 @@ func ParseInput(body []byte, create bool) (*Input, error) {
 		}
 	}
 	return in, nil
-}
-
-func kindOf(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "undefined"
-	}
-	switch raw[0] {
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	case '[':
-		return "array"
-	case '{':
-		return "object"
-	}
-	return "number"
-}
-
-func typeErr(path, want string, raw json.RawMessage) error {
-	return apierr.Validation("invalid_type", path, "Invalid input: expected "+want+", received "+kindOf(raw))
-}
-
-func jsLen(s string) int { return len(utf16.Encode([]rune(s))) }
-
-// requiredString reads a string key; absent is an error when required.
-func requiredString(m map[string]json.RawMessage, key string, required bool) (string, bool, error) {
-	raw, ok := m[key]
-	if !ok {
-		if required {
-			return "", false, typeErr(key, "string", nil)
-		}
-		return "", false, nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil || kindOf(raw) != "string" {
-		return "", false, typeErr(key, "string", raw)
-	}
-	return s, true, nil
-}
-
-func parseName(m map[string]json.RawMessage, in *Input, create bool) error {
-	s, ok, err := requiredString(m, "name", create)
-	if err != nil || !ok {
-		return err
-	}
-	switch n := jsLen(s); {
-	case n < 1:
-		return apierr.Validation("too_small", "name", "Too small: expected string to have >=1 characters")
-	case n > 40:
-		return apierr.Validation("too_big", "name", "Too big: expected string to have <=40 characters")
-	}
-	in.Name, in.HasName = s, true
-	return nil
-}
-
-func parseURL(m map[string]json.RawMessage, in *Input, create bool) error {
-	s, ok, err := requiredString(m, "url", create)
-	if err != nil || !ok {
-		return err
-	}
-	if jsLen(s) > 32000 {
-		return apierr.Validation("too_big", "url", "Must be 32000 or fewer characters long.")
-	}
-	u, ok := NormalizeURL(s)
-	if !ok {
-		return apierr.Validation("custom", "url", "Invalid URL")
-	}
-	in.URL, in.HasURL = u, true
-	return nil
 }
 
 // NormalizeURL is upstream's URL rule (§2.2): an absolute URL is kept as
@@ -150,65 +92,59 @@ func absolute(s string) bool {
 	return err == nil && u.Scheme != "" && (u.Host != "" || u.Opaque != "") && !strings.ContainsAny(s, " \t\n")
 }
 
-func parseTriggers(m map[string]json.RawMessage, in *Input, create bool) error {
-	raw, ok := m["triggers"]
+func parseTriggers(o *input.Object, in *Input, create bool) {
+	raw, ok := o.Get("triggers")
 	if !ok {
 		if create {
-			return typeErr("triggers", "array", nil)
+			o.TypeErr("triggers", "array", nil)
 		}
-		return nil
+		return
 	}
 	var list []json.RawMessage
-	if err := json.Unmarshal(raw, &list); err != nil || kindOf(raw) != "array" {
-		return typeErr("triggers", "array", raw)
+	if input.Kind(raw) != "array" || json.Unmarshal(raw, &list) != nil {
+		o.TypeErr("triggers", "array", raw)
+		return
 	}
 	in.Triggers, in.HasTriggers = make([]string, 0, len(list)), true
 	for i, r := range list {
 		var s string
 		if json.Unmarshal(r, &s) != nil || !IsTrigger(s) {
-			return apierr.Validation("invalid_value", "triggers["+strconv.Itoa(i)+"]",
-				"Invalid option: expected one of "+quoteJoin(Triggers))
+			o.Fail("invalid_value", "triggers["+strconv.Itoa(i)+"]", "Invalid option: expected one of "+input.QuoteOptions(Triggers))
+			return
 		}
 		in.Triggers = append(in.Triggers, s)
 	}
-	return nil
-}
-
-func quoteJoin(list []string) string {
-	q := make([]string, len(list))
-	for i, s := range list {
-		q[i] = strconv.Quote(s)
-	}
-	return strings.Join(q, "|")
 }
 
 var scopes = []string{ScopeWorkspace, ScopeFolders, ScopeLinks}
 
-func parseScope(m map[string]json.RawMessage, in *Input, _ bool) error {
-	raw, ok := m["linkScope"]
+func parseScope(o *input.Object, in *Input, _ bool) {
+	raw, ok := o.Get("linkScope")
 	if !ok {
-		return nil
+		return
 	}
 	in.HasScope = true
-	if kindOf(raw) == "null" {
-		return nil
+	if input.Kind(raw) == "null" {
+		return
 	}
 	var s string
-	if json.Unmarshal(raw, &s) != nil || (s != ScopeWorkspace && s != ScopeFolders && s != ScopeLinks) {
-		return apierr.Validation("invalid_value", "linkScope", "Invalid option: expected one of "+quoteJoin(scopes))
+	if json.Unmarshal(raw, &s) != nil || !slices.Contains(scopes, s) {
+		o.Fail("invalid_value", "linkScope", "Invalid option: expected one of "+input.QuoteOptions(scopes))
+		return
 	}
 	in.LinkScope = &s
-	return nil
 }
 
-func idList(m map[string]json.RawMessage, key string, max int, tooBig string) ([]string, bool, error) {
-	raw, ok := m[key]
-	if !ok || kindOf(raw) == "null" {
-		return nil, false, nil
+// idList reads a list of ids, duplicates dropped; more than max is an issue.
+func idList(o *input.Object, key string, max int, tooBig string) ([]string, bool) {
+	raw, ok := o.Get(key)
+	if !ok || input.Kind(raw) == "null" {
+		return nil, false
 	}
 	var list []string
 	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, false, typeErr(key, "array", raw)
+		o.TypeErr(key, "array", raw)
+		return nil, false
 	}
 	seen := map[string]bool{}
 	out := make([]string, 0, len(list))
@@ -219,20 +155,18 @@ func idList(m map[string]json.RawMessage, key string, max int, tooBig string) ([
 		}
 	}
 	if len(out) > max {
-		return nil, false, apierr.Validation("too_big", key, tooBig)
+		o.Fail("too_big", key, tooBig)
+		return nil, false
 	}
-	return out, true, nil
+	return out, true
 }
 
-func parseIDs(m map[string]json.RawMessage, in *Input, _ bool) error {
-	var err error
-	in.LinkIDs, in.HasLinks, err = idList(m, "linkIds", 1000,
+func parseIDs(o *input.Object, in *Input, _ bool) {
+	in.LinkIDs, in.HasLinks = idList(o, "linkIds", 1000,
 		"You can only select up to 1000 links. Recommended to use the 'Include specific folders' option instead.")
-	if err != nil {
-		return err
+	if o.Err() == nil {
+		in.FolderIDs, in.HasFolders = idList(o, "folderIds", 100, "You can only select up to 100 folders.")
 	}
-	in.FolderIDs, in.HasFolders, err = idList(m, "folderIds", 100, "You can only select up to 100 folders.")
-	return err
 }
 
 // scopeRules are §2.9's schema-level rules.

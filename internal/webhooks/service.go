@@ -10,6 +10,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -379,7 +380,7 @@ func (s *Service) SendTest(ctx context.Context, workspaceID, id, event string) (
 		return "", err
 	}
 	if !IsTrigger(event) {
-		return "", apierr.Validation("invalid_value", "event", "Invalid option: expected one of "+quoteJoin(Triggers))
+		return "", apierr.Validation("invalid_value", "event", "Invalid option: expected one of "+input.QuoteOptions(Triggers))
 	}
 	if !Sendable(h, event) {
 		return "", apierr.Newf(apierr.BadRequest, "%s cannot be sent to Segment.", event)
