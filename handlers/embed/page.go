@@ -1,7 +1,6 @@
 package embed
 
 import (
-	"encoding/json"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/views/embed"
 	"github.com/relinkhq/relink/views/layout"
@@ -30,14 +30,13 @@ var cssColour = regexp.MustCompile(`^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,30}|(rgb|rgba
 
 func parsePageQuery(c *fiber.Ctx) pageQuery {
 	q := pageQuery{Token: strings.TrimSpace(c.Query("token")), Theme: ParseTheme(c.Query("theme"))}
-	var opts struct {
-		BackgroundColor any `json:"backgroundColor"`
-	}
 	// Malformed themeOptions, or a backgroundColor that is not a plain
 	// colour, fall back to the default silently (§6.2, §6.9).
-	if raw := c.Query("themeOptions"); raw != "" && json.Unmarshal([]byte(raw), &opts) == nil {
-		if s, ok := opts.BackgroundColor.(string); ok && cssColour.MatchString(strings.TrimSpace(s)) {
-			q.Background = strings.TrimSpace(s)
+	if raw, err := input.Raw([]byte(c.Query("themeOptions"))); err == nil {
+		if o, err := input.At(raw, ""); err == nil {
+			if bg := o.Str("backgroundColor", input.Str{Trim: true}); bg.Has() && cssColour.MatchString(bg.Value) {
+				q.Background = bg.Value
+			}
 		}
 	}
 	dh := c.Query("dynamicHeight")
