@@ -2,6 +2,7 @@ package console
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -108,9 +109,10 @@ func (h *Handlers) SetDomainLogo(c *fiber.Ctx) error {
 			return fmt.Errorf("read uploaded logo: %w", err)
 		}
 		dataURL, err := qr.LogoDataURL(b)
-		if err != nil {
-			why, _, _ := strings.Cut(err.Error(), ": ")
-			return notSaved(why)
+		if le := (*qr.LogoError)(nil); errors.As(err, &le) {
+			return notSaved(le.Reason)
+		} else if err != nil {
+			return err
 		}
 		return h.patchDomain(c, c.Params("id"), dataURL)
 	}()

@@ -150,19 +150,35 @@ func (l *Logos) load(ctx context.Context, ref string) (image.Image, error) {
 	return nil, errors.New("a logo must be an http(s) URL or a data:image/…;base64 URL")
 }
 
+// LogoError is a logo refused for what it is. Reason is a sentence for
+// the person who gave it (the console shows it); Err the decoder's detail.
+type LogoError struct {
+	Reason string
+	Err    error
+}
+
+func (e *LogoError) Error() string {
+	if e.Err != nil {
+		return e.Reason + ": " + e.Err.Error()
+	}
+	return e.Reason
+}
+
+func (e *LogoError) Unwrap() error { return e.Err }
+
 // decodeLogo checks the dimensions before decoding, so a small file that
 // declares a huge image is refused without allocating it.
 func decodeLogo(b []byte) (image.Image, error) {
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(b))
 	if err != nil {
-		return nil, fmt.Errorf("the logo is not a PNG, JPEG or GIF image: %w", err)
+		return nil, &LogoError{Reason: "the logo is not a PNG, JPEG or GIF image", Err: err}
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width*cfg.Height > MaxLogoPixels {
-		return nil, fmt.Errorf("the logo is %d×%d pixels; at most %d pixels are drawn", cfg.Width, cfg.Height, MaxLogoPixels)
+		return nil, &LogoError{Reason: fmt.Sprintf("the logo is %d×%d pixels; at most %d pixels are drawn", cfg.Width, cfg.Height, MaxLogoPixels)}
 	}
 	img, _, err := image.Decode(bytes.NewReader(b))
 	if err != nil {
-		return nil, fmt.Errorf("decode logo: %w", err)
+		return nil, &LogoError{Reason: "decode logo", Err: err}
 	}
 	return img, nil
 }
@@ -171,7 +187,7 @@ func decodeLogo(b []byte) (image.Image, error) {
 // limits) and returns it as the data:image/…;base64 URL a domain stores.
 func LogoDataURL(b []byte) (string, error) {
 	if len(b) > MaxLogoBytes {
-		return "", fmt.Errorf("the logo is larger than %d bytes", MaxLogoBytes)
+		return "", &LogoError{Reason: fmt.Sprintf("the logo is larger than %d bytes", MaxLogoBytes)}
 	}
 	if _, err := decodeLogo(b); err != nil {
 		return "", err
