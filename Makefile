@@ -48,8 +48,9 @@ test-go: ## Go tests; the concurrent packages and the server's click-path tests 
 	$(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) $(RACE_PKGS)
 	$(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) -run '$(RACE_SERVER_TESTS)' ./handlers
 
-test-long: ## The analytics property tests in full: ClickHouse answers every query (make test asks it a third; docs/testing.md)
+test-long: ## The analytics property tests and the input batteries in full (make test runs a fixed share of them; docs/testing.md)
 	RELINK_TEST_LONG=1 $(GO) test -count=1 -timeout 60m ./internal/analytics/
+	RELINK_TEST_LONG=1 $(GO) test -count=1 -timeout 60m -run 'Battery' ./handlers/
 
 test-race: ## Every Go test under the race detector (slower than make test's selection; run before a release)
 	$(GO) test -race -count=1 ./...

@@ -114,6 +114,8 @@ func TestBadInputBattery(t *testing.T) {
 		}
 		long := map[string]string{"2,800 chars": strings.Repeat("x", 2800), "40,000 chars": strings.Repeat("y", 40000),
 			"a 3,000-char URL": "https://example.com/" + strings.Repeat("u", 3000)}
+		longNames := []string{"2,800 chars", "40,000 chars", "a 3,000-char URL"}
+		nlong := 0
 		for _, r := range routes {
 			good := batteryPath(r.path, linkID, "abc")
 			// Path: a NUL and an invalid byte in a parameter (or appended).
@@ -138,7 +140,11 @@ func TestBadInputBattery(t *testing.T) {
 			wantBad(r, "form NUL", "`email`", send(r, good, "", "application/x-www-form-urlencoded", "_csrf="+csrf+"&email=a%00b"))
 			// Long values in every field, each alone on a valid base body.
 			for _, f := range batteryFields {
-				for name, v := range long {
+				for _, name := range longNames {
+					v := long[name]
+					if nlong++; !testdb.Every(nlong, 3) { // make test: a third (docs/testing.md)
+						continue
+					}
 					body := map[string]any{}
 					for k, bv := range base {
 						body[k] = bv

@@ -107,3 +107,8 @@ func URL(t testing.TB, dialect string) string {
 // (RELINK_TEST_LONG=1, `make test-long`): every query against every
 // engine. `make test` runs a fixed, smaller share of them (docs/testing.md).
 func Long() bool { return os.Getenv("RELINK_TEST_LONG") == "1" }
+
+// Every reports whether case i of a long battery runs: every case in a long
+// run (Long), else every n-th. The cases keep their order, so a make test
+// run always sends the same share.
+func Every(i, n int) bool { return Long() || i%n == 0 }
