@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/relinkhq/relink/handlers"
 	"github.com/relinkhq/relink/internal/app"
 	"github.com/relinkhq/relink/internal/apptest"
+	"github.com/relinkhq/relink/internal/binharness"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/models"
@@ -239,23 +239,7 @@ func jsonOf(t testing.TB, r resp) map[string]any {
 }
 
 // freePorts returns n distinct TCP ports that were free a moment ago.
-func freePorts(t testing.TB, n int) []string {
-	t.Helper()
-	var lns []net.Listener
-	var out []string
-	for i := 0; i < n; i++ {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		out = append(out, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
-	}
-	for _, ln := range lns {
-		ln.Close()
-	}
-	return out
-}
+func freePorts(t testing.TB, n int) []string { return binharness.FreePorts(t, n) }
 
 // live is a server serving real sockets.
 type live struct {

@@ -1,112 +1,47 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
+	"github.com/relinkhq/relink/internal/binharness"
 	"github.com/relinkhq/relink/internal/chstore"
 	"github.com/relinkhq/relink/internal/chstore/chtest"
 	"github.com/relinkhq/relink/internal/testdb"
 )
 
-// instance is one `relink serve` process of TestTwoInstances.
+// instance is one `relink serve` process (this test binary run as relink:
+// TestMain, RELINK_TEST_MAIN).
 type instance struct {
+	*binharness.Server
 	name     string
 	app, api string // http://127.0.0.1:port
-	cmd      *exec.Cmd
-	logs     *bytes.Buffer
-}
-
-func freePorts(t *testing.T, n int) []string {
-	t.Helper()
-	var lns []net.Listener
-	var out []string
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		out = append(out, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
-	}
-	for _, ln := range lns {
-		ln.Close()
-	}
-	return out
 }
 
 // startInstance runs `relink serve` as a child process with env plus its own
 // ports and data directory, and waits until it logs that it started.
 func startInstance(t *testing.T, name string, env map[string]string) *instance {
 	t.Helper()
-	p := freePorts(t, 2)
+	p := binharness.FreePorts(t, 2)
 	e := map[string]string{
-		"RELINK_APP_URL":  "http://localhost:" + p[0],
-		"RELINK_API_URL":  "http://localhost:" + p[1],
-		"RELINK_DATA_DIR": t.TempDir(),
+		"RELINK_APP_URL":   "http://localhost:" + p[0],
+		"RELINK_API_URL":   "http://localhost:" + p[1],
+		"RELINK_DATA_DIR":  t.TempDir(),
+		"RELINK_TEST_MAIN": "1",
 	}
 	for k, v := range env {
 		e[k] = v
 	}
-	cmd := exec.Command(os.Args[0], "serve")
-	cmd.Env = baseEnv(e)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	in := &instance{name: name, app: "http://127.0.0.1:" + p[0], api: "http://127.0.0.1:" + p[1], cmd: cmd, logs: &bytes.Buffer{}}
-	started := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(stderr)
-		once := false
-		for sc.Scan() {
-			in.logs.WriteString(sc.Text() + "\n")
-			if !once && strings.Contains(sc.Text(), `"msg":"relink started"`) {
-				once = true
-				close(started)
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-		}
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("instance %s logs:\n%s", name, in.logs.String())
-		}
-	})
-	select {
-	case <-started:
-	case <-done:
-		t.Fatalf("instance %s exited before it started", name)
-	case <-time.After(60 * time.Second):
-		t.Fatalf("instance %s did not start in a minute", name)
-	}
-	return in
+	srv := binharness.Serve(t, "instance "+name, os.Args[0], e)
+	return &instance{Server: srv, name: name, app: "http://127.0.0.1:" + p[0], api: "http://127.0.0.1:" + p[1]}
 }
 
 // redirect follows nothing: it returns the status and Location of one
@@ -172,28 +107,7 @@ func (in *instance) analytics(t *testing.T, query, key string, out any) {
 	t.Fatalf("%s: analytics %s: rate limited for 30 s", in.name, query)
 }
 
-func testRedisURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("RELINK_TEST_REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379/0"
-	}
-	opt, err := redis.ParseURL(u)
-	if err != nil {
-		t.Fatalf("RELINK_TEST_REDIS_URL: %v", err)
-	}
-	rdb := redis.NewClient(opt)
-	defer rdb.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("redis unavailable in CI: %v", err)
-		}
-		t.Skipf("redis unavailable: %v", err)
-	}
-	return u
-}
+func testRedisURL(t *testing.T) string { t.Helper(); return binharness.RedisURL(t) }
 
 // TestTwoInstances is the scaled-out topology of docs/clickhouse.md: two
 // `relink serve` processes (each with its own ports and click journal) on

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/relinkhq/relink/internal/binharness"
 	"github.com/relinkhq/relink/internal/chstore/chtest"
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/testdb"
@@ -49,19 +50,14 @@ func relink(t *testing.T, env map[string]string, args ...string) result {
 	return result{code, out.String(), errb.String()}
 }
 
-// baseEnv is the process environment without RELINK_* plus env, for a child.
+// baseEnv is the process environment without RELINK_* plus env, for a child
+// (this test binary, run as relink: RELINK_TEST_MAIN).
 func baseEnv(env map[string]string) []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "RELINK_") {
-			out = append(out, kv)
-		}
-	}
-	out = append(out, "RELINK_TEST_MAIN=1")
+	e := map[string]string{"RELINK_TEST_MAIN": "1"}
 	for k, v := range env {
-		out = append(out, k+"="+v)
+		e[k] = v
 	}
-	return out
+	return binharness.Environ(e)
 }
 
 var (

@@ -280,7 +280,7 @@ func TestProductionConsole(t *testing.T) {
 
 	// The operator moves the default short domain: the link on the old one
 	// is offered its own domain and keeps it when saved unchanged.
-	srv.stop()
+	srv.Stop()
 	env["RELINK_SHORT_DOMAIN"] = "s2.relink.test"
 	start(t, "serve again", env)
 	c = loopbackTLS(roots)

@@ -1,16 +1,13 @@
 package e2e
 
 import (
-	"context"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
+	"github.com/relinkhq/relink/internal/binharness"
 	"github.com/relinkhq/relink/internal/testdb"
 )
 
@@ -141,25 +138,4 @@ func TestDomainChangesAcrossInstances(t *testing.T) {
 
 // redisURL is RELINK_TEST_REDIS_URL (default the local Redis); the test is
 // skipped without one outside CI.
-func redisURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("RELINK_TEST_REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379/0"
-	}
-	opt, err := redis.ParseURL(u)
-	if err != nil {
-		t.Fatalf("RELINK_TEST_REDIS_URL: %v", err)
-	}
-	rdb := redis.NewClient(opt)
-	defer rdb.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("redis unavailable in CI: %v", err)
-		}
-		t.Skipf("redis unavailable: %v", err)
-	}
-	return u
-}
+func redisURL(t *testing.T) string { t.Helper(); return binharness.RedisURL(t) }

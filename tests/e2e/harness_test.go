@@ -6,200 +6,45 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/relinkhq/relink/internal/binharness"
 )
 
 // bin is the relink binary under test.
 var bin string
 
-func TestMain(m *testing.M) {
-	bin = os.Getenv("RELINK_TEST_BIN")
-	var tmp string
-	if bin == "" {
-		var err error
-		if tmp, err = os.MkdirTemp("", "relink-e2e-"); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-		bin = filepath.Join(tmp, "relink")
-		cmd := exec.Command("go", "build", "-o", bin, "./cmd/relink")
-		cmd.Dir = "../.."
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "go build ./cmd/relink:", err)
-			os.Exit(2)
-		}
-	}
-	code := m.Run()
-	if tmp != "" {
-		os.RemoveAll(tmp)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(binharness.Main(m, "../..", &bin)) }
 
 // freePorts returns n TCP ports free on 127.0.0.1 right now.
-func freePorts(t *testing.T, n int) []string {
-	t.Helper()
-	var out []string
-	var lns []net.Listener
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		out = append(out, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
-	}
-	for _, ln := range lns {
-		ln.Close()
-	}
-	return out
-}
-
-// environ is the test process's environment without RELINK_* plus env: the
-// child sees only what the test configures.
-func environ(env map[string]string) []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "RELINK_") {
-			out = append(out, kv)
-		}
-	}
-	for k, v := range env {
-		out = append(out, k+"="+v)
-	}
-	return out
-}
+func freePorts(t *testing.T, n int) []string { return binharness.FreePorts(t, n) }
 
 // run runs one CLI command to completion and returns its stdout.
 func run(t *testing.T, env map[string]string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = environ(env)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("relink %s: %v\n%s", strings.Join(args, " "), err, errb.String())
-	}
-	return out.String()
+	return binharness.Run(t, bin, env, args...)
 }
 
 // workspace creates a workspace with the CLI and returns its API key.
 func workspace(t *testing.T, env map[string]string, slug string) string {
 	t.Helper()
-	var created struct {
-		APIKey string `json:"apiKey"`
-	}
-	out := run(t, env, "workspace", "create", "--name", slug, "--slug", slug, "--plan", "business")
-	if err := json.Unmarshal([]byte(out), &created); err != nil || created.APIKey == "" {
-		t.Fatalf("workspace create: %q (%v)", out, err)
-	}
-	return created.APIKey
+	return binharness.CreateWorkspace(t, bin, env, slug, "business")
 }
 
 // server is one `relink serve` child process.
-type server struct {
-	t    *testing.T
-	name string
-	cmd  *exec.Cmd
-	env  map[string]string
-	done chan struct{} // closed when the process's stderr ends (it exited)
-
-	mu   sync.Mutex
-	logs bytes.Buffer
-}
-
-// Logs is what the server wrote so far (JSON lines).
-func (s *server) Logs() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.logs.String()
-}
+type server = binharness.Server
 
 // start runs `relink serve` with env (JSON logs added) and waits until it
 // logs that it started. The server is stopped with SIGTERM at cleanup.
 func start(t *testing.T, name string, env map[string]string) *server {
 	t.Helper()
-	e := map[string]string{"RELINK_LOG_FORMAT": "json"}
-	for k, v := range env {
-		e[k] = v
-	}
-	s := &server{t: t, name: name, env: e}
-	s.cmd = exec.Command(bin, "serve")
-	s.cmd.Env = environ(e)
-	stderr, err := s.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.cmd.Stdout = io.Discard
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	started, done := make(chan struct{}), make(chan struct{})
-	s.done = done
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		once := false
-		for sc.Scan() {
-			s.mu.Lock()
-			s.logs.WriteString(sc.Text() + "\n")
-			s.mu.Unlock()
-			if !once && strings.Contains(sc.Text(), `"msg":"relink started"`) {
-				once = true
-				close(started)
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = s.cmd.Process.Kill()
-		}
-		_ = s.cmd.Wait()
-		if t.Failed() {
-			t.Logf("server %s logs:\n%s", name, s.Logs())
-		}
-	})
-	select {
-	case <-started:
-	case <-done:
-		_ = s.cmd.Wait()
-		t.Fatalf("server %s exited before it started:\n%s", name, s.Logs())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("server %s did not start in a minute:\n%s", name, s.Logs())
-	}
-	return s
-}
-
-// stop ends the server as systemd does (SIGTERM) and waits until it exited,
-// so a test can start another on the same database and ports.
-func (s *server) stop() {
-	s.t.Helper()
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(30 * time.Second):
-		s.t.Fatalf("server %s did not stop in 30s:\n%s", s.name, s.Logs())
-	}
+	return binharness.Serve(t, "server "+name, bin, env)
 }
 
 // answer is a response read in full.
