@@ -14,7 +14,7 @@ func (s *Server) routes() {
 	d := s.svc
 	h := api.New(api.Deps{DB: d.DB, Config: d.Config, Now: d.Now, Links: d.Links, Conversions: d.Conversions,
 		Analytics: d.Analytics, Logos: d.Logos, Webhooks: d.Webhooks, Pages: d.Pages, Stripe: d.Stripe, DomainChecks: d.DomainChecks,
-		LinkJSON: d.ClickWebhooks.Links, Workspaces: d.Workspaces, Portal: d.Portal})
+		Workspaces: d.Workspaces, Portal: d.Portal})
 	rd := s.redirects()
 	emb := embed.New(embed.Deps{DB: d.DB, RateLimit: s.limiter, Now: d.Now, Log: d.Log, Referrals: d.Referrals,
 		Portal: d.Portal, Sessions: d.Sessions, SecureCookies: !d.Config.DevMode})

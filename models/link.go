@@ -90,35 +90,6 @@ func (l *Link) IsRoot() bool { return l.Key == RootKey }
 // Expired reports whether the link has expired at now.
 func (l *Link) Expired(now time.Time) bool { return l.ExpiresAt != nil && !l.ExpiresAt.After(now) }
 
-// ShortLinkURL builds every short link (spec/links.md §2.1):
-// {scheme}://{domain}/{key}, or {scheme}://{domain} for the root link; the
-// key is not URL-encoded. links.Service.ShortLinkFor picks the scheme.
-func ShortLinkURL(scheme, domain, key string) string {
-	if key == RootKey {
-		return scheme + "://" + domain
-	}
-	return scheme + "://" + domain + "/" + key
-}
-
-// DubAPIOrigin is the QR endpoint's origin when none is configured.
-const DubAPIOrigin = "https://api.dub.co"
-
-// QRCodeURL is a link object's qrCode (spec/links.md §2.1; the event link
-// object of spec/analytics.md §6 too): {apiOrigin}/qr?url={shortLink}?qr=1,
-// literally — the inner URL is not encoded. Every answer that carries a qrCode (link objects, webhooks, event
-// link objects) builds it here; apiOrigin "" is Dub's.
-func QRCodeURL(apiOrigin, shortLink string) string {
-	origin := strings.TrimSuffix(apiOrigin, "/")
-	if origin == "" {
-		origin = DubAPIOrigin
-	}
-	return origin + "/qr?url=" + shortLink + "?qr=1"
-}
-
-// ShortLink is the link's short link over https. API answers use
-// links.Service.ShortLink, which knows when the default domain is plain http.
-func (l *Link) ShortLink() string { return ShortLinkURL("https", l.Domain, l.Key) }
-
 // Geo maps an ISO-3166 alpha-2 country code to a destination. It is stored as
 // JSON text; a nil map is NULL.
 type Geo map[string]string

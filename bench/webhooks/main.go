@@ -40,6 +40,7 @@ import (
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -141,7 +142,7 @@ func main() {
 		log.Fatal(err)
 	}
 	go http.Serve(ln, s) //nolint:errcheck // ends with the process
-	feed, err := webhooks.NewClicks(ctx, db, webhooks.Links{})
+	feed, err := webhooks.NewClicks(ctx, db, wire.Writer{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -42,8 +42,6 @@ type Deps struct {
 	DomainChecks *domaincheck.Service
 	// Stripe handles the workspaces' Stripe webhook endpoints.
 	Stripe *stripeapp.Service
-	// LinkJSON renders link objects (the same renderer as webhooks').
-	LinkJSON webhooks.Links
 	// Workspaces changes workspaces' settings.
 	Workspaces *workspaces.Service
 	// Portal resolves partner-profile callers (the portal's cookie or a

@@ -80,7 +80,7 @@ func (h *Handlers) customersJSON(ctx context.Context, ws *models.Workspace, cs [
 	for i, c := range cs {
 		if c.LinkID != nil {
 			if l := links[*c.LinkID]; l != nil {
-				out[i].Link = &customerLinkJSON{ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: h.Links.ShortLink(l), URL: l.URL, ProgramID: l.ProgramID}
+				out[i].Link = &customerLinkJSON{ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: h.Links.Wire.LinkShort(l), URL: l.URL, ProgramID: l.ProgramID}
 			}
 		}
 		out[i].ProgramID = c.ProgramID

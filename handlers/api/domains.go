@@ -5,6 +5,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -25,9 +26,9 @@ func (h *Handlers) ListDomains(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]domainJSON, len(ds))
+	out := make([]wire.Domain, len(ds))
 	for i := range ds {
-		out[i] = toDomainJSON(&ds[i])
+		out[i] = wire.DomainOf(&ds[i])
 	}
 	return c.JSON(out)
 }
@@ -38,7 +39,7 @@ func (h *Handlers) GetDomain(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toDomainJSON(d))
+	return c.JSON(wire.DomainOf(d))
 }
 
 // VerifyDomain answers GET /domains/{slug}/verify (Dub's route, not in
@@ -71,7 +72,7 @@ func (h *Handlers) CreateDomain(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(toDomainJSON(d))
+	return c.Status(fiber.StatusCreated).JSON(wire.DomainOf(d))
 }
 
 // UpdateDomain answers PATCH /domains/{slug}.
@@ -84,7 +85,7 @@ func (h *Handlers) UpdateDomain(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toDomainJSON(d))
+	return c.JSON(wire.DomainOf(d))
 }
 
 // DeleteDomain answers DELETE /domains/{slug} with {"slug"}.

@@ -8,6 +8,7 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/input"
+	"github.com/relinkhq/relink/internal/wire"
 )
 
 // Messages of the registrar routes, which a server without a registrar
@@ -60,5 +61,5 @@ func (h *Handlers) SetPrimaryDomain(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toDomainJSON(d))
+	return c.JSON(wire.DomainOf(d))
 }

@@ -31,7 +31,7 @@ func (h *Handlers) CreateLink(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(h.toLinkJSON(l))
+	return c.JSON(h.Links.Wire.APILink(l))
 }
 
 // UpdateLink answers PATCH and PUT /links/{linkId} (spec/links.md §5.6).
@@ -44,7 +44,7 @@ func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(h.toLinkJSON(l))
+	return c.JSON(h.Links.Wire.APILink(l))
 }
 
 // UpsertLink answers PUT /links/upsert (spec/links.md §5.7).
@@ -57,7 +57,7 @@ func (h *Handlers) UpsertLink(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(h.toLinkJSON(l))
+	return c.JSON(h.Links.Wire.APILink(l))
 }
 
 // GetLink answers GET /links/{linkId} (spec/links.md §5.5).
@@ -66,7 +66,7 @@ func (h *Handlers) GetLink(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(h.toLinkJSON(l))
+	return c.JSON(h.Links.Wire.APILink(l))
 }
 
 // LinkInfo answers GET /links/info (spec/links.md §5.4).
@@ -76,7 +76,7 @@ func (h *Handlers) LinkInfo(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(h.toLinkJSON(l))
+	return c.JSON(h.Links.Wire.APILink(l))
 }
 
 // DeleteLink answers DELETE /links/{linkId} with {"id"} (spec/links.md §5.8).
@@ -127,7 +127,7 @@ func (h *Handlers) ListLinks(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(h.toLinksJSON(ls))
+	return c.JSON(h.Links.Wire.APILinks(ls))
 }
 
 // CountLinks answers GET /links/count: a number, or with groupBy an array

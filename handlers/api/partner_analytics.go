@@ -77,7 +77,7 @@ func (h *Handlers) PartnerAnalytics(c *fiber.Ctx) error {
 		out := make([]analyticsTopLinkJSON, len(r.TopLinks))
 		for i, t := range r.TopLinks {
 			l := &t.Link
-			out[i] = analyticsTopLinkJSON{Link: l.ID, ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: h.Links.ShortLink(l),
+			out[i] = analyticsTopLinkJSON{Link: l.ID, ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: h.Links.Wire.LinkShort(l),
 				URL: l.URL, Title: l.Title, Comments: l.Comments, FolderID: l.FolderID, PartnerID: l.PartnerID,
 				CreatedAt: request.Timestamp(l.CreatedAt), analyticsCountJSON: countJSON(t.AnalyticsRow)}
 		}

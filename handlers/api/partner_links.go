@@ -7,6 +7,7 @@ import (
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/webhooks"
 )
 
 // partnerSelector reads partnerId / tenantId from a body.
@@ -55,7 +56,7 @@ func (h *Handlers) CreatePartnerLink(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(h.toLinkJSON(l))
+	return c.Status(fiber.StatusCreated).JSON(h.Links.Wire.APILink(l))
 }
 
 // UpsertPartnerLink answers PUT /partners/links/upsert with 200 and the link.
@@ -69,7 +70,7 @@ func (h *Handlers) UpsertPartnerLink(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(h.toLinkJSON(l))
+	return c.JSON(h.Links.Wire.APILink(l))
 }
 
 // ListPartnerLinks answers GET /partners/links.
@@ -88,5 +89,5 @@ func (h *Handlers) ListPartnerLinks(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(h.LinkJSON.PartnerLinks(ls))
+	return c.JSON(webhooks.PartnerLinks(h.Links.Wire, ls))
 }

@@ -40,7 +40,7 @@ func ratio(a, b int64) *float64 {
 func (h *Handlers) toEnrolledPartnerJSON(ep *models.EnrolledPartner) enrolledPartnerJSON {
 	st := ep.Stats
 	j := enrolledPartnerJSON{
-		EnrolledPartner: h.LinkJSON.EnrolledPartnerOf(ep), Tags: []struct{}{},
+		EnrolledPartner: webhooks.EnrolledPartnerOf(h.Links.Wire, ep), Tags: []struct{}{},
 		AverageLifetimeValue: ratio(st.SaleAmount, st.Conversions), ClickToLeadRate: ratio(st.Leads, st.Clicks),
 		ClickToConversionRate: ratio(st.Conversions, st.Clicks), LeadToConversionRate: ratio(st.Conversions, st.Leads),
 		ReturnOnAdSpend: ratio(st.SaleAmount, st.Commissions),

@@ -5,6 +5,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -21,9 +22,9 @@ func (h *Handlers) ListTags(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]tagJSON, len(ts))
+	out := make([]wire.Tag, len(ts))
 	for i := range ts {
-		out[i] = toTagJSON(&ts[i])
+		out[i] = wire.TagOf(&ts[i])
 	}
 	return c.JSON(out)
 }
@@ -38,7 +39,7 @@ func (h *Handlers) CreateTag(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(toTagJSON(t))
+	return c.Status(fiber.StatusCreated).JSON(wire.TagOf(t))
 }
 
 // UpdateTag answers PATCH and PUT /tags/{id}.
@@ -51,7 +52,7 @@ func (h *Handlers) UpdateTag(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toTagJSON(t))
+	return c.JSON(wire.TagOf(t))
 }
 
 // DeleteTag answers DELETE /tags/{id} with {"id"}.
@@ -75,9 +76,9 @@ func (h *Handlers) ListFolders(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]folderJSON, len(fs))
+	out := make([]wire.Folder, len(fs))
 	for i := range fs {
-		out[i] = toFolderJSON(&fs[i])
+		out[i] = wire.FolderOf(&fs[i])
 	}
 	return c.JSON(out)
 }
@@ -88,7 +89,7 @@ func (h *Handlers) GetFolder(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toFolderJSON(f))
+	return c.JSON(wire.FolderOf(f))
 }
 
 // CreateFolder answers POST /folders (201).
@@ -101,7 +102,7 @@ func (h *Handlers) CreateFolder(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(toFolderJSON(f))
+	return c.Status(fiber.StatusCreated).JSON(wire.FolderOf(f))
 }
 
 // UpdateFolder answers PATCH /folders/{id}.
@@ -114,7 +115,7 @@ func (h *Handlers) UpdateFolder(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toFolderJSON(f))
+	return c.JSON(wire.FolderOf(f))
 }
 
 // DeleteFolder answers DELETE /folders/{id} with {"id"}.

@@ -52,7 +52,7 @@ func (h *Handlers) TrackLead(c *fiber.Ctx) error {
 			ExternalID: r.Customer.ExternalID},
 	}
 	if l := r.Link; l != nil {
-		out.Link = &trackLinkJSON{ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: h.Links.ShortLink(l), URL: l.URL,
+		out.Link = &trackLinkJSON{ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: h.Links.Wire.LinkShort(l), URL: l.URL,
 			PartnerID: l.PartnerID, ProgramID: l.ProgramID, TenantID: l.TenantID, ExternalID: l.ExternalID}
 	}
 	return c.JSON(out)

@@ -76,7 +76,7 @@ func (h *Handlers) discountsPage(c *fiber.Ctx, status int, errs vc.FieldErrors, 
 	var linkOpts []vc.Option
 	for i := range links {
 		l := &links[i]
-		short[l.ID] = h.Deps.Links.ShortLink(l)
+		short[l.ID] = h.Deps.Links.Wire.LinkShort(l)
 		linkOpts = append(linkOpts, vc.Option{Value: l.ID, Label: short[l.ID], Selected: typed.Get("linkId") == l.ID})
 	}
 	for _, dc := range codes {

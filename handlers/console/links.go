@@ -139,7 +139,7 @@ func optionLabels(opts []vc.Option) map[string]string {
 // linkRow is a link as the list and its page show it; folders names the
 // workspace's folders by id.
 func (h *Handlers) linkRow(l *models.Link, folders map[string]string) vc.LinkRow {
-	short := h.Deps.Links.ShortLink(l)
+	short := h.Deps.Links.Wire.LinkShort(l)
 	r := vc.LinkRow{ID: l.ID, ShortLink: short, Display: l.Domain + "/" + l.Key, URL: l.URL, Created: date(l.CreatedAt),
 		Clicks: l.Clicks, Leads: l.Leads, Sales: l.Sales, Archived: l.Archived, ClicksText: thousands(l.Clicks) + " clicks"}
 	if l.Clicks == 1 {

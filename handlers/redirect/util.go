@@ -5,14 +5,11 @@ import (
 	"strings"
 
 	"github.com/relinkhq/relink/internal/shortlink"
+	"github.com/relinkhq/relink/internal/wire"
 )
 
-func shortLink(t *shortlink.Target) string {
-	if t.Root() {
-		return "https://" + t.Domain
-	}
-	return "https://" + t.Domain + "/" + t.Key
-}
+// shortLink is t's short link as the preview pages show it, always https.
+func shortLink(t *shortlink.Target) string { return wire.Writer{}.ShortLink(t.Domain, t.Key) }
 
 // hostOnly drops a port (dev domains like localhost:8080): ':' is not
 // allowed in a cookie name.

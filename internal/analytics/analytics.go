@@ -275,7 +275,7 @@ func (e *SQLEngine) dimension(ctx context.Context, s *scope) ([]Group, error) {
 			if l == nil {
 				continue // deleted links are dropped
 			}
-			l.Short = e.shortLink(l.Domain, l.Key)
+			l.Short = e.Wire.ShortLink(l.Domain, l.Key)
 			rows = append(rows, Group{Key: id, Counters: *cs[id], Link: l})
 		}
 		return rows, nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/chstore"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -28,13 +29,10 @@ type SQLEngine struct {
 	// NoVectors ranks top_links, top_urls and top_base_urls from the
 	// aggregate rows alone, without the sealed vectors (benchmarks compare).
 	NoVectors bool
-	// APIOrigin is the origin of the QR endpoint event link objects point
-	// at (models.QRCodeURL; "" is Dub's).
-	APIOrigin string
-	// ShortLink builds the shortLink of top_links rows and event link
-	// objects (links.Service.ShortLinkFor, so they match the link objects);
-	// nil: https://{domain}/{key}.
-	ShortLink func(domain, key string) string
+	// Wire writes the shortLink of top_links rows and the shortLink and
+	// qrCode of event link objects, as the API's link objects do
+	// (links.Service.Wire); the zero value writes https and Dub's QR origin.
+	Wire wire.Writer
 	// CH, when set, is the ClickHouse event store: events are counted and
 	// listed there instead of the SQL tables (NewClickHouseEngine).
 	CH *chstore.Client
@@ -63,14 +61,6 @@ func NewEngine(db *models.DB, now func() time.Time) *SQLEngine {
 		now = time.Now
 	}
 	return &SQLEngine{DB: db, Now: now}
-}
-
-// shortLink builds a short link the way the API's link objects do.
-func (e *SQLEngine) shortLink(domain, key string) string {
-	if e.ShortLink != nil {
-		return e.ShortLink(domain, key)
-	}
-	return models.ShortLinkURL("https", domain, key)
 }
 
 // counts is one group's counter pair for one event kind.

@@ -262,7 +262,7 @@ func (e *SQLEngine) linkTags(ctx context.Context, linkIDs []string) (map[string]
 }
 
 func (e *SQLEngine) eventRecord(k kind, r *eventRow, l *models.Link, tags []Tag, customers map[string]customerRow) EventRecord {
-	short := e.shortLink(l.Domain, l.Key)
+	short := e.Wire.ShortLink(l.Domain, l.Key)
 	ev := EventRecord{
 		Kind: kindsEvent(k), Timestamp: r.Timestamp,
 		Click: Click{
@@ -270,7 +270,7 @@ func (e *SQLEngine) eventRecord(k kind, r *eventRow, l *models.Link, tags []Tag,
 			Device: r.Device, Browser: r.Browser, OS: r.OS, UA: r.UA, Trigger: r.Trigger, Referer: r.Referer,
 			RefererURL: cutQuery(r.RefererURL), QR: r.QR, IP: r.IP,
 		},
-		Link: EventLink{Link: l, Tags: tags, Short: short, QRCode: models.QRCodeURL(e.APIOrigin, short)},
+		Link: EventLink{Link: l, Tags: tags, Short: short, QRCode: e.Wire.QRCode(short)},
 	}
 	if k == kClick {
 		return ev

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -76,7 +77,7 @@ type TopLink struct {
 	FolderID, PartnerID  *string
 	CreatedAt            time.Time
 	// Short is the short link as the API's link objects build it (the
-	// engine's ShortLink); "" falls back to https.
+	// engine's Wire); "" falls back to https.
 	Short string
 }
 
@@ -86,7 +87,7 @@ func (l *TopLink) ShortLink() string {
 	if l.Short != "" {
 		return l.Short
 	}
-	return models.ShortLinkURL("https", l.Domain, l.Key)
+	return wire.Writer{}.ShortLink(l.Domain, l.Key)
 }
 
 // Folder is a top_folders entity.

@@ -43,6 +43,7 @@ import (
 	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/internal/stripeapp"
 	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/internal/workspaces"
 	"github.com/relinkhq/relink/internal/wsset"
 	"github.com/relinkhq/relink/models"
@@ -358,7 +359,7 @@ func (s *Services) clickPath(ctx context.Context) error {
 	s.LinkInvalidator = domainsFirst{Invalidator: cache, domains: s.Domains}
 	// link.clicked comes from the click batches: the feed's hook runs in
 	// each batch's transaction.
-	wc, err := webhooks.NewClicks(ctx, s.DB, webhooks.Links{})
+	wc, err := webhooks.NewClicks(ctx, s.DB, wire.Writer{})
 	if err != nil {
 		return err
 	}
@@ -454,8 +455,12 @@ func (s *Services) domain(context.Context) error {
 	s.FX = fx
 	s.Links = &links.Service{
 		DB: s.DB, ShortDomain: cfg.ShortDomain, Now: s.Now, Cache: s.LinkInvalidator,
-		ReservedHosts:    []string{cfg.AppURL.Host, cfg.APIURL.Host},
-		PlainHTTPDefault: cfg.DevMode && cfg.AppURL.Scheme == "http",
+		ReservedHosts: []string{cfg.AppURL.Host, cfg.APIURL.Host},
+		Wire:          wire.Writer{APIOrigin: cfg.APIURL.String()},
+	}
+	if cfg.DevMode && cfg.AppURL.Scheme == "http" {
+		// The app host serves the default short domain without TLS.
+		s.Links.Wire.PlainHTTPDomain = cfg.ShortDomain
 	}
 	s.DomainChecks = &domaincheck.Service{DB: s.DB, Now: s.Now, Log: s.Log, Checker: &domaincheck.Checker{
 		Target: cfg.DomainTarget, Addresses: cfg.DomainAddresses, Server: cfg.DNSResolver}}
@@ -466,12 +471,12 @@ func (s *Services) domain(context.Context) error {
 	if s.ClickHouse != nil {
 		engine = analytics.NewClickHouseEngine(s.DB, s.ClickHouse, s.Now)
 	}
-	engine.APIOrigin = cfg.APIURL.String()
-	// top_links rows and event link objects build shortLink as link objects do.
-	engine.ShortLink = s.Links.ShortLinkFor
+	// top_links rows and event link objects write shortLink and qrCode as
+	// link objects do.
+	engine.Wire = s.Links.Wire
 	s.Analytics = engine
 	s.Conversions, err = conversions.New(conversions.Deps{DB: s.DB, FX: fx, Aggregator: models.EventAggregator{}, Links: s.Links,
-		Now: s.Now, Log: s.Log, Pending: s.Clicks, Webhooks: s.ClickWebhooks.Links, Analytics: s.Analytics, ClickWindow: s.clickWindow()})
+		Now: s.Now, Log: s.Log, Pending: s.Clicks, Analytics: s.Analytics, ClickWindow: s.clickWindow()})
 	if err != nil {
 		return err
 	}
@@ -507,9 +512,8 @@ func (s *Services) webhooks() error {
 	s.Mailer = mailer
 	s.Portal = &portal.Service{DB: s.DB, Mailer: mailer, AppURL: strings.TrimSuffix(cfg.AppURL.String(), "/"), Now: s.Now, Log: s.Log}
 	s.WebhookOwners = &webhooks.Owners{DB: s.DB, Mailer: mailer, ConsoleURL: cfg.AppURL.String(), Log: s.Log}
-	wl := webhooks.Links{ShortLink: s.Links.ShortLink, APIOrigin: cfg.APIURL.String()}
-	s.Links.Events = &webhooks.LinkEvents{Links: wl}
-	s.ClickWebhooks.Links = wl
+	s.Links.Events = &webhooks.LinkEvents{Wire: s.Links.Wire}
+	s.ClickWebhooks.Wire = s.Links.Wire
 	if cfg.WebhookBusyRate > 0 {
 		clicks := s.Clicks
 		s.WebhookPacer = &webhooks.Pacer{BusyRate: cfg.WebhookBusyRate, Live: func() uint64 { return clicks.Stats().Accepted }}

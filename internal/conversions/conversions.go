@@ -14,7 +14,6 @@ import (
 
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/links"
-	"github.com/relinkhq/relink/internal/webhooks"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -39,10 +38,6 @@ type Service struct {
 	// sale naming a click that was accepted a moment ago but not yet written
 	// flushes it and looks again. Nil: no pipeline in this process.
 	Pending Flusher
-	// Webhooks renders links in webhook payloads (lead.created,
-	// sale.created, commission.created); its zero value uses the links'
-	// own short links and Dub's QR origin.
-	Webhooks webhooks.Links
 	// Analytics counts the events of partner analytics (PartnerAnalytics).
 	Analytics analytics.Engine
 	// Applicants is told about every reviewed application after its commit
@@ -72,7 +67,8 @@ type Flusher interface {
 // Deps are what New needs. DB, FX, Aggregator, Links, Now and Log are
 // required: New fills in nothing a caller forgot (issue 30), so a service
 // built without, say, the links service's cache and webhooks cannot exist.
-// Pending, Webhooks, Analytics and ClickWindow are optional.
+// Pending, Analytics and ClickWindow are optional. Webhook payloads
+// write links with the links service's wire.Writer (Links.Wire).
 type Deps struct {
 	DB         *models.DB
 	FX         *FX
@@ -81,7 +77,6 @@ type Deps struct {
 	Now        func() time.Time
 	Log        *slog.Logger
 	Pending    Flusher
-	Webhooks   webhooks.Links
 	Analytics  analytics.Engine
 	// ClickWindow: Service.ClickWindow.
 	ClickWindow time.Duration
@@ -100,7 +95,7 @@ func New(d Deps) (*Service, error) {
 		}
 	}
 	return &Service{DB: d.DB, FX: d.FX, Aggregator: d.Aggregator, Links: d.Links, Now: d.Now, Log: d.Log, Pending: d.Pending,
-		Webhooks: d.Webhooks, Analytics: d.Analytics, ClickWindow: d.ClickWindow}, nil
+		Analytics: d.Analytics, ClickWindow: d.ClickWindow}, nil
 }
 
 func (s *Service) now() time.Time { return s.Now().UTC() }

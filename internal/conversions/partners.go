@@ -214,11 +214,7 @@ func (s *Service) emitEnrolled(ctx context.Context, tx *models.DB, ws *models.Wo
 	if err != nil {
 		return err
 	}
-	r := s.Webhooks
-	if r.ShortLink == nil && s.Links != nil {
-		r.ShortLink = s.Links.ShortLink
-	}
-	return webhooks.Emit(ctx, tx, ws.ID, webhooks.PartnerEnrolled, r.EnrolledPartnerOf(ep))
+	return webhooks.Emit(ctx, tx, ws.ID, webhooks.PartnerEnrolled, webhooks.EnrolledPartnerOf(s.Links.Wire, ep))
 }
 
 // partnerByEmailOrCreate finds the workspace's partner by email or creates it

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -25,15 +26,11 @@ func webhookPartner(ctx context.Context, tx *models.DB, cm *models.Commission) (
 }
 
 // webhookLink renders link (its tags loaded in tx) in the webhook form.
-func (s *Service) webhookLink(ctx context.Context, tx *models.DB, l *models.Link) (webhooks.Link, error) {
+func (s *Service) webhookLink(ctx context.Context, tx *models.DB, l *models.Link) (wire.Link, error) {
 	if err := tx.LoadTags(ctx, []*models.Link{l}); err != nil {
-		return webhooks.Link{}, err
+		return wire.Link{}, err
 	}
-	r := s.Webhooks
-	if r.ShortLink == nil && s.Links != nil {
-		r.ShortLink = s.Links.ShortLink
-	}
-	return r.Link(l), nil
+	return s.Links.Wire.Link(l), nil
 }
 
 // emitCommission writes commission.created.
@@ -68,11 +65,7 @@ func (s *Service) emitCommissionEvent(ctx context.Context, tx *models.DB, event 
 	if err != nil {
 		return err
 	}
-	r := s.Webhooks
-	if r.ShortLink == nil && s.Links != nil {
-		r.ShortLink = s.Links.ShortLink
-	}
-	return webhooks.Emit(ctx, tx, cm.WorkspaceID, event, r.CommissionOf(cm, p, c, l))
+	return webhooks.Emit(ctx, tx, cm.WorkspaceID, event, webhooks.CommissionOf(s.Links.Wire, cm, p, c, l))
 }
 
 // leadEvent is what lead.created says.

@@ -18,7 +18,7 @@ type linkColumn struct {
 }
 
 var linkColumns = []linkColumn{
-	{"link", "Short link", func(svc *links.Service, l *models.Link) string { return svc.ShortLink(l) }},
+	{"link", "Short link", func(svc *links.Service, l *models.Link) string { return svc.Wire.LinkShort(l) }},
 	{"url", "Destination URL", func(_ *links.Service, l *models.Link) string { return l.URL }},
 	{"clicks", "Clicks", func(_ *links.Service, l *models.Link) string { return strconv.FormatInt(l.Clicks, 10) }},
 	{"leads", "Leads", func(_ *links.Service, l *models.Link) string { return strconv.FormatInt(l.Leads, 10) }},

@@ -71,20 +71,6 @@ func checkDomainJSON(in *DomainInput) error {
 	return nil
 }
 
-// DeepviewEcho is deepviewData as every Domain answer carries it: the
-// stored compact JSON, or nil for unset and falsy values (0, false, "",
-// null), as upstream's transformDomain does.
-func DeepviewEcho(stored *string) *string {
-	if stored == nil {
-		return nil
-	}
-	switch *stored {
-	case "", "0", "false", `""`, "null", "-0", "0.0":
-		return nil
-	}
-	return stored
-}
-
 // nonEmptyJSONObject reports a JSON object or array with at least one
 // member (upstream's isNonEmptyJson).
 func nonEmptyJSONObject(s string) bool {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/shortlink"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -23,9 +24,9 @@ type Service struct {
 	// app and API hosts).
 	ReservedHosts []string
 	Now           func() time.Time
-	// PlainHTTPDefault makes shortLink use http:// on the default short
-	// domain (dev, where the app host serves it without TLS).
-	PlainHTTPDefault bool
+	// Wire writes the links' objects, short links and qrCode URLs
+	// (internal/wire); app.Build sets it, the zero value writes https.
+	Wire wire.Writer
 	// Cache is told the (domain, key) of every link created, changed or
 	// deleted, and every domain changed, after commit. May be nil.
 	Cache Invalidator
@@ -88,21 +89,6 @@ func (s *Service) domainChanged(domain string) {
 	if s.Cache != nil {
 		s.Cache.InvalidateDomain(domain)
 	}
-}
-
-// ShortLink is the link's public URL (spec/links.md §2.1): https://{domain}/{key},
-// or https://{domain} for the root link.
-func (s *Service) ShortLink(l *models.Link) string { return s.ShortLinkFor(l.Domain, l.Key) }
-
-// ShortLinkFor is the short link of (domain, key): every answer that carries
-// a shortLink (link objects, top_links rows, event link objects, embeds)
-// builds it here, so they agree on the scheme.
-func (s *Service) ShortLinkFor(domain, key string) string {
-	scheme := "https"
-	if s.PlainHTTPDefault && s.IsDefaultDomain(domain) {
-		scheme = "http"
-	}
-	return models.ShortLinkURL(scheme, domain, key)
 }
 
 // DefaultDomain is the configured default short domain, lower-case.

@@ -233,11 +233,7 @@ func SortLinks(ls []Link) {
 }
 
 func (s *Service) linkOf(sess *Session, l *models.Link) Link {
-	short := l.ShortLink()
-	if s.Conversions != nil && s.Conversions.Links != nil {
-		short = s.Conversions.Links.ShortLink(l)
-	}
-	out := Link{ID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, ShortLink: short, Clicks: l.Clicks,
+	out := Link{ID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, ShortLink: s.Conversions.Links.Wire.LinkShort(l), Clicks: l.Clicks,
 		Leads: l.Leads, Conversions: l.Conversions, Sales: l.Sales, SaleAmount: l.SaleAmount, PartnerGroupDefaultLinkID: l.PartnerGroupDefaultLinkID}
 	out.Copy = out.ShortLink
 	if sess.Group != nil && sess.Group.LinkStructure == "query" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/ids"
 
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/internal/wsset"
 	"github.com/relinkhq/relink/models"
 )
@@ -24,16 +25,18 @@ import (
 // load. The set is reloaded on every webhook change in this process
 // (Invalidate) and every Refresh (changes made by other instances).
 type Clicks struct {
-	DB    *models.DB
-	Links Links
+	DB *models.DB
+	// Wire writes the clicked links (app.Build sets it after the links
+	// service is made).
+	Wire wire.Writer
 	// The workspaces with an enabled link.clicked webhook on a paid plan:
 	// Reload, Invalidate, Run (every Refresh, default 10s), Logger.
 	*wsset.Set
 }
 
 // NewClicks returns the feed with its set loaded.
-func NewClicks(ctx context.Context, db *models.DB, links Links) (*Clicks, error) {
-	c := &Clicks{DB: db, Links: links}
+func NewClicks(ctx context.Context, db *models.DB, w wire.Writer) (*Clicks, error) {
+	c := &Clicks{DB: db, Wire: w}
 	set, err := wsset.New(ctx, "click webhook set", c.workspaces)
 	c.Set = set
 	return c, err
@@ -221,7 +224,7 @@ func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models
 				// Encoded once per batch, and only for links some webhook's
 				// scope takes.
 				if _, done := linkJSON[l.ID]; !done {
-					lj, err := Marshal(c.Links.Link(l))
+					lj, err := Marshal(c.Wire.Link(l))
 					if err != nil {
 						return nil, nil, err
 					}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -27,7 +28,7 @@ func mkLink(t *testing.T, db *models.DB, ws *models.Workspace, key string, folde
 // receiver.
 func clickSetup(t *testing.T, db *models.DB) (*Clicks, *models.Workspace, *models.Link, *receiver) {
 	t.Helper()
-	feed, err := NewClicks(context.Background(), db, Links{APIOrigin: "https://api.example"})
+	feed, err := NewClicks(context.Background(), db, wire.Writer{APIOrigin: "https://api.example"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func clickOn(l *models.Link) models.Click {
 func TestClickFeed(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		ctx := context.Background()
-		feed, err := NewClicks(ctx, db, Links{APIOrigin: "https://api.example"})
+		feed, err := NewClicks(ctx, db, wire.Writer{APIOrigin: "https://api.example"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +254,7 @@ func TestClickEnvelopeIsMarshal(t *testing.T) {
 	k := clickOn(l)
 	attrs := models.AttrsOf(&k)
 	click := ClickOf(&attrs, Timestamp(k.Timestamp))
-	link := Links{APIOrigin: "https://api.example"}.Link(l)
+	link := wire.Writer{APIOrigin: "https://api.example"}.Link(l)
 	want, err := Marshal(Envelope{ID: "evt_x", Event: LinkClicked, CreatedAt: Timestamp(now),
 		Data: LinkClickedData{Click: click, Link: link}})
 	if err != nil {

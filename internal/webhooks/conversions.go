@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -100,7 +101,7 @@ type LeadCreatedData struct {
 	EventName string         `json:"eventName"`
 	Customer  Customer       `json:"customer"`
 	Click     Click          `json:"click"`
-	Link      Link           `json:"link"`
+	Link      wire.Link      `json:"link"`
 	Partner   *Partner       `json:"partner,omitempty"`
 	Metadata  map[string]any `json:"metadata"`
 }
@@ -118,7 +119,7 @@ type SaleCreatedData struct {
 	EventName string         `json:"eventName"`
 	Customer  Customer       `json:"customer"`
 	Click     Click          `json:"click"`
-	Link      Link           `json:"link"`
+	Link      wire.Link      `json:"link"`
 	Sale      Sale           `json:"sale"`
 	Partner   *Partner       `json:"partner,omitempty"`
 	Metadata  map[string]any `json:"metadata"`
@@ -168,14 +169,10 @@ type CommissionCreatedData struct {
 
 // CommissionOf renders a commission with its partner, customer and link
 // (nil when it has none).
-func (r Links) CommissionOf(c *models.Commission, p *Partner, cust *models.Customer, l *models.Link) CommissionCreatedData {
+func CommissionOf(w wire.Writer, c *models.Commission, p *Partner, cust *models.Customer, l *models.Link) CommissionCreatedData {
 	d := CommissionCreatedData{Commission: CommissionFields(c), Partner: p, Customer: CommissionCustomerOf(cust)}
 	if l != nil {
-		short := l.ShortLink()
-		if r.ShortLink != nil {
-			short = r.ShortLink(l)
-		}
-		d.Link = &CommissionLink{ID: l.ID, ShortLink: short, Domain: l.Domain, Key: l.Key}
+		d.Link = &CommissionLink{ID: l.ID, ShortLink: w.LinkShort(l), Domain: l.Domain, Key: l.Key}
 	}
 	return d
 }

@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -61,7 +62,7 @@ type EnrolledPartner struct {
 }
 
 // EnrolledPartnerOf renders ep for partner.enrolled.
-func (r Links) EnrolledPartnerOf(ep *models.EnrolledPartner) EnrolledPartner {
+func EnrolledPartnerOf(w wire.Writer, ep *models.EnrolledPartner) EnrolledPartner {
 	p, e, st := &ep.Partner, &ep.Enrollment, ep.Stats
 	email := p.Email
 	out := EnrolledPartner{
@@ -77,21 +78,17 @@ func (r Links) EnrolledPartnerOf(ep *models.EnrolledPartner) EnrolledPartner {
 		TotalConversions: st.Conversions, TotalSales: st.Sales, TotalSaleAmount: st.SaleAmount,
 		NetRevenue: st.SaleAmount - st.Commissions,
 	}
-	out.Links = r.PartnerLinks(ep.Links)
+	out.Links = PartnerLinks(w, ep.Links)
 	return out
 }
 
 // PartnerLinks renders a partner's links as the enrolled-partner object and
 // GET /partners/links carry them (never null).
-func (r Links) PartnerLinks(ls []models.Link) []PartnerLink {
+func PartnerLinks(w wire.Writer, ls []models.Link) []PartnerLink {
 	out := make([]PartnerLink, len(ls))
 	for i := range ls {
 		l := &ls[i]
-		short := l.ShortLink()
-		if r.ShortLink != nil {
-			short = r.ShortLink(l)
-		}
-		out[i] = PartnerLink{ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: short, URL: l.URL,
+		out[i] = PartnerLink{ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: w.LinkShort(l), URL: l.URL,
 			Clicks: l.Clicks, Leads: l.Leads, Conversions: l.Conversions, Sales: l.Sales, SaleAmount: l.SaleAmount}
 	}
 	return out
