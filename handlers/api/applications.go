@@ -8,22 +8,9 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/input"
-	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
-
-// applicationJSON is the application object (spec/parity.md §5.3).
-// applicationJSON is partner.application_submitted's data, the enrollment's
-// group and status in place of the pending ones.
-type applicationJSON = webhooks.ApplicationSubmittedData
-
-// ApplicationJSON renders a pending application (also the
-// partner.application_submitted payload).
-func ApplicationJSON(pa *models.PendingApplication) applicationJSON {
-	j := webhooks.ApplicationSubmittedOf(&pa.Application, &pa.Partner)
-	j.Partner.GroupID, j.Partner.Status = pa.Enrollment.GroupID, pa.Enrollment.Status
-	return j
-}
 
 // ListApplications answers GET /partners/applications (spec/parity.md §5.4).
 func (h *Handlers) ListApplications(c *fiber.Ctx) error {
@@ -41,9 +28,9 @@ func (h *Handlers) ListApplications(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]applicationJSON, len(list))
+	out := make([]wire.ApplicationSubmittedData, len(list))
 	for i := range list {
-		out[i] = ApplicationJSON(&list[i])
+		out[i] = wire.PendingApplicationOf(&list[i])
 	}
 	return c.JSON(out)
 }

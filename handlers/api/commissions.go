@@ -10,22 +10,13 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/input"
-	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
-// commissionJSON is the Commission object (spec/partners-and-embed.md §4.5).
-// Its own keys and its partner are written as commission.created writes
-// them (webhooks.Commission, webhooks.PartnerSummary).
-type commissionJSON struct {
-	webhooks.Commission
-	PaidAt   *string                 `json:"paidAt"`
-	Partner  webhooks.PartnerSummary `json:"partner"`
-	Customer *customerJSON           `json:"customer"`
-}
-
-// commissionsJSON renders commissions with their partner and customer.
-func (h *Handlers) commissionsJSON(ctx context.Context, ws *models.Workspace, programID string, cs []models.Commission) ([]commissionJSON, error) {
+// commissionsJSON renders commissions (wire.APICommission) with their
+// partner and customer.
+func (h *Handlers) commissionsJSON(ctx context.Context, ws *models.Workspace, programID string, cs []models.Commission) ([]wire.APICommission, error) {
 	var partnerIDs, customerIDs []string
 	for _, c := range cs {
 		partnerIDs = append(partnerIDs, c.PartnerID)
@@ -45,25 +36,16 @@ func (h *Handlers) commissionsJSON(ctx context.Context, ws *models.Workspace, pr
 	if err != nil {
 		return nil, err
 	}
-	out := make([]commissionJSON, len(cs))
+	out := make([]wire.APICommission, len(cs))
 	for i, c := range cs {
-		j := commissionJSON{Commission: webhooks.CommissionFields(&cs[i]), PaidAt: optTime(c.PaidAt),
-			Partner: webhooks.PartnerSummary{ID: c.PartnerID, Name: "Deleted Partner"}}
-		if p := partners[c.PartnerID]; p != nil {
-			email := p.Email
-			j.Partner = webhooks.PartnerSummary{ID: p.ID, Name: p.Name, Email: &email, Image: p.Image,
-				PayoutsEnabledAt: optTime(p.PayoutsEnabledAt), Country: p.Country}
-			if e := enrollments[c.PartnerID]; e != nil {
-				j.Partner.GroupID = e.GroupID
-			}
-		}
+		var cust *wire.APICustomer
 		if c.CustomerID != nil {
-			if cust := customers[*c.CustomerID]; cust != nil {
-				cj := toCustomerJSON(cust)
-				j.Customer = &cj
+			if cu := customers[*c.CustomerID]; cu != nil {
+				cj := wire.APICustomerOf(cu, conversions.DisplayName(cu))
+				cust = &cj
 			}
 		}
-		out[i] = j
+		out[i] = wire.APICommissionOf(&cs[i], partners[c.PartnerID], enrollments[c.PartnerID], cust)
 	}
 	return out, nil
 }
@@ -93,7 +75,7 @@ func (h *Handlers) ListCommissions(c *fiber.Ctx) error {
 			}
 		}
 		if len(valid) == 0 {
-			return c.JSON([]commissionJSON{})
+			return c.JSON([]wire.APICommission{})
 		}
 		t.Values = valid
 		q.Type = t

@@ -10,48 +10,16 @@ import (
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/internal/paging"
-	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
-// customerJSON is the Customer object (spec/partners-and-embed.md §2.1): the
-// webhooks' commission customer (the same keys in the same order) with the
-// display name, and the expanded keys, omitted when not asked for or empty.
-type customerJSON struct {
-	webhooks.CommissionCustomer
-	Link      *customerLinkJSON    `json:"link,omitempty"`
-	ProgramID *string              `json:"programId,omitempty"`
-	Partner   *customerPartnerJSON `json:"partner,omitempty"`
-}
-
-type customerLinkJSON struct {
-	ID        string  `json:"id"`
-	Domain    string  `json:"domain"`
-	Key       string  `json:"key"`
-	ShortLink string  `json:"shortLink"`
-	URL       string  `json:"url"`
-	ProgramID *string `json:"programId"`
-}
-
-type customerPartnerJSON struct {
-	ID    string  `json:"id"`
-	Name  string  `json:"name"`
-	Email *string `json:"email"`
-	Image *string `json:"image"`
-}
-
-func toCustomerJSON(c *models.Customer) customerJSON {
-	j := customerJSON{CommissionCustomer: *webhooks.CommissionCustomerOf(c)}
-	j.Name = conversions.DisplayName(c)
-	return j
-}
-
-// customersJSON renders customers, with their link and partner when
-// expanded is set.
-func (h *Handlers) customersJSON(ctx context.Context, ws *models.Workspace, cs []models.Customer, expanded bool) ([]customerJSON, error) {
-	out := make([]customerJSON, len(cs))
+// customersJSON renders customers (wire.APICustomer), with their link and
+// partner when expanded is set.
+func (h *Handlers) customersJSON(ctx context.Context, ws *models.Workspace, cs []models.Customer, expanded bool) ([]wire.APICustomer, error) {
+	out := make([]wire.APICustomer, len(cs))
 	for i := range cs {
-		out[i] = toCustomerJSON(&cs[i])
+		out[i] = wire.APICustomerOf(&cs[i], conversions.DisplayName(&cs[i]))
 	}
 	if !expanded || len(cs) == 0 {
 		return out, nil
@@ -78,18 +46,15 @@ func (h *Handlers) customersJSON(ctx context.Context, ws *models.Workspace, cs [
 		return nil, err
 	}
 	for i, c := range cs {
+		var l *models.Link
 		if c.LinkID != nil {
-			if l := links[*c.LinkID]; l != nil {
-				out[i].Link = &customerLinkJSON{ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: h.Links.Wire.LinkShort(l), URL: l.URL, ProgramID: l.ProgramID}
-			}
+			l = links[*c.LinkID]
 		}
-		out[i].ProgramID = c.ProgramID
+		var p *models.Partner
 		if c.PartnerID != nil {
-			if p := partners[*c.PartnerID]; p != nil {
-				email := p.Email
-				out[i].Partner = &customerPartnerJSON{ID: p.ID, Name: p.Name, Email: &email, Image: p.Image}
-			}
+			p = partners[*c.PartnerID]
 		}
+		h.Links.Wire.Expand(&out[i], l, c.ProgramID, p)
 	}
 	return out, nil
 }

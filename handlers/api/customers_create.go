@@ -4,7 +4,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/request"
+	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/input"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -44,5 +46,5 @@ func (h *Handlers) CreateCustomer(c *fiber.Ctx) error {
 	if err := h.Conversions.CreateCustomer(c.UserContext(), request.Workspace(c), cust); err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(toCustomerJSON(cust))
+	return c.Status(fiber.StatusCreated).JSON(wire.APICustomerOf(cust, conversions.DisplayName(cust)))
 }

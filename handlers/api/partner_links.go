@@ -7,7 +7,6 @@ import (
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/internal/links"
-	"github.com/relinkhq/relink/internal/webhooks"
 )
 
 // partnerSelector reads partnerId / tenantId from a body.
@@ -89,5 +88,5 @@ func (h *Handlers) ListPartnerLinks(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(webhooks.PartnerLinks(h.Links.Wire, ls))
+	return c.JSON(h.Links.Wire.PartnerLinks(ls))
 }

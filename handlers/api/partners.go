@@ -11,6 +11,7 @@ import (
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -92,7 +93,7 @@ func (h *Handlers) CreatePartner(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(h.toEnrolledPartnerJSON(ep))
+	return c.Status(fiber.StatusCreated).JSON(h.Links.Wire.APIEnrolledPartner(ep))
 }
 
 // partnerSorts lists GET /partners sortBy values, legacy names last.
@@ -132,11 +133,9 @@ func (h *Handlers) ListPartners(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]enrolledPartnerJSON, len(list))
+	out := make([]wire.APIEnrolledPartner, len(list))
 	for i := range list {
-		j := h.toEnrolledPartnerJSON(&list[i])
-		j.Clicks, j.Leads, j.Conversions, j.Sales, j.SaleAmount = &j.TotalClicks, &j.TotalLeads, &j.TotalConversions, &j.TotalSales, &j.TotalSaleAmount
-		out[i] = j
+		out[i] = h.Links.Wire.APIEnrolledPartner(&list[i]).WithAliases()
 	}
 	return c.JSON(out)
 }
@@ -170,13 +169,5 @@ func (h *Handlers) GetPartner(c *fiber.Ctx) error {
 	} else if err != nil {
 		return err
 	}
-	j := enrolledPartnerExtended{enrolledPartnerJSON: h.toEnrolledPartnerJSON(ep), Platforms: []struct{}{},
-		IndustryInterests: []struct{}{}, PreferredEarningStructures: []struct{}{}, SalesChannels: []struct{}{}}
-	if d := ep.Enrollment.DiscountID; d != nil {
-		j.Discount = &struct {
-			ID       string  `json:"id"`
-			Provider *string `json:"provider"`
-		}{ID: *d}
-	}
-	return c.JSON(j)
+	return c.JSON(h.Links.Wire.EnrolledPartnerExtended(ep))
 }

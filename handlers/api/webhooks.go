@@ -7,6 +7,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/wire"
 )
 
 // webhookJSON is the webhook object of the management API (spec/webhooks.md
@@ -28,7 +29,7 @@ func toWebhookJSON(h *webhooks.Webhook) webhookJSON {
 		tr = []string{}
 	}
 	return webhookJSON{ID: h.ID, Name: h.Name, URL: h.URL, Secret: h.Secret, Triggers: tr, LinkScope: h.LinkScope,
-		DisabledAt: webhooks.OptTimestamp(h.DisabledAt), InstallationID: h.InstallationID}
+		DisabledAt: wire.OptTimestamp(h.DisabledAt), InstallationID: h.InstallationID}
 }
 
 // ListWebhooks answers GET /webhooks: a bare array, newest first (§2.1).
@@ -146,7 +147,7 @@ func (h *Handlers) WebhookEvents(c *fiber.Ctx) error {
 		}
 		out[i] = webhookEventJSON{EventID: a.EventID, WebhookID: a.WebhookID, MessageID: a.MessageID, Event: a.Event,
 			URL: a.URL, HTTPStatus: a.HTTPStatus, RequestBody: body, ResponseBody: a.ResponseBody,
-			Timestamp: webhooks.Timestamp(a.CreatedAt)}
+			Timestamp: wire.Timestamp(a.CreatedAt)}
 	}
 	return c.JSON(out)
 }

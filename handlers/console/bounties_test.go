@@ -9,6 +9,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -77,7 +78,7 @@ func TestConsoleBountyCreateAndEdit(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := `{"id":"` + b.ID + `","name":"Spring sprint","description":"Sell more","type":"performance","startsAt":"` +
-			webhooks.Timestamp(b.StartsAt) + `","endsAt":"2099-12-31T23:59:59.000Z","startMode":"absolute","endsAfterDays":null,` +
+			wire.Timestamp(b.StartsAt) + `","endsAt":"2099-12-31T23:59:59.000Z","startMode":"absolute","endsAfterDays":null,` +
 			`"submissionsOpenAt":null,"submissionFrequency":null,"maxSubmissions":1,"rewardAmount":5000,"rewardDescription":null,` +
 			`"performanceCondition":{"attribute":"totalCommissions","operator":"gte","value":50000},"performanceScope":"new",` +
 			`"submissionRequirements":null,"socialMetricsLastSyncedAt":null,"groups":[],"partnerTags":[]}`

@@ -8,6 +8,7 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -96,7 +97,7 @@ func (s *Service) SubmitApplication(ctx context.Context, ws *models.Workspace, p
 		}
 		// partner.application_submitted (spec/webhooks.md §3.6), with the
 		// enrollment it creates.
-		return webhooks.Emit(ctx, tx, ws.ID, webhooks.PartnerApplicationSubmitted, webhooks.ApplicationSubmittedOf(app, p))
+		return webhooks.Emit(ctx, tx, ws.ID, webhooks.PartnerApplicationSubmitted, wire.ApplicationSubmittedOf(app, p))
 	})
 	return app, err
 }

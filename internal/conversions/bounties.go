@@ -8,6 +8,7 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -211,7 +212,7 @@ func (s *Service) CreateBounty(ctx context.Context, b *models.Bounty) error {
 		if err := tx.CreateBounty(ctx, b, s.now()); err != nil {
 			return err
 		}
-		return webhooks.Emit(ctx, tx, b.WorkspaceID, webhooks.BountyCreated, webhooks.BountyOf(b))
+		return webhooks.Emit(ctx, tx, b.WorkspaceID, webhooks.BountyCreated, wire.BountyOf(b))
 	})
 }
 
@@ -239,7 +240,7 @@ func (s *Service) UpdateBounty(ctx context.Context, workspaceID, id string, edit
 		if err := tx.WithContext(ctx).Save(&out).Error; err != nil {
 			return fmt.Errorf("update bounty %s: %w", id, err)
 		}
-		return webhooks.Emit(ctx, tx, workspaceID, webhooks.BountyUpdated, webhooks.BountyOf(&out))
+		return webhooks.Emit(ctx, tx, workspaceID, webhooks.BountyUpdated, wire.BountyOf(&out))
 	})
 	if err != nil {
 		return nil, err

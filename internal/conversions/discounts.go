@@ -11,6 +11,7 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -39,7 +40,7 @@ type discountCodeEvent struct {
 }
 
 func discountCodeEventOf(c *models.DiscountCode, d *models.Discount) discountCodeEvent {
-	ev := discountCodeEvent{ID: c.ID, Code: c.Code, PartnerID: c.PartnerID, LinkID: c.LinkID, DisabledAt: webhooks.OptTimestamp(c.DisabledAt)}
+	ev := discountCodeEvent{ID: c.ID, Code: c.Code, PartnerID: c.PartnerID, LinkID: c.LinkID, DisabledAt: wire.OptTimestamp(c.DisabledAt)}
 	if d != nil {
 		ev.Discount = &struct {
 			ID          string `json:"id"`

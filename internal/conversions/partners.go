@@ -214,7 +214,7 @@ func (s *Service) emitEnrolled(ctx context.Context, tx *models.DB, ws *models.Wo
 	if err != nil {
 		return err
 	}
-	return webhooks.Emit(ctx, tx, ws.ID, webhooks.PartnerEnrolled, webhooks.EnrolledPartnerOf(s.Links.Wire, ep))
+	return webhooks.Emit(ctx, tx, ws.ID, webhooks.PartnerEnrolled, s.Links.Wire.EnrolledPartner(ep))
 }
 
 // partnerByEmailOrCreate finds the workspace's partner by email or creates it

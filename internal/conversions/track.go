@@ -10,7 +10,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
-	"github.com/relinkhq/relink/internal/webhooks"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -511,7 +511,7 @@ func (s *Service) saleCommission(ctx context.Context, tx *models.DB, ws *models.
 		return err
 	}
 	return s.emitSale(ctx, tx, leadEvent{name: in.EventName, customer: c, attrs: ev.ClickAttrs, link: link,
-		metadata: in.Metadata, commission: cm}, webhooks.Sale{Amount: ev.Amount, Currency: ev.Currency,
+		metadata: in.Metadata, commission: cm}, wire.Sale{Amount: ev.Amount, Currency: ev.Currency,
 		PaymentProcessor: in.PaymentProcessor, InvoiceID: ev.InvoiceID})
 }
 

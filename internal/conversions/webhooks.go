@@ -14,7 +14,7 @@ import (
 
 // webhookPartner is the commission's partner with its totals (which
 // include the commission), nil without a commission.
-func webhookPartner(ctx context.Context, tx *models.DB, cm *models.Commission) (*webhooks.Partner, error) {
+func webhookPartner(ctx context.Context, tx *models.DB, cm *models.Commission) (*wire.Partner, error) {
 	if cm == nil {
 		return nil, nil
 	}
@@ -22,7 +22,7 @@ func webhookPartner(ctx context.Context, tx *models.DB, cm *models.Commission) (
 	if err != nil {
 		return nil, err
 	}
-	return webhooks.PartnerOf(ep), nil
+	return wire.PartnerOf(ep), nil
 }
 
 // webhookLink renders link (its tags loaded in tx) in the webhook form.
@@ -65,7 +65,7 @@ func (s *Service) emitCommissionEvent(ctx context.Context, tx *models.DB, event 
 	if err != nil {
 		return err
 	}
-	return webhooks.Emit(ctx, tx, cm.WorkspaceID, event, webhooks.CommissionOf(s.Links.Wire, cm, p, c, l))
+	return webhooks.Emit(ctx, tx, cm.WorkspaceID, event, s.Links.Wire.CommissionEvent(cm, p, c, l))
 }
 
 // leadEvent is what lead.created says.
@@ -98,18 +98,18 @@ func (s *Service) emitLead(ctx context.Context, tx *models.DB, ev leadEvent) err
 			return err
 		}
 		if err == nil {
-			p = webhooks.PartnerOf(ep)
+			p = wire.PartnerOf(ep)
 		}
 	}
-	return webhooks.Emit(ctx, tx, ev.customer.WorkspaceID, webhooks.LeadCreated, webhooks.LeadCreatedData{
-		EventName: ev.name, Customer: webhooks.CustomerOf(ev.customer, *DisplayName(ev.customer)),
-		Click: webhooks.ClickOf(&ev.attrs, webhooks.Timestamp(ev.clickedAt)), Link: l, Partner: p, Metadata: ev.metadata,
+	return webhooks.Emit(ctx, tx, ev.customer.WorkspaceID, webhooks.LeadCreated, wire.LeadCreatedData{
+		EventName: ev.name, Customer: wire.EventCustomerOf(ev.customer, *DisplayName(ev.customer)),
+		Click: wire.ClickOf(&ev.attrs, wire.Timestamp(ev.clickedAt)), Link: l, Partner: p, Metadata: ev.metadata,
 	})
 }
 
 // emitSale writes sale.created: the click is the customer's attributed
 // click, at the customer's clickedAt (else its creation).
-func (s *Service) emitSale(ctx context.Context, tx *models.DB, ev leadEvent, sale webhooks.Sale) error {
+func (s *Service) emitSale(ctx context.Context, tx *models.DB, ev leadEvent, sale wire.Sale) error {
 	l, err := s.webhookLink(ctx, tx, ev.link)
 	if err != nil {
 		return err
@@ -122,8 +122,8 @@ func (s *Service) emitSale(ctx context.Context, tx *models.DB, ev leadEvent, sal
 	if ev.customer.ClickedAt != nil {
 		at = *ev.customer.ClickedAt
 	}
-	return webhooks.Emit(ctx, tx, ev.customer.WorkspaceID, webhooks.SaleCreated, webhooks.SaleCreatedData{
-		EventName: ev.name, Customer: webhooks.CustomerOf(ev.customer, *DisplayName(ev.customer)),
-		Click: webhooks.ClickOf(&ev.attrs, webhooks.Timestamp(at)), Link: l, Sale: sale, Partner: p, Metadata: ev.metadata,
+	return webhooks.Emit(ctx, tx, ev.customer.WorkspaceID, webhooks.SaleCreated, wire.SaleCreatedData{
+		EventName: ev.name, Customer: wire.EventCustomerOf(ev.customer, *DisplayName(ev.customer)),
+		Click: wire.ClickOf(&ev.attrs, wire.Timestamp(at)), Link: l, Sale: sale, Partner: p, Metadata: ev.metadata,
 	})
 }

@@ -236,7 +236,7 @@ func (c *Clicks) deliveries(ctx context.Context, tx *models.DB, clicks []*models
 	}
 	rows := make([]Delivery, 0, len(order))
 	bodies := make([]string, 0, len(order))
-	created := Timestamp(now)
+	created := wire.Timestamp(now)
 	for _, b := range order {
 		d := newDelivery(b.first, LinkClicked, b.hook, "", now)
 		d.Clicks = b.n
@@ -288,7 +288,7 @@ func ClickEventID(clickID string) string {
 }
 
 // envelopeColumns are the clicks' columns a link.clicked envelope shows
-// (ClickOf): reading only them halves the cost of expanding a batch.
+// (wire.ClickOf): reading only them halves the cost of expanding a batch.
 var envelopeColumns = []string{"click_id", "timestamp", "link_id", "url", "country", "city", "region", "continent",
 	"device", "browser", "os", "referer", "referer_url", "qr", "ip", "ua", "trigger"}
 
@@ -326,7 +326,7 @@ func expandBatch(ctx context.Context, db *models.DB, body string) (envs string, 
 			continue
 		}
 		attrs := models.AttrsOf(k)
-		env, err := clickEnvelope(ClickEventID(id), h.CreatedAt, ClickOf(&attrs, Timestamp(k.Timestamp)), h.Links[k.LinkID])
+		env, err := clickEnvelope(ClickEventID(id), h.CreatedAt, wire.ClickOf(&attrs, wire.Timestamp(k.Timestamp)), h.Links[k.LinkID])
 		if err != nil {
 			return "", 0, err
 		}
@@ -339,9 +339,9 @@ func expandBatch(ctx context.Context, db *models.DB, body string) (envs string, 
 }
 
 // clickEnvelope is Marshal(Envelope{id, link.clicked, createdAt,
-// LinkClickedData{click, link}}) with the link's JSON (the same for every
+// wire.LinkClickedData{click, link}}) with the link's JSON (the same for every
 // click on it in a batch) encoded once by the caller.
-func clickEnvelope(id, createdAt string, click Click, link []byte) ([]byte, error) {
+func clickEnvelope(id, createdAt string, click wire.Click, link []byte) ([]byte, error) {
 	cj, err := Marshal(click)
 	if err != nil {
 		return nil, err

@@ -119,7 +119,7 @@ func TestClickFeed(t *testing.T) {
 				var env struct {
 					ID    string
 					Event string
-					Data  LinkClickedData
+					Data  wire.LinkClickedData
 				}
 				if err := json.Unmarshal([]byte(b), &env); err != nil || env.Event != LinkClicked || eventIDOf(b) != env.ID {
 					t.Fatalf("body %s", b)
@@ -221,7 +221,7 @@ func TestClickBatchDelivery(t *testing.T) {
 				t.Fatalf("event %s", e.Event)
 			}
 			b, _ := json.Marshal(e.Data)
-			var data LinkClickedData
+			var data wire.LinkClickedData
 			if err := json.Unmarshal(b, &data); err != nil || data.Link.ID != l.ID {
 				t.Fatalf("data %s", b)
 			}
@@ -253,15 +253,15 @@ func TestClickEnvelopeIsMarshal(t *testing.T) {
 		Title: ptr("Ünïcode \"quoted\" </script>"), CreatedAt: now, UpdatedAt: now}
 	k := clickOn(l)
 	attrs := models.AttrsOf(&k)
-	click := ClickOf(&attrs, Timestamp(k.Timestamp))
+	click := wire.ClickOf(&attrs, wire.Timestamp(k.Timestamp))
 	link := wire.Writer{APIOrigin: "https://api.example"}.Link(l)
-	want, err := Marshal(Envelope{ID: "evt_x", Event: LinkClicked, CreatedAt: Timestamp(now),
-		Data: LinkClickedData{Click: click, Link: link}})
+	want, err := Marshal(Envelope{ID: "evt_x", Event: LinkClicked, CreatedAt: wire.Timestamp(now),
+		Data: wire.LinkClickedData{Click: click, Link: link}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lj, _ := Marshal(link)
-	got, err := clickEnvelope("evt_x", Timestamp(now), click, lj)
+	got, err := clickEnvelope("evt_x", wire.Timestamp(now), click, lj)
 	if err != nil || string(got) != string(want) {
 		t.Fatalf("spliced\n%s\nwant\n%s", got, want)
 	}
@@ -298,7 +298,7 @@ func TestClickBatchExpansion(t *testing.T) {
 		}
 		var sent []string
 		for _, e := range splitBatch(envs) {
-			var env struct{ Data LinkClickedData }
+			var env struct{ Data wire.LinkClickedData }
 			if err := json.Unmarshal([]byte(e), &env); err != nil {
 				t.Fatal(err)
 			}

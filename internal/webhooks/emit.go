@@ -11,24 +11,12 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
 // Now is the clock of emission and delivery; tests may replace it.
 var Now = func() time.Time { return time.Now().UTC() }
-
-// Timestamp formats t as the webhooks' datetimes: ISO-8601 UTC with
-// milliseconds (§3.1).
-func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-
-// OptTimestamp is Timestamp for a nullable time.
-func OptTimestamp(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := Timestamp(*t)
-	return &s
-}
 
 // NewEventID returns "evt_" + 25 characters of [0-9A-Za-z] (§4.1).
 func NewEventID() string { return ids.Event + ids.Nano(25) }
@@ -77,7 +65,7 @@ func Emit(ctx context.Context, tx *models.DB, workspaceID, event string, data an
 		return err
 	}
 	now := Now()
-	env := Envelope{ID: NewEventID(), Event: event, CreatedAt: Timestamp(now), Data: data}
+	env := Envelope{ID: NewEventID(), Event: event, CreatedAt: wire.Timestamp(now), Data: data}
 	body, err := Marshal(env)
 	if err != nil {
 		return err

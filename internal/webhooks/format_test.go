@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -16,7 +17,7 @@ func TestFormatBountyForSlack(t *testing.T) {
 	end := time.Date(2026, 12, 31, 23, 59, 59, 0, time.UTC)
 	b := &models.Bounty{ID: "bnty_1", Name: "Video review", Type: models.BountyProof, RewardAmount: 5000,
 		StartsAt: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), EndsAt: &end}
-	env, err := Marshal(Envelope{ID: "evt_1", Event: BountyCreated, CreatedAt: "2026-12-01T00:00:00.000Z", Data: BountyOf(b)})
+	env, err := Marshal(Envelope{ID: "evt_1", Event: BountyCreated, CreatedAt: "2026-12-01T00:00:00.000Z", Data: wire.BountyOf(b)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/input"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -386,7 +387,7 @@ func (s *Service) SendTest(ctx context.Context, workspaceID, id, event string) (
 		return "", apierr.Newf(apierr.BadRequest, "%s cannot be sent to Segment.", event)
 	}
 	now := Now()
-	env := Envelope{ID: NewEventID(), Event: event, CreatedAt: Timestamp(now), Data: Sample(event, workspaceID)}
+	env := Envelope{ID: NewEventID(), Event: event, CreatedAt: wire.Timestamp(now), Data: Sample(event, workspaceID)}
 	body, err := Marshal(env)
 	if err != nil {
 		return "", err

@@ -1,12 +1,13 @@
-package webhooks
+package wire
 
-import (
-	"github.com/relinkhq/relink/internal/wire"
-	"github.com/relinkhq/relink/models"
-)
+import "github.com/relinkhq/relink/models"
+
+// The event objects of the webhooks: link.clicked, lead.created and
+// sale.created (spec/webhooks.md §3.3-§3.5). The event objects GET /events
+// answers are wire/dubjson's.
 
 // Click is the click object of link.clicked, lead.created and sale.created
-// (§3.1.2), keys in order.
+// (spec/webhooks.md §3.1.2), keys in order.
 type Click struct {
 	ID         string  `json:"id"`
 	Timestamp  string  `json:"timestamp"`
@@ -59,8 +60,37 @@ func ClickOf(a *models.ClickAttrs, ts string) Click {
 	return c
 }
 
-// LinkClickedData is link.clicked's data (§3.3).
+// LinkClickedData is link.clicked's data (spec/webhooks.md §3.3).
 type LinkClickedData struct {
-	Click Click     `json:"click"`
-	Link  wire.Link `json:"link"`
+	Click Click `json:"click"`
+	Link  Link  `json:"link"`
+}
+
+// LeadCreatedData is lead.created's data (spec/webhooks.md §3.4).
+type LeadCreatedData struct {
+	EventName string         `json:"eventName"`
+	Customer  EventCustomer  `json:"customer"`
+	Click     Click          `json:"click"`
+	Link      Link           `json:"link"`
+	Partner   *Partner       `json:"partner,omitempty"`
+	Metadata  map[string]any `json:"metadata"`
+}
+
+// Sale is sale.created's sale object (spec/webhooks.md §3.5).
+type Sale struct {
+	Amount           int64  `json:"amount"`
+	Currency         string `json:"currency"`
+	PaymentProcessor string `json:"paymentProcessor"`
+	InvoiceID        string `json:"invoiceId"`
+}
+
+// SaleCreatedData is sale.created's data (spec/webhooks.md §3.5).
+type SaleCreatedData struct {
+	EventName string         `json:"eventName"`
+	Customer  EventCustomer  `json:"customer"`
+	Click     Click          `json:"click"`
+	Link      Link           `json:"link"`
+	Sale      Sale           `json:"sale"`
+	Partner   *Partner       `json:"partner,omitempty"`
+	Metadata  map[string]any `json:"metadata"`
 }

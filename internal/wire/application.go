@@ -1,4 +1,4 @@
-package webhooks
+package wire
 
 import "github.com/relinkhq/relink/models"
 
@@ -22,7 +22,9 @@ type ApplicationPartner struct {
 	Tiktok      *string `json:"tiktok"`
 }
 
-// ApplicationSubmittedData is partner.application_submitted's data.
+// ApplicationSubmittedData is partner.application_submitted's data, and
+// the application object of the API (spec/parity.md §5.3) with the
+// enrollment's group and status.
 type ApplicationSubmittedData struct {
 	ID                  string                     `json:"id"`
 	CreatedAt           string                     `json:"createdAt"`
@@ -30,8 +32,17 @@ type ApplicationSubmittedData struct {
 	ApplicationFormData []models.ApplicationAnswer `json:"applicationFormData"`
 }
 
+// PendingApplicationOf writes a pending application as the API answers it
+// (spec/parity.md §5.3): partner.application_submitted's data, the
+// enrollment's group and status in place of the pending ones.
+func PendingApplicationOf(pa *models.PendingApplication) ApplicationSubmittedData {
+	j := ApplicationSubmittedOf(&pa.Application, &pa.Partner)
+	j.Partner.GroupID, j.Partner.Status = pa.Enrollment.GroupID, pa.Enrollment.Status
+	return j
+}
+
 // ApplicationSubmittedOf renders an application and its partner, whose
-// enrollment is pending. Empty answers are null (§3.6).
+// enrollment is pending. Empty answers are null (spec/webhooks.md §3.6).
 func ApplicationSubmittedOf(a *models.ProgramApplication, p *models.Partner) ApplicationSubmittedData {
 	email, country := p.Email, p.Country
 	if country == nil {

@@ -1,20 +1,15 @@
-package webhooks
+package wire
 
 import "github.com/relinkhq/relink/models"
 
-// IDRef is an object that only names another: {"id": …}.
-type IDRef struct {
-	ID string `json:"id"`
-}
-
-// PerformanceCondition is a performance bounty's goal (§3.10).
+// PerformanceCondition is a performance bounty's goal (spec/webhooks.md §3.10).
 type PerformanceCondition struct {
 	Attribute string `json:"attribute"`
 	Operator  string `json:"operator"`
 	Value     int64  `json:"value"`
 }
 
-// Bounty is the data of bounty.created and bounty.updated (§3.10), keys in
+// Bounty is the data of bounty.created and bounty.updated (spec/webhooks.md §3.10), keys in
 // the spec's order.
 type Bounty struct {
 	ID                        string                `json:"id"`
