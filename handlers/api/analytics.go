@@ -8,7 +8,7 @@ import (
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/analytics"
-	"github.com/relinkhq/relink/internal/analytics/dubjson"
+	"github.com/relinkhq/relink/internal/wire/dubjson"
 	"github.com/relinkhq/relink/internal/apierr"
 )
 

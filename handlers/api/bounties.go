@@ -9,40 +9,9 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/input"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
-
-// submissionJSON is the bounty submission object (spec/parity.md §7.2).
-type submissionJSON struct {
-	ID                string                  `json:"id"`
-	BountyID          string                  `json:"bountyId"`
-	PartnerID         string                  `json:"partnerId"`
-	Description       *string                 `json:"description"`
-	URLs              []string                `json:"urls"`
-	Files             []models.SubmissionFile `json:"files"`
-	Status            string                  `json:"status"`
-	PerformanceCount  *int64                  `json:"performanceCount"`
-	SocialMetricCount *int64                  `json:"socialMetricCount"`
-	CreatedAt         string                  `json:"createdAt"`
-	CompletedAt       *string                 `json:"completedAt"`
-	ReviewedAt        *string                 `json:"reviewedAt"`
-	RejectionReason   *string                 `json:"rejectionReason"`
-	RejectionNote     *string                 `json:"rejectionNote"`
-	PeriodNumber      int                     `json:"periodNumber"`
-}
-
-func toSubmissionJSON(s *models.BountySubmission) submissionJSON {
-	j := submissionJSON{ID: s.ID, BountyID: s.BountyID, PartnerID: s.PartnerID, Description: s.Description, Status: s.Status,
-		PerformanceCount: s.PerformanceCount, CreatedAt: request.Timestamp(s.CreatedAt), CompletedAt: optTime(s.CompletedAt),
-		ReviewedAt: optTime(s.ReviewedAt), RejectionReason: s.RejectionReason, RejectionNote: s.RejectionNote, PeriodNumber: s.PeriodNumber}
-	if s.URLs.Valid {
-		j.URLs = s.URLs.V
-	}
-	if s.Files.Valid {
-		j.Files = s.Files.V
-	}
-	return j
-}
 
 // ListBountySubmissions answers GET /bounties/{bountyId}/submissions (§7.4).
 func (h *Handlers) ListBountySubmissions(c *fiber.Ctx) error {
@@ -72,9 +41,9 @@ func (h *Handlers) ListBountySubmissions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]submissionJSON, len(list))
+	out := make([]wire.Submission, len(list))
 	for i := range list {
-		out[i] = toSubmissionJSON(&list[i])
+		out[i] = wire.SubmissionOf(&list[i])
 	}
 	return c.JSON(out)
 }
@@ -108,7 +77,7 @@ func (h *Handlers) ApproveBountySubmission(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toSubmissionJSON(sub))
+	return c.JSON(wire.SubmissionOf(sub))
 }
 
 // RejectBountySubmission answers POST …/submissions/{id}/reject (§7.6).
@@ -126,5 +95,5 @@ func (h *Handlers) RejectBountySubmission(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toSubmissionJSON(sub))
+	return c.JSON(wire.SubmissionOf(sub))
 }

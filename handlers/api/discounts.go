@@ -10,23 +10,9 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/input"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
-
-// discountCodeJSON is a DiscountCode (spec/parity.md §8.2).
-type discountCodeJSON struct {
-	ID         string  `json:"id"`
-	Code       string  `json:"code"`
-	DiscountID *string `json:"discountId"`
-	PartnerID  string  `json:"partnerId"`
-	LinkID     string  `json:"linkId"`
-	DisabledAt *string `json:"disabledAt"`
-}
-
-func toDiscountCodeJSON(c *models.DiscountCode) discountCodeJSON {
-	return discountCodeJSON{ID: c.ID, Code: c.Code, DiscountID: c.DiscountID, PartnerID: c.PartnerID, LinkID: c.LinkID,
-		DisabledAt: optTime(c.DisabledAt)}
-}
 
 // ListDiscountCodes answers GET /discount-codes (§8.3).
 func (h *Handlers) ListDiscountCodes(c *fiber.Ctx) error {
@@ -40,9 +26,9 @@ func (h *Handlers) ListDiscountCodes(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]discountCodeJSON, len(cs))
+	out := make([]wire.DiscountCode, len(cs))
 	for i := range cs {
-		out[i] = toDiscountCodeJSON(&cs[i])
+		out[i] = wire.DiscountCodeOf(&cs[i])
 	}
 	return c.JSON(out)
 }
@@ -85,7 +71,7 @@ func (h *Handlers) CreateDiscountCode(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toDiscountCodeJSON(dc))
+	return c.JSON(wire.DiscountCodeOf(dc))
 }
 
 // DeleteDiscountCode answers DELETE /discount-codes/{idOrCode} with {"id"}.

@@ -4,15 +4,16 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/request"
+	"github.com/relinkhq/relink/internal/wire"
 )
 
 // inviteJSON is what an invite link's token reveals: which workspace, for
 // which address, with which role, until when.
 type inviteJSON struct {
-	Email     string        `json:"email"`
-	Role      string        `json:"role"`
-	ExpiresAt string        `json:"expiresAt"`
-	Workspace workspaceJSON `json:"workspace"`
+	Email     string         `json:"email"`
+	Role      string         `json:"role"`
+	ExpiresAt string         `json:"expiresAt"`
+	Workspace wire.Workspace `json:"workspace"`
 }
 
 // GetInvite answers GET /invites/{token}: the invite behind a console invite
@@ -24,5 +25,5 @@ func (h *Handlers) GetInvite(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(inviteJSON{Email: inv.Email, Role: string(inv.Role), ExpiresAt: request.Timestamp(inv.ExpiresAt), Workspace: toWorkspaceJSON(w)})
+	return c.JSON(inviteJSON{Email: inv.Email, Role: string(inv.Role), ExpiresAt: request.Timestamp(inv.ExpiresAt), Workspace: wire.WorkspaceOf(w)})
 }

@@ -8,38 +8,11 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/wire"
 )
 
-type analyticsCountJSON struct {
-	Clicks     int64 `json:"clicks"`
-	Leads      int64 `json:"leads"`
-	Sales      int64 `json:"sales"`
-	SaleAmount int64 `json:"saleAmount"`
-	Earnings   int64 `json:"earnings"`
-}
-
-type analyticsTimeseriesJSON struct {
-	Start string `json:"start"`
-	analyticsCountJSON
-}
-
-type analyticsTopLinkJSON struct {
-	Link      string  `json:"link"`
-	ID        string  `json:"id"`
-	Domain    string  `json:"domain"`
-	Key       string  `json:"key"`
-	ShortLink string  `json:"shortLink"`
-	URL       string  `json:"url"`
-	Title     *string `json:"title"`
-	Comments  *string `json:"comments"`
-	FolderID  *string `json:"folderId"`
-	PartnerID *string `json:"partnerId"`
-	CreatedAt string  `json:"createdAt"`
-	analyticsCountJSON
-}
-
-func countJSON(r conversions.AnalyticsRow) analyticsCountJSON {
-	return analyticsCountJSON{Clicks: r.Clicks, Leads: r.Leads, Sales: r.Sales, SaleAmount: r.SaleAmount, Earnings: r.Earnings}
+func countJSON(r conversions.AnalyticsRow) wire.PartnerCount {
+	return wire.PartnerCount{Clicks: r.Clicks, Leads: r.Leads, Sales: r.Sales, SaleAmount: r.SaleAmount, Earnings: r.Earnings}
 }
 
 // parseWindow reads interval (default all), start, end and timezone.
@@ -68,18 +41,16 @@ func (h *Handlers) PartnerAnalytics(c *fiber.Ctx) error {
 	}
 	switch q.GroupBy {
 	case "timeseries":
-		out := make([]analyticsTimeseriesJSON, len(r.Timeseries))
+		out := make([]wire.PartnerTimeseries, len(r.Timeseries))
 		for i, row := range r.Timeseries {
-			out[i] = analyticsTimeseriesJSON{Start: request.Timestamp(row.Start), analyticsCountJSON: countJSON(row)}
+			out[i] = wire.PartnerTimeseries{Start: wire.Timestamp(row.Start), PartnerCount: countJSON(row)}
 		}
 		return c.JSON(out)
 	case "top_links":
-		out := make([]analyticsTopLinkJSON, len(r.TopLinks))
-		for i, t := range r.TopLinks {
-			l := &t.Link
-			out[i] = analyticsTopLinkJSON{Link: l.ID, ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: h.Links.Wire.LinkShort(l),
-				URL: l.URL, Title: l.Title, Comments: l.Comments, FolderID: l.FolderID, PartnerID: l.PartnerID,
-				CreatedAt: request.Timestamp(l.CreatedAt), analyticsCountJSON: countJSON(t.AnalyticsRow)}
+		out := make([]wire.PartnerTopLink, len(r.TopLinks))
+		for i := range r.TopLinks {
+			t := &r.TopLinks[i]
+			out[i] = h.Links.Wire.PartnerTopLink(&t.Link, countJSON(t.AnalyticsRow))
 		}
 		return c.JSON(out)
 	}

@@ -5,36 +5,8 @@ import (
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/wire"
 )
-
-type trackClickJSON struct {
-	ID string `json:"id"`
-}
-
-type trackLinkJSON struct {
-	ID         string  `json:"id"`
-	Domain     string  `json:"domain"`
-	Key        string  `json:"key"`
-	ShortLink  string  `json:"shortLink"`
-	URL        string  `json:"url"`
-	PartnerID  *string `json:"partnerId"`
-	ProgramID  *string `json:"programId"`
-	TenantID   *string `json:"tenantId"`
-	ExternalID *string `json:"externalId"`
-}
-
-type trackCustomerJSON struct {
-	Name       *string `json:"name"`
-	Email      *string `json:"email"`
-	Avatar     *string `json:"avatar"`
-	ExternalID *string `json:"externalId"`
-}
-
-type trackLeadResponse struct {
-	Click    trackClickJSON    `json:"click"`
-	Link     *trackLinkJSON    `json:"link"`
-	Customer trackCustomerJSON `json:"customer"`
-}
 
 // TrackLead answers POST /track/lead; it returns after the lead is committed.
 func (h *Handlers) TrackLead(c *fiber.Ctx) error {
@@ -46,16 +18,7 @@ func (h *Handlers) TrackLead(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := trackLeadResponse{
-		Click: trackClickJSON{ID: r.ClickID},
-		Customer: trackCustomerJSON{Name: r.Customer.Name, Email: r.Customer.Email, Avatar: r.Customer.Avatar,
-			ExternalID: r.Customer.ExternalID},
-	}
-	if l := r.Link; l != nil {
-		out.Link = &trackLinkJSON{ID: l.ID, Domain: l.Domain, Key: l.Key, ShortLink: h.Links.Wire.LinkShort(l), URL: l.URL,
-			PartnerID: l.PartnerID, ProgramID: l.ProgramID, TenantID: l.TenantID, ExternalID: l.ExternalID}
-	}
-	return c.JSON(out)
+	return c.JSON(h.Links.Wire.TrackLead(r.ClickID, r.Link, wire.TrackCustomer(r.Customer)))
 }
 
 // TrackSale answers POST /track/sale; a repeated invoiceId answers the first

@@ -8,11 +8,12 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/request"
-	"github.com/relinkhq/relink/internal/analytics/dubjson"
+	"github.com/relinkhq/relink/internal/wire/dubjson"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/internal/referrals"
+	"github.com/relinkhq/relink/internal/wire"
 )
 
 // The JSON data API of §6.7, served under /api/embed/referrals on the app
@@ -66,13 +67,6 @@ func (h *Handlers) UpdateLink(c *fiber.Ctx) error {
 	return c.JSON(l)
 }
 
-// earningsJSON is an EarningsRow with the API's timestamps.
-type earningsJSON struct {
-	referrals.EarningsRow
-	CreatedAt string `json:"createdAt"`
-	UpdatedAt string `json:"updatedAt"`
-}
-
 // ListEarnings answers GET /api/embed/referrals/earnings: page (1),
 // pageSize (100, ≤100), interval (default 30d), withTotal.
 func (h *Handlers) ListEarnings(c *fiber.Ctx) error {
@@ -88,9 +82,9 @@ func (h *Handlers) ListEarnings(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]earningsJSON, len(rows))
+	out := make([]wire.Earnings, len(rows))
 	for i, r := range rows {
-		out[i] = earningsJSON{EarningsRow: r, CreatedAt: request.Timestamp(r.CreatedAt), UpdatedAt: request.Timestamp(r.UpdatedAt)}
+		out[i] = wire.EarningsOf(r)
 	}
 	if c.Query("withTotal") == "true" {
 		return c.JSON(fiber.Map{"data": out, "total": total})
@@ -109,15 +103,6 @@ func (h *Handlers) ListLeaderboard(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(rows)
-}
-
-// analyticsRow is a timeseries bucket of GET /api/embed/referrals/analytics.
-type analyticsRow struct {
-	Start      string `json:"start"`
-	Clicks     int64  `json:"clicks"`
-	Leads      int64  `json:"leads"`
-	Sales      int64  `json:"sales"`
-	SaleAmount int64  `json:"saleAmount"`
 }
 
 // Analytics answers GET /api/embed/referrals/analytics for the partner's
@@ -149,9 +134,9 @@ func (h *Handlers) Analytics(c *fiber.Ctx) error {
 		r := res.Count
 		return c.JSON(fiber.Map{"clicks": r.Clicks, "leads": r.Leads, "sales": r.Sales, "saleAmount": r.SaleAmount})
 	}
-	out := make([]analyticsRow, len(res.Timeseries))
+	out := make([]wire.EmbedAnalyticsRow, len(res.Timeseries))
 	for i, r := range res.Timeseries {
-		out[i] = analyticsRow{Start: request.Timestamp(r.Start), Clicks: r.Clicks, Leads: r.Leads, Sales: r.Sales, SaleAmount: r.SaleAmount}
+		out[i] = wire.EmbedAnalyticsRow{Start: wire.Timestamp(r.Start), Clicks: r.Clicks, Leads: r.Leads, Sales: r.Sales, SaleAmount: r.SaleAmount}
 	}
 	return c.JSON(out)
 }

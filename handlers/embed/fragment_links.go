@@ -11,6 +11,7 @@ import (
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/referrals"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/views/embed"
 )
 
@@ -115,7 +116,7 @@ func (h *Handlers) SaveLink(c *fiber.Ctx) error {
 	if d := strings.TrimSpace(c.FormValue("domain")); d != "" {
 		in.URL = "https://" + d + "/" + strings.TrimPrefix(strings.TrimSpace(c.FormValue("path")), "/")
 	}
-	var saved *referrals.Link
+	var saved *wire.ReferralLink
 	var err error
 	if id == "" {
 		if in.Key == "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/relinkhq/relink/handlers/render"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/referrals"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/views/embed"
 )
 
@@ -103,7 +104,7 @@ func safeURL(s string) bool {
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }
 
-func viewLinks(ls []referrals.Link) []embed.Link {
+func viewLinks(ls []wire.ReferralLink) []embed.Link {
 	out := make([]embed.Link, len(ls))
 	for i, l := range ls {
 		dest := l.URL

@@ -15,7 +15,7 @@ import (
 	"github.com/relinkhq/relink/internal/conversions/convtest"
 
 	"github.com/relinkhq/relink/internal/analytics"
-	"github.com/relinkhq/relink/internal/analytics/dubjson"
+	"github.com/relinkhq/relink/internal/wire/dubjson"
 	"github.com/relinkhq/relink/internal/chstore"
 	"github.com/relinkhq/relink/internal/chstore/chtest"
 	"github.com/relinkhq/relink/internal/conversions"

@@ -23,36 +23,6 @@ type DiscountCodeInput struct {
 	AppURL    string // the console's origin, linked from the taken-code message
 }
 
-// discountCodeEvent is the data of discount_code.created/.deleted.
-type discountCodeEvent struct {
-	ID         string  `json:"id"`
-	Code       string  `json:"code"`
-	PartnerID  string  `json:"partnerId"`
-	LinkID     string  `json:"linkId"`
-	DisabledAt *string `json:"disabledAt"`
-	Discount   *struct {
-		ID          string `json:"id"`
-		Amount      int64  `json:"amount"`
-		Type        string `json:"type"`
-		MaxDuration *int   `json:"maxDuration"`
-		Provider    string `json:"provider"`
-	} `json:"discount"`
-}
-
-func discountCodeEventOf(c *models.DiscountCode, d *models.Discount) discountCodeEvent {
-	ev := discountCodeEvent{ID: c.ID, Code: c.Code, PartnerID: c.PartnerID, LinkID: c.LinkID, DisabledAt: wire.OptTimestamp(c.DisabledAt)}
-	if d != nil {
-		ev.Discount = &struct {
-			ID          string `json:"id"`
-			Amount      int64  `json:"amount"`
-			Type        string `json:"type"`
-			MaxDuration *int   `json:"maxDuration"`
-			Provider    string `json:"provider"`
-		}{d.ID, d.Amount, d.Type, d.MaxDuration, d.Provider}
-	}
-	return ev
-}
-
 // ListDiscountCodes answers GET /discount-codes (§8.3).
 func (s *Service) ListDiscountCodes(ctx context.Context, ws *models.Workspace, f models.DiscountCodeFilter) ([]models.DiscountCode, error) {
 	prog, err := s.DB.DefaultProgram(ctx, ws.ID)
@@ -122,7 +92,7 @@ func (s *Service) CreateDiscountCode(ctx context.Context, ws *models.Workspace, 
 		if err := tx.CreateDiscountCode(ctx, c); err != nil {
 			return err
 		}
-		return webhooks.Emit(ctx, tx, ws.ID, webhooks.DiscountCodeCreated, discountCodeEventOf(c, d))
+		return webhooks.Emit(ctx, tx, ws.ID, webhooks.DiscountCodeCreated, wire.DiscountCodeEventOf(c, d))
 	})
 	if err != nil {
 		return nil, err
@@ -214,7 +184,7 @@ func (s *Service) DeleteDiscountCode(ctx context.Context, ws *models.Workspace, 
 		if err := tx.DeleteDiscountCode(ctx, ws.ID, c.ID); err != nil {
 			return err
 		}
-		return webhooks.Emit(ctx, tx, ws.ID, webhooks.DiscountCodeDeleted, discountCodeEventOf(c, d))
+		return webhooks.Emit(ctx, tx, ws.ID, webhooks.DiscountCodeDeleted, wire.DiscountCodeEventOf(c, d))
 	})
 	return c.ID, err
 }
@@ -282,7 +252,7 @@ func disablePartnerCodes(ctx context.Context, tx *models.DB, ws *models.Workspac
 		if cs[i].DiscountID != nil {
 			d = ds[*cs[i].DiscountID]
 		}
-		if err := webhooks.Emit(ctx, tx, ws.ID, webhooks.DiscountCodeDeleted, discountCodeEventOf(&cs[i], d)); err != nil {
+		if err := webhooks.Emit(ctx, tx, ws.ID, webhooks.DiscountCodeDeleted, wire.DiscountCodeEventOf(&cs[i], d)); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/conversions/convtest"
+	"github.com/relinkhq/relink/internal/wire"
 
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ids"
@@ -117,7 +118,7 @@ func (f *fixture) lead(clickID, ext, event string) *conversions.LeadResult {
 	return r
 }
 
-func (f *fixture) sale(ext string, amount int64, invoice string) *conversions.SaleResponse {
+func (f *fixture) sale(ext string, amount int64, invoice string) *wire.TrackSale {
 	f.t.Helper()
 	in := conversions.SaleInput{CustomerExternalID: ext, Amount: amount, Currency: "usd", EventName: "Purchase", PaymentProcessor: "stripe"}
 	if invoice != "" {

@@ -280,37 +280,11 @@ type SaleInput struct {
 	StripeCustomerID *string
 }
 
-// SaleCustomer is the customer part of the sale response.
-type SaleCustomer struct {
-	ID         string  `json:"id"`
-	Name       *string `json:"name"`
-	Email      *string `json:"email"`
-	Avatar     *string `json:"avatar"`
-	ExternalID *string `json:"externalId"`
-}
-
-// SaleInfo is the sale part of the sale response.
-type SaleInfo struct {
-	Amount           int64          `json:"amount"`
-	Currency         string         `json:"currency"`
-	PaymentProcessor string         `json:"paymentProcessor"`
-	InvoiceID        *string        `json:"invoiceId"`
-	Metadata         map[string]any `json:"metadata"`
-}
-
-// SaleResponse is POST /track/sale's answer. It is also what an invoiceId
-// stores and replays, so it is defined here rather than in the handler.
-type SaleResponse struct {
-	EventName string        `json:"eventName"`
-	Customer  *SaleCustomer `json:"customer"`
-	Sale      *SaleInfo     `json:"sale"`
-}
-
 var errReplay = errors.New("invoice already tracked")
 
 // TrackSale records a sale (§1.3). A repeated invoiceId replays the first
 // response and records nothing.
-func (s *Service) TrackSale(ctx context.Context, ws *models.Workspace, in SaleInput) (*SaleResponse, error) {
+func (s *Service) TrackSale(ctx context.Context, ws *models.Workspace, in SaleInput) (*wire.TrackSale, error) {
 	invoice := ""
 	if in.InvoiceID != nil {
 		invoice = *in.InvoiceID
@@ -320,7 +294,7 @@ func (s *Service) TrackSale(ctx context.Context, ws *models.Workspace, in SaleIn
 			return r, err
 		}
 	}
-	empty := &SaleResponse{EventName: in.EventName}
+	empty := &wire.TrackSale{EventName: in.EventName}
 	src, ok, err := s.saleSource(ctx, ws, in)
 	if err != nil {
 		return nil, err
@@ -337,7 +311,7 @@ func (s *Service) TrackSale(ctx context.Context, ws *models.Workspace, in SaleIn
 		amount, currency = usd, "usd"
 	}
 	now := s.now()
-	var resp *SaleResponse
+	var resp *wire.TrackSale
 	err = s.DB.Tx(ctx, func(tx *models.DB) error {
 		if invoice != "" {
 			claimed, err := tx.ClaimSaleInvoice(ctx, &models.SaleInvoice{WorkspaceID: ws.ID, InvoiceID: invoice, Response: "{}", CreatedAt: now})
@@ -398,10 +372,10 @@ func (s *Service) TrackSale(ctx context.Context, ws *models.Workspace, in SaleIn
 			return fmt.Errorf("aggregate sale: %w", err)
 		}
 		ext := c.ExternalID
-		resp = &SaleResponse{
+		resp = &wire.TrackSale{
 			EventName: in.EventName,
-			Customer:  &SaleCustomer{ID: c.ID, Name: DisplayName(c), Email: c.Email, Avatar: c.Avatar, ExternalID: &ext},
-			Sale:      &SaleInfo{Amount: amount, Currency: currency, PaymentProcessor: in.PaymentProcessor, InvoiceID: in.InvoiceID, Metadata: in.Metadata},
+			Customer:  &wire.SaleCustomer{ID: c.ID, Name: DisplayName(c), Email: c.Email, Avatar: c.Avatar, ExternalID: &ext},
+			Sale:      &wire.SaleInfo{Amount: amount, Currency: currency, PaymentProcessor: in.PaymentProcessor, InvoiceID: in.InvoiceID, Metadata: in.Metadata},
 		}
 		if invoice != "" {
 			b, err := json.Marshal(resp)
@@ -516,12 +490,12 @@ func (s *Service) saleCommission(ctx context.Context, tx *models.DB, ws *models.
 }
 
 // replay returns the stored first response of an invoice.
-func (s *Service) replay(ctx context.Context, ws *models.Workspace, invoice string) (*SaleResponse, error) {
+func (s *Service) replay(ctx context.Context, ws *models.Workspace, invoice string) (*wire.TrackSale, error) {
 	stored, err := s.DB.SaleInvoiceByID(ctx, ws.ID, invoice)
 	if err != nil {
 		return nil, err
 	}
-	var r SaleResponse
+	var r wire.TrackSale
 	if err := json.Unmarshal([]byte(stored.Response), &r); err != nil {
 		return nil, fmt.Errorf("decode stored sale response %s: %w", invoice, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -374,7 +375,7 @@ func TestConcurrentRepeats(t *testing.T) {
 		if recorded != 1 {
 			t.Fatalf("%d leads recorded by %d concurrent identical calls, want 1", recorded, n)
 		}
-		sales := make(chan *conversions.SaleResponse, n)
+		sales := make(chan *wire.TrackSale, n)
 		inv := "inv_race"
 		for i := 0; i < n; i++ {
 			wg.Add(1)
@@ -395,7 +396,7 @@ func TestConcurrentRepeats(t *testing.T) {
 		for err := range errs {
 			t.Fatal(err)
 		}
-		var first *conversions.SaleResponse
+		var first *wire.TrackSale
 		for r := range sales {
 			if first == nil {
 				first = r

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/analytics"
-	"github.com/relinkhq/relink/internal/analytics/dubjson"
+	"github.com/relinkhq/relink/internal/wire/dubjson"
 	"github.com/relinkhq/relink/models"
 )
 

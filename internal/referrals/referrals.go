@@ -19,6 +19,7 @@ import (
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -186,31 +187,13 @@ func (s *Session) RequireGroup() error {
 	return nil
 }
 
-// Link is a partner link as the dashboard shows it (§6.7).
-type Link struct {
-	ID                        string  `json:"id"`
-	Domain                    string  `json:"domain"`
-	Key                       string  `json:"key"`
-	URL                       string  `json:"url"`
-	ShortLink                 string  `json:"shortLink"`
-	Clicks                    int64   `json:"clicks"`
-	Leads                     int64   `json:"leads"`
-	Conversions               int64   `json:"conversions"`
-	PartnerGroupDefaultLinkID *string `json:"partnerGroupDefaultLinkId"`
-	// Not in the JSON: what the dashboard displays and sorts by.
-	Sales      int64  `json:"-"` // every sale, as /analytics counts them
-	SaleAmount int64  `json:"-"`
-	Display    string `json:"-"` // the link to share, without the protocol
-	Copy       string `json:"-"` // the link to share, with the protocol
-}
-
 // Links lists the partner's links in the program, oldest first.
-func (s *Service) Links(ctx context.Context, sess *Session) ([]Link, error) {
+func (s *Service) Links(ctx context.Context, sess *Session) ([]wire.ReferralLink, error) {
 	ls, err := s.DB.PartnerLinks(ctx, sess.Workspace.ID, sess.Program.ID, sess.Partner.ID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Link, len(ls))
+	out := make([]wire.ReferralLink, len(ls))
 	for i := range ls {
 		out[i] = s.linkOf(sess, &ls[i])
 	}
@@ -219,7 +202,7 @@ func (s *Service) Links(ctx context.Context, sess *Session) ([]Link, error) {
 
 // SortLinks orders links as the Links tab does: sale amount, leads, clicks,
 // all descending.
-func SortLinks(ls []Link) {
+func SortLinks(ls []wire.ReferralLink) {
 	sort.SliceStable(ls, func(i, j int) bool {
 		a, b := ls[i], ls[j]
 		if a.SaleAmount != b.SaleAmount {
@@ -232,8 +215,8 @@ func SortLinks(ls []Link) {
 	})
 }
 
-func (s *Service) linkOf(sess *Session, l *models.Link) Link {
-	out := Link{ID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, ShortLink: s.Conversions.Links.Wire.LinkShort(l), Clicks: l.Clicks,
+func (s *Service) linkOf(sess *Session, l *models.Link) wire.ReferralLink {
+	out := wire.ReferralLink{ID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL, ShortLink: s.Conversions.Links.Wire.LinkShort(l), Clicks: l.Clicks,
 		Leads: l.Leads, Conversions: l.Conversions, Sales: l.Sales, SaleAmount: l.SaleAmount, PartnerGroupDefaultLinkID: l.PartnerGroupDefaultLinkID}
 	out.Copy = out.ShortLink
 	if sess.Group != nil && sess.Group.LinkStructure == "query" {
@@ -254,7 +237,7 @@ type Stats struct {
 }
 
 // StatsOf sums the links' counters.
-func StatsOf(ls []Link) Stats {
+func StatsOf(ls []wire.ReferralLink) Stats {
 	var st Stats
 	for _, l := range ls {
 		st.Clicks += l.Clicks
@@ -271,36 +254,6 @@ func (s *Service) Earnings(ctx context.Context, sess *Session) (models.EarningsS
 	return s.DB.PartnerEarningsSummary(ctx, sess.Workspace.ID, sess.Program.ID, sess.Partner.ID)
 }
 
-// EarningsCustomer is the (masked) customer of an earnings row.
-type EarningsCustomer struct {
-	ID      string  `json:"id"`
-	Email   string  `json:"email"`
-	Country *string `json:"country"`
-}
-
-// EarningsLink is the link of an earnings row.
-type EarningsLink struct {
-	ID        string `json:"id"`
-	ShortLink string `json:"shortLink"`
-	URL       string `json:"url"`
-}
-
-// EarningsRow is one commission in the earnings table (§6.7).
-type EarningsRow struct {
-	ID          string            `json:"id"`
-	Type        string            `json:"type"`
-	Amount      int64             `json:"amount"`
-	Earnings    int64             `json:"earnings"`
-	Currency    string            `json:"currency"`
-	Status      string            `json:"status"`
-	Description *string           `json:"description"`
-	Quantity    int64             `json:"quantity"`
-	CreatedAt   time.Time         `json:"-"`
-	UpdatedAt   time.Time         `json:"-"`
-	Customer    *EarningsCustomer `json:"customer"`
-	Link        *EarningsLink     `json:"link"`
-}
-
 // EarningsQuery pages the earnings table.
 type EarningsQuery struct {
 	Page, PageSize int
@@ -309,7 +262,7 @@ type EarningsQuery struct {
 
 // EarningsPage lists the partner's commissions (earnings ≠ 0), newest
 // first, with customers masked, and the number of rows in the range.
-func (s *Service) EarningsPage(ctx context.Context, sess *Session, q EarningsQuery) ([]EarningsRow, int64, error) {
+func (s *Service) EarningsPage(ctx context.Context, sess *Session, q EarningsQuery) ([]wire.EarningsRow, int64, error) {
 	if q.PageSize <= 0 || q.PageSize > 100 {
 		q.PageSize = 100
 	}
@@ -349,19 +302,19 @@ func (s *Service) EarningsPage(ctx context.Context, sess *Session, q EarningsQue
 			links[ls[i].ID] = &ls[i]
 		}
 	}
-	out := make([]EarningsRow, len(cs))
+	out := make([]wire.EarningsRow, len(cs))
 	for i, c := range cs {
-		r := EarningsRow{ID: c.ID, Type: c.Type, Amount: c.Amount, Earnings: c.Earnings, Currency: c.Currency,
+		r := wire.EarningsRow{ID: c.ID, Type: c.Type, Amount: c.Amount, Earnings: c.Earnings, Currency: c.Currency,
 			Status: c.Status, Description: c.Description, Quantity: c.Quantity, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 		if c.CustomerID != nil {
 			if cu := customers[*c.CustomerID]; cu != nil {
-				r.Customer = &EarningsCustomer{ID: cu.ID, Email: MaskEmail(customerEmail(cu)), Country: cu.Country}
+				r.Customer = &wire.EarningsCustomer{ID: cu.ID, Email: MaskEmail(customerEmail(cu)), Country: cu.Country}
 			}
 		}
 		if c.LinkID != nil {
 			if l := links[*c.LinkID]; l != nil {
 				lk := s.linkOf(sess, l)
-				r.Link = &EarningsLink{ID: l.ID, ShortLink: lk.ShortLink, URL: l.URL}
+				r.Link = &wire.EarningsLink{ID: l.ID, ShortLink: lk.ShortLink, URL: l.URL}
 			}
 		}
 		out[i] = r
@@ -400,28 +353,19 @@ func (s *Service) EarningsChart(ctx context.Context, sess *Session) ([]conversio
 	return s.EarningsSeries(ctx, sess, conversions.EarningsQuery{Interval: "30d", Location: time.UTC})
 }
 
-// LeaderRow is one leaderboard row: an enrollment id (or a filler seed),
-// its anonymised name and total.
-type LeaderRow struct {
-	ID               string `json:"id"`
-	TotalCommissions int64  `json:"totalCommissions"`
-	Name             string `json:"-"`
-	Rank             int    `json:"-"`
-}
-
 // Leaderboard lists up to 100 approved enrollments by totalCommissions,
 // padded with zero filler rows to 20 (§6.7).
-func (s *Service) Leaderboard(ctx context.Context, sess *Session) ([]LeaderRow, error) {
+func (s *Service) Leaderboard(ctx context.Context, sess *Session) ([]wire.LeaderRow, error) {
 	rows, err := s.DB.Leaderboard(ctx, sess.Workspace.ID, sess.Program.ID, 100)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]LeaderRow, 0, max(len(rows), 20))
+	out := make([]wire.LeaderRow, 0, max(len(rows), 20))
 	for _, r := range rows {
-		out = append(out, LeaderRow{ID: r.ID, TotalCommissions: r.TotalCommissions})
+		out = append(out, wire.LeaderRow{ID: r.ID, TotalCommissions: r.TotalCommissions})
 	}
 	for i := 0; len(out) < 20; i++ {
-		out = append(out, LeaderRow{ID: AnonymousName(fmt.Sprint(i))})
+		out = append(out, wire.LeaderRow{ID: AnonymousName(fmt.Sprint(i))})
 	}
 	for i := range out {
 		out[i].Rank, out[i].Name = i+1, AnonymousName(out[i].ID)
@@ -432,9 +376,9 @@ func (s *Service) Leaderboard(ctx context.Context, sess *Session) ([]LeaderRow, 
 // Standings is the dashboard's leaderboard: only the real rows (no zero
 // filler), the viewer's row marked, and how many partners the program has.
 type Standings struct {
-	Rows     []LeaderRow // real rows, ranked
-	You      int         // the viewer's rank; 0: not on the board (no earnings yet)
-	Partners int64       // approved partners in the program
+	Rows     []wire.LeaderRow // real rows, ranked
+	You      int              // the viewer's rank; 0: not on the board (no earnings yet)
+	Partners int64            // approved partners in the program
 }
 
 // Standings loads the leaderboard as the dashboard shows it: Dub's JSON pads
@@ -450,7 +394,7 @@ func (s *Service) Standings(ctx context.Context, sess *Session) (Standings, erro
 		return Standings{}, err
 	}
 	for i, r := range rows {
-		out.Rows = append(out.Rows, LeaderRow{ID: r.ID, TotalCommissions: r.TotalCommissions, Rank: i + 1, Name: AnonymousName(r.ID)})
+		out.Rows = append(out.Rows, wire.LeaderRow{ID: r.ID, TotalCommissions: r.TotalCommissions, Rank: i + 1, Name: AnonymousName(r.ID)})
 		if r.ID == sess.Enrollment.ID {
 			out.You = i + 1
 		}
@@ -484,7 +428,7 @@ func (s *Service) checkLinkWrite(sess *Session) error {
 // Without a destination, a group default link the partner has no link from
 // yet is used first (its domain, URL and partnerGroupDefaultLinkId), then the
 // group's first default-link URL on the program domain.
-func (s *Service) CreateLink(ctx context.Context, sess *Session, in LinkWrite) (*Link, error) {
+func (s *Service) CreateLink(ctx context.Context, sess *Session, in LinkWrite) (*wire.ReferralLink, error) {
 	if err := s.checkLinkWrite(sess); err != nil {
 		return nil, err
 	}
@@ -514,7 +458,7 @@ func (s *Service) CreateLink(ctx context.Context, sess *Session, in LinkWrite) (
 
 // UpdateLink changes the key and/or destination of one of the partner's
 // links; another partner's link is "Link not found." like a missing one.
-func (s *Service) UpdateLink(ctx context.Context, sess *Session, linkID string, in LinkWrite) (*Link, error) {
+func (s *Service) UpdateLink(ctx context.Context, sess *Session, linkID string, in LinkWrite) (*wire.ReferralLink, error) {
 	if err := s.checkLinkWrite(sess); err != nil {
 		return nil, err
 	}

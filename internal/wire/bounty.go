@@ -61,3 +61,36 @@ func BountyOf(b *models.Bounty) Bounty {
 	}
 	return out
 }
+
+// Submission is the bounty submission object (spec/parity.md §7.2).
+type Submission struct {
+	ID                string                  `json:"id"`
+	BountyID          string                  `json:"bountyId"`
+	PartnerID         string                  `json:"partnerId"`
+	Description       *string                 `json:"description"`
+	URLs              []string                `json:"urls"`
+	Files             []models.SubmissionFile `json:"files"`
+	Status            string                  `json:"status"`
+	PerformanceCount  *int64                  `json:"performanceCount"`
+	SocialMetricCount *int64                  `json:"socialMetricCount"`
+	CreatedAt         string                  `json:"createdAt"`
+	CompletedAt       *string                 `json:"completedAt"`
+	ReviewedAt        *string                 `json:"reviewedAt"`
+	RejectionReason   *string                 `json:"rejectionReason"`
+	RejectionNote     *string                 `json:"rejectionNote"`
+	PeriodNumber      int                     `json:"periodNumber"`
+}
+
+// SubmissionOf writes s.
+func SubmissionOf(s *models.BountySubmission) Submission {
+	j := Submission{ID: s.ID, BountyID: s.BountyID, PartnerID: s.PartnerID, Description: s.Description, Status: s.Status,
+		PerformanceCount: s.PerformanceCount, CreatedAt: Timestamp(s.CreatedAt), CompletedAt: OptTimestamp(s.CompletedAt),
+		ReviewedAt: OptTimestamp(s.ReviewedAt), RejectionReason: s.RejectionReason, RejectionNote: s.RejectionNote, PeriodNumber: s.PeriodNumber}
+	if s.URLs.Valid {
+		j.URLs = s.URLs.V
+	}
+	if s.Files.Valid {
+		j.Files = s.Files.V
+	}
+	return j
+}

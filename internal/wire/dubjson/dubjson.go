@@ -1,5 +1,6 @@
-// Package dubjson shapes the analytics engine's typed answers into Dub's
-// wire JSON (spec/analytics.md §4-6): the rows of GET /analytics and the event
+// Package dubjson is the analytics part of the wire format (internal/wire):
+// it shapes the analytics engine's typed answers into Dub's wire JSON
+// (spec/analytics.md §4-6): the rows of GET /analytics and the event
 // objects of GET /events. The API face writes these for /analytics and
 // /events, the embed face for a partner's events (referrals.PartnerEvent,
 // which has no IP address to write). The engine itself never sees a JSON
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/analytics"
+	"github.com/relinkhq/relink/internal/wire"
 )
 
 // Row is one grouped /analytics row: its own keys plus the four counters.
@@ -98,15 +100,13 @@ func topLinkRow(l *analytics.TopLink) Row {
 	r := make(Row, 15) // room for the counters
 	r["link"], r["id"], r["domain"], r["key"], r["shortLink"] = l.ID, l.ID, l.Domain, l.Key, l.ShortLink()
 	r["url"], r["title"], r["comments"], r["folderId"] = l.URL, l.Title, l.Comments, l.FolderID
-	r["partnerId"], r["createdAt"] = l.PartnerID, isoMillis(l.CreatedAt)
+	r["partnerId"], r["createdAt"] = l.PartnerID, wire.Timestamp(l.CreatedAt)
 	return r
 }
-
-func isoMillis(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 func optTime(t *time.Time) any {
 	if t == nil {
 		return nil
 	}
-	return isoMillis(*t)
+	return wire.Timestamp(*t)
 }

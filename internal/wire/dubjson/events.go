@@ -6,6 +6,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/referrals"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -26,7 +27,7 @@ func Event(ws *models.Workspace, ev *analytics.EventRecord) map[string]any {
 	if ev.Kind != analytics.Clicks {
 		c := &ev.Customer
 		m["customer"] = map[string]any{"id": c.ID, "name": c.Name, "email": c.Email, "avatar": c.Avatar,
-			"externalId": c.ExternalID, "country": c.Country, "createdAt": isoMillis(c.CreatedAt)}
+			"externalId": c.ExternalID, "country": c.Country, "createdAt": wire.Timestamp(c.CreatedAt)}
 	}
 	return m
 }
@@ -55,7 +56,7 @@ func PartnerEvents(ws *models.Workspace, evs []referrals.PartnerEvent) []map[str
 // event is the object both event shapes share; ev supplies the
 // timestamp and the lead and sale parts.
 func event(ws *models.Workspace, kind analytics.Event, c *analytics.Click, l *analytics.EventLink, ev *analytics.EventRecord) map[string]any {
-	ts := isoMillis(ev.Timestamp)
+	ts := wire.Timestamp(ev.Timestamp)
 	qr := 0
 	if c.QR {
 		qr = 1
@@ -124,7 +125,7 @@ func linkObject(ws *models.Workspace, el *analytics.EventLink) map[string]any {
 		"testStartedAt": optTime(l.TestStartedAt), "testCompletedAt": optTime(l.TestCompletedAt),
 		"userId": l.UserID, "workspaceId": ws.PublicID(), "clicks": l.Clicks, "leads": l.Leads,
 		"conversions": l.Conversions, "sales": l.Sales, "saleAmount": l.SaleAmount,
-		"lastClicked": optTime(l.LastClicked), "createdAt": isoMillis(l.CreatedAt),
-		"updatedAt": isoMillis(l.UpdatedAt), "tagId": tagID, "projectId": ws.ID, "webhookIds": []string{},
+		"lastClicked": optTime(l.LastClicked), "createdAt": wire.Timestamp(l.CreatedAt),
+		"updatedAt": wire.Timestamp(l.UpdatedAt), "tagId": tagID, "projectId": ws.ID, "webhookIds": []string{},
 	}
 }
