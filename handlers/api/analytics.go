@@ -8,8 +8,8 @@ import (
 
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/analytics"
-	"github.com/relinkhq/relink/internal/wire/dubjson"
 	"github.com/relinkhq/relink/internal/apierr"
+	"github.com/relinkhq/relink/internal/wire/dubjson"
 )
 
 // GetAnalytics serves GET /analytics (spec/analytics.md §4); the routes put the

@@ -8,12 +8,12 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/request"
-	"github.com/relinkhq/relink/internal/wire/dubjson"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/input"
 	"github.com/relinkhq/relink/internal/referrals"
 	"github.com/relinkhq/relink/internal/wire"
+	"github.com/relinkhq/relink/internal/wire/dubjson"
 )
 
 // The JSON data API of §6.7, served under /api/embed/referrals on the app

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/analytics"
-	"github.com/relinkhq/relink/internal/wire/dubjson"
 	"github.com/relinkhq/relink/internal/chstore/chtest"
 	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/internal/wire/dubjson"
 	"github.com/relinkhq/relink/models"
 )
 

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/analytics"
-	"github.com/relinkhq/relink/internal/wire/dubjson"
 	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/internal/wire/dubjson"
 	"github.com/relinkhq/relink/models"
 )
 

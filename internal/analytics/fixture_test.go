@@ -15,7 +15,6 @@ import (
 	"github.com/relinkhq/relink/internal/conversions/convtest"
 
 	"github.com/relinkhq/relink/internal/analytics"
-	"github.com/relinkhq/relink/internal/wire/dubjson"
 	"github.com/relinkhq/relink/internal/chstore"
 	"github.com/relinkhq/relink/internal/chstore/chtest"
 	"github.com/relinkhq/relink/internal/conversions"
@@ -23,6 +22,7 @@ import (
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/testdb"
+	"github.com/relinkhq/relink/internal/wire/dubjson"
 	"github.com/relinkhq/relink/models"
 )
 
