@@ -6,6 +6,7 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -194,4 +195,22 @@ func (h *Handlers) BulkDeleteLinks(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(fiber.Map{"deletedCount": n})
+}
+
+// toBulkJSON renders bulk results: links as Link objects, errors as
+// LinkError entries whose link is the request item or the stored link.
+func (h *Handlers) toBulkJSON(rs []links.BulkResult) []any {
+	out := make([]any, 0, len(rs))
+	for _, r := range rs {
+		if r.Link != nil {
+			out = append(out, h.Links.Wire.APILink(r.Link))
+			continue
+		}
+		link := r.Error.Link
+		if l, ok := link.(*models.Link); ok {
+			link = h.Links.Wire.APILink(l)
+		}
+		out = append(out, wire.LinkError{Link: link, Error: r.Error.Error, Code: string(r.Error.Code)})
+	}
+	return out
 }
