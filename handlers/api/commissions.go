@@ -177,11 +177,6 @@ func (h *Handlers) UpdateCommission(c *fiber.Ctx) error {
 	return c.JSON(out[0])
 }
 
-type embedTokenJSON struct {
-	PublicToken string `json:"publicToken"`
-	Expires     string `json:"expires"`
-}
-
 // CreateReferralsEmbedToken answers POST /tokens/embed/referrals (§5) with
 // 201 and a new public token for one enrollment.
 func (h *Handlers) CreateReferralsEmbedToken(c *fiber.Ctx) error {
@@ -213,5 +208,5 @@ func (h *Handlers) CreateReferralsEmbedToken(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(embedTokenJSON{PublicToken: token, Expires: request.Timestamp(expires)})
+	return c.Status(fiber.StatusCreated).JSON(wire.EmbedToken{PublicToken: token, Expires: wire.Timestamp(expires)})
 }

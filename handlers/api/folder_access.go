@@ -3,15 +3,9 @@ package api
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 )
-
-// folderPermissionsJSON is one row of GET /folders/permissions.
-type folderPermissionsJSON struct {
-	ID          string              `json:"id"`
-	Name        string              `json:"name"`
-	Permissions []models.FolderPerm `json:"permissions"`
-}
 
 // FolderPermissions answers GET /folders/permissions (Business+): the
 // folders the key's user can see (up to 200, as upstream) with the folder
@@ -26,9 +20,9 @@ func (h *Handlers) FolderPermissions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]folderPermissionsJSON, len(fs))
+	out := make([]wire.FolderPermissions, len(fs))
 	for i, f := range fs {
-		out[i] = folderPermissionsJSON{ID: f.ID, Name: f.Name, Permissions: []models.FolderPerm{}}
+		out[i] = wire.FolderPermissions{ID: f.ID, Name: f.Name, Permissions: []models.FolderPerm{}}
 		for _, p := range []models.FolderPerm{models.PermFolderRead, models.PermFolderWrite, models.PermFolderLinksWrite, models.PermFolderUsersWrite} {
 			if roles[f.ID].Can(p) {
 				out[i].Permissions = append(out[i].Permissions, p)
@@ -38,16 +32,6 @@ func (h *Handlers) FolderPermissions(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-// folderUserJSON is one row of GET /folders/{id}/users.
-type folderUserJSON struct {
-	ID            string      `json:"id"`
-	Name          *string     `json:"name"`
-	Email         string      `json:"email"`
-	Image         *string     `json:"image"`
-	Role          *string     `json:"role"` // owner | editor | viewer | null
-	WorkspaceRole models.Role `json:"workspaceRole"`
-}
-
 // FolderUsers answers GET /folders/{id}/users (Business+, folders.read on
 // the folder): every workspace member with their effective folder role.
 func (h *Handlers) FolderUsers(c *fiber.Ctx) error {
@@ -55,9 +39,9 @@ func (h *Handlers) FolderUsers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]folderUserJSON, len(ms))
+	out := make([]wire.FolderUser, len(ms))
 	for i, m := range ms {
-		out[i] = folderUserJSON{ID: m.UserID, Name: m.Name, Email: m.Email, WorkspaceRole: m.WorkspaceRole}
+		out[i] = wire.FolderUser{ID: m.UserID, Name: m.Name, Email: m.Email, WorkspaceRole: m.WorkspaceRole}
 		if m.Role != "" {
 			r := string(m.Role)
 			out[i].Role = &r

@@ -3,18 +3,8 @@ package api
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/wire"
 )
-
-// inviteJSON is what an invite link's token reveals: which workspace, for
-// which address, with which role, until when.
-type inviteJSON struct {
-	Email     string         `json:"email"`
-	Role      string         `json:"role"`
-	ExpiresAt string         `json:"expiresAt"`
-	Workspace wire.Workspace `json:"workspace"`
-}
 
 // GetInvite answers GET /invites/{token}: the invite behind a console invite
 // link, for clients that accept invites over the API. The token is the
@@ -25,5 +15,5 @@ func (h *Handlers) GetInvite(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(inviteJSON{Email: inv.Email, Role: string(inv.Role), ExpiresAt: request.Timestamp(inv.ExpiresAt), Workspace: wire.WorkspaceOf(w)})
+	return c.JSON(wire.InviteOf(inv, w))
 }

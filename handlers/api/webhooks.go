@@ -1,8 +1,6 @@
 package api
 
 import (
-	"encoding/json"
-
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/relinkhq/relink/handlers/request"
@@ -10,37 +8,15 @@ import (
 	"github.com/relinkhq/relink/internal/wire"
 )
 
-// webhookJSON is the webhook object of the management API (spec/webhooks.md
-// §1.7): every key always present.
-type webhookJSON struct {
-	ID             string   `json:"id"`
-	Name           string   `json:"name"`
-	URL            string   `json:"url"`
-	Secret         string   `json:"secret"`
-	Triggers       []string `json:"triggers"`
-	LinkScope      *string  `json:"linkScope"`
-	DisabledAt     *string  `json:"disabledAt"`
-	InstallationID *string  `json:"installationId"`
-}
-
-func toWebhookJSON(h *webhooks.Webhook) webhookJSON {
-	tr := []string(h.Triggers)
-	if tr == nil {
-		tr = []string{}
-	}
-	return webhookJSON{ID: h.ID, Name: h.Name, URL: h.URL, Secret: h.Secret, Triggers: tr, LinkScope: h.LinkScope,
-		DisabledAt: wire.OptTimestamp(h.DisabledAt), InstallationID: h.InstallationID}
-}
-
 // ListWebhooks answers GET /webhooks: a bare array, newest first (§2.1).
 func (h *Handlers) ListWebhooks(c *fiber.Ctx) error {
 	list, err := h.Webhooks.List(c.UserContext(), request.Workspace(c).ID)
 	if err != nil {
 		return err
 	}
-	out := make([]webhookJSON, len(list))
+	out := make([]wire.Webhook, len(list))
 	for i, w := range list {
-		out[i] = toWebhookJSON(w)
+		out[i] = w.Object()
 	}
 	return c.JSON(out)
 }
@@ -58,7 +34,7 @@ func (h *Handlers) CreateWebhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(toWebhookJSON(w))
+	return c.Status(fiber.StatusCreated).JSON(w.Object())
 }
 
 // GetWebhook answers GET /webhooks/{id} (§2.3).
@@ -67,7 +43,7 @@ func (h *Handlers) GetWebhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toWebhookJSON(w))
+	return c.JSON(w.Object())
 }
 
 // UpdateWebhook answers PATCH /webhooks/{id} (§2.4).
@@ -80,7 +56,7 @@ func (h *Handlers) UpdateWebhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toWebhookJSON(w))
+	return c.JSON(w.Object())
 }
 
 // DeleteWebhook answers DELETE /webhooks/{id} with {"id"} (§2.5).
@@ -118,19 +94,6 @@ func (h *Handlers) WebhookFolders(c *fiber.Ctx) error {
 	return c.JSON(ids)
 }
 
-// webhookEventJSON is a delivery log record (§2.7), keys in order.
-type webhookEventJSON struct {
-	EventID      string          `json:"event_id"`
-	WebhookID    string          `json:"webhook_id"`
-	MessageID    string          `json:"message_id"`
-	Event        string          `json:"event"`
-	URL          string          `json:"url"`
-	HTTPStatus   int             `json:"http_status"`
-	RequestBody  json.RawMessage `json:"request_body"`
-	ResponseBody string          `json:"response_body"`
-	Timestamp    string          `json:"timestamp"`
-}
-
 // WebhookEvents answers GET /webhooks/{id}/events: the latest 100 delivery
 // attempts, newest first, request bodies parsed back into JSON (§2.7).
 func (h *Handlers) WebhookEvents(c *fiber.Ctx) error {
@@ -138,15 +101,10 @@ func (h *Handlers) WebhookEvents(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]webhookEventJSON, len(log))
+	out := make([]wire.WebhookEvent, len(log))
 	for i, a := range log {
-		body := json.RawMessage(a.RequestBody)
-		if !json.Valid(body) {
-			b, _ := json.Marshal(a.RequestBody)
-			body = b
-		}
-		out[i] = webhookEventJSON{EventID: a.EventID, WebhookID: a.WebhookID, MessageID: a.MessageID, Event: a.Event,
-			URL: a.URL, HTTPStatus: a.HTTPStatus, RequestBody: body, ResponseBody: a.ResponseBody,
+		out[i] = wire.WebhookEvent{EventID: a.EventID, WebhookID: a.WebhookID, MessageID: a.MessageID, Event: a.Event,
+			URL: a.URL, HTTPStatus: a.HTTPStatus, RequestBody: wire.WebhookEventBody(a.RequestBody), ResponseBody: a.ResponseBody,
 			Timestamp: wire.Timestamp(a.CreatedAt)}
 	}
 	return c.JSON(out)

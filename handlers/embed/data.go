@@ -158,14 +158,6 @@ func (h *Handlers) Events(c *fiber.Ctx) error {
 	return c.JSON(dubjson.PartnerEvents(sess.Workspace, evs))
 }
 
-// earningsBucketJSON is one bucket of GET /api/embed/referrals/earnings/timeseries.
-type earningsBucketJSON struct {
-	Start    string           `json:"start"`
-	Earnings int64            `json:"earnings"`
-	GroupBy  string           `json:"groupBy,omitempty"`
-	Data     map[string]int64 `json:"data,omitempty"`
-}
-
 // EarningsTimeseries answers GET /api/embed/referrals/earnings/timeseries:
 // the token's partner's sale commission earnings (status pending, processed
 // or paid; §3.6) per bucket, zero-filled.
@@ -194,9 +186,9 @@ func (h *Handlers) EarningsTimeseries(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]earningsBucketJSON, len(series))
+	out := make([]wire.EarningsBucket, len(series))
 	for i, b := range series {
-		out[i] = earningsBucketJSON{Start: request.Timestamp(b.Start), Earnings: b.Earnings}
+		out[i] = wire.EarningsBucket{Start: wire.Timestamp(b.Start), Earnings: b.Earnings}
 		if q.GroupByLink {
 			out[i].GroupBy, out[i].Data = "linkId", b.ByLink
 		}

@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/relinkhq/relink/internal/wire"
 )
 
 // Event names (spec/webhooks.md §3.0), in the trigger enum's order.
@@ -102,6 +104,17 @@ type Webhook struct {
 	DisabledReason      *string
 	CreatedAt           time.Time
 	UpdatedAt           time.Time
+}
+
+// Object is h as the management API answers it (wire.Webhook, spec/webhooks.md
+// §1.7): triggers never null.
+func (h *Webhook) Object() wire.Webhook {
+	tr := []string(h.Triggers)
+	if tr == nil {
+		tr = []string{}
+	}
+	return wire.Webhook{ID: h.ID, Name: h.Name, URL: h.URL, Secret: h.Secret, Triggers: tr, LinkScope: h.LinkScope,
+		DisabledAt: wire.OptTimestamp(h.DisabledAt), InstallationID: h.InstallationID}
 }
 
 // TableName pins the table.

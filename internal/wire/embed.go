@@ -86,3 +86,20 @@ type EmbedAnalyticsRow struct {
 	Sales      int64  `json:"sales"`
 	SaleAmount int64  `json:"saleAmount"`
 }
+
+// EarningsBucket is one bucket of GET
+// /api/embed/referrals/earnings/timeseries; groupBy and data only when
+// grouped by link.
+type EarningsBucket struct {
+	Start    string           `json:"start"`
+	Earnings int64            `json:"earnings"`
+	GroupBy  string           `json:"groupBy,omitempty"`
+	Data     map[string]int64 `json:"data,omitempty"`
+}
+
+// EmbedToken is POST /tokens/embed/referrals' answer
+// (spec/partners-and-embed.md §5).
+type EmbedToken struct {
+	PublicToken string `json:"publicToken"`
+	Expires     string `json:"expires"`
+}

@@ -196,3 +196,22 @@ func FolderOf(f *models.Folder) Folder {
 	return Folder{ID: f.ID, Name: f.Name, Description: f.Description, Type: f.Type, AccessLevel: f.AccessLevel,
 		CreatedAt: Timestamp(f.CreatedAt), UpdatedAt: Timestamp(f.UpdatedAt)}
 }
+
+// FolderPermissions is one row of GET /folders/permissions: a folder and
+// the folder permissions the caller's role there holds.
+type FolderPermissions struct {
+	ID          string              `json:"id"`
+	Name        string              `json:"name"`
+	Permissions []models.FolderPerm `json:"permissions"`
+}
+
+// FolderUser is one row of GET /folders/{id}/users: a workspace member and
+// their effective role in the folder (nil: none).
+type FolderUser struct {
+	ID            string      `json:"id"`
+	Name          *string     `json:"name"`
+	Email         string      `json:"email"`
+	Image         *string     `json:"image"`
+	Role          *string     `json:"role"` // owner | editor | viewer | null
+	WorkspaceRole models.Role `json:"workspaceRole"`
+}

@@ -71,3 +71,17 @@ type WorkspaceDomain struct {
 	Primary  bool   `json:"primary"`
 	Verified bool   `json:"verified"`
 }
+
+// Invite is what an invite link's token reveals: which workspace, for
+// which address, with which role, until when.
+type Invite struct {
+	Email     string    `json:"email"`
+	Role      string    `json:"role"`
+	ExpiresAt string    `json:"expiresAt"`
+	Workspace Workspace `json:"workspace"`
+}
+
+// InviteOf writes inv into w.
+func InviteOf(inv *models.Invite, w *models.Workspace) Invite {
+	return Invite{Email: inv.Email, Role: string(inv.Role), ExpiresAt: Timestamp(inv.ExpiresAt), Workspace: WorkspaceOf(w)}
+}
