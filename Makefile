@@ -75,8 +75,8 @@ lint: structure ## go vet, gofmt, staticcheck and the structure checks
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) tool staticcheck ./...
 
-structure: ## No function over 120 lines, faces import no other face, faces and CLI write through services, console URLs from the route table, every cited doc and section exists (internal/codecheck; docs/architecture.md)
-	$(GO) test -count=1 -run 'TestFunctionLength|TestFacesDoNotBorrow|TestCitation|TestServicesAreTheWriters|TestModelWritesFound|TestConsoleURLsFromTable|TestPathLiteralsFound' ./internal/codecheck/
+structure: ## No function over 120 lines, faces import no other face, faces and CLI write through services, console URLs from the route table, Dub objects declared in internal/wire only, every cited doc and section exists (internal/codecheck; docs/architecture.md)
+	$(GO) test -count=1 -run 'TestFunctionLength|TestFacesDoNotBorrow|TestCitation|TestServicesAreTheWriters|TestModelWritesFound|TestConsoleURLsFromTable|TestPathLiteralsFound|TestDubObjectsInWire|TestWireTagsFound' ./internal/codecheck/
 
 generate: templ css openapi ## Rebuild every generated file (templ, CSS, vendored htmx, openapi.json)
 

@@ -361,3 +361,47 @@ func TestPathLiteralsFound(t *testing.T) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
+
+// TestDubObjectsInWire: the Dub objects Relink writes are declared in
+// internal/wire only (docs/architecture.md, "One wire format"); a struct
+// with a link's shortLink or qrCode key elsewhere is a second copy of one.
+func TestDubObjectsInWire(t *testing.T) {
+	tags, err := WireTags(root, []string{"internal/wire", "tests", "bench", "node_modules"}, "shortLink", "qrCode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range tags {
+		t.Errorf("%s: a Dub object outside internal/wire; declare it there", w)
+	}
+}
+
+// TestWireTagsFound: the scanner sees a tagged field in a struct type and
+// an anonymous struct, and not a test file, a skipped directory or another
+// key.
+func TestWireTagsFound(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"x/x.go":      "package x\n\ntype A struct {\n\tS string `json:\"shortLink\"`\n\tT string `json:\"title\"`\n}\n\nvar b = struct {\n\tQ string `json:\"qrCode,omitempty\"`\n}{}\n",
+		"x/x_test.go": "package x\n\ntype C struct {\n\tS string `json:\"shortLink\"`\n}\n",
+		"w/w.go":      "package w\n\ntype D struct {\n\tS string `json:\"shortLink\"`\n}\n",
+	}
+	for name, src := range files {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tags, err := WireTags(dir, []string{"w"}, "shortLink", "qrCode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range tags {
+		got = append(got, w.String())
+	}
+	if want := `x/x.go:4 json:"shortLink" x/x.go:9 json:"qrCode"`; strings.Join(got, " ") != want {
+		t.Fatalf("found %q, want %q", strings.Join(got, " "), want)
+	}
+}
