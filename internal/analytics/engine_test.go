@@ -272,7 +272,11 @@ func TestAggregateEqualsRaw(t *testing.T) {
 		eventFilters := []string{"", "", "", "country=US", "country=-US,DE", "device=mobile", "browser=chrome",
 			"trigger=qr", "referer=google.com", "utm_source=news", "region=US-CA", "continent=EU",
 			"saleType=new", "saleType=recurring", "query=" + "metadata['plan']:pro", "os=iOS"}
-		for i := 0; i < 300; i++ {
+		queries := 300 // make test: 150 of the same sequence (docs/testing.md)
+		if !testdb.Long() {
+			queries = 150
+		}
+		for i := 0; i < queries; i++ {
 			g := analytics.AllGroupBys[rng.IntN(len(analytics.AllGroupBys))]
 			parts := []string{"event=" + events[rng.IntN(4)], "groupBy=" + string(g), "timezone=" + zones[rng.IntN(len(zones))]}
 			if rng.IntN(3) == 0 {
@@ -319,8 +323,8 @@ func TestAggregateEqualsRaw(t *testing.T) {
 		if after, _ := agg.Reads(); after-before < 200 {
 			t.Fatalf("filtered queries read the aggregates only %d times", after-before)
 		}
-		if a, _ := agg.Reads(); a < 80 {
-			t.Fatalf("only %d reads of the aggregates in 300 queries", a)
+		if a, _ := agg.Reads(); a < int64(80*queries/300) {
+			t.Fatalf("only %d reads of the aggregates in %d queries", a, queries)
 		}
 		if a, r := raw.Reads(); a != 0 || r == 0 {
 			t.Fatalf("raw engine read aggregates %d times", a)
@@ -353,11 +357,13 @@ func TestAggregateEqualsRaw(t *testing.T) {
 // answers still equal the raw path's because they are rebuilt.
 func (w *world) lateEvents(t *testing.T, rng *rand.Rand, raw *analytics.SQLEngine, impls map[string]analytics.Engine, agg *analytics.SQLEngine) {
 	t.Helper()
+	n := 0
 	ask := func() {
 		for _, g := range []string{"top_links", "top_urls", "top_base_urls"} {
 			for _, ev := range events {
 				for _, iv := range []string{"7d", "30d", "90d", "1y"} {
-					w.sameAnswer(t, w.query, "event="+ev+"&groupBy="+g+"&interval="+iv, raw, impls)
+					n++
+					w.sameAnswer(t, w.query, "event="+ev+"&groupBy="+g+"&interval="+iv, raw, sampled(impls, n))
 				}
 			}
 		}

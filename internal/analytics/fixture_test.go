@@ -273,26 +273,23 @@ func (w *world) implementations(agg analytics.Engine) map[string]analytics.Engin
 // SQL engines cost together, and chDB 26 as much again. In a long run
 // (testdb.Long, make test-long) the primary kind (Debian's 18.16) answers
 // every query and the others (chDB 26) every third; in make test, every
-// third and every ninth. The SQL engines answer every query in both. The
+// fourth and every twelfth. The SQL engines answer every query in both. The
 // queries are the same fixed sequence either way, so a run is repeatable.
 func chEvery(name string) int {
 	k := 1
 	if strings.HasPrefix(name, "clickhouse/") {
 		k = 3
 	}
-	if !testdb.Long() {
-		k *= 3
-	}
-	return k
+	return k * chShare()
 }
 
 // chShare scales a count expected of the ClickHouse engines to the share of
-// queries make test asks them (1 in a long run, 3 in make test).
+// queries make test asks them (1 in a long run, 4 in make test).
 func chShare() int {
 	if testdb.Long() {
 		return 1
 	}
-	return 3
+	return 4
 }
 
 // sampled is impls with only the ClickHouse engines whose turn query i is
