@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -380,24 +379,9 @@ func TestServeStopsOnSIGTERM(t *testing.T) {
 		t.Fatalf("serve exited with %v after SIGTERM\nlogs: %s", err, strings.Join(seen, "\n"))
 	}
 	all := strings.Join(seen, "\n")
-	// GOGC unset: serve runs the collector at defaultGCPercent.
-	for _, msg := range []string{`"gogc":400`, `"msg":"shutting down"`, `"msg":"stopped"`} {
+	for _, msg := range []string{`"msg":"shutting down"`, `"msg":"stopped"`} {
 		if !strings.Contains(all, msg) {
 			t.Fatalf("no %s in logs:\n%s", msg, all)
 		}
-	}
-}
-
-// TestGCPercent: without GOGC serve sets the collector's target to
-// defaultGCPercent; with GOGC set it keeps the runtime's value.
-func TestGCPercent(t *testing.T) {
-	old := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(old)
-	if got := gcPercent(""); got != defaultGCPercent || debug.SetGCPercent(defaultGCPercent) != defaultGCPercent {
-		t.Fatalf("gcPercent(\"\") = %d, want %d in force", got, defaultGCPercent)
-	}
-	debug.SetGCPercent(150) // as the runtime would have from GOGC=150
-	if got := gcPercent("150"); got != 150 || debug.SetGCPercent(150) != 150 {
-		t.Fatalf("gcPercent(\"150\") = %d, want the runtime's 150 kept", got)
 	}
 }

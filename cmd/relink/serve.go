@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"runtime/pprof"
 
 	"github.com/relinkhq/relink/handlers"
@@ -37,7 +36,6 @@ func serve(ctx context.Context, cfg *config.Config) (err error) {
 		}
 		defer stop()
 	}
-	gogc := gcPercent(os.Getenv("GOGC"))
 	svc, err := app.Build(ctx, cfg, app.Options{})
 	if err != nil {
 		return err
@@ -57,29 +55,8 @@ func serve(ctx context.Context, cfg *config.Config) (err error) {
 		return err
 	}
 	slog.Info("relink started", "version", version, "app", cfg.AppURL.String(), "api", cfg.APIURL.String(),
-		"database", cfg.Dialect(), "dev", cfg.DevMode, "gogc", gogc)
+		"database", cfg.Dialect(), "dev", cfg.DevMode)
 	return srv.Serve(ctx, lns)
-}
-
-// defaultGCPercent is the collector's target when GOGC is not set: the
-// heap may grow to five times what is live before a collection, instead of
-// Go's default two. The server's live heap is small (tens of MiB) and a
-// stored click leaves short-lived garbage (the journal's records, the
-// enrichment's strings): collecting it was about 4 of a click's CPU
-// microseconds at GOGC=100 (bench/README.md). GOGC (and GOMEMLIMIT) in the
-// environment still win.
-const defaultGCPercent = 400
-
-// gcPercent applies defaultGCPercent unless env (GOGC) is set, and returns
-// the percentage in force (-1: off).
-func gcPercent(env string) int {
-	if env != "" {
-		cur := debug.SetGCPercent(100) // read the runtime's value (from GOGC) …
-		debug.SetGCPercent(cur)        // … and put it back
-		return cur
-	}
-	debug.SetGCPercent(defaultGCPercent)
-	return defaultGCPercent
 }
 
 // startCPUProfile writes a CPU profile of the whole serve run to path
