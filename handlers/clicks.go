@@ -25,6 +25,7 @@ func (s *Server) redirects() *redirect.Handlers {
 		DefaultDomain: CanonicalHost(cfg.ShortDomain),
 		AppURL:        cfg.AppURL.String(),
 		APIURL:        strings.TrimSuffix(cfg.APIURL.String(), "/"),
+		Wire:          s.svc.Links.Wire,
 		DB:            s.svc.DB,
 		Conversions:   s.svc.Conversions,
 		TrackDedup:    cfg.ClickDedupWindow,

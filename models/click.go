@@ -260,6 +260,23 @@ func KeepClicks(batch []Click, ids map[string]bool) []Click {
 	return out
 }
 
+// connTx takes one pooled connection and begins a transaction on it: the
+// click writers use the driver connection (COPY, SQLite's prepared insert)
+// and database/sql in the same transaction. The caller closes conn after
+// ending tx.
+func (db *DB) connTx(ctx context.Context) (*sql.Conn, *sql.Tx, error) {
+	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("acquire connection: %w", err)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		conn.Close()
+		return nil, nil, fmt.Errorf("begin: %w", err)
+	}
+	return conn, tx, nil
+}
+
 // recordClicksPostgres runs the batch on one pooled connection so COPY (pgx)
 // and the rest (database/sql, GORM for hooks) share a transaction.
 //
@@ -273,15 +290,11 @@ func KeepClicks(batch []Click, ids map[string]bool) []Click {
 // 10,000-click transaction copying into the staging table and the other
 // half moving the rows into clicks.
 func (db *DB) recordClicksPostgres(ctx context.Context, batch []Click, hooks []ClickHook) ([]Click, error) {
-	conn, err := db.SQL().Conn(ctx)
+	conn, tx, err := db.connTx(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("acquire connection: %w", err)
+		return nil, err
 	}
 	defer conn.Close()
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("begin: %w", err)
-	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	inserted, err := db.copyClicksDirect(ctx, conn, tx, batch)
 	if err != nil {

@@ -214,15 +214,11 @@ func (db *DB) recordClicksSQLite(ctx context.Context, batch []Click, hooks []Cli
 		ctx, cancel = context.WithTimeout(ctx, TxTimeoutFactor*db.Timeout)
 		defer cancel()
 	}
-	conn, err := db.SQL().Conn(ctx)
+	conn, tx, err := db.connTx(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("acquire connection: %w", err)
+		return nil, err
 	}
 	defer conn.Close()
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("begin: %w", err)
-	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	g := db.DB.Session(&gorm.Session{NewDB: true, Context: ctx})
 	g.Statement.ConnPool = tx

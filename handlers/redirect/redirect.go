@@ -20,6 +20,7 @@ import (
 	"github.com/relinkhq/relink/internal/ratelimit"
 	"github.com/relinkhq/relink/internal/shortlink"
 	"github.com/relinkhq/relink/internal/ttlmap"
+	"github.com/relinkhq/relink/internal/wire"
 	"github.com/relinkhq/relink/models"
 	views "github.com/relinkhq/relink/views/redirect"
 )
@@ -41,6 +42,9 @@ type Deps struct {
 	AppURL string
 	// APIURL is the API origin (partner avatars of POST /track/click).
 	APIURL string
+	// Wire builds the short link the inspect and proxy pages show, as the
+	// API writes it (links.Service.Wire).
+	Wire wire.Writer
 	// DB serves what is read per request and not cached: the domains'
 	// app-association files and POST /track/click's workspace and partner.
 	// The redirect itself never reads it.
@@ -229,7 +233,7 @@ func (h *Handlers) answer(c *fiber.Ctx, d shortlink.Decision, domain, key, origK
 	case shortlink.ActNotFound:
 		return h.notFound(c, domain, key, d.URL)
 	case shortlink.ActInspect:
-		return page(c, fiber.StatusOK, "Inspect link", views.Inspect(views.Preview{URL: t.URL, ShortLink: shortLink(t), Title: t.Title}))
+		return page(c, fiber.StatusOK, "Inspect link", views.Inspect(views.Preview{URL: t.URL, ShortLink: h.shortLink(t), Title: t.Title}))
 	case shortlink.ActPassword:
 		return h.passwordPage(c, t, rawPath, d.Status == fiber.StatusUnauthorized)
 	case shortlink.ActExpired:
@@ -238,7 +242,7 @@ func (h *Handlers) answer(c *fiber.Ctx, d shortlink.Decision, domain, key, origK
 		}
 		return c.Redirect(d.URL, d.Status)
 	case shortlink.ActProxy:
-		return render(c, fiber.StatusOK, views.Proxy(views.Preview{URL: t.URL, ShortLink: shortLink(t),
+		return render(c, fiber.StatusOK, views.Proxy(views.Preview{URL: t.URL, ShortLink: h.shortLink(t),
 			Title: t.Title, Description: t.Description, Image: t.Image, Video: t.Video}))
 	case shortlink.ActInterstitial:
 		u := h.AppURL + "/deeplink/" + domain + "/" + origKey

@@ -5,11 +5,10 @@ import (
 	"strings"
 
 	"github.com/relinkhq/relink/internal/shortlink"
-	"github.com/relinkhq/relink/internal/wire"
 )
 
 // shortLink is t's short link as the preview pages show it, always https.
-func shortLink(t *shortlink.Target) string { return wire.Writer{}.ShortLink(t.Domain, t.Key) }
+func (h *Handlers) shortLink(t *shortlink.Target) string { return h.Wire.ShortLink(t.Domain, t.Key) }
 
 // hostOnly drops a port (dev domains like localhost:8080): ':' is not
 // allowed in a cookie name.
