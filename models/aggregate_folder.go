@@ -46,6 +46,13 @@ var aggDims = func() []aggDim {
 // aggColumnsArray sizes the per-event column array.
 type aggColumnsArray [11]string
 
+// joinKey is a composite value's parts: region's two and city's three are
+// told apart by n (a city with no name has the parts of its region).
+type joinKey struct {
+	n     int
+	parts [3]string
+}
+
 type aggKey struct {
 	ws, ev, dim, value string
 	hour               int64
@@ -58,13 +65,13 @@ type aggKey struct {
 // order. Not safe for concurrent use.
 type AggregateFolder struct {
 	sums   map[aggKey]*EventAggregate
-	joined map[[3]string]string // composite values, built once
+	joined map[joinKey]string // composite values, built once
 	cols   aggColumnsArray
 }
 
 // NewAggregateFolder returns an empty folder.
 func NewAggregateFolder() *AggregateFolder {
-	return &AggregateFolder{sums: map[aggKey]*EventAggregate{}, joined: map[[3]string]string{}}
+	return &AggregateFolder{sums: map[aggKey]*EventAggregate{}, joined: map[joinKey]string{}}
 }
 
 func (f *AggregateFolder) add(ws, ev, dim, value string, hour time.Time, n, amount int64) {
@@ -99,14 +106,14 @@ func (f *AggregateFolder) addEvents(ws, ev, linkID string, hour time.Time, n, am
 		case 1:
 			v = f.cols[d.cols[0]]
 		default:
-			var parts [3]string
+			k := joinKey{n: len(d.cols)}
 			for j, c := range d.cols {
-				parts[j] = f.cols[c]
+				k.parts[j] = f.cols[c]
 			}
 			var ok bool
-			if v, ok = f.joined[parts]; !ok {
-				v = strings.Join(parts[:len(d.cols)], KeySep)
-				f.joined[parts] = v
+			if v, ok = f.joined[k]; !ok {
+				v = strings.Join(k.parts[:k.n], KeySep)
+				f.joined[k] = v
 			}
 		}
 		f.add(ws, ev, d.name, v, hour, n, amount)

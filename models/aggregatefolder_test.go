@@ -52,3 +52,27 @@ func TestAggregateFolderMatchesFold(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregateFolderCompositeValues: region is country and region, city
+// country, region and city, joined with KeySep, also when the city is
+// empty (its parts are then region's and an empty one: a cache of joined
+// values keyed by the parts alone gave region the city's value).
+func TestAggregateFolderCompositeValues(t *testing.T) {
+	at := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+	f := models.NewAggregateFolder()
+	f.AddClicks([]models.Click{
+		{WorkspaceID: "w", LinkID: "l", Timestamp: at, Country: "US", Region: "CA"},
+		{WorkspaceID: "w", LinkID: "l", Timestamp: at, Country: "US", Region: "CA", City: "SF"},
+	})
+	got := map[string]int64{}
+	for _, a := range f.TakeAll() {
+		if a.Dim == "region" || a.Dim == "city" {
+			got[a.Dim+"="+a.Value] += a.Count
+		}
+	}
+	sep := models.KeySep
+	want := map[string]int64{"region=US" + sep + "CA": 2, "city=US" + sep + "CA" + sep: 1, "city=US" + sep + "CA" + sep + "SF": 1}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("composite rows %v, want %v", got, want)
+	}
+}
