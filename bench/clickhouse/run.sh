@@ -11,13 +11,14 @@
 # 3. generates $CLICKS clicks over $DAYS days ending now, and leads (1 in 20
 #    clicks) and sales (1 in 100) from those clicks — the proportions of
 #    `relink demo`'s 10M / 500k / 100k — inside ClickHouse, with
-#    INSERT … SELECT from numbers() in chunks of $CHUNK. The rollups'
-#    materialized views are detached meanwhile (their per-block ARRAY JOIN
-#    of 40 rows per click ran at ~21k clicks/s on this machine: 80 minutes
-#    for 100M); bench/clickhouse/rollups.py then writes the rows the views
-#    would have written, one INSERT … SELECT … GROUP BY per table, month
-#    and dimension, and the views are attached again. The script checks
-#    that the rollups' totals equal the raw counts;
+#    INSERT … SELECT from numbers() in chunks of $CHUNK, straight into the
+#    raw tables: clicks have no view (Relink sends their rollups with them,
+#    migration 01570), the leads' and sales' rollup views are detached
+#    meanwhile (their per-block ARRAY JOIN of 40 rows per event ran at ~21k
+#    events/s on this machine); bench/clickhouse/rollups.py then writes the
+#    rollups, one INSERT … SELECT … GROUP BY per table, month and
+#    dimension, and the views are attached again. The script checks that
+#    the rollups' totals equal the raw counts;
 # 4. runs bench/analytics (every groupBy × event over HTTP against the real
 #    handlers with RELINK_CLICKHOUSE_URL set) at 30d and 1y;
 # 5. prints rows and bytes on disk per table and per million events.
@@ -30,7 +31,8 @@
 #   INGEST=500000 INGEST_ONLY=1 bench/clickhouse/run.sh
 #                      sustained ingest only: SQL alone vs SQL + ClickHouse,
 #                      alternated ROUNDS (2) times in the same run;
-#                      NOVIEWS=1 adds a round with the rollups' view detached
+#                      NOVIEWS=1 adds a round with the click rollups' view
+#                      (clicks_ingest_2_rollups) detached
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -178,8 +180,8 @@ FROM (
 ) ANY LEFT JOIN (SELECT idx, link_id, domain, key, url FROM relink.bench_links) USING idx
 EOF
   }
-  for v in clicks_aggregates lead_events_aggregates sale_events_aggregates; do chq "DETACH TABLE relink.$v"; done
-  trap 'for v in clicks_aggregates lead_events_aggregates sale_events_aggregates; do chq "ATTACH TABLE relink.$v" 2>/dev/null; done; cleanup' EXIT
+  for v in lead_events_aggregates sale_events_aggregates; do chq "DETACH TABLE relink.$v"; done
+  trap 'for v in lead_events_aggregates sale_events_aggregates; do chq "ATTACH TABLE relink.$v" 2>/dev/null; done; cleanup' EXIT
   CLICK_COLS="workspace_id, ts, click_id, link_id, domain, key, url, identity_hash, ip, continent, country, region, city, device, browser, os, ua, qr, trigger, referer, referer_url, utm_source"
   off=0
   tl=$(date +%s)
@@ -214,7 +216,7 @@ FROM ($(attrs "$off" "$cnt" "WHERE cityHash64(n, 99) % 100 = 0"))"
     printf '\r  rollups: %d / %d statements, %d s, load %s   ' "$i" "$total" $(( $(date +%s) - tr )) "$(load)"
   done < "$DIR/rollups.sql"
   echo
-  for v in clicks_aggregates lead_events_aggregates sale_events_aggregates; do chq "ATTACH TABLE relink.$v"; done
+  for v in lead_events_aggregates sale_events_aggregates; do chq "ATTACH TABLE relink.$v"; done
   trap cleanup EXIT
   echo "rollups written in $(( $(date +%s) - tr )) s; whole load $(( $(date +%s) - tl )) s; load average $(load)"
   for t in clicks:click lead_events:lead sale_events:sale; do

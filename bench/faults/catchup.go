@@ -168,7 +168,7 @@ func catchupStore(ctx context.Context, db *models.DB, clickhouse string, views b
 	if !views {
 		// What the rollups cost: the raw inserts alone (analytics would
 		// miss these clicks' rollups).
-		if err := ch.Exec(ctx, "DETACH TABLE clicks_aggregates"); err != nil {
+		if err := ch.Exec(ctx, "DETACH TABLE clicks_ingest_2_rollups"); err != nil {
 			return nil, nil, fmt.Errorf("catchup: detach the rollups' view: %w", err)
 		}
 	}

@@ -132,7 +132,20 @@ func (c *Client) Exec(ctx context.Context, query string) error {
 }
 
 func (c *Client) exec(ctx context.Context, query string, useDB bool) error {
-	body, err := c.do(ctx, url.Values{}, strings.NewReader(query), useDB)
+	return c.execParams(ctx, query, url.Values{}, useDB)
+}
+
+// execWith runs a statement with settings (URL parameters).
+func (c *Client) execWith(ctx context.Context, query string, settings url.Values) error {
+	params := url.Values{}
+	for k, v := range settings {
+		params[k] = v
+	}
+	return c.execParams(ctx, query, params, true)
+}
+
+func (c *Client) execParams(ctx context.Context, query string, params url.Values, useDB bool) error {
+	body, err := c.do(ctx, params, strings.NewReader(query), useDB)
 	if err != nil {
 		return fmt.Errorf("%s: %w", firstWords(query), err)
 	}

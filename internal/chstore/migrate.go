@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,12 +19,15 @@ var MinVersion = []int{18, 16}
 
 // migration is one file of migrations/clickhouse: statements separated by
 // ";" at the end of a line, optionally headed "-- min_version: X.Y" (it
-// waits until the server is at least that version).
+// waits until the server is at least that version) and
+// "-- settings_if_known: name=value ..." (settings its statements run with
+// on servers that have them; others run them without).
 type migration struct {
-	version int
-	name    string
-	min     []int
-	stmts   []string
+	version  int
+	name     string
+	min      []int
+	settings url.Values
+	stmts    []string
 }
 
 func loadMigrations(fsys fs.FS) ([]migration, error) {
@@ -52,6 +56,17 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 				}
 				continue
 			}
+			if rest, ok := strings.CutPrefix(t, "-- settings_if_known:"); ok {
+				m.settings = url.Values{}
+				for _, kv := range strings.Fields(rest) {
+					k, v, ok := strings.Cut(kv, "=")
+					if !ok || !validIdent(k) {
+						return nil, fmt.Errorf("clickhouse migration %s: setting %q is not name=value", n, kv)
+					}
+					m.settings.Set(k, v)
+				}
+				continue
+			}
 			if strings.HasPrefix(t, "--") || t == "" {
 				continue
 			}
@@ -75,6 +90,12 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 // starting at once do no harm. A migration whose min_version the server
 // does not reach is skipped and applied after an upgrade.
 func (c *Client) Migrate(ctx context.Context, log *slog.Logger) error {
+	return c.migrate(ctx, log, 0)
+}
+
+// migrate applies the migrations before version below (every one when
+// below is 0; tests start from an older schema with it).
+func (c *Client) migrate(ctx context.Context, log *slog.Logger, below int) error {
 	v, err := c.Version(ctx)
 	if err != nil {
 		return err
@@ -97,15 +118,19 @@ func (c *Client) Migrate(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	for _, m := range ms {
-		if done[m.version] {
+		if done[m.version] || below > 0 && m.version >= below {
 			continue
 		}
 		if m.min != nil && !atLeast(v, m.min) {
 			log.Info("clickhouse migration waits for a newer server", "migration", m.name, "needs", m.min, "server", v)
 			continue
 		}
+		params, err := c.knownSettings(ctx, m.settings)
+		if err != nil {
+			return fmt.Errorf("clickhouse migration %s: %w", m.name, err)
+		}
 		for _, s := range m.stmts {
-			if err := c.Exec(ctx, s); err != nil {
+			if err := c.execWith(ctx, s, params); err != nil {
 				return fmt.Errorf("clickhouse migration %s: %w", m.name, err)
 			}
 		}
@@ -115,6 +140,27 @@ func (c *Client) Migrate(ctx context.Context, log *slog.Logger) error {
 		log.Info("clickhouse migration applied", "migration", m.name)
 	}
 	return nil
+}
+
+// knownSettings is the part of settings the server knows (system.settings).
+func (c *Client) knownSettings(ctx context.Context, settings url.Values) (url.Values, error) {
+	known := url.Values{}
+	if len(settings) == 0 {
+		return known, nil
+	}
+	names := make([]string, 0, len(settings))
+	for k := range settings {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	err := c.Query(ctx, "SELECT name FROM system.settings WHERE name IN "+quoteList(names), func(cols []string) error {
+		known.Set(cols[0], settings.Get(cols[0]))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	return known, nil
 }
 
 // appliedMigrations is the set of versions recorded in schema_migrations.

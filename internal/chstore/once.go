@@ -25,9 +25,12 @@ var idColumn = map[string]string{"clicks": "click_id", "lead_events": "event_id"
 // InsertOnce inserts the event rows (ClickRow, LeadRow, SaleRow values) of
 // table that ClickHouse does not hold yet, so that an event is written
 // exactly once however often its batch is retried. This is what lets the
-// rollups (materialized views, migration 01550) and the raw reads do
-// without FINAL: a materialized view adds every inserted row, and 18.16
-// deduplicates repeated insert blocks only for replicated tables.
+// rollups and the raw reads do without FINAL: the rollups add every
+// inserted row, and 18.16 deduplicates repeated insert blocks only for
+// replicated tables. Leads and sales are counted into the rollups by
+// materialized views (migration 01550); clicks go in with their rollups,
+// summed here from the new rows only, in the same INSERT (clickRollups,
+// migration 01570).
 //
 // It reads which of the batch's ids are stored (one primary-key range read:
 // the batch's workspaces and time span), and inserts the others under a
@@ -83,8 +86,18 @@ func (c *Client) InsertOnce(ctx context.Context, table string, rows []any) error
 	if len(rows) == 0 {
 		return nil
 	}
+	into := table
+	if table == "clicks" {
+		// The new clicks and their rollups, in one INSERT (migration 01570).
+		into = clickIngest
+		rolled, err := clickRollups(rows)
+		if err != nil {
+			return err
+		}
+		rows = append(rows[:len(rows):len(rows)], rolled...)
+	}
 	qid := newQueryID()
-	err = c.insert(ctx, table, rows, url.Values{"query_id": {qid}})
+	err = c.insert(ctx, into, rows, url.Values{"query_id": {qid}})
 	var answered *Error
 	if err != nil && !errors.As(err, &answered) {
 		c.awaitQuery(qid)

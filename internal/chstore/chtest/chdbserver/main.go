@@ -87,17 +87,25 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var pre []string
+	var pre, post []string
 	if db := params.Get("database"); db != "" {
 		pre = append(pre, "USE "+db)
 	} else {
 		pre = append(pre, "USE default")
 	}
+	// A server applies the URL's settings to this statement only; the
+	// session's SET lasts, so they are reset afterwards.
 	for k, vs := range params {
 		if !notSettings[k] && validName(k) {
 			pre = append(pre, "SET "+k+" = "+quote(vs[0]))
+			post = append(post, "SET "+k+" = DEFAULT")
 		}
 	}
+	defer func() {
+		for _, p := range post {
+			_, _ = h.run(p)
+		}
+	}()
 	for _, p := range pre {
 		if _, err := h.run(p); err != nil {
 			fail(w, err)
