@@ -95,17 +95,14 @@ func (b *Backfill) table(ctx context.Context, table, idCol, cols string) error {
 				cur.ws, cur.ws, at, at, cur.id)
 		}
 		var rows []any
+		var cs []models.Click
 		var last struct {
 			ws, id string
 			at     time.Time
 		}
 		if table == "clicks" {
-			var cs []models.Click
 			if err := q.Find(&cs).Error; err != nil {
 				return fmt.Errorf("read: %w", err)
-			}
-			for i := range cs {
-				rows = append(rows, ClickRow(&cs[i]))
 			}
 			if n := len(cs); n > 0 {
 				last.ws, last.at, last.id = cs[n-1].WorkspaceID, cs[n-1].Timestamp, cs[n-1].ClickID
@@ -126,14 +123,20 @@ func (b *Backfill) table(ctx context.Context, table, idCol, cols string) error {
 				last.ws, last.at, last.id = es[n-1].WorkspaceID, es[n-1].Timestamp, es[n-1].EventID
 			}
 		}
-		if len(rows) == 0 {
+		n := len(rows) + len(cs)
+		if n == 0 {
 			report()
 			return nil
 		}
-		if err := b.CH.InsertOnce(ctx, table, rows); err != nil {
+		if cs != nil {
+			err = b.CH.InsertClicks(ctx, cs)
+		} else {
+			err = b.CH.InsertOnce(ctx, table, rows)
+		}
+		if err != nil {
 			return err
 		}
-		cur = cursor{done: cur.done + int64(len(rows)), ws: last.ws, ts: last.at.UTC().Format(time.RFC3339Nano), id: last.id, initialized: true}
+		cur = cursor{done: cur.done + int64(n), ws: last.ws, ts: last.at.UTC().Format(time.RFC3339Nano), id: last.id, initialized: true}
 		if err := b.CH.Exec(ctx, fmt.Sprintf("INSERT INTO backfill_cursor (tbl, seq, done, workspace_id, ts, id) VALUES (%s, %d, %d, %s, %s, %s)",
 			Quote(table), time.Now().UnixNano(), cur.done, Quote(cur.ws), Quote(cur.ts), Quote(cur.id))); err != nil {
 			return fmt.Errorf("save cursor: %w", err)

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/relinkhq/relink/models"
 )
 
 // keyed is an event row with its identity: workspace, time (µs) and id.
@@ -45,26 +47,81 @@ func (c *Client) InsertOnce(ctx context.Context, table string, rows []any) error
 	if _, ok := idColumn[table]; !ok {
 		return fmt.Errorf("clickhouse: insert once into %s: not an event table", table)
 	}
-	if len(rows) == 0 {
-		return nil
-	}
-	wss := map[string]bool{}
-	ids := make([]string, 0, len(rows))
-	var lo, hi int64
+	keys := make([]rowKey, len(rows))
 	for i, r := range rows {
 		k, ok := r.(keyed)
 		if !ok {
 			return fmt.Errorf("clickhouse: insert once into %s: row %T has no key", table, r)
 		}
-		ws, ts, id := k.rowKey()
-		wss[ws] = true
-		ids = append(ids, id)
-		if i == 0 || ts < lo {
-			lo = ts
+		keys[i].ws, keys[i].ts, keys[i].id = k.rowKey()
+	}
+	if table == "clicks" {
+		cs := make([]models.Click, len(rows))
+		for i, r := range rows {
+			k, ok := r.(clickRow)
+			if !ok {
+				return fmt.Errorf("clickhouse: insert once into clicks: row %T is not a ClickRow", r)
+			}
+			cs[i] = k.click()
 		}
-		if i == 0 || ts > hi {
-			hi = ts
+		return c.insertClicksOnce(ctx, cs)
+	}
+	fresh, err := c.freshRows(ctx, table, keys)
+	if err != nil || len(fresh) == 0 {
+		return err
+	}
+	if len(fresh) < len(rows) {
+		kept := make([]any, len(fresh))
+		for i, j := range fresh {
+			kept[i] = rows[j]
 		}
+		rows = kept
+	}
+	return c.insertQuery(ctx, func(params url.Values) error { return c.insert(ctx, table, rows, params) })
+}
+
+// insertClicksOnce is InsertOnce for clicks: the batch's clicks ClickHouse
+// does not hold yet and their rollups (clickRollups), in one INSERT into
+// clicks_ingest (migration 01570).
+func (c *Client) insertClicksOnce(ctx context.Context, batch []models.Click) error {
+	keys := make([]rowKey, len(batch))
+	for i := range batch {
+		keys[i] = rowKey{batch[i].WorkspaceID, Micros(batch[i].Timestamp), batch[i].ClickID}
+	}
+	fresh, err := c.freshRows(ctx, "clicks", keys)
+	if err != nil || len(fresh) == 0 {
+		return err
+	}
+	if len(fresh) < len(batch) {
+		kept := make([]models.Click, len(fresh))
+		for i, j := range fresh {
+			kept[i] = batch[j]
+		}
+		batch = kept
+	}
+	rolled := clickRollups(batch)
+	return c.insertQuery(ctx, func(params url.Values) error { return c.insertClicks(ctx, batch, rolled, params) })
+}
+
+// rowKey is an event's identity: workspace, time (µs) and id.
+type rowKey struct {
+	ws string
+	ts int64
+	id string
+}
+
+// freshRows is the indexes of the rows whose ids table does not hold.
+func (c *Client) freshRows(ctx context.Context, table string, keys []rowKey) ([]int, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	wss := map[string]bool{}
+	ids := make([]string, len(keys))
+	lo, hi := keys[0].ts, keys[0].ts
+	for i, k := range keys {
+		wss[k.ws] = true
+		ids[i] = k.id
+		lo, hi = min(lo, k.ts), max(hi, k.ts)
 	}
 	ws := make([]string, 0, len(wss))
 	for w := range wss {
@@ -72,32 +129,23 @@ func (c *Client) InsertOnce(ctx context.Context, table string, rows []any) error
 	}
 	have, err := c.storedIDs(ctx, table, ws, lo, hi, ids)
 	if err != nil {
-		return fmt.Errorf("insert once into %s: %w", table, err)
+		return nil, fmt.Errorf("insert once into %s: %w", table, err)
 	}
-	if len(have) > 0 {
-		fresh := rows[:0:0]
-		for i, r := range rows {
-			if !have[ids[i]] {
-				fresh = append(fresh, r)
-			}
+	fresh := make([]int, 0, len(keys))
+	for i, id := range ids {
+		if !have[id] {
+			fresh = append(fresh, i)
 		}
-		rows = fresh
 	}
-	if len(rows) == 0 {
-		return nil
-	}
-	into := table
-	if table == "clicks" {
-		// The new clicks and their rollups, in one INSERT (migration 01570).
-		into = clickIngest
-		rolled, err := clickRollups(rows)
-		if err != nil {
-			return err
-		}
-		rows = append(rows[:len(rows):len(rows)], rolled...)
-	}
+	return fresh, nil
+}
+
+// insertQuery runs an insert under a fresh query_id; when its outcome is
+// unknown (no answer) it waits until that query is no longer running
+// before it returns the error.
+func (c *Client) insertQuery(ctx context.Context, insert func(params url.Values) error) error {
 	qid := newQueryID()
-	err = c.insert(ctx, into, rows, url.Values{"query_id": {qid}})
+	err := insert(url.Values{"query_id": {qid}})
 	var answered *Error
 	if err != nil && !errors.As(err, &answered) {
 		c.awaitQuery(qid)

@@ -2,8 +2,11 @@ package chstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -145,15 +148,30 @@ func TestClickRollupsMatchRebuild(t *testing.T) {
 			all = append(all, models.Click{ClickID: fmt.Sprintf("rc%04d", i), Timestamp: times[i%len(times)].Add(time.Duration(i/len(times)) * time.Second),
 				WorkspaceID: []string{"ws_r1", "ws_r2"}[i%2], LinkID: fmt.Sprintf("link_%d", i%3), URL: urls[(i/2)%len(urls)],
 				Continent: s(1), Country: s(2), Region: s(3), City: s(4), Device: s(5), Browser: s(6), OS: s(7),
-				Trigger: s(8), Referer: s(9), RefererURL: s(10)})
+				Trigger: s(8), Referer: s(9), RefererURL: s(10), Domain: s(11), Key: s(12), IdentityHash: s(13), IP: s(14),
+				Latitude: s(15), Longitude: s(16), DeviceVendor: s(17), DeviceModel: s(18), BrowserVersion: s(19), Engine: s(20),
+				EngineVersion: s(21), OSVersion: s(22), CPUArchitecture: s(23), UA: s(24), Bot: i%3 == 0, QR: i%4 == 0,
+				UTMSource: s(25), UTMMedium: s(26), UTMCampaign: s(27), UTMTerm: s(28), UTMContent: s(29)})
 		}
 		// Batches: the first 200, the first 200 again (a retry), 150–300
-		// (a replay overlapping the stored ones), then all of it.
-		for _, b := range [][]models.Click{all[:200], all[:200], all[150:], all} {
+		// (a replay overlapping the stored ones, as ClickRow values: the
+		// backfill's and the outbox's form), then all of it.
+		for i, b := range [][]models.Click{all[:200], all[:200], all[150:], all} {
+			if i == 2 {
+				rows := make([]any, len(b))
+				for j := range b {
+					rows[j] = ClickRow(&b[j])
+				}
+				if err := c.InsertOnce(ctx, "clicks", rows); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
 			if err := c.InsertClicks(ctx, b); err != nil {
 				t.Fatal(err)
 			}
 		}
+		checkRawRows(t, c, all)
 		checkRollupTotals(t, c, "ws_r1", 150)
 		checkRollupTotals(t, c, "ws_r2", 150)
 		want := rollupsText(t, c)
@@ -164,4 +182,54 @@ func TestClickRollupsMatchRebuild(t *testing.T) {
 			t.Fatalf("rollups summed in Go:\n%s\nrebuilt by SQL from the raw rows:\n%s", want, got)
 		}
 	})
+}
+
+// checkRawRows requires clicks to hold each click of want with every
+// column as ClickRow gives it (by column name, so the order of the
+// TabSeparated insert is checked too).
+func checkRawRows(t *testing.T, c *Client, want []models.Click) {
+	t.Helper()
+	b, err := json.Marshal(ClickRow(&want[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	cols := make([]string, 0, len(m))
+	for k := range m {
+		cols = append(cols, k)
+	}
+	sort.Strings(cols)
+	if len(cols) != 36 {
+		t.Fatalf("ClickRow has %d columns", len(cols))
+	}
+	got := map[string][]string{}
+	if err := c.Query(context.Background(), "SELECT click_id, "+strings.Join(cols, ", ")+" FROM clicks", func(row []string) error {
+		got[row[0]] = row[1:]
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		b, _ := json.Marshal(ClickRow(&want[i]))
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		row, ok := got[want[i].ClickID]
+		if !ok {
+			t.Fatalf("click %s missing", want[i].ClickID)
+		}
+		for j, col := range cols {
+			w := fmt.Sprint(m[col])
+			if f, ok := m[col].(float64); ok {
+				w = strconv.FormatFloat(f, 'f', -1, 64)
+			}
+			if row[j] != w {
+				t.Fatalf("click %s: %s is %q, want %q", want[i].ClickID, col, row[j], w)
+			}
+		}
+	}
 }

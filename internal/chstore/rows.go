@@ -82,6 +82,18 @@ func ClickRow(c *models.Click) any {
 	return clickRow{WorkspaceID: c.WorkspaceID, TS: Micros(c.Timestamp), IdentityHash: c.IdentityHash, attrs: attrsOf(&a)}
 }
 
+// click is the click a ClickRow was made from.
+func (r clickRow) click() models.Click {
+	a := &r.attrs
+	return models.Click{ClickID: a.ClickID, Timestamp: time.UnixMicro(r.TS).UTC(), WorkspaceID: r.WorkspaceID, LinkID: a.LinkID,
+		Domain: a.Domain, Key: a.Key, URL: a.URL, IdentityHash: r.IdentityHash, IP: a.IP, Continent: a.Continent, Country: a.Country,
+		Region: a.Region, City: a.City, Latitude: a.Latitude, Longitude: a.Longitude, Device: a.Device, DeviceVendor: a.DeviceVendor,
+		DeviceModel: a.DeviceModel, Browser: a.Browser, BrowserVersion: a.BrowserVersion, Engine: a.Engine, EngineVersion: a.EngineVersion,
+		OS: a.OS, OSVersion: a.OSVersion, CPUArchitecture: a.CPUArchitecture, UA: a.UA, Bot: a.Bot != 0, QR: a.QR != 0,
+		Trigger: a.Trigger, Referer: a.Referer, RefererURL: a.RefererURL, UTMSource: a.UTMSource, UTMMedium: a.UTMMedium,
+		UTMCampaign: a.UTMCampaign, UTMTerm: a.UTMTerm, UTMContent: a.UTMContent}
+}
+
 // EventRow is a lead or sale row as read from the SQL store (the outbox
 // drain and the backfill read it with these columns).
 type EventRow struct {

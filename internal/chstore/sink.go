@@ -81,10 +81,8 @@ func SlimClick(c models.Click) models.Click {
 }
 
 // InsertClicks writes clicks into ClickHouse's clicks table.
+// Each click is written once however often its batch is retried, counted
+// in the rollups in the same INSERT (InsertOnce).
 func (c *Client) InsertClicks(ctx context.Context, batch []models.Click) error {
-	rows := make([]any, len(batch))
-	for i := range batch {
-		rows[i] = ClickRow(&batch[i])
-	}
-	return c.InsertOnce(ctx, "clicks", rows)
+	return c.insertClicksOnce(ctx, batch)
 }
