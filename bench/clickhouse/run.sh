@@ -32,7 +32,9 @@
 #                      sustained ingest only: SQL alone vs SQL + ClickHouse,
 #                      alternated ROUNDS (2) times in the same run;
 #                      NOVIEWS=1 adds a round with the click rollups' view
-#                      (clicks_ingest_2_rollups) detached
+#                      (clicks_ingest_2_rollups) detached; VARY=1 spreads
+#                      the clicks over 100 links and varied attributes
+#                      (bench/faults -vary) instead of one attribute set
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -50,6 +52,7 @@ SKIP_LOAD=${SKIP_LOAD:-0}
 INGEST=${INGEST:-0}
 INGEST_ONLY=${INGEST_ONLY:-0}
 NOVIEWS=${NOVIEWS:-0}
+VARY=${VARY:-0}
 ROUNDS=${ROUNDS:-2}
 DIR=${DIR:-$(mktemp -d /tmp/relink-chbench-XXXXXX)}
 mkdir -p "$DIR"
@@ -110,14 +113,15 @@ echo "clickhouse $(chq 'SELECT version()') on $CH, data in $DIR; load average $(
 # views attached), alternated $ROUNDS times in the same run.
 if [ "$INGEST" != 0 ]; then
   go build -o "$DIR/faults" ./bench/faults
+  vary=""; [ "$VARY" = 1 ] && vary=-vary
   for r in $(seq 1 "$ROUNDS"); do
     echo "ingest round $r: SQL only; load average $(load)"
-    "$DIR/faults" -catchup "$INGEST" | grep catch-up
+    "$DIR/faults" -catchup "$INGEST" $vary | grep catch-up
     echo "ingest round $r: SQL + ClickHouse; load average $(load)"
-    "$DIR/faults" -catchup "$INGEST" -clickhouse "$CH/relink_ingest_$r" | grep -E "catch-up|clickhouse:"
+    "$DIR/faults" -catchup "$INGEST" $vary -clickhouse "$CH/relink_ingest_$r" | grep -E "catch-up|clickhouse:"
     if [ "$NOVIEWS" = 1 ]; then
-      echo "ingest round $r: SQL + ClickHouse without the rollups' view (what it costs); load average $(load)"
-      "$DIR/faults" -catchup "$INGEST" -clickhouse "$CH/relink_ingest_nv_$r" -clickhouse-views=false | grep -E "catch-up|clickhouse:"
+      echo "ingest round $r: SQL + ClickHouse without the click rollups' view (what it costs); load average $(load)"
+      "$DIR/faults" -catchup "$INGEST" $vary -clickhouse "$CH/relink_ingest_nv_$r" -clickhouse-views=false | grep -E "catch-up|clickhouse:"
     fi
   done
   if [ "$INGEST_ONLY" = 1 ]; then exit 0; fi

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/chstore"
+	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ingest"
 	"github.com/relinkhq/relink/internal/ownpg"
 	"github.com/relinkhq/relink/models"
@@ -32,7 +33,11 @@ import (
 // sustained ingest rate through the pipeline into ClickHouse. Without views
 // the rollups' materialized view is detached: the rate of the raw inserts
 // alone.
-func CatchUp(n int, batch int, cpuProfile, clickhouse string, views bool, out io.Writer) error {
+//
+// With vary the clicks are spread over 100 links and varied attributes
+// (geo, user agent, referrer, URL query), so a batch's aggregates are many
+// rows, as with real traffic, instead of the ~40 of one attribute set.
+func CatchUp(n int, batch int, cpuProfile, clickhouse string, views, vary bool, out io.Writer) error {
 	if !ownpg.Available() {
 		return errors.New("catchup: no PostgreSQL binaries (initdb)")
 	}
@@ -62,9 +67,18 @@ func CatchUp(n int, batch int, cpuProfile, clickhouse string, views bool, out io
 	if err != nil {
 		return err
 	}
-	link := &models.Link{WorkspaceID: ws.ID, Domain: "catchup.test", Key: "bench", URL: "https://example.com/landing"}
-	if err := db.CreateLink(ctx, link); err != nil {
-		return err
+	links := make([]*models.Link, 1)
+	if vary {
+		links = make([]*models.Link, 100)
+	}
+	for i := range links {
+		links[i] = &models.Link{WorkspaceID: ws.ID, Domain: "catchup.test", Key: "bench" + strconv.Itoa(i), URL: "https://example.com/landing/" + strconv.Itoa(i)}
+		if i == 0 {
+			links[i].Key, links[i].URL = "bench", "https://example.com/landing"
+		}
+		if err := db.CreateLink(ctx, links[i]); err != nil {
+			return err
+		}
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	jopt := &ingest.JournalOptions{Dir: filepath.Join(work, "clicks"), MaxBytes: 1 << 40, Window: 5 * time.Millisecond, FsyncCommit: true}
@@ -78,9 +92,13 @@ func CatchUp(n int, batch int, cpuProfile, clickhouse string, views bool, out io
 	t0 := time.Now()
 	base := time.Now().Add(-time.Hour)
 	for i := range n {
+		link := links[0]
 		h := ingest.Hit{ClickID: fmt.Sprintf("catchup%012d", i), LinkID: link.ID, WorkspaceID: ws.ID, Domain: link.Domain, Key: link.Key,
 			URL: link.URL, Time: base.Add(time.Duration(i) * 100 * time.Microsecond),
 			IP: fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255), UA: "faults/" + strconv.Itoa(i>>24)}
+		if vary {
+			variedHit(&h, i, links)
+		}
 		for !down.Enqueue(h) {
 			time.Sleep(time.Millisecond)
 		}
@@ -143,9 +161,17 @@ func CatchUp(n int, batch int, cpuProfile, clickhouse string, views bool, out io
 		if err := ch.Query(ctx, q, func(cols []string) error { inCH = cols[0]; return nil }); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "clickhouse: %s clicks in the event store\n", inCH)
+		var rolled string
+		q = "SELECT sum(count) FROM event_aggregates WHERE event = 'click' AND dim = 'total' AND workspace_id = " + chstore.Quote(ws.ID)
+		if err := ch.Query(ctx, q, func(cols []string) error { rolled = cols[0]; return nil }); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "clickhouse: %s clicks in the event store, %s in the rollups' totals\n", inCH, rolled)
 		if inCH != strconv.Itoa(n) {
 			return fmt.Errorf("catchup: %s of %d clicks in ClickHouse", inCH, n)
+		}
+		if views && rolled != inCH {
+			return fmt.Errorf("catchup: the rollups count %s of %s clicks", rolled, inCH)
 		}
 	}
 	return nil
@@ -185,4 +211,42 @@ func cpuNow() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// variedHit spreads click i over the links and varied attributes, each a
+// function of i (a fixed mix, the same in every run).
+func variedHit(h *ingest.Hit, i int, links []*models.Link) {
+	r := func(salt, n int) int {
+		x := uint64(i)<<8 | uint64(salt)
+		x ^= x >> 33
+		x *= 0xff51afd7ed558ccd
+		x ^= x >> 33
+		x *= 0xc4ceb9fe1a85ec53
+		x ^= x >> 33
+		return int(x % uint64(n))
+	}
+	// Links by a skewed draw: a few get most clicks.
+	k := r(1, 1000)
+	link := links[k*k/1000*len(links)/1000]
+	h.LinkID, h.Domain, h.Key, h.URL = link.ID, link.Domain, link.Key, link.URL
+	if s := r(2, 6); s < 2 {
+		h.URL += "?utm_source=" + []string{"newsletter", "twitter"}[s]
+	}
+	countries := []string{"US", "DE", "GB", "FR", "IN", "BR", "JP", "CA", "AU", "NL", "ES", "IT", "MX", "SE", "PL", "KR", "NG", "ZA", "AR", "ID"}
+	c := countries[r(3, len(countries))]
+	reg := r(4, 8)
+	h.Geo = geo.Hint{Country: c, Region: c + "-" + strconv.Itoa(reg), City: "City " + strconv.Itoa(reg) + "-" + strconv.Itoa(r(5, 40))}
+	h.UA = []string{
+		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+		"Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+		"Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+		"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15",
+		"Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
+		"Mozilla/5.0 (iPad; CPU OS 17_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.6 Mobile/15E148 Safari/604.1",
+	}[r(6, 6)]
+	if ref := r(7, 11); ref < 10 {
+		h.Referer = "https://" + []string{"google.com", "twitter.com", "facebook.com", "linkedin.com", "reddit.com", "news.ycombinator.com",
+			"youtube.com", "instagram.com", "bing.com", "duckduckgo.com"}[ref] + "/p/" + strconv.Itoa(r(8, 50))
+	}
+	h.QR = r(9, 20) == 0
 }

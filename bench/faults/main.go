@@ -45,10 +45,11 @@ func main() {
 	batch := flag.Int("batch", 1000, "with -catchup: RELINK_CLICK_BATCH")
 	cpuProfile := flag.String("cpuprofile", "", "with -catchup: write a CPU profile of the catch-up")
 	clickhouse := flag.String("clickhouse", "", "with -catchup: also store every batch in this ClickHouse (e.g. http://127.0.0.1:8123/relink), as RELINK_CLICKHOUSE_URL does")
-	views := flag.Bool("clickhouse-views", true, "with -clickhouse: keep the rollups' materialized views attached (false: detached, to measure what they cost)")
+	views := flag.Bool("clickhouse-views", true, "with -clickhouse: keep the click rollups' materialized view attached (false: detached, to measure what it costs)")
+	vary := flag.Bool("vary", false, "with -catchup: varied clicks (100 links, 20 countries × 8 regions × 40 cities, 6 user agents, 10 referrers × 50 pages, utm_source on a third) instead of one link and one set of attributes")
 	flag.Parse()
 	if *catchup > 0 {
-		if err := CatchUp(*catchup, *batch, *cpuProfile, *clickhouse, *views, os.Stdout); err != nil {
+		if err := CatchUp(*catchup, *batch, *cpuProfile, *clickhouse, *views, *vary, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "faults:", err)
 			os.Exit(1)
 		}
