@@ -20,7 +20,7 @@ type RebuildProgress struct {
 
 // Rebuild recomputes the rollups (event_aggregates, migration 01550) from
 // the raw event tables, one month partition at a time, with the rollups'
-// own SELECTs (the materialized views' definitions): each month is computed
+// SELECTs (the materialized views' definitions; rollupViews): each month is computed
 // into event_aggregates_rebuild and swapped in atomically (REPLACE
 // PARTITION), so analytics read either the old month or the new one, never
 // half of it. After each month the cursor is saved (rebuild_cursor): a
@@ -54,8 +54,11 @@ const rebuildAttempts = 5
 // rollupView is one materialized view's SELECT and the table it reads.
 type rollupView struct{ table, event, sel string }
 
-// rollupViews reads the latest definition of each rollup view from the
-// ClickHouse migrations.
+// rollupViews reads the latest definition of each rollup view over a raw
+// table from the ClickHouse migrations. For clicks that is migration
+// 01550's view, which 01570 dropped: clicks go in with their rollups summed
+// by Relink (clickRollups), and its SELECT stays the definition those sums
+// are held to (TestClickRollupsMatchRebuild).
 func rollupViews() ([]rollupView, error) {
 	ms, err := loadMigrations(migrations.ClickHouse())
 	if err != nil {
