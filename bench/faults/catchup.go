@@ -67,18 +67,9 @@ func CatchUp(n int, batch int, cpuProfile, clickhouse string, views, vary bool, 
 	if err != nil {
 		return err
 	}
-	links := make([]*models.Link, 1)
-	if vary {
-		links = make([]*models.Link, 100)
-	}
-	for i := range links {
-		links[i] = &models.Link{WorkspaceID: ws.ID, Domain: "catchup.test", Key: "bench" + strconv.Itoa(i), URL: "https://example.com/landing/" + strconv.Itoa(i)}
-		if i == 0 {
-			links[i].Key, links[i].URL = "bench", "https://example.com/landing"
-		}
-		if err := db.CreateLink(ctx, links[i]); err != nil {
-			return err
-		}
+	links, err := catchupLinks(ctx, db, ws.ID, vary)
+	if err != nil {
+		return err
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	jopt := &ingest.JournalOptions{Dir: filepath.Join(work, "clicks"), MaxBytes: 1 << 40, Window: 5 * time.Millisecond, FsyncCommit: true}
@@ -156,23 +147,30 @@ func CatchUp(n int, batch int, cpuProfile, clickhouse string, views, vary bool, 
 		return fmt.Errorf("catchup: %d of %d clicks stored", stored, n)
 	}
 	if ch != nil {
-		var inCH string
-		q := "SELECT count() FROM clicks WHERE workspace_id = " + chstore.Quote(ws.ID)
-		if err := ch.Query(ctx, q, func(cols []string) error { inCH = cols[0]; return nil }); err != nil {
-			return err
-		}
-		var rolled string
-		q = "SELECT sum(count) FROM event_aggregates WHERE event = 'click' AND dim = 'total' AND workspace_id = " + chstore.Quote(ws.ID)
-		if err := ch.Query(ctx, q, func(cols []string) error { rolled = cols[0]; return nil }); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "clickhouse: %s clicks in the event store, %s in the rollups' totals\n", inCH, rolled)
-		if inCH != strconv.Itoa(n) {
-			return fmt.Errorf("catchup: %s of %d clicks in ClickHouse", inCH, n)
-		}
-		if views && rolled != inCH {
-			return fmt.Errorf("catchup: the rollups count %s of %s clicks", rolled, inCH)
-		}
+		return checkClickHouse(ctx, ch, ws.ID, n, views, out)
+	}
+	return nil
+}
+
+// checkClickHouse requires ClickHouse to hold the n clicks of workspace ws
+// and, with the rollups' view attached, the rollups' totals to count them.
+func checkClickHouse(ctx context.Context, ch *chstore.Client, ws string, n int, views bool, out io.Writer) error {
+	var inCH string
+	q := "SELECT count() FROM clicks WHERE workspace_id = " + chstore.Quote(ws)
+	if err := ch.Query(ctx, q, func(cols []string) error { inCH = cols[0]; return nil }); err != nil {
+		return err
+	}
+	var rolled string
+	q = "SELECT sum(count) FROM event_aggregates WHERE event = 'click' AND dim = 'total' AND workspace_id = " + chstore.Quote(ws)
+	if err := ch.Query(ctx, q, func(cols []string) error { rolled = cols[0]; return nil }); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "clickhouse: %s clicks in the event store, %s in the rollups' totals\n", inCH, rolled)
+	if inCH != strconv.Itoa(n) {
+		return fmt.Errorf("catchup: %s of %d clicks in ClickHouse", inCH, n)
+	}
+	if views && rolled != inCH {
+		return fmt.Errorf("catchup: the rollups count %s of %s clicks", rolled, inCH)
 	}
 	return nil
 }
@@ -211,6 +209,24 @@ func cpuNow() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// catchupLinks creates the catch-up's links: one, or 100 with vary.
+func catchupLinks(ctx context.Context, db *models.DB, ws string, vary bool) ([]*models.Link, error) {
+	links := make([]*models.Link, 1)
+	if vary {
+		links = make([]*models.Link, 100)
+	}
+	for i := range links {
+		links[i] = &models.Link{WorkspaceID: ws, Domain: "catchup.test", Key: "bench" + strconv.Itoa(i), URL: "https://example.com/landing/" + strconv.Itoa(i)}
+		if i == 0 {
+			links[i].Key, links[i].URL = "bench", "https://example.com/landing"
+		}
+		if err := db.CreateLink(ctx, links[i]); err != nil {
+			return nil, err
+		}
+	}
+	return links, nil
 }
 
 // variedHit spreads click i over the links and varied attributes, each a
