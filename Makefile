@@ -4,8 +4,13 @@ SHELL := bash
 GO ?= go
 RELINK_TEST_DATABASE_URL ?=
 export RELINK_TEST_DATABASE_URL
+# -trimpath keeps source directories out of the build: binaries do not carry
+# the checkout's path, and Go's build cache serves a fresh clone of the same
+# code anywhere on the machine instead of recompiling every package (about
+# 130 CPU-seconds of `make test` on 2 cores; docs/testing.md).
+export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 
-.PHONY: geoip-update help run build test test-go test-long test-race test-sdk test-embed test-browser test-browser-embed lint structure generate templ css openapi check-generated bench-redirect bench-faults
+.PHONY: geoip-update help run build test test-go test-go-plain test-go-race test-long test-race test-sdk test-embed test-browser test-browser-embed lint structure generate templ css openapi check-generated bench-redirect bench-faults
 
 help: ## Show this help
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}'
@@ -14,15 +19,18 @@ run: ## Run Relink on the embedded SQLite database (./relink.db)
 	$(GO) run ./cmd/relink serve
 
 build: ## Build the relink binary into ./bin/relink
-	$(GO) build -trimpath -o bin/relink ./cmd/relink
+	$(GO) build -o bin/relink ./cmd/relink
 
 test: ## Run every test: Go (SQLite, and PostgreSQL when RELINK_TEST_DATABASE_URL is set), the SDK suite, the embed component and the browser suites (console, embed)
-	@# The suites are independent (free ports, temporary databases), and the
-	@# Node ones spend much of their time waiting on a server or a browser, so
-	@# two run at a time; each one's output is printed whole when it ends.
+	@# The suites are independent (free ports, temporary databases). The Node
+	@# ones spend most of their time waiting on a server or a browser (the
+	@# console browser suite: ~125 CPU-seconds in ~7 minutes), and so do the
+	@# built-binary Go tests, so every leg starts at once and the CPU-bound
+	@# Go packages fill the waits; each leg's output is printed whole when it
+	@# ends (docs/testing.md, "How long it takes").
 	$(GO) build -o bin/relink-test ./cmd/relink
-	RELINK_TEST_BIN=$(CURDIR)/bin/relink-test $(MAKE) --no-print-directory -j2 --output-sync=target \
-	  test-go test-sdk test-embed test-browser test-browser-embed
+	RELINK_TEST_BIN=$(CURDIR)/bin/relink-test $(MAKE) --no-print-directory -j8 --output-sync=target \
+	  test-go-plain test-go-race test-sdk test-embed test-browser test-browser-embed
 
 # The race detector multiplies the cost of every SQLite query (the driver is
 # pure Go, so -race instruments all of it) about five to ten times, which put
@@ -43,8 +51,12 @@ RACE_SERVER_TESTS := Redirect|Shutdown|Hung|TrackClick|TrackOpen|TrackVisit|Rate
 # does not.
 GO_TEST_TIMEOUT ?= 20m
 
-test-go: ## Go tests; the concurrent packages and the server's click-path tests under the race detector
+test-go: test-go-plain test-go-race ## Go tests; the concurrent packages and the server's click-path tests under the race detector
+
+test-go-plain:
 	$(GO) test -count=1 -timeout $(GO_TEST_TIMEOUT) $$($(GO) list ./... | grep -vxF "$$($(GO) list $(RACE_PKGS))")
+
+test-go-race:
 	$(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) $(RACE_PKGS)
 	$(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) -run '$(RACE_SERVER_TESTS)' ./handlers
 
