@@ -12,9 +12,33 @@ import (
 var aggColumns = []string{"continent", "country", "region", "city", "device", "browser", "os", "trigger", "referer", "referer_url", "url"}
 
 type aggDim struct {
-	name, daily, weekly string
-	cols                []int
+	name                  string
+	hourly, daily, weekly uint8 // foldDims indexes
+	cols                  []int
 }
+
+// foldDims names the dimensions a foldKey holds by index: keys with small
+// integers instead of the dimension's and the event's names hash two
+// strings instead of four (most of a varied batch's folding time).
+var foldDims []string
+
+func foldDim(name string) uint8 {
+	foldDims = append(foldDims, name)
+	if len(foldDims) > 255 {
+		panic("models: too many aggregate dimensions")
+	}
+	return uint8(len(foldDims) - 1)
+}
+
+var (
+	foldTotal    = foldDim(DimTotal)
+	foldLink     = foldDim(DimLink)
+	foldLinkDay  = foldDim(DimLink + DaySuffix)
+	foldLinkWeek = foldDim(DimLink + WeekSuffix)
+	foldQuery    = foldDim(DimURLQuery)
+	foldQueryDay = foldDim(DimURLQuery + DaySuffix)
+	foldQueryWk  = foldDim(DimURLQuery + WeekSuffix)
+)
 
 // aggURLColumn is the index of "url" in aggColumns.
 const aggURLColumn = 10
@@ -29,7 +53,7 @@ var aggDims = func() []aggDim {
 	}
 	var out []aggDim
 	for name, cols := range AggregateDims {
-		d := aggDim{name: name, daily: name + DaySuffix, weekly: name + WeekSuffix}
+		d := aggDim{name: name}
 		for _, c := range cols {
 			i, ok := idx[c]
 			if !ok {
@@ -40,6 +64,10 @@ var aggDims = func() []aggDim {
 		out = append(out, d)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	for i := range out {
+		d := &out[i]
+		d.hourly, d.daily, d.weekly = foldDim(d.name), foldDim(d.name+DaySuffix), foldDim(d.name+WeekSuffix)
+	}
 	return out
 }()
 
@@ -58,31 +86,60 @@ type aggKey struct {
 	hour               int64
 }
 
+// foldKey is an AggregateFolder row's key: dim indexes foldDims, ev the
+// folder's events.
+type foldKey struct {
+	ws, value string
+	hour      int64
+	dim, ev   uint8
+}
+
 // AggregateFolder sums events into event-aggregate rows, like the per-batch
 // hooks (FoldAggregates), but across any number of calls: bulk loaders
 // (relink demo) fold a whole run and write each row once. Take hands out the
 // rows of finished days so memory stays bounded when events arrive in time
 // order. Not safe for concurrent use.
 type AggregateFolder struct {
-	sums   map[aggKey]*EventAggregate
-	joined map[joinKey]string // composite values, built once
-	cols   aggColumnsArray
+	// counts and amounts per row: value maps, one hash per addition
+	// (m[k] += n) and no allocation per row; amounts only where not 0.
+	counts  map[foldKey]int64
+	amounts map[foldKey]int64
+	events  []string           // foldKey.ev names
+	joined  map[joinKey]string // composite values, built once
+	cols    aggColumnsArray
 }
 
 // NewAggregateFolder returns an empty folder.
 func NewAggregateFolder() *AggregateFolder {
-	return &AggregateFolder{sums: map[aggKey]*EventAggregate{}, joined: map[joinKey]string{}}
+	return &AggregateFolder{counts: map[foldKey]int64{}, amounts: map[foldKey]int64{}, joined: map[joinKey]string{}}
 }
 
-func (f *AggregateFolder) add(ws, ev, dim, value string, hour time.Time, n, amount int64) {
-	k := aggKey{ws, ev, dim, value, hour.Unix()}
-	a := f.sums[k]
-	if a == nil {
-		a = &EventAggregate{WorkspaceID: ws, Event: ev, Dim: dim, Hour: hour, Value: value}
-		f.sums[k] = a
+// event is ev's index in f.events.
+func (f *AggregateFolder) event(ev string) uint8 {
+	for i, e := range f.events {
+		if e == ev {
+			return uint8(i)
+		}
 	}
-	a.Count += n
-	a.Amount += amount
+	if len(f.events) == 255 {
+		panic("models: too many aggregate events")
+	}
+	f.events = append(f.events, ev)
+	return uint8(len(f.events) - 1)
+}
+
+func (f *AggregateFolder) add(ws string, ev, dim uint8, value string, hour int64, n, amount int64) {
+	k := foldKey{ws: ws, value: value, hour: hour, dim: dim, ev: ev}
+	f.counts[k] += n
+	if amount != 0 {
+		f.amounts[k] += amount
+	}
+}
+
+// row is the aggregate row of key k.
+func (f *AggregateFolder) row(k foldKey) EventAggregate {
+	return EventAggregate{WorkspaceID: k.ws, Event: f.events[k.ev], Dim: foldDims[k.dim], Hour: time.Unix(k.hour, 0).UTC(), Value: k.value,
+		Count: f.counts[k], Amount: f.amounts[k]}
 }
 
 // addEvent folds one event whose column values are in f.cols (aggColumns
@@ -93,12 +150,13 @@ func (f *AggregateFolder) addEvent(ws, ev, linkID string, at time.Time, amount i
 
 // addEvents folds n events of one link in one UTC hour whose column values
 // are all f.cols, with amount their sum.
-func (f *AggregateFolder) addEvents(ws, ev, linkID string, hour time.Time, n, amount int64) {
-	day, week := DayStart(hour), WeekStart(hour)
-	f.add(ws, ev, DimTotal, "", hour, n, amount)
-	f.add(ws, ev, DimLink, linkID, hour, n, amount)
-	f.add(ws, ev, DimLink+DaySuffix, linkID, day, n, amount)
-	f.add(ws, ev, DimLink+WeekSuffix, linkID, week, n, amount)
+func (f *AggregateFolder) addEvents(ws, event, linkID string, at time.Time, n, amount int64) {
+	ev := f.event(event)
+	hour, day, week := at.Unix(), DayStart(at).Unix(), WeekStart(at).Unix()
+	f.add(ws, ev, foldTotal, "", hour, n, amount)
+	f.add(ws, ev, foldLink, linkID, hour, n, amount)
+	f.add(ws, ev, foldLinkDay, linkID, day, n, amount)
+	f.add(ws, ev, foldLinkWeek, linkID, week, n, amount)
 	for i := range aggDims {
 		d := &aggDims[i]
 		var v string
@@ -116,14 +174,14 @@ func (f *AggregateFolder) addEvents(ws, ev, linkID string, hour time.Time, n, am
 				f.joined[k] = v
 			}
 		}
-		f.add(ws, ev, d.name, v, hour, n, amount)
+		f.add(ws, ev, d.hourly, v, hour, n, amount)
 		f.add(ws, ev, d.daily, v, day, n, amount)
 		f.add(ws, ev, d.weekly, v, week, n, amount)
 	}
 	q := URLQuery(f.cols[aggURLColumn])
-	f.add(ws, ev, DimURLQuery, q, hour, n, amount)
-	f.add(ws, ev, DimURLQuery+DaySuffix, q, day, n, amount)
-	f.add(ws, ev, DimURLQuery+WeekSuffix, q, week, n, amount)
+	f.add(ws, ev, foldQuery, q, hour, n, amount)
+	f.add(ws, ev, foldQueryDay, q, day, n, amount)
+	f.add(ws, ev, foldQueryWk, q, week, n, amount)
 }
 
 // AddEvents folds events given with a column map (the hooks' form).
@@ -202,14 +260,15 @@ func (f *AggregateFolder) TakeBefore(t time.Time) []EventAggregate {
 	day := DayStart(t).Unix()
 	const week = int64(7 * 24 * 3600)
 	var out []EventAggregate
-	for k, a := range f.sums {
+	for k := range f.counts {
 		done := k.hour < day
-		if strings.HasSuffix(k.dim, WeekSuffix) {
+		if strings.HasSuffix(foldDims[k.dim], WeekSuffix) {
 			done = k.hour+week <= day
 		}
 		if done {
-			out = append(out, *a)
-			delete(f.sums, k)
+			out = append(out, f.row(k))
+			delete(f.counts, k)
+			delete(f.amounts, k)
 		}
 	}
 	sortAggregates(out)
@@ -218,12 +277,20 @@ func (f *AggregateFolder) TakeBefore(t time.Time) []EventAggregate {
 
 // TakeAll removes and returns every row, sorted by primary key.
 func (f *AggregateFolder) TakeAll() []EventAggregate {
-	out := make([]EventAggregate, 0, len(f.sums))
-	for _, a := range f.sums {
-		out = append(out, *a)
-	}
-	clear(f.sums)
+	out := f.TakeUnsorted()
 	sortAggregates(out)
+	return out
+}
+
+// TakeUnsorted removes and returns every row in no particular order, for
+// writers that take no row locks (ClickHouse).
+func (f *AggregateFolder) TakeUnsorted() []EventAggregate {
+	out := make([]EventAggregate, 0, len(f.counts))
+	for k := range f.counts {
+		out = append(out, f.row(k))
+	}
+	clear(f.counts)
+	clear(f.amounts)
 	return out
 }
 

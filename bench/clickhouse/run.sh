@@ -34,7 +34,11 @@
 #                      NOVIEWS=1 adds a round with the click rollups' view
 #                      (clicks_ingest_2_rollups) detached; VARY=1 spreads
 #                      the clicks over 100 links and varied attributes
-#                      (bench/faults -vary) instead of one attribute set
+#                      (bench/faults -vary) instead of one attribute set;
+#                      OLD_FAULTS=/path/to/faults (bench/faults built from an
+#                      earlier commit, e.g. with `git archive`) adds a round
+#                      SQL + ClickHouse with it (its own migrations and
+#                      database): before and after in the same run
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -53,6 +57,7 @@ INGEST=${INGEST:-0}
 INGEST_ONLY=${INGEST_ONLY:-0}
 NOVIEWS=${NOVIEWS:-0}
 VARY=${VARY:-0}
+OLD_FAULTS=${OLD_FAULTS:-}
 ROUNDS=${ROUNDS:-2}
 DIR=${DIR:-$(mktemp -d /tmp/relink-chbench-XXXXXX)}
 mkdir -p "$DIR"
@@ -119,6 +124,10 @@ if [ "$INGEST" != 0 ]; then
     "$DIR/faults" -catchup "$INGEST" $vary | grep catch-up
     echo "ingest round $r: SQL + ClickHouse; load average $(load)"
     "$DIR/faults" -catchup "$INGEST" $vary -clickhouse "$CH/relink_ingest_$r" | grep -E "catch-up|clickhouse:"
+    if [ -n "$OLD_FAULTS" ]; then
+      echo "ingest round $r: SQL + ClickHouse with $OLD_FAULTS; load average $(load)"
+      "$OLD_FAULTS" -catchup "$INGEST" $vary -clickhouse "$CH/relink_ingest_old_$r" | grep -E "catch-up|clickhouse:"
+    fi
     if [ "$NOVIEWS" = 1 ]; then
       echo "ingest round $r: SQL + ClickHouse without the click rollups' view (what it costs); load average $(load)"
       "$DIR/faults" -catchup "$INGEST" $vary -clickhouse "$CH/relink_ingest_nv_$r" -clickhouse-views=false | grep -E "catch-up|clickhouse:"

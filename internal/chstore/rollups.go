@@ -32,7 +32,7 @@ const clickIngestColumns = "workspace_id, ts, identity_hash, click_id, link_id, 
 func clickRollups(batch []models.Click) []models.EventAggregate {
 	f := models.NewAggregateFolder()
 	f.AddClicks(batch)
-	return f.TakeAll()
+	return f.TakeUnsorted()
 }
 
 // insertClicks sends clicks and their rollups in one INSERT into
@@ -65,6 +65,7 @@ func (c *Client) insertClicks(ctx context.Context, batch []models.Click, rolled 
 	}
 	// A rollup row: the click columns empty but the workspace.
 	const noClick = "\t0" + "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t" + "\t0\t0" + "\t\t\t\t\t\t\t\t"
+	hours := map[int64]string{} // a batch's rows have few distinct hours
 	for i := range rolled {
 		a := &rolled[i]
 		b = appendTSV(b, a.WorkspaceID)
@@ -72,7 +73,12 @@ func (c *Client) insertClicks(ctx context.Context, batch []models.Click, rolled 
 		b = append(b, '\t')
 		b = appendTSV(b, a.Dim)
 		b = append(b, '\t')
-		b = a.Hour.UTC().AppendFormat(b, time.DateTime)
+		h, ok := hours[a.Hour.Unix()]
+		if !ok {
+			h = a.Hour.UTC().Format(time.DateTime)
+			hours[a.Hour.Unix()] = h
+		}
+		b = append(b, h...)
 		b = append(b, '\t')
 		b = appendTSV(b, a.Value)
 		b = append(b, '\t')
