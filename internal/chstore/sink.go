@@ -35,9 +35,9 @@ func (s *ClickStore) RecordClicks(ctx context.Context, batch []models.Click, hoo
 	for i := range batch {
 		slim[i] = SlimClick(batch[i])
 	}
-	// ClickHouse runs an insert's materialized views on one thread: a large
-	// batch goes in as parallelInserts inserts at once (each its own
-	// InsertOnce over its own ids).
+	// ClickHouse parses and writes an insert on one thread: a large batch
+	// goes in as parallelInserts inserts at once (each its own InsertOnce
+	// over its own ids, with its own rollups).
 	parts := 1
 	if len(batch) >= 2*minParallelInsert {
 		parts = parallelInserts
