@@ -53,12 +53,8 @@ GO_TEST_TIMEOUT ?= 20m
 
 test-go: test-go-plain test-go-race ## Go tests; the concurrent packages and the server's click-path tests under the race detector
 
-# Four packages at a time, not GOMAXPROCS' two: the built-binary and fault
-# tests (cmd/relink, bench/faults, tests/e2e) mostly wait on servers and
-# timers, and with two slots they held both for minutes while the CPU-bound
-# packages queued behind them.
 test-go-plain:
-	$(GO) test -p 4 -count=1 -timeout $(GO_TEST_TIMEOUT) $$($(GO) list ./... | grep -vxF "$$($(GO) list $(RACE_PKGS))")
+	$(GO) test -count=1 -timeout $(GO_TEST_TIMEOUT) $$($(GO) list ./... | grep -vxF "$$($(GO) list $(RACE_PKGS))")
 
 test-go-race:
 	$(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) $(RACE_PKGS)
