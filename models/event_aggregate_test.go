@@ -69,6 +69,31 @@ func TestFoldAggregatesGrains(t *testing.T) {
 	}
 }
 
+// TestFourWeekStart: four-week blocks are four whole ISO weeks counted from
+// Monday 1970-01-05 (ClickHouse's intDiv(seconds - 345600, 2419200) *
+// 2419200 + 345600), before the epoch too.
+func TestFourWeekStart(t *testing.T) {
+	for _, c := range []struct{ at, want string }{
+		{"2026-10-31T23:30:00Z", "2026-10-26T00:00:00Z"},
+		{"2026-11-22T23:59:59Z", "2026-10-26T00:00:00Z"},
+		{"2026-11-23T00:00:00Z", "2026-11-23T00:00:00Z"},
+		{"1970-01-05T00:00:00Z", "1970-01-05T00:00:00Z"},
+		{"1970-01-04T23:00:00Z", "1969-12-08T00:00:00Z"},
+	} {
+		at, _ := time.Parse(time.RFC3339, c.at)
+		if got := models.FourWeekStart(at); got.Format(time.RFC3339) != c.want {
+			t.Errorf("FourWeekStart(%s) = %s, want %s", c.at, got.Format(time.RFC3339), c.want)
+		}
+	}
+	for h := range 24 * 60 {
+		at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(h) * 7 * time.Hour)
+		b := models.FourWeekStart(at)
+		if b.After(at) || !at.Before(b.AddDate(0, 0, 28)) || !b.Equal(models.WeekStart(b)) || (b.Unix()-345600)%2419200 != 0 {
+			t.Fatalf("FourWeekStart(%s) = %s", at, b)
+		}
+	}
+}
+
 // TestRevisionRows: every aggregate write counts one revision per
 // workspace, kind and UTC day whose per-link or per-URL rows it changes
 // (the sealed vectors' staleness check), and a rebuild drops the vectors.

@@ -19,6 +19,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -58,6 +59,7 @@ func run() error {
 	only := flag.String("only", "", "comma-separated groupBys to run (default all)")
 	target := flag.Float64("target", 0, "p95 target in ms: count the queries over it (0 = no target)")
 	noVectors := flag.Bool("novectors", false, "rank top_links, top_urls and top_base_urls from the aggregate rows, without the sealed vectors (the path before them)")
+	dump := flag.String("dump", "", "write each query's last answer to this directory (two builds' answers compare with diff -r; with a fixed window, e.g. --interval 'start=2026-01-01T00:30:00Z&end=2026-11-01T10:15:00Z')")
 	cold := flag.Bool("cold", false, "delete the workspace's sealed vectors before every request, so each one builds those it reads (the first query after the data changed)")
 	flag.Parse()
 
@@ -117,7 +119,7 @@ func run() error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	b := &bencher{client: &http.Client{Timeout: 2 * time.Minute}, base: base, host: host, key: key, runs: *runs, warm: *warm}
+	b := &bencher{client: &http.Client{Timeout: 2 * time.Minute}, base: base, host: host, key: key, runs: *runs, warm: *warm, dump: *dump}
 	if *cold {
 		b.before = func() error { return db.Exec("DELETE FROM aggregate_vectors WHERE workspace_id = ?", ws.ID).Error }
 	}
@@ -148,6 +150,7 @@ type bencher struct {
 	base, host, key string
 	runs, warm      int
 	before          func() error // run before every request (--cold)
+	dump            string       // directory of the answers (--dump)
 }
 
 // table prints one groupBy × event table at interval iv.
@@ -159,10 +162,20 @@ func (b *bencher) table(iv string, events []string, gbs []analytics.GroupBy, tar
 	var slowest, slowest95 time.Duration
 	for _, ev := range events {
 		for _, g := range gbs {
-			url := fmt.Sprintf("%s/analytics?event=%s&groupBy=%s&interval=%s&timezone=UTC", b.base, ev, g, iv)
-			lat, rows, err := b.measure(url)
+			window := "interval=" + iv
+			if strings.Contains(iv, "=") {
+				window = iv // start=…&end=…
+			}
+			url := fmt.Sprintf("%s/analytics?event=%s&groupBy=%s&%s&timezone=UTC", b.base, ev, g, window)
+			lat, rows, body, err := b.measure(url)
 			if err != nil {
 				return err
+			}
+			if b.dump != "" {
+				name := fmt.Sprintf("%s_%s_%s.json", ev, g, strings.NewReplacer("=", "-", "&", "_", ":", "").Replace(iv))
+				if err := os.WriteFile(filepath.Join(b.dump, name), body, 0o644); err != nil {
+					return fmt.Errorf("dump: %w", err)
+				}
 			}
 			all = append(all, lat...)
 			p50, p95 := pct(lat, 50), pct(lat, 95)
@@ -182,15 +195,16 @@ func (b *bencher) table(iv string, events []string, gbs []analytics.GroupBy, tar
 	return nil
 }
 
-// measure sends one query warm+runs times and returns the measured latencies
-// and the number of rows of the last answer.
-func (b *bencher) measure(url string) ([]time.Duration, int, error) {
+// measure sends one query warm+runs times and returns the measured latencies,
+// the number of rows of the last answer and the answer.
+func (b *bencher) measure(url string) ([]time.Duration, int, []byte, error) {
 	var lat []time.Duration
 	rows := 0
+	var last []byte
 	for i := 0; i < b.warm+b.runs; i++ {
 		if b.before != nil {
 			if err := b.before(); err != nil {
-				return nil, 0, err
+				return nil, 0, nil, err
 			}
 		}
 		req, _ := http.NewRequest("GET", url, nil)
@@ -199,20 +213,20 @@ func (b *bencher) measure(url string) ([]time.Duration, int, error) {
 		t0 := time.Now()
 		res, err := b.client.Do(req)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		d := time.Since(t0)
 		if res.StatusCode != 200 {
-			return nil, 0, fmt.Errorf("%s: %d %s", url, res.StatusCode, body)
+			return nil, 0, nil, fmt.Errorf("%s: %d %s", url, res.StatusCode, body)
 		}
-		rows = strings.Count(string(body), `"clicks":`)
+		rows, last = strings.Count(string(body), `"clicks":`), body
 		if i >= b.warm {
 			lat = append(lat, d)
 		}
 	}
-	return lat, rows, nil
+	return lat, rows, last, nil
 }
 
 // loadavg is the 1-, 5- and 15-minute load average ("?" where unknown).

@@ -1,9 +1,11 @@
 """Prints the INSERT … SELECT statements that fill ClickHouse's rollups
 (event_aggregates) for one workspace from its raw event tables, one
 statement per event table, month and dimension (its hourly, daily and
-weekly rows together), with the dimensions, grains and values read from
-the materialized views of migrations/clickhouse/01550_rollups.sql, so the
-rows are exactly those the views write at insert time.
+weekly rows together, and the four-week rows of the link and URL
+dimensions), with the dimensions, grains and values read from the
+materialized views of migrations/clickhouse (01550_rollups.sql,
+01580_four_week_rollups.sql), so the rows are exactly those the views
+write at insert time.
 
 bench/clickhouse/run.sh loads 100M generated clicks with the views
 detached (the views' per-block ARRAY JOIN of 40 rows per click ran at
@@ -16,7 +18,7 @@ import sys
 from pathlib import Path
 
 ws, first, last = sys.argv[1:4]
-src = (Path(__file__).resolve().parents[2] / "migrations/clickhouse/01550_rollups.sql").read_text()
+src = "".join(p.read_text() for p in sorted((Path(__file__).resolve().parents[2] / "migrations/clickhouse").glob("*.sql")))
 tables = {"clicks": ("click", "toInt64(0)"), "lead_events": ("lead", "toInt64(0)"), "sale_events": ("sale", "toInt64(sum(amount))")}
 
 
@@ -29,8 +31,9 @@ def months(a, b):
 
 
 for table, (event, amount) in tables.items():
-    view = re.search(r"CREATE MATERIALIZED VIEW IF NOT EXISTS " + table + r"_aggregates.*?ARRAY JOIN \[(.*?)\] AS d", src, re.S)
-    entries = re.findall(r"\('([^']+)', (toDateTime\(.*?\)), (.*?)\),?\n", view.group(1) + "\n")
+    entries = []
+    for view in re.finditer(r"CREATE MATERIALIZED VIEW IF NOT EXISTS " + table + r"_aggregates(?:_4week)? TO .*?ARRAY JOIN \[(.*?)\] AS d", src, re.S):
+        entries += re.findall(r"\('([^']+)', (toDateTime\(.*?\)), (.*?)\),?\n", view.group(1) + "\n")
     dims = {}
     for name, hour, value in entries:
         dims.setdefault(name.split("@")[0], []).append((name, hour, value))

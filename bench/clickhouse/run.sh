@@ -193,8 +193,8 @@ FROM (
 ) ANY LEFT JOIN (SELECT idx, link_id, domain, key, url FROM relink.bench_links) USING idx
 EOF
   }
-  for v in lead_events_aggregates sale_events_aggregates; do chq "DETACH TABLE relink.$v"; done
-  trap 'for v in lead_events_aggregates sale_events_aggregates; do chq "ATTACH TABLE relink.$v" 2>/dev/null; done; cleanup' EXIT
+  for v in lead_events_aggregates sale_events_aggregates lead_events_aggregates_4week sale_events_aggregates_4week; do chq "DETACH TABLE relink.$v"; done
+  trap 'for v in lead_events_aggregates sale_events_aggregates lead_events_aggregates_4week sale_events_aggregates_4week; do chq "ATTACH TABLE relink.$v" 2>/dev/null; done; cleanup' EXIT
   CLICK_COLS="workspace_id, ts, click_id, link_id, domain, key, url, identity_hash, ip, continent, country, region, city, device, browser, os, ua, qr, trigger, referer, referer_url, utm_source"
   off=0
   tl=$(date +%s)
@@ -229,7 +229,7 @@ FROM ($(attrs "$off" "$cnt" "WHERE cityHash64(n, 99) % 100 = 0"))"
     printf '\r  rollups: %d / %d statements, %d s, load %s   ' "$i" "$total" $(( $(date +%s) - tr )) "$(load)"
   done < "$DIR/rollups.sql"
   echo
-  for v in lead_events_aggregates sale_events_aggregates; do chq "ATTACH TABLE relink.$v"; done
+  for v in lead_events_aggregates sale_events_aggregates lead_events_aggregates_4week sale_events_aggregates_4week; do chq "ATTACH TABLE relink.$v"; done
   trap cleanup EXIT
   echo "rollups written in $(( $(date +%s) - tr )) s; whole load $(( $(date +%s) - tl )) s; load average $(load)"
   for t in clicks:click lead_events:lead sale_events:sale; do

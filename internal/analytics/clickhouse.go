@@ -343,7 +343,8 @@ func (e *SQLEngine) chEventRows(ctx context.Context, s *scope, k kind, after *ev
 
 // chFromAggregates is fromAggregates over ClickHouse: the whole hours of
 // the window from the rollups (event_aggregates, migration 01550) by the
-// same signed cover of hourly, daily and weekly rows, the partial hours at
+// same signed cover of hourly, daily and weekly rows — and four-week rows
+// for the link- and URL-keyed dims (chCoverSpans) — the partial hours at
 // either end from the raw table.
 func (e *SQLEngine) chFromAggregates(ctx context.Context, s *scope, k kind, key keySpec, df *dimFilter) (map[string]counts, error) {
 	h0 := s.win.Start.Truncate(time.Hour)
@@ -357,22 +358,28 @@ func (e *SQLEngine) chFromAggregates(ctx context.Context, s *scope, k kind, key 
 	if !h0.Before(h1) {
 		return e.chCount(ctx, s, k, key, []timeRange{s.whole()})
 	}
-	e.aggReads.Add(1)
 	dim := s.aggDim(key, df)
-	top := weekly
+	var spans []span
+	edges := []timeRange{{s.win.Start, h0, false}, {h1, s.win.End, !s.endExcl}}
 	if key.kind == keyTime || dim == models.DimTotal {
-		top = hourly
+		e.aggReads.Add(1)
+		c := coverer{now: e.Now()}
+		spans = c.cover(h0, h1, hourly).spans
+	} else {
+		var err error
+		if spans, edges, err = e.chCoverSpans(ctx, s, k, dim); err != nil {
+			return nil, err
+		}
 	}
-	c := coverer{now: e.Now()}
-	out, err := e.chReadAggregates(ctx, s, k, key, dim, c.cover(h0, h1, top).spans, df)
+	out, err := e.chReadAggregates(ctx, s, k, key, dim, spans, df)
 	if err != nil {
 		return nil, err
 	}
-	edges, err := e.chCount(ctx, s, k, key, []timeRange{{s.win.Start, h0, false}, {h1, s.win.End, !s.endExcl}})
+	ec, err := e.chCount(ctx, s, k, key, edges)
 	if err != nil {
 		return nil, err
 	}
-	for key, c := range edges {
+	for key, c := range ec {
 		o := out[key]
 		o.n += c.n
 		o.amount += c.amount
@@ -384,34 +391,7 @@ func (e *SQLEngine) chFromAggregates(ctx context.Context, s *scope, k kind, key 
 // chReadAggregates is readAggregates over ClickHouse's rollups: one
 // statement, a UNION ALL of the spans' primary-key range reads.
 func (e *SQLEngine) chReadAggregates(ctx context.Context, s *scope, k kind, key keySpec, dim string, spans []span, df *dimFilter) (map[string]counts, error) {
-	isLink := dim == models.DimLink
-	var parts []string
-	for _, sp := range spans {
-		if !sp.from.Before(sp.to) {
-			continue
-		}
-		var w chWhere
-		w.add("workspace_id = " + chstore.Quote(s.wsID))
-		w.add("event = " + chstore.Quote(k.agg))
-		w.add("dim = " + chstore.Quote(dim+sp.grain.suffix()))
-		w.add(fmt.Sprintf("hour >= toDateTime(%d) AND hour < toDateTime(%d)", sp.from.Unix(), sp.to.Unix()))
-		if isLink {
-			if s.linksSet {
-				w.in("value", Filter{Values: s.links})
-			}
-			w.in("value", s.q.LinkID)
-		}
-		if df != nil {
-			w.in("value", df.f)
-		}
-		e.spanReads[sp.grain].Add(1)
-		cols := "toUInt32(hour) AS h, value, count AS n, amount AS a"
-		if sp.neg {
-			e.subtracted.Add(1)
-			cols = "toUInt32(hour) AS h, value, -count AS n, -amount AS a"
-		}
-		parts = append(parts, "SELECT "+cols+" FROM event_aggregates WHERE "+w.sql())
-	}
+	parts := e.chSpanSelects(s, k, dim, spans, df, "toUInt32(hour) AS h, value")
 	out := map[string]counts{}
 	if len(parts) == 0 {
 		return out, nil
@@ -455,6 +435,143 @@ func (e *SQLEngine) chReadAggregates(ctx context.Context, s *scope, k kind, key 
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read %s rollups: %w", k.agg, err)
+	}
+	return out, nil
+}
+
+// chSpanSelects are the SELECTs of dim's rollup rows over the signed spans
+// (empty ones left out): the columns cols, then count and amount (negated
+// when the span subtracts) as n and a; per-link rows restricted to the
+// scope's links, and to the filter df's values when set. It counts the
+// reads.
+func (e *SQLEngine) chSpanSelects(s *scope, k kind, dim string, spans []span, df *dimFilter, cols string) []string {
+	var parts []string
+	for _, sp := range spans {
+		if !sp.from.Before(sp.to) {
+			continue
+		}
+		var w chWhere
+		w.add("workspace_id = " + chstore.Quote(s.wsID))
+		w.add("event = " + chstore.Quote(k.agg))
+		w.add("dim = " + chstore.Quote(dim+sp.grain.suffix()))
+		w.add(fmt.Sprintf("hour >= toDateTime(%d) AND hour < toDateTime(%d)", sp.from.Unix(), sp.to.Unix()))
+		if dim == models.DimLink {
+			if s.linksSet {
+				w.in("value", Filter{Values: s.links})
+			}
+			w.in("value", s.q.LinkID)
+		}
+		if df != nil {
+			w.in("value", df.f)
+		}
+		e.spanReads[sp.grain].Add(1)
+		sign := ""
+		if sp.neg {
+			e.subtracted.Add(1)
+			sign = "-"
+		}
+		parts = append(parts, "SELECT "+cols+", "+sign+"count AS n, "+sign+"amount AS a FROM event_aggregates WHERE "+w.sql())
+	}
+	return parts
+}
+
+// chFourWeekDims are the dimensions with four-week rollup rows in
+// ClickHouse (migration 01580): the link- and URL-keyed ones, whose many
+// values made a year of weekly rows the slowest reads.
+var chFourWeekDims = map[string]bool{models.DimLink: true, "url": true}
+
+// chCoverSpans is coverSpans over ClickHouse's rollups for kind k's rows of
+// dim: for the link- and URL-keyed dims the cover may use four-week blocks,
+// but only the blocks whose four-week rows are complete (chCompleteBlocks);
+// any other block of the cover is read as its four weeks. It counts the
+// aggregate read as coverSpans does.
+func (e *SQLEngine) chCoverSpans(ctx context.Context, s *scope, k kind, dim string) ([]span, []timeRange, error) {
+	if !chFourWeekDims[dim] {
+		spans, edges := e.coverSpans(s)
+		return spans, edges, nil
+	}
+	spans, edges := e.coverSpansWith(s, &coverer{now: e.Now()}, fourWeekly)
+	var lo, hi time.Time
+	for _, sp := range spans {
+		if sp.grain != fourWeekly {
+			continue
+		}
+		if lo.IsZero() || sp.from.Before(lo) {
+			lo = sp.from
+		}
+		if sp.to.After(hi) {
+			hi = sp.to
+		}
+	}
+	if lo.IsZero() {
+		return spans, edges, nil
+	}
+	complete, err := e.chCompleteBlocks(ctx, s, k, lo, hi)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []span
+	for _, sp := range spans {
+		if sp.grain != fourWeekly {
+			out = append(out, sp)
+			continue
+		}
+		for b := sp.from; b.Before(sp.to); b = fourWeekly.next(b) {
+			g := fourWeekly
+			if !complete[b.Unix()] {
+				g = weekly // the same four weeks
+			}
+			if n := len(out) - 1; n >= 0 && out[n].grain == g && out[n].neg == sp.neg && out[n].to.Equal(b) {
+				out[n].to = fourWeekly.next(b)
+				continue
+			}
+			out = append(out, span{b, fourWeekly.next(b), g, sp.neg})
+		}
+	}
+	return out, edges, nil
+}
+
+// chCompleteBlocks returns the four-week blocks in [lo, hi) whose rows
+// count every event of kind k in them: their link rows' counts sum to the
+// block's hourly totals. Four-week rows are written only from the moment
+// their materialized views exist (migration 01580 adds no rows for the
+// events stored before it; `relink clickhouse rebuild-rollups` computes
+// them), so a block's rows can lack events but never hold one twice: equal
+// sums mean every event is there. A block with rows missing is read from
+// its weeks, and the answer stays exact either way. The link rows stand for
+// the URL rows, which every writer writes in the same insert (01580's
+// views: one ARRAY JOIN): 5,000 links' rows are read instead of 25,000
+// URLs' (at 100M clicks a year, 46 ms a check on the URLs against about 5
+// on the links).
+func (e *SQLEngine) chCompleteBlocks(ctx context.Context, s *scope, k kind, lo, hi time.Time) (map[int64]bool, error) {
+	cond := fmt.Sprintf("workspace_id = %s AND event = %s AND hour >= toDateTime(%d) AND hour < toDateTime(%d)",
+		chstore.Quote(s.wsID), chstore.Quote(k.agg), lo.Unix(), hi.Unix())
+	q := "SELECT 'b', toUInt32(hour) AS h, sum(count) FROM event_aggregates WHERE " + cond + " AND dim = " +
+		chstore.Quote(models.DimLink+fourWeekly.suffix()) + " GROUP BY h UNION ALL " +
+		"SELECT 't', toUInt32(intDiv(toUInt32(hour) - 345600, 2419200) * 2419200 + 345600) AS h, sum(count) FROM event_aggregates WHERE " +
+		cond + " AND dim = " + chstore.Quote(models.DimTotal) + " GROUP BY h"
+	blocks, totals := map[int64]string{}, map[int64]string{}
+	err := e.CH.Query(ctx, q, func(row []string) error {
+		if len(row) != 3 {
+			return fmt.Errorf("%d columns, want 3", len(row))
+		}
+		h, err := strconv.ParseInt(row[1], 10, 64)
+		if err != nil {
+			return fmt.Errorf("block %q: %w", row[1], err)
+		}
+		if row[0] == "b" {
+			blocks[h] = row[2]
+		} else {
+			totals[h] = row[2]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("check %s four-week rollups: %w", k.agg, err)
+	}
+	out := map[int64]bool{}
+	for b := lo; b.Before(hi); b = fourWeekly.next(b) {
+		out[b.Unix()] = blocks[b.Unix()] == totals[b.Unix()]
 	}
 	return out, nil
 }

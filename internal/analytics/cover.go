@@ -7,13 +7,16 @@ import (
 )
 
 // grain is one resolution of the event aggregates: hourly rows, daily
-// rollups ("@day") or weekly rollups ("@week", ISO weeks in UTC).
+// rollups ("@day"), weekly rollups ("@week", ISO weeks in UTC) or, in
+// ClickHouse's link- and URL-keyed rollups only, four-week rollups
+// ("@4week", models.FourWeekStart).
 type grain int
 
 const (
 	hourly grain = iota
 	daily
 	weekly
+	fourWeekly
 )
 
 func (g grain) suffix() string {
@@ -22,6 +25,8 @@ func (g grain) suffix() string {
 		return models.DaySuffix
 	case weekly:
 		return models.WeekSuffix
+	case fourWeekly:
+		return models.FourWeekSuffix
 	}
 	return ""
 }
@@ -33,6 +38,8 @@ func (g grain) floor(t time.Time) time.Time {
 		return models.DayStart(t)
 	case weekly:
 		return models.WeekStart(t)
+	case fourWeekly:
+		return models.FourWeekStart(t)
 	}
 	return t.UTC().Truncate(time.Hour)
 }
@@ -53,6 +60,8 @@ func (g grain) next(b time.Time) time.Time {
 		return b.AddDate(0, 0, 1)
 	case weekly:
 		return b.AddDate(0, 0, 7)
+	case fourWeekly:
+		return b.AddDate(0, 0, 28)
 	}
 	return b.Add(time.Hour)
 }
@@ -60,9 +69,10 @@ func (g grain) next(b time.Time) time.Time {
 // Relative cost of reading one block of each grain, in rows per value: a
 // value busy enough to matter has a row in most hours, in nearly every day
 // and in every week, so a day costs about what three or four hours do and a
-// week about what a day does. spanCost is the fixed price of one more range
-// read (an index descent and a UNION ALL branch).
-var grainCost = [...]float64{hourly: 1, daily: 3, weekly: 4}
+// week about what a day does, and four weeks a little more than a week.
+// spanCost is the fixed price of one more range read (an index descent and
+// a UNION ALL branch).
+var grainCost = [...]float64{hourly: 1, daily: 3, weekly: 4, fourWeekly: 5}
 
 const spanCost = 0.5
 
@@ -105,7 +115,7 @@ type coverer struct {
 const vecCost = 0.1
 
 // vecRowFactor scales an hour's price by grain when vec is set.
-var vecRowFactor = [...]float64{hourly: 1, daily: 0.9, weekly: 0.8}
+var vecRowFactor = [...]float64{hourly: 1, daily: 0.9, weekly: 0.8, fourWeekly: 0.8}
 
 // blocks prices n consecutive blocks of g from `from`.
 func (c *coverer) blocks(g grain, from, to time.Time) float64 {

@@ -343,9 +343,10 @@ func TestAggregateEqualsRaw(t *testing.T) {
 			}
 			a, _ := ch.Reads()
 			h, d, wk, neg := ch.SpanReads()
-			t.Logf("%s rollup reads: %d; range reads: %d hourly, %d daily, %d weekly, %d subtracted", name, a, h, d, wk, neg)
-			if k := int64(chShare()); a < 80/k || h == 0 || d == 0 || wk < 20/k || neg < 20/k {
-				t.Fatalf("%s rollup reads %d: %d hourly, %d daily, %d weekly, %d subtracted", name, a, h, d, wk, neg)
+			fw := ch.FourWeekReads()
+			t.Logf("%s rollup reads: %d; range reads: %d hourly, %d daily, %d weekly, %d four-week, %d subtracted", name, a, h, d, wk, fw, neg)
+			if k := int64(chShare()); a < 80/k || h == 0 || d == 0 || wk < 20/k || fw == 0 || neg < 20/k {
+				t.Fatalf("%s rollup reads %d: %d hourly, %d daily, %d weekly, %d four-week, %d subtracted", name, a, h, d, wk, fw, neg)
 			}
 		}
 	})

@@ -19,3 +19,7 @@ func (e *SQLEngine) RankedReads() int64 { return e.rankedReads.Load() }
 
 // RollupReads reports how many rankings read the link-attribute rollups.
 func (e *SQLEngine) RollupReads() int64 { return e.rollupReads.Load() }
+
+// FourWeekReads reports the four-week range reads (ClickHouse's link- and
+// URL-keyed rollups).
+func (e *SQLEngine) FourWeekReads() int64 { return e.spanReads[fourWeekly].Load() }

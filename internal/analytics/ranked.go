@@ -89,7 +89,7 @@ func (d dialect) byteOrder() string {
 // the database: the sums come from the aggregates (the planner's rule) and
 // the grouping is one rankedGroups knows.
 func (e *SQLEngine) rankable(s *scope, k kind) (rankedGroup, bool) {
-	if e.ForceRaw || e.CH != nil { // ClickHouse: the rollups, folded in Go
+	if e.ForceRaw || e.CH != nil { // ClickHouse: chRankAll
 		return rankedGroup{}, false
 	}
 	rg, ok := s.d.rankedGroups(s.q.GroupBy)
@@ -107,9 +107,13 @@ func (e *SQLEngine) rankable(s *scope, k kind) (rankedGroup, bool) {
 }
 
 // rankAll ranks every event kind of the query in the database (in parallel
-// on PostgreSQL, as measureAll does, and wherever vectors answer). ok is false when some kind cannot be
-// ranked there; the caller then takes the general path.
+// on PostgreSQL, as measureAll does, and wherever vectors answer; over
+// ClickHouse, chRankAll). ok is false when some kind cannot be ranked
+// there; the caller then takes the general path.
 func (e *SQLEngine) rankAll(ctx context.Context, s *scope) (map[kind]ranked, bool, error) {
+	if e.CH != nil {
+		return e.chRankAll(ctx, s)
+	}
 	kinds := kindsOf(s.q.Event)
 	rgs := make([]rankedGroup, len(kinds))
 	for i, k := range kinds {
@@ -303,11 +307,11 @@ func (s *scope) restrictLinks(w *where) {
 // whole hours (the cheapest signed cover, empty spans left out) and the
 // partial hours at either end, which only the raw rows hold.
 func (e *SQLEngine) coverSpans(s *scope) ([]span, []timeRange) {
-	return e.coverSpansWith(s, &coverer{now: e.Now()})
+	return e.coverSpansWith(s, &coverer{now: e.Now()}, weekly)
 }
 
-// coverSpansWith is coverSpans with the coverer c.
-func (e *SQLEngine) coverSpansWith(s *scope, c *coverer) ([]span, []timeRange) {
+// coverSpansWith is coverSpans with the coverer c and grains up to top.
+func (e *SQLEngine) coverSpansWith(s *scope, c *coverer, top grain) ([]span, []timeRange) {
 	h0 := s.win.Start.Truncate(time.Hour)
 	if h0.Before(s.win.Start) {
 		h0 = h0.Add(time.Hour)
@@ -321,7 +325,7 @@ func (e *SQLEngine) coverSpansWith(s *scope, c *coverer) ([]span, []timeRange) {
 	}
 	e.aggReads.Add(1)
 	var spans []span
-	for _, sp := range c.cover(h0, h1, weekly).spans {
+	for _, sp := range c.cover(h0, h1, top).spans {
 		if sp.from.Before(sp.to) {
 			spans = append(spans, sp)
 		}

@@ -83,7 +83,7 @@ func (e *SQLEngine) rankFromVectors(ctx context.Context, s *scope, k kind, rg ra
 		return ranked{}, fmt.Errorf("rank %s by %s: %w", k.table, s.q.GroupBy, err)
 	}
 	c := coverer{now: e.Now(), vec: true}
-	spans, edges := e.coverSpansWith(s, &c)
+	spans, edges := e.coverSpansWith(s, &c, weekly)
 	units, rowSpans := splitSealed(spans, c.now)
 	vecs, err := e.vectors(ctx, s.wsID, k, rg.dim, units)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/migrations"
+	"github.com/relinkhq/relink/models"
 )
 
 // RebuildProgress is reported after every month of a Rebuild.
@@ -18,7 +19,8 @@ type RebuildProgress struct {
 	Attempts    int    // tries the month took (more than 1: live inserts raced it)
 }
 
-// Rebuild recomputes the rollups (event_aggregates, migration 01550) from
+// Rebuild recomputes the rollups (event_aggregates, migrations 01550 and
+// 01580) from
 // the raw event tables, one month partition at a time, with the rollups'
 // SELECTs (the materialized views' definitions; rollupViews): each month is computed
 // into event_aggregates_rebuild and swapped in atomically (REPLACE
@@ -28,9 +30,10 @@ type RebuildProgress struct {
 //
 // Raw clicks a workspace's retention deleted (recorded in trimmed, and the
 // workspace's current period, Keep) are not in the raw table any more: that
-// workspace's click rollups before the cut — rounded up to the next ISO week,
-// so every hour, day and week row lies wholly on one side — are kept as
-// they are, and only its later clicks are recomputed.
+// workspace's click rollups before the cut — rounded up to the next
+// four-week block, so every hour, day, week and four-week row lies wholly
+// on one side — are kept as they are, and only its later clicks are
+// recomputed.
 //
 // Live inserts go on during a rebuild: a row inserted between a month's
 // read and its swap would be missing from the new month, so each month is
@@ -54,50 +57,55 @@ const rebuildAttempts = 5
 // rollupView is one materialized view's SELECT and the table it reads.
 type rollupView struct{ table, event, sel string }
 
-// rollupViews reads the latest definition of each rollup view over a raw
-// table from the ClickHouse migrations. For clicks that is migration
-// 01550's view, which 01570 dropped: clicks go in with their rollups summed
-// by Relink (clickRollups), and its SELECT stays the definition those sums
-// are held to (TestClickRollupsMatchRebuild).
+// rollupViews reads the latest definition of each rollup view from the
+// ClickHouse migrations: per event table, the view of 01550 (every
+// dimension's hour, day and week rows) and the four-week view of 01580.
+// The two over clicks were dropped (01570, 01580): clicks go in with their
+// rollups summed by Relink (clickRollups), and their SELECTs stay the
+// definitions those sums are held to (TestClickRollupsMatchRebuild).
 func rollupViews() ([]rollupView, error) {
 	ms, err := loadMigrations(migrations.ClickHouse())
 	if err != nil {
 		return nil, err
 	}
-	byTable := map[string]rollupView{}
+	byName := map[string]rollupView{}
 	for _, m := range ms {
 		for _, s := range m.stmts {
 			head, sel, ok := strings.Cut(s, " TO event_aggregates AS\n")
 			if !ok || !strings.Contains(head, "CREATE MATERIALIZED VIEW") {
 				continue
 			}
+			f := strings.Fields(head)
+			name := f[len(f)-1]
 			for table, event := range map[string]string{"clicks": "click", "lead_events": "lead", "sale_events": "sale"} {
 				if strings.Contains(sel, "\nFROM "+table+"\n") {
-					byTable[table] = rollupView{table: table, event: event, sel: sel}
+					byName[name] = rollupView{table: table, event: event, sel: sel}
 				}
 			}
 		}
 	}
 	var out []rollupView
 	for _, t := range []string{"clicks", "lead_events", "sale_events"} {
-		v, ok := byTable[t]
-		if !ok || !strings.Contains(v.sel, "\nGROUP BY ") {
-			return nil, fmt.Errorf("clickhouse rebuild: no rollup view over %s in the migrations", t)
+		for _, name := range []string{t + "_aggregates", t + "_aggregates_4week"} {
+			v, ok := byName[name]
+			if !ok || v.table != t || !strings.Contains(v.sel, "\nGROUP BY ") {
+				return nil, fmt.Errorf("clickhouse rebuild: no rollup view %s over %s in the migrations", name, t)
+			}
+			out = append(out, v)
 		}
-		out = append(out, v)
 	}
 	return out, nil
 }
 
-// weekCeil is the first ISO week start (Monday 00:00 UTC) at or after t.
-func weekCeil(t time.Time) time.Time {
-	t = t.UTC()
-	d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-	d = d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
-	if d.Before(t) {
-		d = d.AddDate(0, 0, 7)
+// blockCeil is the first four-week block start (models.FourWeekStart, a
+// Monday 00:00 UTC) at or after t: every hour, day, week and four-week row
+// lies wholly on one side of it.
+func blockCeil(t time.Time) time.Time {
+	b := models.FourWeekStart(t)
+	if b.Before(t) {
+		b = b.AddDate(0, 0, 28)
 	}
-	return d
+	return b
 }
 
 func yyyymm(t time.Time) int { return t.Year()*100 + int(t.Month()) }
@@ -105,11 +113,11 @@ func yyyymm(t time.Time) int { return t.Year()*100 + int(t.Month()) }
 func monthStart(m int) time.Time { return time.Date(m/100, time.Month(m%100), 1, 0, 0, 0, 0, time.UTC) }
 
 // keepCuts merges Keep with the cuts recorded in trimmed, each rounded up
-// to a week start.
+// to a four-week block start.
 func (r *Rebuild) keepCuts(ctx context.Context) (map[string]time.Time, error) {
 	cuts := map[string]time.Time{}
 	add := func(ws string, at time.Time) {
-		if w := weekCeil(at); w.After(cuts[ws]) {
+		if w := blockCeil(at); w.After(cuts[ws]) {
 			cuts[ws] = w
 		}
 	}
@@ -250,9 +258,10 @@ func (r *Rebuild) month(ctx context.Context, views []rollupView, cuts map[string
 			return attempt, err
 		}
 		for _, v := range views {
-			// The week rows of a month's partition hold clicks up to six
-			// days past its end; HAVING keeps the rows of this partition.
-			cond := fmt.Sprintf("time >= toDateTime(%d, 'UTC') AND time < toDateTime(%d, 'UTC')", start.AddDate(0, 0, -7).Unix(), end.AddDate(0, 0, 7).Unix())
+			// The week and four-week rows of a month's partition hold
+			// events up to 27 days past its end; HAVING keeps the rows of
+			// this partition.
+			cond := fmt.Sprintf("time >= toDateTime(%d, 'UTC') AND time < toDateTime(%d, 'UTC')", start.Unix(), end.AddDate(0, 0, 28).Unix())
 			if v.table == "clicks" {
 				cond += " AND NOT " + kept(cuts, "ts")
 			}
@@ -293,7 +302,12 @@ func (r *Rebuild) swap(ctx context.Context, m int) error {
 // (the workspaces' kept parts left out).
 func (r *Rebuild) check(ctx context.Context, views []rollupView, cuts map[string]time.Time, m int) (bool, error) {
 	start, end := monthStart(m), monthStart(m).AddDate(0, 1, 0)
+	checked := map[string]bool{}
 	for _, v := range views {
+		if checked[v.table] {
+			continue
+		}
+		checked[v.table] = true
 		var rolled, raw string
 		q := fmt.Sprintf("SELECT sum(count) FROM event_aggregates WHERE toYYYYMM(hour) = %d AND event = %s AND dim = 'total'", m, Quote(v.event))
 		rq := fmt.Sprintf("SELECT count() FROM %s WHERE time >= toDateTime(%d, 'UTC') AND time < toDateTime(%d, 'UTC')", v.table, start.Unix(), end.Unix())

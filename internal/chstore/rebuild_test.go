@@ -24,7 +24,7 @@ func rollups(t *testing.T, c *chstore.Client) string {
 }
 
 // TestRebuildRollups: the rebuild recomputes the rollups from the raw
-// rows, week rows spanning two months included: rows that do not belong
+// rows, week and four-week rows spanning two months included: rows that do not belong
 // are gone, --from leaves earlier months alone, a stopped rebuild resumes
 // after the last month it replaced, and a workspace whose old raw clicks
 // retention deleted keeps their rollups.
@@ -60,6 +60,11 @@ func TestRebuildRollups(t *testing.T) {
 		want := rollups(t, c)
 		if !strings.Contains(want, "ws_a|click|link@week|2026-10-26 00:00:00|link_x|2") {
 			t.Fatalf("fixture: no week row spanning October and November:\n%s", want)
+		}
+		// The four-week block from 2026-10-26 (October's partition) counts
+		// clicks up to November 20th, 25 days past October.
+		if !strings.Contains(want, "ws_a|click|link@4week|2026-10-26 00:00:00|link_x|3") {
+			t.Fatalf("fixture: no four-week row spanning October and November:\n%s", want)
 		}
 		// Retention deleted ws_b's click of October 3rd (its rollups stay).
 		if _, err := c.DeleteClicksBefore(ctx, "ws_b", at("2026-10-15 00:00")); err != nil {

@@ -29,10 +29,41 @@ const clickIngestColumns = "workspace_id, ts, identity_hash, click_id, link_id, 
 // rebuild-rollups` still computes from the raw rows. A batch's clicks
 // repeat few values, so it sums to far fewer rows than the 40 per click
 // the view expanded before grouping.
+//
+// With them the four-week rows of the link and URL dimensions
+// (models.FourWeekSuffix, migration 01580), which the SQL store does not
+// have: the analytics engine reads them for long windows once it has
+// checked them against the hourly totals, so they are summed from the same
+// clicks and sent in the same insert.
 func clickRollups(batch []models.Click) []models.EventAggregate {
 	f := models.NewAggregateFolder()
 	f.AddClicks(batch)
-	return f.TakeUnsorted()
+	return append(f.TakeUnsorted(), fourWeekRollups(batch)...)
+}
+
+// fourWeekRollups sums clicks into their link@4week and url@4week rows.
+func fourWeekRollups(batch []models.Click) []models.EventAggregate {
+	type key struct {
+		ws, dim, value string
+		block          int64
+	}
+	sums := make(map[key]int64, 16)
+	var order []key
+	for i := range batch {
+		c := &batch[i]
+		b := models.FourWeekStart(c.Timestamp).Unix()
+		for _, k := range [2]key{{c.WorkspaceID, models.DimLink + models.FourWeekSuffix, c.LinkID, b}, {c.WorkspaceID, "url" + models.FourWeekSuffix, c.URL, b}} {
+			if _, ok := sums[k]; !ok {
+				order = append(order, k)
+			}
+			sums[k]++
+		}
+	}
+	out := make([]models.EventAggregate, 0, len(order))
+	for _, k := range order {
+		out = append(out, models.EventAggregate{WorkspaceID: k.ws, Event: models.AggClick, Dim: k.dim, Hour: time.Unix(k.block, 0).UTC(), Value: k.value, Count: sums[k]})
+	}
+	return out
 }
 
 // insertClicks sends clicks and their rollups in one INSERT into

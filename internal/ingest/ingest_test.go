@@ -180,26 +180,13 @@ func TestEnrichment(t *testing.T) {
 // half-migrated database would: the clicks table is renamed away.
 func breakTable(t *testing.T, db *models.DB) (restore func()) {
 	t.Helper()
-	rename(t, db, "ALTER TABLE clicks RENAME TO clicks_away")
-	return func() { rename(t, db, "ALTER TABLE clicks_away RENAME TO clicks") }
-}
-
-// rename runs an ALTER TABLE, again while it fails: on SQLite it needs the
-// write lock, which a pipeline retrying every few milliseconds (the tests'
-// backoffs) can hold past the database timeout under -race on a loaded
-// machine ("interrupted"). A rename that never succeeds fails the test.
-func rename(t *testing.T, db *models.DB, stmt string) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		err := db.Exec(stmt).Error
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
+	if err := db.Exec("ALTER TABLE clicks RENAME TO clicks_away").Error; err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		if err := db.Exec("ALTER TABLE clicks_away RENAME TO clicks").Error; err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

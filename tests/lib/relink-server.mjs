@@ -99,21 +99,7 @@ function cleanEnv(extra) {
  *   cli(args) runs the binary with the server's environment and resolves to
  *   { code, stdout, stderr }; stop() sends SIGTERM, waits, cleans up.
  */
-export async function startServer(opts = {}) {
-  // The ports are free when picked and taken when the server binds them; in
-  // between, another suite running beside this one (make test starts them
-  // all at once) can take one. Then the whole start is done again with new
-  // ports, a new directory and a new workspace.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startServerOnce(opts);
-    } catch (err) {
-      if (attempt >= 4 || !/address already in use/.test(String(err?.message))) throw err;
-    }
-  }
-}
-
-async function startServerOnce({ name = "relink", workspace = {}, env: extraEnv = {} } = {}) {
+export async function startServer({ name = "relink", workspace = {}, env: extraEnv = {} } = {}) {
   const bin = await buildBinary();
   const dir = mkdtempSync(join(tmpdir(), `relink-${name}-`));
   tempDirs.add(dir);

@@ -1,0 +1,194 @@
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/relinkhq/relink/internal/chstore"
+	"github.com/relinkhq/relink/internal/chstore/chtest"
+)
+
+// TestClickHouseRankingEqualsFold: ranking top_links, top_urls and
+// top_base_urls inside ClickHouse (chRankAll: sum, fold, order, cut at
+// RowLimit in one statement), and summing the rollups (four-week rows
+// included) and folding in Go, both give exactly the rows and counters of
+// the raw rows folded and ranked in Go, on data large enough for the cut:
+// more links and URLs than RowLimit, counters tied across the cut,
+// "Unknown" and empty URLs, URLs that fold into one base URL, sales ranked
+// by amount; over windows with partial hours and subtracted spans, with
+// link filters and with an event filter (raw rows only); and again after
+// events were stored without their four-week rows, so some blocks'
+// four-week rows lack events and must be read as weeks.
+func TestClickHouseRankingEqualsFold(t *testing.T) {
+	chtest.Each(t, func(t *testing.T, u string) {
+		ctx := context.Background()
+		now := time.Date(2026, 3, 30, 9, 37, 12, 0, time.UTC)
+		ch := rankingFixture(t, u, now)
+		e := &SQLEngine{Now: func() time.Time { return now }, CH: ch}
+		ref := &SQLEngine{Now: func() time.Time { return now }, CH: ch, ForceRaw: true}
+		links := make([]string, 0, 5500)
+		for i := range 5500 {
+			links = append(links, fmt.Sprintf("l%d", i))
+		}
+		cuts := 0
+		compare := func(stage string) {
+			t.Helper()
+			for _, g := range []GroupBy{TopLinks, TopURLs, TopBaseURLs} {
+				for _, w := range []struct {
+					params  string
+					links   []string
+					setLink bool
+				}{
+					{params: "interval=1y"},
+					{params: "interval=90d&timezone=Asia/Kolkata"},
+					{params: "interval=30d"},
+					{params: "interval=all"},
+					{params: "start=2025-05-03T07:21:09Z&end=2026-02-11T16:02:44Z"},
+					{params: "interval=1y&country=US"}, // raw rows only
+					{params: "interval=1y", links: links, setLink: true},
+					{params: "interval=1y", setLink: true},
+					{params: "interval=1y&linkId=-l1,l2"},
+				} {
+					// composite ranks clicks, leads and sales (by amount)
+					v, err := url.ParseQuery("event=composite&groupBy=" + string(g) + "&" + w.params)
+					if err != nil {
+						t.Fatal(err)
+					}
+					q, err := Parse(v, EndpointAnalytics, now)
+					if err != nil {
+						t.Fatal(err)
+					}
+					s := &scope{wsID: "ws", q: q, win: q.Resolve(now, now.AddDate(-2, 0, 0)), d: "sqlite", links: w.links, linksSet: w.setLink}
+					spec := dimSpecs[g]
+					key := keySpec{kind: keyDim, dim: spec.dim}
+					if g == TopLinks {
+						key = keySpec{kind: keyLink}
+					}
+					want, err := ref.foldDimension(ctx, s, spec, key)
+					if err != nil {
+						t.Fatal(err)
+					}
+					folded, err := e.foldDimension(ctx, s, spec, key)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, ok, err := e.chRankAll(ctx, s)
+					if err != nil || !ok {
+						t.Fatalf("%s %s %s: ranked %v: %v", stage, g, w.params, ok, err)
+					}
+					for _, k := range kindsOf(q.Event) {
+						if len(want[k].keys) == RowLimit {
+							cuts++
+						}
+						for name, r := range map[string]ranked{"ranked in ClickHouse": got[k], "folded in Go": folded[k]} {
+							if !slices.Equal(r.keys, want[k].keys) {
+								t.Fatalf("%s: %s %s (%d links set %v), %s %s: %d keys, the raw rows %d; first difference at %d",
+									stage, g, w.params, len(w.links), w.setLink, k.table, name, len(r.keys), len(want[k].keys), firstDiff(r.keys, want[k].keys))
+							}
+							for _, key := range want[k].keys {
+								if r.vals[key] != want[k].vals[key] {
+									t.Fatalf("%s: %s %s, %s %s %q: %+v, want %+v", stage, g, w.params, k.table, name, key, r.vals[key], want[k].vals[key])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		compare("four-week rows complete")
+		if e.spanReads[fourWeekly].Load() == 0 {
+			t.Fatal("no four-week rows read")
+		}
+		// Events stored without the four-week views (as before migration
+		// 01580): their blocks' four-week rows lack them, and those blocks
+		// are read as weeks.
+		storeWithoutFourWeekViews(t, ch, now)
+		compare("four-week rows missing events")
+		if cuts < 20 {
+			t.Fatalf("only %d rankings were cut at RowLimit", cuts)
+		}
+	})
+}
+
+// rankingFixture is a migrated ClickHouse database with 40,000 clicks over
+// the 400 days before now, a lead on every third and a sale on every fifth:
+// event n on link l(n % 6000) and URL p(n % 7000), with a query string on
+// every third and "Unknown" or "" on a few.
+func rankingFixture(t *testing.T, u string, now time.Time) *chstore.Client {
+	t.Helper()
+	ctx := context.Background()
+	ch, err := chstore.Open(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Migrate(ctx, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	nowUS := now.UnixMicro()
+	const n = 40000
+	const span = int64(400 * 24 * time.Hour / time.Microsecond)
+	// Event n: link l(n % 6000), URL p(n % 7000) with a query string on
+	// every third, "Unknown" or "" on a few; spread over 400 days.
+	attrs := fmt.Sprintf(`'ws' AS workspace_id, toInt64(%d) - toInt64(cityHash64(number) %% %d) AS ts,
+		concat('l', toString(number %% 6000)) AS link_id,
+		multiIf(number %% 997 = 0, 'Unknown', number %% 991 = 0, '',
+			concat('https://s.example/p', toString(number %% 7000), if(number %% 3 = 0, concat('?utm_source=s', toString(number %% 5)), ''))) AS url,
+		['US', 'DE', 'FR'][1 + number %% 3] AS country`, nowUS, span)
+	for _, q := range []string{
+		"INSERT INTO clicks (workspace_id, ts, click_id, link_id, url, country) SELECT workspace_id, ts, concat('c', toString(number)), link_id, url, country FROM (SELECT number, " + attrs + " FROM system.numbers LIMIT " + fmt.Sprint(n) + ")",
+		"INSERT INTO lead_events (workspace_id, ts, event_id, click_id, link_id, url, country) SELECT workspace_id, ts, concat('e', toString(number)), concat('c', toString(number)), link_id, url, country FROM (SELECT number, " + attrs + " FROM system.numbers LIMIT " + fmt.Sprint(n) + ") WHERE number % 3 = 0",
+		"INSERT INTO sale_events (workspace_id, ts, event_id, click_id, link_id, url, country, amount) SELECT workspace_id, ts, concat('s', toString(number)), concat('c', toString(number)), link_id, url, country, toInt64(100 + number % 7) FROM (SELECT number, " + attrs + " FROM system.numbers LIMIT " + fmt.Sprint(n) + ") WHERE number % 5 = 0",
+	} {
+		if err := ch.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Clicks inserted straight into the raw table have no rollups (Relink
+	// sums them on its insert path): the rebuild computes every rollup from
+	// the raw rows.
+	if err := (&chstore.Rebuild{CH: ch, Restart: true}).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+// storeWithoutFourWeekViews stores events without their four-week rows, as
+// before migration 01580: clicks 200 days before now with every other
+// rollup of their link and URL (the hour, day and week rows and the hourly
+// total), and sales 300 days before now while their four-week view is
+// detached.
+func storeWithoutFourWeekViews(t *testing.T, ch *chstore.Client, now time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	at := fmt.Sprint(now.UnixMicro() - 200*86400000000)
+	week := "toDateTime(intDiv(intDiv(ts, 1000000) - 345600, 604800) * 604800 + 345600)"
+	for _, q := range []string{
+		"INSERT INTO clicks (workspace_id, ts, click_id, link_id, url) SELECT 'ws', toInt64(" + at + ") + toInt64(number), concat('late', toString(number)), 'l17', 'https://s.example/p17' FROM numbers(50)",
+		"INSERT INTO event_aggregates SELECT workspace_id, 'click', tupleElement(d, 1) AS dim, tupleElement(d, 2) AS hour, tupleElement(d, 3) AS value, toInt64(count()), toInt64(0) FROM clicks ARRAY JOIN [" +
+			"('total', toDateTime(intDiv(ts, 3600000000) * 3600), ''), ('link', toDateTime(intDiv(ts, 3600000000) * 3600), link_id), ('link@day', toDateTime(intDiv(ts, 86400000000) * 86400), link_id), ('link@week', " + week + ", link_id), " +
+			"('url', toDateTime(intDiv(ts, 3600000000) * 3600), url), ('url@day', toDateTime(intDiv(ts, 86400000000) * 86400), url), ('url@week', " + week + ", url)] AS d " +
+			"WHERE click_id LIKE 'late%' GROUP BY workspace_id, dim, hour, value",
+		"DETACH TABLE sale_events_aggregates_4week",
+		"INSERT INTO sale_events (workspace_id, ts, event_id, link_id, url, amount) SELECT 'ws', toInt64(" + fmt.Sprint(now.UnixMicro()-300*86400000000) + ") + toInt64(number), concat('late', toString(number)), 'l18', 'https://s.example/p18', 999 FROM numbers(5)",
+		"ATTACH TABLE sale_events_aggregates_4week",
+	} {
+		if err := ch.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
