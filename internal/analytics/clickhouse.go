@@ -541,8 +541,8 @@ func (e *SQLEngine) chCoverSpans(ctx context.Context, s *scope, k kind, dim stri
 // its weeks, and the answer stays exact either way. The link rows stand for
 // the URL rows, which every writer writes in the same insert (01580's
 // views: one ARRAY JOIN): 5,000 links' rows are read instead of 25,000
-// URLs' (at 100M clicks a year, 46 ms a check on the URLs against about 5
-// on the links).
+// URLs' (at 100M clicks a year a check on the URL rows took 46 ms of
+// server time; the link rows are about a fifth as many).
 func (e *SQLEngine) chCompleteBlocks(ctx context.Context, s *scope, k kind, lo, hi time.Time) (map[int64]bool, error) {
 	cond := fmt.Sprintf("workspace_id = %s AND event = %s AND hour >= toDateTime(%d) AND hour < toDateTime(%d)",
 		chstore.Quote(s.wsID), chstore.Quote(k.agg), lo.Unix(), hi.Unix())
