@@ -494,3 +494,21 @@ func TestSyntheticClickThroughOutbox(t *testing.T) {
 		})
 	})
 }
+
+// TestQueryDefaults: where the server knows use_top_k_dynamic_filtering
+// (ClickHouse 26), every Query runs with it off; where it does not (18.16)
+// queries run without it instead of failing on an unknown setting.
+func TestQueryDefaults(t *testing.T) {
+	eachCH(t, func(t *testing.T, c *chstore.Client) {
+		known := count(t, c, "SELECT count() FROM system.settings WHERE name = 'use_top_k_dynamic_filtering'")
+		if known == "0" {
+			if n := count(t, c, "SELECT 1"); n != "1" {
+				t.Fatalf("SELECT 1 answered %q", n)
+			}
+			return
+		}
+		if v := count(t, c, "SELECT value FROM system.settings WHERE name = 'use_top_k_dynamic_filtering'"); v != "0" {
+			t.Fatalf("use_top_k_dynamic_filtering is %q in a Query, want 0", v)
+		}
+	})
+}

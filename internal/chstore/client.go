@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -31,7 +32,19 @@ type Client struct {
 	base     *url.URL // scheme, host, user info
 	Database string
 	http     *http.Client
+
+	mu       sync.Mutex
+	defaults url.Values // queryDefaults the server knows; nil until read
 }
+
+// queryDefaults are settings every Query runs with where the server knows
+// them (system.settings; 18.16 knows neither and gets none).
+// use_top_k_dynamic_filtering (on by default in current releases) skips
+// rows of an ORDER BY … LIMIT while reading: chDB 26.5 answered an events
+// page (ORDER BY ts DESC, event_id DESC LIMIT n) once with "Cannot convert
+// string '<id>' to type Int64" from its __topKFilter(ts). Off, the page is
+// read as on 18.16.
+var queryDefaults = url.Values{"use_top_k_dynamic_filtering": {"0"}}
 
 // Open parses a RELINK_CLICKHOUSE_URL: http(s)://[user[:password]@]host:port/database.
 // The database is created at start-up (Migrate) when it does not exist.
@@ -164,8 +177,35 @@ func firstWords(q string) string {
 // Query runs a SELECT and calls row for every answer row, its columns as
 // text (TabSeparated, unescaped).
 func (c *Client) Query(ctx context.Context, query string, row func(cols []string) error) error {
+	params, err := c.queryParams(ctx)
+	if err != nil {
+		return err
+	}
+	return c.query(ctx, query, params, true, row)
+}
+
+// queryParams are a Query's URL parameters: the query size and the
+// queryDefaults this server knows (read once).
+func (c *Client) queryParams(ctx context.Context) (url.Values, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.defaults == nil {
+		known, err := c.knownSettings(ctx, queryDefaults)
+		if err != nil {
+			return nil, err
+		}
+		c.defaults = known
+	}
 	// Long id lists (InsertOnce) exceed the default 256 KiB query size.
-	body, err := c.do(ctx, url.Values{"max_query_size": {"16777216"}}, strings.NewReader(query+"\nFORMAT TabSeparated"), true)
+	params := url.Values{"max_query_size": {"16777216"}}
+	for k, v := range c.defaults {
+		params[k] = v
+	}
+	return params, nil
+}
+
+func (c *Client) query(ctx context.Context, query string, params url.Values, useDB bool, row func(cols []string) error) error {
+	body, err := c.do(ctx, params, strings.NewReader(query+"\nFORMAT TabSeparated"), useDB)
 	if err != nil {
 		return fmt.Errorf("%s: %w", firstWords(query), err)
 	}

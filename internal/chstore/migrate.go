@@ -153,7 +153,7 @@ func (c *Client) knownSettings(ctx context.Context, settings url.Values) (url.Va
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	err := c.Query(ctx, "SELECT name FROM system.settings WHERE name IN "+quoteList(names), func(cols []string) error {
+	err := c.query(ctx, "SELECT name FROM system.settings WHERE name IN "+quoteList(names), url.Values{}, false, func(cols []string) error {
 		known.Set(cols[0], settings.Get(cols[0]))
 		return nil
 	})
