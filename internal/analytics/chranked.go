@@ -95,15 +95,8 @@ func (e *SQLEngine) chRank(ctx context.Context, s *scope, k kind, key keySpec, g
 	q := "SELECT " + gkey + " AS g, sum(n) AS sn, sum(a) AS sa FROM (" + src + ") WHERE " + cond +
 		" GROUP BY g HAVING sn > 0 OR sa != 0 ORDER BY " + main + " DESC, g LIMIT " + strconv.Itoa(RowLimit)
 	err = e.CH.Query(ctx, q, func(row []string) error {
-		if len(row) != 3 {
-			return fmt.Errorf("%d columns, want 3", len(row))
-		}
-		var c counts
-		var err error
-		if c.n, err = strconv.ParseInt(row[1], 10, 64); err != nil {
-			return err
-		}
-		if c.amount, err = strconv.ParseInt(row[2], 10, 64); err != nil {
+		c, err := countsOf(row)
+		if err != nil {
 			return err
 		}
 		r.keys = append(r.keys, row[0])

@@ -405,15 +405,8 @@ func (e *SQLEngine) chReadAggregates(ctx context.Context, s *scope, k kind, key 
 	}
 	q := "SELECT " + sel + ", sum(n), sum(a) FROM (" + strings.Join(parts, " UNION ALL ") + ")" + group
 	err := e.CH.Query(ctx, q, func(row []string) error {
-		if len(row) != 3 {
-			return fmt.Errorf("%d columns, want 3", len(row))
-		}
-		var c counts
-		var err error
-		if c.n, err = strconv.ParseInt(row[1], 10, 64); err != nil {
-			return err
-		}
-		if c.amount, err = strconv.ParseInt(row[2], 10, 64); err != nil {
+		c, err := countsOf(row)
+		if err != nil {
 			return err
 		}
 		if c.n == 0 && c.amount == 0 {
@@ -574,4 +567,20 @@ func (e *SQLEngine) chCompleteBlocks(ctx context.Context, s *scope, k kind, lo, 
 		out[b.Unix()] = blocks[b.Unix()] == totals[b.Unix()]
 	}
 	return out, nil
+}
+
+// countsOf reads a ClickHouse answer row (key, n, amount).
+func countsOf(row []string) (counts, error) {
+	if len(row) != 3 {
+		return counts{}, fmt.Errorf("%d columns, want 3", len(row))
+	}
+	var c counts
+	var err error
+	if c.n, err = strconv.ParseInt(row[1], 10, 64); err != nil {
+		return c, err
+	}
+	if c.amount, err = strconv.ParseInt(row[2], 10, 64); err != nil {
+		return c, err
+	}
+	return c, nil
 }
