@@ -47,15 +47,7 @@ func (c *Client) InsertOnce(ctx context.Context, table string, rows []any) error
 	if _, ok := idColumn[table]; !ok {
 		return fmt.Errorf("clickhouse: insert once into %s: not an event table", table)
 	}
-	keys := make([]rowKey, len(rows))
-	for i, r := range rows {
-		k, ok := r.(keyed)
-		if !ok {
-			return fmt.Errorf("clickhouse: insert once into %s: row %T has no key", table, r)
-		}
-		keys[i].ws, keys[i].ts, keys[i].id = k.rowKey()
-	}
-	if table == "clicks" {
+	if table == "clicks" { // insertClicksOnce keys the clicks itself
 		cs := make([]models.Click, len(rows))
 		for i, r := range rows {
 			k, ok := r.(clickRow)
@@ -65,6 +57,14 @@ func (c *Client) InsertOnce(ctx context.Context, table string, rows []any) error
 			cs[i] = k.click()
 		}
 		return c.insertClicksOnce(ctx, cs)
+	}
+	keys := make([]rowKey, len(rows))
+	for i, r := range rows {
+		k, ok := r.(keyed)
+		if !ok {
+			return fmt.Errorf("clickhouse: insert once into %s: row %T has no key", table, r)
+		}
+		keys[i].ws, keys[i].ts, keys[i].id = k.rowKey()
 	}
 	fresh, err := c.freshRows(ctx, table, keys)
 	if err != nil || len(fresh) == 0 {
