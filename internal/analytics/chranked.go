@@ -2,11 +2,9 @@ package analytics
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // Rankings in ClickHouse (issue 34 item 3). top_links, top_urls and
@@ -51,24 +49,11 @@ func (e *SQLEngine) chRankAll(ctx context.Context, s *scope) (map[kind]ranked, b
 	if s.q.GroupBy == TopLinks {
 		key = keySpec{kind: keyLink}
 	}
-	kinds := kindsOf(s.q.Event)
-	out := make([]ranked, len(kinds))
-	errs := make([]error, len(kinds))
-	var wg sync.WaitGroup
-	for i, k := range kinds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out[i], errs[i] = e.chRank(ctx, s, k, key, gkey, cond)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	per, err := rankKinds(kindsOf(s.q.Event), true, func(_ int, k kind) (ranked, error) {
+		return e.chRank(ctx, s, k, key, gkey, cond)
+	})
+	if err != nil {
 		return nil, false, err
-	}
-	per := make(map[kind]ranked, len(kinds))
-	for i, k := range kinds {
-		per[k] = out[i]
 	}
 	return per, true, nil
 }

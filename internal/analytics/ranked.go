@@ -123,34 +123,48 @@ func (e *SQLEngine) rankAll(ctx context.Context, s *scope) (map[kind]ranked, boo
 		}
 		rgs[i] = rg
 	}
-	out := make([]ranked, len(kinds))
-	errs := make([]error, len(kinds))
 	// The vectors' work is mostly decoding in Go: in parallel on SQLite too.
-	if (s.d != "postgres" && !e.vecOK(rgs[0])) || len(kinds) == 1 {
+	parallel := s.d == "postgres" || e.vecOK(rgs[0])
+	per, err := rankKinds(kinds, parallel, func(i int, k kind) (ranked, error) {
+		return e.rankInDB(ctx, s, k, rgs[i], i == 0)
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return per, true, nil
+}
+
+// rankKinds ranks each event kind with rank, in parallel when asked and
+// there is more than one, and keys the answers by kind.
+func rankKinds(kinds []kind, parallel bool, rank func(i int, k kind) (ranked, error)) (map[kind]ranked, error) {
+	out := make([]ranked, len(kinds))
+	if !parallel || len(kinds) == 1 {
 		for i, k := range kinds {
-			if out[i], errs[i] = e.rankInDB(ctx, s, k, rgs[i], i == 0); errs[i] != nil {
-				return nil, false, errs[i]
+			var err error
+			if out[i], err = rank(i, k); err != nil {
+				return nil, err
 			}
 		}
 	} else {
+		errs := make([]error, len(kinds))
 		var wg sync.WaitGroup
 		for i, k := range kinds {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				out[i], errs[i] = e.rankInDB(ctx, s, k, rgs[i], i == 0)
+				out[i], errs[i] = rank(i, k)
 			}()
 		}
 		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 	}
 	per := make(map[kind]ranked, len(kinds))
 	for i, k := range kinds {
 		per[k] = out[i]
 	}
-	return per, true, nil
+	return per, nil
 }
 
 // rankInDB sums kind k's events per value of the grouping over the window
