@@ -53,6 +53,9 @@ func FuzzServerInput(f *testing.F) {
 			}
 			r := readResp(t, res)
 			if r.Status >= 500 {
+				for _, l := range ts.logs.Find(t, "request failed") {
+					t.Logf("%v", l)
+				}
 				t.Fatalf("%s %q body %q: status %d: %s", method, target, body, r.Status, r.Body)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/relinkhq/relink/handlers/request"
 	"github.com/relinkhq/relink/internal/apierr"
 	"github.com/relinkhq/relink/internal/ids"
+	"github.com/relinkhq/relink/internal/logline"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -34,25 +35,38 @@ func (s *Server) logRequests(c *fiber.Ctx) error {
 	if status >= 500 {
 		level = slog.LevelError
 	}
-	if !s.log.Enabled(c.UserContext(), level) { // RELINK_LOG_LEVEL above info: skip building the line
+	ctx := c.UserContext()
+	if !s.log.Enabled(ctx, level) { // RELINK_LOG_LEVEL above info: skip building the line
 		return nil
 	}
-	s.log.LogAttrs(c.UserContext(), level, "request",
-		slog.String("request_id", id),
-		slog.String("method", method),
-		slog.String("host", request.Host(c)),
-		slog.String("path", path),
-		slog.String("face", string(request.FaceOf(c))),
-		slog.Int("status", status),
-		slog.Duration("took", time.Since(start)),
-		slog.String("ip", s.ClientIP(c)),
-	)
+	now := time.Now()
+	line := logline.Request{ID: id, Method: method, Host: request.Host(c), Path: path, Face: string(request.FaceOf(c)),
+		Status: status, Took: now.Sub(start), IP: s.ClientIP(c)}
+	if h, ok := s.log.Handler().(*logline.Handler); ok { // relink serve's handler: the line without slog's per-record work
+		_ = h.Request(ctx, level, now, &line)
+		return nil
+	}
+	s.log.LogAttrs(ctx, level, logline.Msg, line.Attrs()...)
 	return nil
 }
 
 // ClientIP is the caller's address: X-Forwarded-For's first entry when the
 // connection comes from a trusted proxy, else the peer address.
+// It is worked out once per request: the redirect and the request line
+// both ask.
 func (s *Server) ClientIP(c *fiber.Ctx) string {
+	if ip, ok := c.Context().UserValue(clientIPKey{}).(string); ok {
+		return ip
+	}
+	ip := s.clientIP(c)
+	c.Context().SetUserValue(clientIPKey{}, ip)
+	return ip
+}
+
+// clientIPKey keeps ClientIP's answer in the request's user values.
+type clientIPKey struct{}
+
+func (s *Server) clientIP(c *fiber.Ctx) string {
 	peer := c.Context().RemoteIP()
 	if s.svc.Config.IsTrustedProxy(peer) {
 		if xff := c.Get(fiber.HeaderXForwardedFor); xff != "" {

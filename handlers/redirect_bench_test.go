@@ -14,16 +14,23 @@ import (
 	"github.com/relinkhq/relink/internal/app"
 	"github.com/relinkhq/relink/internal/apptest"
 	"github.com/relinkhq/relink/internal/config"
+	"github.com/relinkhq/relink/internal/logline"
 	"github.com/relinkhq/relink/internal/testdb"
 	"github.com/relinkhq/relink/models"
 )
 
 // BenchmarkRedirect measures one redirect through the whole server (host
 // dispatch, request log, cache hit, click hand-off) without the network. The
-// pipeline writes to SQLite concurrently, as in production.
+// pipeline writes to SQLite concurrently, as in production. The request
+// line goes through relink serve's handler (internal/logline); track=off
+// sends dub-no-track (the redirect without its click).
 func BenchmarkRedirect(b *testing.B) {
-	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelWarn} {
-		b.Run("log="+level.String(), func(b *testing.B) {
+	for _, v := range []struct {
+		level slog.Level
+		track bool
+	}{{slog.LevelInfo, true}, {slog.LevelWarn, true}, {slog.LevelInfo, false}} {
+		level := v.level
+		b.Run("log="+level.String()+"/track="+map[bool]string{true: "on", false: "off"}[v.track], func(b *testing.B) {
 			db := testdb.Open(b, "sqlite")
 			// Room for every click, no dedup: each one is written.
 			cfg, err := config.Load(func(k string) string {
@@ -37,7 +44,7 @@ func BenchmarkRedirect(b *testing.B) {
 			if err := db.CreateLink(ctx, &models.Link{WorkspaceID: ws.ID, Domain: "acme.link", Key: "bench", URL: "https://example.com/landing"}); err != nil {
 				b.Fatal(err)
 			}
-			log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: level}))
+			log := slog.New(logline.New(io.Discard, false, level))
 			srv := apptest.New(b, cfg, app.Options{DB: db, Logger: log})
 			apptest.RegisterDomains(b, srv, ws.ID, "acme.link")
 			clicks := srv.Services().Clicks
@@ -45,6 +52,9 @@ func BenchmarkRedirect(b *testing.B) {
 			var req fasthttp.Request
 			req.SetRequestURI("http://acme.link/bench")
 			req.Header.Set("User-Agent", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36")
+			if !v.track {
+				req.Header.Set("dub-no-track", "1")
+			}
 			addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5555}
 			var fctx fasthttp.RequestCtx
 			b.ReportAllocs()

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/relinkhq/relink/internal/bufpool"
 	"gorm.io/gorm"
 )
 
@@ -108,9 +109,9 @@ func (db *DB) RecordClicks(ctx context.Context, batch []Click, hooks ...ClickHoo
 	var inserted []Click
 	var err error
 	if db.Dialect == "postgres" {
-		inserted, err = db.recordClicksPostgres(ctx, batch, hooks)
+		inserted, err = db.recordClicksPostgres(ctx, &clicksTable, batch, hooks)
 	} else {
-		inserted, err = db.recordClicksSQLite(ctx, batch, hooks)
+		inserted, err = db.recordClicksSQLite(ctx, &clicksTable, batch, hooks)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("record %d clicks: %w", len(batch), err)
@@ -289,25 +290,33 @@ func (db *DB) connTx(ctx context.Context) (*sql.Conn, *sql.Tx, error) {
 // Measured by bench/faults -catchup: the staging path alone spent half of a
 // 10,000-click transaction copying into the staging table and the other
 // half moving the rows into clicks.
-func (db *DB) recordClicksPostgres(ctx context.Context, batch []Click, hooks []ClickHook) ([]Click, error) {
+func (db *DB) recordClicksPostgres(ctx context.Context, t *clickTable, batch []Click, hooks []ClickHook) ([]Click, error) {
 	conn, tx, err := db.connTx(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	inserted, err := db.copyClicksDirect(ctx, conn, tx, batch)
-	if err != nil {
-		return nil, err
-	}
-	if inserted == nil {
-		if inserted, err = copyClicksStaged(ctx, conn, tx, batch); err != nil {
+	g := db.DB.Session(&gorm.Session{NewDB: true, Context: ctx})
+	g.Statement.ConnPool = tx
+	txdb := &DB{DB: g, Dialect: db.Dialect}
+	if t.before != nil {
+		if batch, err = t.before(ctx, txdb, batch); err != nil {
 			return nil, err
 		}
 	}
-	g := db.DB.Session(&gorm.Session{NewDB: true, Context: ctx})
-	g.Statement.ConnPool = tx
-	if err := (&DB{DB: g, Dialect: db.Dialect}).afterInsert(ctx, inserted, hooks); err != nil {
+	var inserted []Click
+	if len(batch) > 0 {
+		if inserted, err = db.copyClicksDirect(ctx, t, conn, tx, batch); err != nil {
+			return nil, err
+		}
+		if inserted == nil {
+			if inserted, err = copyClicksStaged(ctx, t, conn, tx, batch); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := txdb.afterInsert(ctx, inserted, hooks); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -323,22 +332,26 @@ const stagedRuns = 3
 // copyClicksDirect copies batch into clicks in a savepoint. It returns the
 // batch when every row went in, nil (and no error) when a click id was
 // already stored (the savepoint is rolled back: the caller stages).
-func (db *DB) copyClicksDirect(ctx context.Context, conn *sql.Conn, tx *sql.Tx, batch []Click) ([]Click, error) {
-	if db.clickConflicts != nil && db.clickConflicts.Load() > 0 {
-		db.clickConflicts.Add(-1)
+func (db *DB) copyClicksDirect(ctx context.Context, t *clickTable, conn *sql.Conn, tx *sql.Tx, batch []Click) ([]Click, error) {
+	conflicts := db.clickConflicts
+	if t.attribution {
+		conflicts = db.attrConflicts
+	}
+	if conflicts != nil && conflicts.Load() > 0 {
+		conflicts.Add(-1)
 		return nil, nil
 	}
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT clicks_direct"); err != nil {
 		return nil, fmt.Errorf("savepoint: %w", err)
 	}
-	_, err := copyClicks(ctx, conn, "clicks", batch)
+	_, err := copyClicks(ctx, conn, t, t.name, batch)
 	var pgErr *pgconn.PgError
 	if err != nil && errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT clicks_direct"); err != nil {
 			return nil, fmt.Errorf("rollback to savepoint: %w", err)
 		}
-		if db.clickConflicts != nil {
-			db.clickConflicts.Store(stagedRuns)
+		if conflicts != nil {
+			conflicts.Store(stagedRuns)
 		}
 		return nil, nil
 	}
@@ -353,24 +366,25 @@ func (db *DB) copyClicksDirect(ctx context.Context, conn *sql.Conn, tx *sql.Tx, 
 
 // copyClicksStaged stores the batch's clicks whose ids are new through the
 // staging table and returns them.
-func copyClicksStaged(ctx context.Context, conn *sql.Conn, tx *sql.Tx, batch []Click) ([]Click, error) {
-	cols := strings.Join(ClickColumns, ", ")
+func copyClicksStaged(ctx context.Context, t *clickTable, conn *sql.Conn, tx *sql.Tx, batch []Click) ([]Click, error) {
+	cols := strings.Join(t.columns, ", ")
+	stage := t.name + "_stage"
 	// The staging table lives as long as the connection and is emptied at
 	// every commit; COPY cannot skip conflicting rows, INSERT … SELECT can.
-	if _, err := tx.ExecContext(ctx, "CREATE TEMP TABLE IF NOT EXISTS clicks_stage (LIKE clicks INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"); err != nil {
+	if _, err := tx.ExecContext(ctx, "CREATE TEMP TABLE IF NOT EXISTS "+stage+" (LIKE "+t.name+" INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"); err != nil {
 		return nil, fmt.Errorf("create staging table: %w", err)
 	}
 	// A staged batch after a rolled-back direct one: the table is empty
 	// (ON COMMIT DELETE ROWS), but be sure.
-	if _, err := tx.ExecContext(ctx, "DELETE FROM clicks_stage"); err != nil {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM "+stage); err != nil {
 		return nil, fmt.Errorf("empty staging table: %w", err)
 	}
-	if _, err := copyClicks(ctx, conn, "clicks_stage", batch); err != nil {
+	if _, err := copyClicks(ctx, conn, t, stage, batch); err != nil {
 		return nil, fmt.Errorf("copy clicks: %w", err)
 	}
 	kept := make(map[string]bool, len(batch))
-	err := CollectIDs(tx.QueryContext(ctx, "INSERT INTO clicks ("+cols+") SELECT "+cols+
-		" FROM clicks_stage ON CONFLICT (click_id) DO NOTHING RETURNING click_id"))(kept)
+	err := CollectIDs(tx.QueryContext(ctx, "INSERT INTO "+t.name+" ("+cols+") SELECT "+cols+
+		" FROM "+stage+" ON CONFLICT ("+t.key+") DO NOTHING RETURNING click_id"))(kept)
 	if err != nil {
 		return nil, fmt.Errorf("insert staged clicks: %w", err)
 	}
@@ -383,10 +397,10 @@ func copyClicksStaged(ctx context.Context, conn *sql.Conn, tx *sql.Tx, batch []C
 // value, which cost about 10 CPU µs a click, more than the rest of the
 // click's database work on Relink's side (bench/README.md, "The cost of a
 // stored click").
-func copyClicks(ctx context.Context, conn *sql.Conn, table string, batch []Click) (int64, error) {
-	buf := make([]byte, 0, len(batch)*600)
+func copyClicks(ctx context.Context, conn *sql.Conn, t *clickTable, table string, batch []Click) (int64, error) {
+	buf := copyBufs.Get(len(batch) * copyRowBytes)
 	for i := range batch {
-		buf = appendCopyRow(buf, &batch[i])
+		buf = t.appendCopyRow(buf, &batch[i])
 	}
 	var n int64
 	err := conn.Raw(func(dc any) error {
@@ -395,12 +409,26 @@ func copyClicks(ctx context.Context, conn *sql.Conn, table string, batch []Click
 			return fmt.Errorf("driver connection is %T, not pgx", dc)
 		}
 		tag, err := pc.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(buf),
-			"COPY "+pgx.Identifier{table}.Sanitize()+" ("+strings.Join(ClickColumns, ", ")+") FROM STDIN")
+			"COPY "+pgx.Identifier{table}.Sanitize()+" ("+strings.Join(t.columns, ", ")+") FROM STDIN")
 		n = tag.RowsAffected()
 		return err
 	})
+	if err == nil {
+		// Only now: on some errors (a broken connection, a server error
+		// while sending) pgx returns while its goroutine may still be
+		// reading buf.
+		copyBufs.Put(buf)
+	}
 	return n, err
 }
+
+// copyBufs keeps copyClicks' row buffers between batches (internal/bufpool):
+// two, as many as a process writes at once (the click pipeline's one write
+// in flight, an import), up to 64 MiB each; copyRowBytes is the room made
+// per click, more than a typical row.
+var copyBufs = bufpool.New(2, 64<<20)
+
+const copyRowBytes = 512
 
 // pgCopyTimeLayout is a timestamptz in COPY's text format (microseconds,
 // PostgreSQL's precision; the pipeline truncates to them already).
@@ -413,8 +441,18 @@ func appendCopyRow(b []byte, c *Click) []byte {
 	b = appendCopyText(b, c.ClickID)
 	b = append(b, '\t')
 	b = c.Timestamp.UTC().AppendFormat(b, pgCopyTimeLayout)
-	for _, s := range [...]string{c.WorkspaceID, c.LinkID, c.Domain, c.Key, c.URL,
-		c.IdentityHash, c.IP, c.Continent, c.Country, c.Region, c.City, c.Latitude, c.Longitude,
+	for _, s := range [...]string{c.WorkspaceID, c.LinkID, c.Domain, c.Key, c.URL, c.IdentityHash} {
+		b = append(b, '\t')
+		b = appendCopyText(b, s)
+	}
+	return appendCopyAttrs(b, c)
+}
+
+// appendCopyAttrs appends the columns both the clicks and the attribution
+// table end with, from ip to utm_content, each after a tab, and the line's
+// end.
+func appendCopyAttrs(b []byte, c *Click) []byte {
+	for _, s := range [...]string{c.IP, c.Continent, c.Country, c.Region, c.City, c.Latitude, c.Longitude,
 		c.Device, c.DeviceVendor, c.DeviceModel, c.Browser, c.BrowserVersion, c.Engine, c.EngineVersion,
 		c.OS, c.OSVersion, c.CPUArchitecture, c.UA} {
 		b = append(b, '\t')

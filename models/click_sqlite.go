@@ -136,6 +136,36 @@ func (s *cstmt) insertRow(c *Click) (bool, error) {
 		c.Device, c.DeviceVendor, c.DeviceModel, c.Browser, c.BrowserVersion, c.Engine, c.EngineVersion,
 		c.OS, c.OSVersion, c.CPUArchitecture, c.UA,
 		c.Trigger, c.Referer, c.RefererURL, c.UTMSource, c.UTMMedium, c.UTMCampaign, c.UTMTerm, c.UTMContent}
+	// ClickColumns order: the two booleans sit between UA and trigger.
+	ints := [...]colInt{{27, b2i(c.Bot)}, {28, b2i(c.QR)}}
+	return s.bindStep(strs[:], clickTextCol, ints[:])
+}
+
+// clickTextCol is the column of insertRow's i-th text value.
+func clickTextCol(i int) int32 {
+	if i >= 26 {
+		return int32(i + 3)
+	}
+	return int32(i + 1)
+}
+
+// colInt is an integer bound to a column (1-based).
+type colInt struct {
+	col int32
+	v   int64
+}
+
+func b2i(v bool) int64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// bindStep binds strs as text (made storable, text) to the columns col
+// gives them and ints to theirs, steps the one-row insert and reports
+// whether the row went in (false: its key was stored already).
+func (s *cstmt) bindStep(strs []string, col func(i int) int32, ints []colInt) (bool, error) {
 	n := 0
 	for i := range strs {
 		strs[i] = text(strs[i])
@@ -147,22 +177,14 @@ func (s *cstmt) insertRow(c *Click) (bool, error) {
 	mem := unsafe.Slice((*byte)(cptr(s.buf)), s.size)
 	off := 0
 	for i, v := range strs {
-		col := int32(i + 1) // ClickColumns order: the two booleans sit between UA and trigger
-		if i >= 26 {
-			col += 2
-		}
 		copy(mem[off:], v)
-		if rc := sqlite3.Xsqlite3_bind_text(s.tls, s.stmt, col, s.buf+uintptr(off), int32(len(v)), 0); rc != sqlite3.SQLITE_OK {
+		if rc := sqlite3.Xsqlite3_bind_text(s.tls, s.stmt, col(i), s.buf+uintptr(off), int32(len(v)), 0); rc != sqlite3.SQLITE_OK {
 			return false, s.err("bind click", rc)
 		}
 		off += len(v)
 	}
-	for i, v := range [...]bool{c.Bot, c.QR} {
-		var x int64
-		if v {
-			x = 1
-		}
-		if rc := sqlite3.Xsqlite3_bind_int64(s.tls, s.stmt, int32(27+i), x); rc != sqlite3.SQLITE_OK {
+	for _, x := range ints {
+		if rc := sqlite3.Xsqlite3_bind_int64(s.tls, s.stmt, x.col, x.v); rc != sqlite3.SQLITE_OK {
 			return false, s.err("bind click", rc)
 		}
 	}
@@ -183,20 +205,28 @@ func (s *cstmt) insertRow(c *Click) (bool, error) {
 // statement on the driver connection dc (in its open transaction) and
 // returns them; ok is false when dc is not the SQLite driver's connection.
 func insertClicksC(dc any, batch []Click) (inserted []Click, ok bool, err error) {
+	return insertEachC(dc, batch, sqliteClickInsert, "insert clicks", (*cstmt).insertRow)
+}
+
+// insertEachC stores the batch through the one-row statement query
+// prepared on the SQLite driver connection dc, row binding and stepping a
+// click, and returns the clicks that went in; ok is false when dc is not
+// the SQLite driver's connection.
+func insertEachC(dc any, batch []Click, query, what string, row func(*cstmt, *Click) (bool, error)) (inserted []Click, ok bool, err error) {
 	db, tls, ok := sqliteHandle(dc)
 	if !ok {
 		return nil, false, nil
 	}
-	s, err := prepareC(db, tls, sqliteClickInsert)
+	s, err := prepareC(db, tls, query)
 	if err != nil {
 		return nil, true, err
 	}
 	defer s.close()
 	kept := make(map[string]bool, len(batch))
 	for i := range batch {
-		in, err := s.insertRow(&batch[i])
+		in, err := row(s, &batch[i])
 		if err != nil {
-			return nil, true, fmt.Errorf("insert clicks: %w", err)
+			return nil, true, fmt.Errorf("%s: %w", what, err)
 		}
 		if in {
 			kept[batch[i].ClickID] = true
@@ -205,10 +235,11 @@ func insertClicksC(dc any, batch []Click) (inserted []Click, ok bool, err error)
 	return KeepClicks(batch, kept), true, nil
 }
 
-// recordClicksSQLite is RecordClicks on SQLite: one pooled connection, so
-// the insert can use the driver connection (Conn.Raw) and the rest
-// (database/sql, GORM for the hooks) the same transaction.
-func (db *DB) recordClicksSQLite(ctx context.Context, batch []Click, hooks []ClickHook) ([]Click, error) {
+// recordClicksSQLite is RecordClicks (RecordAttributionClicks) on SQLite
+// into table t: one pooled connection, so the insert can use the driver
+// connection (Conn.Raw) and the rest (database/sql, GORM for t.before and
+// the hooks) the same transaction.
+func (db *DB) recordClicksSQLite(ctx context.Context, t *clickTable, batch []Click, hooks []ClickHook) ([]Click, error) {
 	if _, ok := ctx.Deadline(); !ok && db.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, TxTimeoutFactor*db.Timeout)
@@ -223,17 +254,24 @@ func (db *DB) recordClicksSQLite(ctx context.Context, batch []Click, hooks []Cli
 	g := db.DB.Session(&gorm.Session{NewDB: true, Context: ctx})
 	g.Statement.ConnPool = tx
 	txdb := &DB{DB: g, Dialect: db.Dialect, Timeout: db.Timeout}
-	var inserted []Click
-	var ok bool
-	if rerr := conn.Raw(func(dc any) error {
-		inserted, ok, err = insertClicksC(dc, batch)
-		return err
-	}); rerr != nil {
-		return nil, rerr
-	}
-	if !ok {
-		if inserted, err = txdb.InsertClicksSQLite(ctx, batch); err != nil {
+	if t.before != nil {
+		if batch, err = t.before(ctx, txdb, batch); err != nil {
 			return nil, err
+		}
+	}
+	var inserted []Click
+	if len(batch) > 0 {
+		var ok bool
+		if rerr := conn.Raw(func(dc any) error {
+			inserted, ok, err = t.insertC(dc, batch)
+			return err
+		}); rerr != nil {
+			return nil, rerr
+		}
+		if !ok {
+			if inserted, err = t.insertBound(ctx, txdb, batch); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := txdb.afterInsert(ctx, inserted, hooks); err != nil {

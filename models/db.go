@@ -35,6 +35,9 @@ type DB struct {
 	// clickConflicts counts the click batches still to stage after one met
 	// a stored click id (recordClicksPostgres); nil: copy directly first.
 	clickConflicts *atomic.Int32
+	// attrConflicts is clickConflicts for attribution_clicks
+	// (RecordAttributionClicks).
+	attrConflicts *atomic.Int32
 }
 
 // Open connects to databaseURL: "sqlite:PATH" (pure-Go embedded SQLite) or a
@@ -63,6 +66,7 @@ func OpenTimeout(databaseURL string, timeout time.Duration) (*DB, error) {
 	}
 	db.Timeout = timeout
 	db.clickConflicts = new(atomic.Int32)
+	db.attrConflicts = new(atomic.Int32)
 	if err := registerDeadlines(db.DB, timeout); err != nil {
 		db.Close()
 		return nil, err

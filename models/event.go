@@ -96,18 +96,30 @@ type SaleEvent struct {
 // TableName pins the table.
 func (SaleEvent) TableName() string { return "sale_events" }
 
-// AttributionClick finds a click by id for lead/sale attribution. Click ids
-// are global; callers check the workspace. A click before since (the
-// attribution window's start; zero for none) is not found, as if unknown.
-func (db *DB) AttributionClick(ctx context.Context, clickID string, since time.Time) (*Click, error) {
+// AttributionClick finds a click of the workspace by id for lead/sale
+// attribution: in the attribution table (the ClickHouse event store's
+// clicks, attributionLookup), then in clicks (every click without the event
+// store; with it, clicks stored before the attribution table existed and
+// clicks written outside the pipeline). A click before since (the
+// attribution window's start; zero for none) is not found, as if unknown;
+// so is another workspace's.
+func (db *DB) AttributionClick(ctx context.Context, workspaceID, clickID string, since time.Time) (*Click, error) {
+	notFound := "Click event not found for clickId: " + clickID
+	a, err := db.attributionLookup(ctx, workspaceID, clickID, since)
+	if err != nil {
+		return nil, dbErr(err, "get click", notFound, "")
+	}
+	if a != nil {
+		return a, nil
+	}
 	var c Click
-	q := db.WithContext(ctx).Where("click_id = ?", clickID)
+	q := db.WithContext(ctx).Where("click_id = ? AND workspace_id = ?", clickID, workspaceID)
 	if !since.IsZero() {
 		q = q.Where("timestamp >= ?", since.UTC())
 	}
-	err := q.Take(&c).Error
+	err = q.Take(&c).Error
 	if err != nil {
-		return nil, dbErr(err, "get click", "Click event not found for clickId: "+clickID, "")
+		return nil, dbErr(err, "get click", notFound, "")
 	}
 	return &c, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 )
 
 // Link-attribute rollups (migration 01650, issue 20): the per-link rows
@@ -55,16 +54,7 @@ func (db *DB) LoadLinkAttrs(ctx context.Context, ids []string, lock bool) (LinkA
 			}
 		}
 	} else {
-		var b strings.Builder
-		b.WriteString("IN (")
-		for i, id := range ids {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			WriteSQLiteString(&b, id)
-		}
-		b.WriteByte(')')
-		in = b.String()
+		in = "IN (" + sqliteList(ids) + ")"
 	}
 	rows, err := pool.QueryContext(ctx, "SELECT l.id, l.domain, COALESCE(l.folder_id, ''), COALESCE(l.partner_id, ''), "+
 		"COALESCE((SELECT pe.group_id FROM program_enrollments pe WHERE pe.program_id = l.program_id AND pe.partner_id = l.partner_id), '') "+

@@ -36,10 +36,16 @@ func (db *DB) RetentionPolicies(ctx context.Context) ([]Workspace, error) {
 }
 
 // DeleteClicksBefore deletes up to limit of the workspace's raw clicks older
-// than before and says how many went. The event aggregates are not touched,
-// so unfiltered analytics keep counting them.
+// than before — in clicks, then in the attribution table (the ClickHouse
+// event store's slim rows, kept for the attribution window, which can be
+// longer than the retention period) — and says how many went. The event
+// aggregates are not touched, so unfiltered analytics keep counting them.
 func (db *DB) DeleteClicksBefore(ctx context.Context, workspaceID string, before time.Time, limit int) (int64, error) {
 	res := db.WithContext(ctx).Exec(`DELETE FROM clicks WHERE click_id IN (
 		SELECT click_id FROM clicks WHERE workspace_id = ? AND timestamp < ? LIMIT ?)`, workspaceID, before.UTC(), limit)
-	return res.RowsAffected, dbErr(res.Error, "delete old clicks", "", "")
+	if err := dbErr(res.Error, "delete old clicks", "", ""); err != nil || res.RowsAffected >= int64(limit) {
+		return res.RowsAffected, err
+	}
+	n, err := db.DeleteAttributionBefore(ctx, workspaceID, before, limit-int(res.RowsAffected))
+	return res.RowsAffected + n, err
 }

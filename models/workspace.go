@@ -221,6 +221,16 @@ func (db *DB) UpdateWorkspace(ctx context.Context, w *Workspace) error {
 	return dbErr(err, "update workspace", "Workspace not found.", fmt.Sprintf("The slug %q is already in use.", w.Slug))
 }
 
+// BackdateWorkspace moves workspace id's creation back to at when it is
+// later (never forward); changed says whether it moved.
+func (db *DB) BackdateWorkspace(ctx context.Context, id string, at time.Time) (changed bool, err error) {
+	res := db.WithContext(ctx).Model(&Workspace{}).Where("id = ? AND created_at > ?", id, at.UTC()).Update("created_at", at.UTC())
+	if res.Error != nil {
+		return false, fmt.Errorf("backdate workspace: %w", res.Error)
+	}
+	return res.RowsAffected > 0, nil
+}
+
 // RequirePlan is the plan gate later endpoints call: 403 forbidden when the
 // workspace's plan is below min.
 func (w *Workspace) RequirePlan(min Plan) error {

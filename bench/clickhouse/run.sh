@@ -39,6 +39,12 @@
 #                      earlier commit, e.g. with `git archive`) adds a round
 #                      SQL + ClickHouse with it (its own migrations and
 #                      database): before and after in the same run
+#   CHDB=1 INGEST=300000 INGEST_ONLY=1 bench/clickhouse/run.sh
+#                      the same rounds against ClickHouse 26 through chDB
+#                      (internal/chstore/chtest/chdbserver over libchdb.so
+#                      from `cd tests/chdb && npm ci`) instead of
+#                      clickhouse-server: a current release, as a self-hoster
+#                      runs it; ingest only
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -62,12 +68,23 @@ ROUNDS=${ROUNDS:-2}
 DIR=${DIR:-$(mktemp -d /tmp/relink-chbench-XXXXXX)}
 mkdir -p "$DIR"
 
-CH_BIN=${RELINK_TEST_CLICKHOUSE_BIN:-$(command -v clickhouse-server || echo /usr/sbin/clickhouse-server)}
-[ -x "$CH_BIN" ] || { echo "clickhouse-server not found: apt-get install -y clickhouse-server" >&2; exit 1; }
-
+CHDB=${CHDB:-0}
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
+if [ "$CHDB" = 1 ]; then
+  [ "$INGEST_ONLY" = 1 ] || { echo "CHDB=1 runs the ingest rounds only (INGEST=N INGEST_ONLY=1)" >&2; exit 1; }
+  CHDB_LIB=${RELINK_TEST_CHDB_LIB:-$PWD/tests/chdb/node_modules/@chdb/lib-linux-x64-gnu/libchdb.so}
+  [ -f "$CHDB_LIB" ] || { echo "libchdb.so not found: cd tests/chdb && npm ci" >&2; exit 1; }
+  go build -o "$DIR/chdbserver" ./internal/chstore/chtest/chdbserver
+  CHDB_LIB_PATH=$CHDB_LIB "$DIR/chdbserver" -data "$DIR/chdb" > "$DIR/chdb.out" 2> "$DIR/chdb.err" &
+  chpid=$!
+  for _ in $(seq 1 120); do grep -q '^listening ' "$DIR/chdb.out" 2>/dev/null && break; sleep 0.5; done
+  HTTP=$(sed -n 's/^listening 127.0.0.1://p' "$DIR/chdb.out")
+  [ -n "$HTTP" ] || { echo "chdbserver did not start:" >&2; tail "$DIR/chdb.err" >&2; exit 1; }
+else
+CH_BIN=${RELINK_TEST_CLICKHOUSE_BIN:-$(command -v clickhouse-server || echo /usr/sbin/clickhouse-server)}
+[ -x "$CH_BIN" ] || { echo "clickhouse-server not found: apt-get install -y clickhouse-server" >&2; exit 1; }
 if [ -f "$DIR/ports" ]; then read -r HTTP TCP INTER < "$DIR/ports"; else
   HTTP=$(freeport); TCP=$(freeport); INTER=$(freeport); echo "$HTTP $TCP $INTER" > "$DIR/ports"; fi
 mkdir -p "$DIR/ch"
@@ -97,13 +114,14 @@ cat > "$DIR/ch/config.xml" <<EOF
 </yandex>
 EOF
 
+"$CH_BIN" --config-file="$DIR/ch/config.xml" > "$DIR/ch/stdout.log" 2>&1 &
+chpid=$!
+fi
 CH="http://127.0.0.1:$HTTP"
 chq() { curl -sS --fail-with-body "$CH/" --data-binary "$1"; }
 # Generating inserts: blocks of 100k rows, so the rollups' views (41 rows per
 # click before their GROUP BY) fit in memory.
 chi() { curl -sS --fail-with-body "$CH/?min_insert_block_size_rows=100000&min_insert_block_size_bytes=0&max_block_size=100000" --data-binary "$1"; }
-"$CH_BIN" --config-file="$DIR/ch/config.xml" > "$DIR/ch/stdout.log" 2>&1 &
-chpid=$!
 cleanup() {
   if [ "$KEEP" = 1 ]; then echo "kept: clickhouse-server pid $chpid on $CH, data in $DIR"; return; fi
   kill "$chpid" 2>/dev/null || true; wait "$chpid" 2>/dev/null || true; rm -rf "$DIR"

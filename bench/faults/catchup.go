@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/relinkhq/relink/internal/app"
 	"github.com/relinkhq/relink/internal/chstore"
 	"github.com/relinkhq/relink/internal/geo"
 	"github.com/relinkhq/relink/internal/ingest"
@@ -119,8 +120,10 @@ func CatchUp(n int, batch int, cpuProfile, clickhouse string, views, vary bool, 
 	if ch != nil {
 		// As the server runs it (internal/app, ClickOptions): one copy of
 		// each click, in ClickHouse; the SQL store gets the slim rows and
-		// the link counters, no click aggregates.
+		// the link counters, no click aggregates, in the larger writes the
+		// server makes with ClickHouse (ClickHouseMaxBatch).
 		opt.Hooks = nil
+		opt.MaxBatch = app.ClickHouseMaxBatch(batch, db.Dialect)
 	}
 	c0 := cpuNow()
 	t1 := time.Now()
@@ -138,7 +141,11 @@ func CatchUp(n int, batch int, cpuProfile, clickhouse string, views, vary bool, 
 		return err
 	}
 	var stored int64
-	if err := db.Raw("SELECT COUNT(*) FROM clicks").Scan(&stored).Error; err != nil {
+	table := "clicks"
+	if ch != nil {
+		table = models.AttributionTable // the ClickStore's slim rows
+	}
+	if err := db.Raw("SELECT COUNT(*) FROM " + table).Scan(&stored).Error; err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "catch-up: %d clicks written in %s = %.0f clicks/s (%d transactions, %d failed writes; relink CPU %.1f µs/click; stored %d)\n",

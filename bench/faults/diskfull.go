@@ -176,9 +176,15 @@ func (e *env) diskFull(kill bool) (Result, error) {
 // diskFullKill: SIGKILL while the disk is full, the database back, a new
 // process on the full disk.
 func (e *env) diskFullKill(r Result, s *server, l *load, u, data string, filled time.Duration) (Result, error) {
+	// The refusals are read from /metrics before the kill; the clicks
+	// answered from that read until the process is dead were refused
+	// (uncounted) or accepted and cut by the kill, so they are counted
+	// apart, from the load's own count (gap).
+	seenAtRead := l.seen.Load()
 	refused := max(s.metricSum("relink_click_journal_refused_total"), 0)
 	s.signal(syscall.SIGKILL)
 	_ = s.wait(time.Minute)
+	gap := l.seen.Load() - seenAtRead
 	refused += max(s.metricSum("relink_click_journal_refused_total"), 0) // unreadable now: 0
 	l.end()
 	if err := e.pg.Restart(); err != nil {
@@ -205,12 +211,16 @@ func (e *env) diskFullKill(r Result, s *server, l *load, u, data string, filled 
 	if err := r.matchInto(l, u); err != nil {
 		return r, err
 	}
-	// The kill costs the open group (one window) and the requests in
-	// flight; the refusals between the last /metrics read and the kill
-	// are not counted, so allow the load's rate for that read too.
+	// The kill costs the open group (the bound: 20 ms of traffic,
+	// four 5 ms windows, as the SIGKILL scenario) and the requests in
+	// flight; and the clicks answered between the last /metrics read and
+	// the kill are not known to be refusals (gap: the load's count, so a
+	// slow read or a late kill on a loaded machine widens it by exactly
+	// what it let through; CI at load 50: 72 lost against a fixed 50 ms
+	// allowance of 64).
 	rate := float64(r.Seen) / (e.loadFor.Seconds() + filled.Seconds())
-	r.Bound = int64(rate*0.050) + int64(e.cfg.Conns)
-	r.Note = fmt.Sprintf("disk full %s after the database stopped; SIGKILL while full; the restart on the full disk replayed the journal in %s",
-		filled.Round(100*time.Millisecond), replayed.Round(100*time.Millisecond))
+	r.Bound = int64(rate*0.020) + int64(e.cfg.Conns) + gap
+	r.Note = fmt.Sprintf("disk full %s after the database stopped; SIGKILL while full (%d clicks answered between the refusals' last read and the kill); the restart on the full disk replayed the journal in %s",
+		filled.Round(100*time.Millisecond), gap, replayed.Round(100*time.Millisecond))
 	return r, werr
 }

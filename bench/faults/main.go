@@ -32,6 +32,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/relinkhq/relink/internal/freeport"
 	"github.com/relinkhq/relink/internal/ownpg"
 	"github.com/relinkhq/relink/models"
 )
@@ -315,13 +316,14 @@ type server struct {
 	exit    error // cmd.Wait's: a graceful stop exits 0
 }
 
+// freePort is a port for a server to bind (internal/freeport: below the
+// ephemeral range, never the same twice in this process).
 func freePort() int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := freeport.Pick(1)
 	if err != nil {
 		panic(err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return p[0]
 }
 
 // start runs relink serve on dbURL with its data directory data.
@@ -354,7 +356,9 @@ func (e *env) start(dbURL, domain, data string, extra ...string) (*server, error
 	}
 	s := &server{cmd: cmd, done: make(chan struct{}), domain: domain, data: data, appPort: appPort}
 	go func() { s.exit = cmd.Wait(); logf.Close(); close(s.done) }()
-	for range 300 {
+	// Three minutes, as internal/binharness gives a built binary: under
+	// make test's load its migrations alone took over 30 s (CI10).
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); {
 		if r, err := http.Get("http://" + domain + "/healthz"); err == nil {
 			r.Body.Close()
 			return s, nil
@@ -365,7 +369,7 @@ func (e *env) start(dbURL, domain, data string, extra ...string) (*server, error
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return nil, fmt.Errorf("relink not ready")
+	return nil, fmt.Errorf("relink not ready within 3 minutes (log: %s)", tail(logPath, 20))
 }
 
 // keepLogs copies a failed scenario's server logs out of the work

@@ -14,7 +14,8 @@ import (
 // TestClickStoredOnce is issue 34 item 2 through the binary: `relink serve`
 // started with environment variables only, RELINK_CLICKHOUSE_URL set. A
 // redirect's click is stored once: ClickHouse holds the whole click, the SQL
-// database only its slim row (no identity hash) and no SQL event aggregate
+// database only its slim row (no identity hash) in the attribution table
+// (nothing in clicks) and no SQL event aggregate
 // counts it, while the link's counter does. A lead tracked with its click
 // id through /track/lead is attributed to it (the slim row is what the
 // lead copies), and /events lists the lead with the click's link and
@@ -72,11 +73,16 @@ func TestClickStoredOnce(t *testing.T) {
 		}
 		defer db.Close()
 		var rows []models.Click
-		if err := db.Find(&rows).Error; err != nil {
+		if err := db.Table(models.AttributionTable).Select(models.AttributionSelect).Find(&rows).Error; err != nil {
 			t.Fatal(err)
 		}
-		if len(rows) != 1 || rows[0].ClickID != clickID || rows[0].LinkID != link.ID || rows[0].IdentityHash != "" || rows[0].Country != chCountry {
-			t.Fatalf("the SQL database holds %+v, want the slim row of %s", rows, clickID)
+		if len(rows) != 1 || rows[0].ClickID != clickID || rows[0].LinkID != link.ID || rows[0].Country != chCountry {
+			t.Fatalf("the SQL database's attribution table holds %+v, want the slim row of %s", rows, clickID)
+		}
+		var inClicks int64
+		db.Raw("SELECT COUNT(*) FROM clicks").Scan(&inClicks)
+		if inClicks != 0 {
+			t.Fatalf("the SQL clicks table holds %d rows, want none", inClicks)
 		}
 		var aggs, counter int64
 		db.Raw("SELECT COUNT(*) FROM event_aggregates WHERE event = ?", models.AggClick).Scan(&aggs)

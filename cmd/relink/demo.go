@@ -83,7 +83,8 @@ func demoCmd(ctx context.Context, cfg *config.Config, args []string, stdout, std
 		return err
 	}
 	st, err := demo.Generate(ctx, db, ws, demo.Options{Links: *links, Clicks: *clicks, Leads: *leads, Sales: *sales,
-		Days: *days, Partners: *partners, Seed: *seed, Progress: stderr, Domain: cfg.ShortDomain, Conversions: svc.Conversions, LinkService: svc.Links})
+		Days: *days, Partners: *partners, Seed: *seed, Progress: stderr, Domain: cfg.ShortDomain, Conversions: svc.Conversions, LinkService: svc.Links,
+		Workspaces: svc.Workspaces})
 	if err != nil {
 		return err
 	}

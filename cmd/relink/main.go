@@ -16,6 +16,7 @@ import (
 
 	"github.com/relinkhq/relink/internal/config"
 	"github.com/relinkhq/relink/internal/logbuf"
+	"github.com/relinkhq/relink/internal/logline"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -147,11 +148,8 @@ func newFlags(name string) *flag.FlagSet {
 	return fs
 }
 
+// setupLogging installs slog's text or JSON handler at the configured level,
+// with the server's request line written by internal/logline.
 func setupLogging(cfg *config.Config, w io.Writer) {
-	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
-	var h slog.Handler = slog.NewTextHandler(w, opts)
-	if cfg.LogFormat == "json" {
-		h = slog.NewJSONHandler(w, opts)
-	}
-	slog.SetDefault(slog.New(h))
+	slog.SetDefault(slog.New(logline.New(w, cfg.LogFormat == "json", cfg.LogLevel)))
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -322,15 +321,7 @@ func TestJSONLogs(t *testing.T) {
 // TestServeStopsOnSIGTERM runs `relink serve` as a process, waits for it to
 // answer, sends SIGTERM and expects a clean exit after the shutdown steps.
 func TestServeStopsOnSIGTERM(t *testing.T) {
-	ports := make([]string, 2)
-	for i := range ports {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ports[i] = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-		ln.Close()
-	}
+	ports := binharness.FreePorts(t, 2)
 	cmd := exec.Command(os.Args[0], "serve")
 	cmd.Env = baseEnv(map[string]string{
 		"RELINK_DATABASE_URL": testdb.URL(t, "sqlite"),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ type rawEvent struct {
 	amount   int64
 	newSale  bool // a sale that is its (link, customer)'s first
 	plan     string
+	seats    string // metadata's "seats" when it is a JSON string
 	attrs    models.ClickAttrs
 	link     *models.Link
 	tags     map[string]bool
@@ -64,6 +66,9 @@ func loadNaive(t *testing.T, w *world) *naiveWorld {
 			link: links[a.LinkID], tags: tags[a.LinkID], group: n.linkGroup[a.LinkID]}
 		if p, ok := md["plan"].(string); ok {
 			e.plan = p
+		}
+		if v, ok := md["seats"].(string); ok {
+			e.seats = v
 		}
 		n.evs = append(n.evs, e)
 		return &n.evs[len(n.evs)-1]
@@ -210,6 +215,18 @@ func filterCases(w *world, n *naiveWorld) []filterCase {
 		filterCase{qs: "saleType=new", kinds: "sales", keep: func(e *rawEvent) bool { return e.newSale }},
 		filterCase{qs: "saleType=recurring", kinds: "sales", keep: func(e *rawEvent) bool { return !e.newSale }},
 		filterCase{qs: "query=" + url.QueryEscape("metadata['plan']:'pro'"), kinds: "leads sales", keep: func(e *rawEvent) bool { return e.plan == "pro" }},
+		// A numeric comparison (the SQL holds a regular expression whose
+		// quantifiers must not be read as placeholders), alone and with
+		// saleType, which takes sales to the raw table.
+		filterCase{qs: "query=" + url.QueryEscape("metadata['seats']>=5"), kinds: "leads sales", keep: func(e *rawEvent) bool { return seatsAtLeast(e, 5) }},
+		filterCase{qs: "query=" + url.QueryEscape("metadata['plan']:pro AND metadata['seats']<12") + "&saleType=new", kinds: "leads sales",
+			keep: func(e *rawEvent) bool {
+				if e.kind == "sales" && !e.newSale {
+					return false
+				}
+				n, err := strconv.ParseFloat(e.seats, 64)
+				return e.plan == "pro" && err == nil && n < 12
+			}},
 	)
 }
 
@@ -394,4 +411,11 @@ func checkComposite(t *testing.T, w *world, n *naiveWorld, e analytics.Engine, n
 	if got := res.(analytics.Counters); got != want {
 		t.Errorf("%s %s: %+v, naive %+v", name, qs, got, want)
 	}
+}
+
+// seatsAtLeast is metadata['seats']>=n as the evaluator reads it: a string
+// holding a number, compared as a number.
+func seatsAtLeast(e *rawEvent, n float64) bool {
+	v, err := strconv.ParseFloat(e.seats, 64)
+	return err == nil && v >= n
 }

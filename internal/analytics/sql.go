@@ -96,12 +96,22 @@ func (d dialect) metadataValue(key string) (string, []any) {
 }
 
 // numeric is the SQL of a value converted to a number, NULL when it is not
-// one (Numeric's rule).
-func (d dialect) numeric(expr string) string {
-	if d == "postgres" {
-		return "(CASE WHEN " + expr + ` ~ '^\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*$' THEN CAST(` + expr + " AS DOUBLE PRECISION) END)"
+// one (Numeric's rule), with its arguments: expr (whose arguments are args)
+// appears more than once, so its arguments do too. The PostgreSQL pattern
+// spells its optional parts {0,1}: a ? there would be read as a
+// placeholder.
+func (d dialect) numeric(expr string, args []any) (string, []any) {
+	repeat := func(n int) []any {
+		out := make([]any, 0, n*len(args))
+		for range n {
+			out = append(out, args...)
+		}
+		return out
 	}
-	return "(CASE WHEN trim(" + expr + ") <> '' AND trim(" + expr + ") GLOB '*[0-9]*' AND trim(" + expr + ") NOT GLOB '*[^0-9.eE+-]*' THEN CAST(trim(" + expr + ") AS REAL) END)"
+	if d == "postgres" {
+		return "(CASE WHEN " + expr + ` ~ '^\s*[-+]{0,1}([0-9]+\.{0,1}[0-9]*|\.[0-9]+)([eE][-+]{0,1}[0-9]+){0,1}\s*$' THEN CAST(` + expr + " AS DOUBLE PRECISION) END)", repeat(2)
+	}
+	return "(CASE WHEN trim(" + expr + ") <> '' AND trim(" + expr + ") GLOB '*[0-9]*' AND trim(" + expr + ") NOT GLOB '*[^0-9.eE+-]*' THEN CAST(trim(" + expr + ") AS REAL) END)", repeat(4)
 }
 
 // eventFilters adds the event-level filters of q for one event kind.
@@ -170,7 +180,8 @@ func eventFilters(w *where, d dialect, q *Query, k kind, wsID string) {
 					continue
 				}
 				op := map[Op]string{OpGt: ">", OpLt: "<", OpGte: ">=", OpLte: "<="}[c.Op]
-				w.add(d.numeric(expr)+" "+op+" ?", append(args, b)...)
+				num, numArgs := d.numeric(expr, args)
+				w.add(num+" "+op+" ?", append(numArgs, b)...)
 			}
 		}
 	}

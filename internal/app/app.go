@@ -437,11 +437,30 @@ func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger, now fu
 	// click is stored there once (its rollups are ClickHouse's), and the SQL
 	// store keeps only its slim row: no SQL aggregate (chstore.ClickStore).
 	hooks := append([]models.ClickHook{models.AggregateClicks}, extra...)
+	maxBatch := 0 // ingest's default, 10 × BatchSize
 	if cfg.ClickHouseURL != "" {
 		hooks = extra
+		maxBatch = ClickHouseMaxBatch(cfg.ClickBatch, cfg.Dialect())
 	}
-	return ingest.Options{QueueSize: cfg.ClickQueue, BatchSize: cfg.ClickBatch, FlushInterval: cfg.ClickFlushInterval,
+	return ingest.Options{QueueSize: cfg.ClickQueue, BatchSize: cfg.ClickBatch, MaxBatch: maxBatch, FlushInterval: cfg.ClickFlushInterval,
 		DedupWindow: dedup, Geo: loc, Logger: log, Now: now, Hooks: hooks}
+}
+
+// ClickHouseMaxBatch is the click pipeline's MaxBatch (the most clicks one
+// write carries when the writer falls behind) with the ClickHouse event
+// store on PostgreSQL: 50 × BatchSize, where ingest's default is 10×. Every
+// insert is a new part in ClickHouse that its background merges rewrite
+// later; five times fewer, larger inserts halved ClickHouse's CPU per click
+// in a catch-up and let the writer keep up with the SQL-only one
+// (bench/README.md, "One insert per batch"). On SQLite a write holds the
+// database's only write lock for its whole transaction, so the default
+// stays (a 50,000-click transaction takes about a second there).
+// dialect is the database's (config.Config.Dialect, models.DB.Dialect).
+func ClickHouseMaxBatch(batchSize int, dialect string) int {
+	if dialect != "postgres" {
+		return 0
+	}
+	return 50 * batchSize
 }
 
 // domain is the business services over the database: links, FX,

@@ -58,3 +58,31 @@ func TestBuildClickHouse(t *testing.T) {
 		t.Fatalf("Build with ClickHouse down: %v", err)
 	}
 }
+
+// TestClickOptionsClickHouseBatches: with ClickHouse on PostgreSQL the
+// pipeline writes up to 50 × RELINK_CLICK_BATCH clicks at once and passes
+// no aggregate hook; on SQLite, or without ClickHouse, MaxBatch is left to
+// ingest's default (10 × the batch) and the aggregates are written.
+func TestClickOptionsClickHouseBatches(t *testing.T) {
+	for _, c := range []struct {
+		db, ch   string
+		maxBatch int
+		hooks    int
+	}{
+		{"postgres://127.0.0.1/relink", "http://127.0.0.1:8123/relink", 10000, 0},
+		{"sqlite:relink.db", "http://127.0.0.1:8123/relink", 0, 0},
+		{"postgres://127.0.0.1/relink", "", 0, 1},
+		{"sqlite:relink.db", "", 0, 1},
+	} {
+		env := map[string]string{"RELINK_DATABASE_URL": c.db, "RELINK_CLICKHOUSE_URL": c.ch, "RELINK_CLICK_BATCH": "200"}
+		cfg, err := config.Load(func(k string) string { return env[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := ClickOptions(cfg, nil, nil, nil)
+		if opt.BatchSize != 200 || opt.MaxBatch != c.maxBatch || len(opt.Hooks) != c.hooks {
+			t.Errorf("%s with ClickHouse %q: BatchSize %d, MaxBatch %d, %d hooks; want 200, %d, %d",
+				c.db, c.ch, opt.BatchSize, opt.MaxBatch, len(opt.Hooks), c.maxBatch, c.hooks)
+		}
+	}
+}

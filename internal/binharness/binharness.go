@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,13 +25,17 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/relinkhq/relink/internal/freeport"
 )
 
-// StartTimeout is how long Start waits for the server's start line;
+// StartTimeout is how long Start waits for the server's start line (it
+// only ends a start that would never come: CI at load average 50 took 40 s
+// to migrate and start an instance on chDB, TestClickStoredOnce's second
+// of two, and the Node harness waits 90 s for the same reason);
 // StopTimeout how long a stop waits for it to exit (then it is killed at
 // cleanup).
 const (
-	StartTimeout = 60 * time.Second
+	StartTimeout = 3 * time.Minute
 	StopTimeout  = 30 * time.Second
 )
 
@@ -65,18 +68,13 @@ func Main(m *testing.M, root string, bin *string) int {
 // together while they are picked, so they differ).
 func FreePorts(t testing.TB, n int) []string {
 	t.Helper()
-	var out []string
-	var lns []net.Listener
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		out = append(out, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+	ports, err := freeport.Pick(n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, ln := range lns {
-		ln.Close()
+	out := make([]string, n)
+	for i, p := range ports {
+		out[i] = strconv.Itoa(p)
 	}
 	return out
 }

@@ -10,7 +10,7 @@ import (
 
 // BackfillProgress is reported after every batch of a Backfill.
 type BackfillProgress struct {
-	Table       string // clicks, lead_events, sale_events
+	Table       string // clicks, attribution_clicks, lead_events, sale_events
 	Done, Total int64  // rows of Table copied (resumed runs included) and in the SQL store
 }
 
@@ -36,6 +36,10 @@ type cursor struct {
 
 var backfillTables = []struct{ table, id, cols string }{
 	{"clicks", "click_id", ""},
+	// The attribution table's rows are written beside their ClickHouse
+	// insert, so ClickHouse holds them; copied too in case one was lost
+	// (ClickTrim keeps the rows ClickHouse does not hold).
+	{models.AttributionTable, "click_id", ""},
 	{"lead_events", "event_id", leadColumns},
 	{"sale_events", "event_id", saleColumns},
 }
@@ -84,15 +88,26 @@ func (b *Backfill) table(ctx context.Context, table, idCol, cols string) error {
 		}
 	}
 	report()
+	attr := table == models.AttributionTable
 	for {
 		q := b.SQL.WithContext(ctx).Table(table).Order("workspace_id, timestamp, " + idCol).Limit(b.Batch)
+		if attr {
+			// In its key's order: (workspace_id, day, click_id).
+			q = b.SQL.WithContext(ctx).Table(table).Select(models.AttributionSelect).Order("workspace_id, day, click_id").Limit(b.Batch)
+		}
 		if cur.initialized {
 			at, err := time.Parse(time.RFC3339Nano, cur.ts)
 			if err != nil {
 				return fmt.Errorf("cursor time %q: %w", cur.ts, err)
 			}
-			q = q.Where("workspace_id > ? OR (workspace_id = ? AND (timestamp > ? OR (timestamp = ? AND "+idCol+" > ?)))",
-				cur.ws, cur.ws, at, at, cur.id)
+			if attr {
+				d := models.ClickDay(at)
+				q = q.Where("workspace_id > ? OR (workspace_id = ? AND (day > ? OR (day = ? AND click_id > ?)))",
+					cur.ws, cur.ws, d, d, cur.id)
+			} else {
+				q = q.Where("workspace_id > ? OR (workspace_id = ? AND (timestamp > ? OR (timestamp = ? AND "+idCol+" > ?)))",
+					cur.ws, cur.ws, at, at, cur.id)
+			}
 		}
 		var rows []any
 		var cs []models.Click
@@ -100,7 +115,7 @@ func (b *Backfill) table(ctx context.Context, table, idCol, cols string) error {
 			ws, id string
 			at     time.Time
 		}
-		if table == "clicks" {
+		if table == "clicks" || attr {
 			if err := q.Find(&cs).Error; err != nil {
 				return fmt.Errorf("read: %w", err)
 			}

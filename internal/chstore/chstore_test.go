@@ -134,15 +134,20 @@ func clicks(n int, ws string, at time.Time) []models.Click {
 }
 
 // checkSlim: each click of batch is stored once. ClickHouse has the whole
-// click; the SQL store has its slim row only — what a lead copies
-// (models.AttrsOf), its time and workspace, no identity hash — and no SQL
-// event aggregate counts it.
+// click; the SQL store has its slim row only, in the attribution table —
+// what a lead copies (models.AttrsOf), its time and workspace, no identity
+// hash — and no SQL event aggregate counts it.
 func checkSlim(t *testing.T, db *models.DB, c *chstore.Client, batch []models.Click) {
 	t.Helper()
 	for _, want := range batch {
 		var got models.Click
-		if err := db.Where("click_id = ?", want.ClickID).Take(&got).Error; err != nil {
-			t.Fatal(err)
+		if err := db.Table(models.AttributionTable).Select(models.AttributionSelect).Where("click_id = ?", want.ClickID).Take(&got).Error; err != nil {
+			t.Fatalf("the attribution table: %s: %v", want.ClickID, err)
+		}
+		var inClicks int64
+		db.Raw("SELECT COUNT(*) FROM clicks WHERE click_id = ?", want.ClickID).Scan(&inClicks)
+		if inClicks != 0 {
+			t.Fatalf("%s is in the SQL clicks table too", want.ClickID)
 		}
 		if got.IdentityHash != "" {
 			t.Fatalf("the SQL store kept the identity hash of %s", want.ClickID)
@@ -162,9 +167,11 @@ func checkSlim(t *testing.T, db *models.DB, c *chstore.Client, batch []models.Cl
 }
 
 // TestClickTrim: the job deletes the SQL store's slim rows past the
-// attribution window that ClickHouse holds, keeps the newer ones, and keeps
-// old clicks ClickHouse does not hold (stored before the event store was
-// on, not yet backfilled) until the backfill has copied them.
+// attribution window that ClickHouse holds — in the attribution table and
+// in clicks (an earlier release's slim rows) — keeps the newer ones (a
+// click at the cut itself included), and keeps old clicks ClickHouse does
+// not hold (stored before the event store was on, not yet backfilled)
+// until the backfill has copied them.
 func TestClickTrim(t *testing.T) {
 	eachCH(t, func(t *testing.T, c *chstore.Client) {
 		testdb.Each(t, func(t *testing.T, db *models.DB) {
@@ -176,20 +183,37 @@ func TestClickTrim(t *testing.T) {
 			wsID := ws.Workspace.ID
 			now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 			window := 90 * 24 * time.Hour
+			cut := now.Add(-window)
 			s := &chstore.ClickStore{SQL: db, CH: c}
-			// 2,500 old clicks (more than one trim batch), 5 just inside
-			// the window, and 7 old ones only the SQL store has.
-			old := clicks(2500, wsID, now.Add(-window-48*time.Hour))
-			recent := clicks(5, wsID, now.Add(-window+time.Minute))
-			sqlOnly := clicks(7, wsID, now.Add(-window-time.Hour))
+			// 2,500 old clicks (more than one trim batch), 2 just past the
+			// cut (its day), 1 at the cut and 5 just inside the window,
+			// through the store (the attribution table, ClickHouse); 7 old
+			// ones only the SQL clicks table has, 4 only the attribution
+			// table has, 3 old ones an earlier release stored in clicks
+			// and ClickHouse holds.
+			old := clicks(2500, wsID, cut.Add(-48*time.Hour))
+			edge := clicks(2, wsID, cut.Add(-time.Second))
+			atCut := clicks(1, wsID, cut)
+			recent := clicks(5, wsID, cut.Add(time.Minute))
+			sqlOnly := clicks(7, wsID, cut.Add(-time.Hour))
+			attrOnly := clicks(4, wsID, cut.Add(-30*time.Hour))
+			legacy := clicks(3, wsID, cut.Add(-72*time.Hour))
 			// old twice: a batch this large goes in as parallel inserts,
 			// each written once however often the batch is retried.
-			for _, b := range [][]models.Click{old, recent, old} {
+			for _, b := range [][]models.Click{old, edge, atCut, recent, old} {
 				if _, err := s.RecordClicks(ctx, b); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if _, err := db.RecordClicks(ctx, sqlOnly); err != nil {
+			for _, b := range [][]models.Click{sqlOnly, legacy} {
+				if _, err := db.RecordClicks(ctx, b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := db.RecordAttributionClicks(ctx, attrOnly); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.InsertClicks(ctx, legacy); err != nil {
 				t.Fatal(err)
 			}
 			trim := &chstore.ClickTrim{SQL: db, CH: c, Window: window, Now: func() time.Time { return now }, Log: quiet}
@@ -197,30 +221,31 @@ func TestClickTrim(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Deleted != 2500 || res.Waiting != 7 {
-				t.Fatalf("trim: %+v, want 2500 deleted and 7 waiting", res)
+			if res.Deleted != 2505 || res.Attribution != 2502 || res.Waiting != 11 {
+				t.Fatalf("trim: %+v, want 2505 deleted (2502 from the attribution table) and 11 waiting", res)
 			}
 			var left []string
-			db.Raw("SELECT click_id FROM clicks WHERE workspace_id = ? ORDER BY click_id", wsID).Scan(&left)
+			db.Raw("SELECT click_id FROM clicks WHERE workspace_id = ? UNION ALL SELECT click_id FROM attribution_clicks WHERE workspace_id = ?", wsID, wsID).Scan(&left)
+			slices.Sort(left)
 			var want []string
-			for _, b := range [][]models.Click{recent, sqlOnly} {
+			for _, b := range [][]models.Click{atCut, recent, sqlOnly, attrOnly} {
 				for _, k := range b {
 					want = append(want, k.ClickID)
 				}
 			}
 			slices.Sort(want)
 			if !slices.Equal(left, want) {
-				t.Fatalf("the SQL store kept %d clicks, want the 5 recent and the 7 not in ClickHouse", len(left))
+				t.Fatalf("the SQL store kept %d clicks, want the one at the cut, the 5 recent and the 11 not in ClickHouse", len(left))
 			}
 			// ClickHouse keeps every click it was given.
-			if n := count(t, c, "SELECT count() FROM clicks WHERE workspace_id = "+chstore.Quote(wsID)); n != "2505" {
-				t.Fatalf("clickhouse holds %s clicks, want 2505", n)
+			if n := count(t, c, "SELECT count() FROM clicks WHERE workspace_id = "+chstore.Quote(wsID)); n != "2511" {
+				t.Fatalf("clickhouse holds %s clicks, want 2511", n)
 			}
 			// Once the backfill copied them, the next run trims them too.
-			if err := c.InsertClicks(ctx, sqlOnly); err != nil {
+			if err := (&chstore.Backfill{SQL: db, CH: c, Restart: true}).Run(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if res, err := trim.Trim(ctx); err != nil || res.Deleted != 7 || res.Waiting != 0 {
+			if res, err := trim.Trim(ctx); err != nil || res.Deleted != 11 || res.Attribution != 4 || res.Waiting != 0 {
 				t.Fatalf("trim after the backfill: %+v %v", res, err)
 			}
 		})
@@ -250,8 +275,10 @@ func TestEventUsage(t *testing.T) {
 }
 
 // TestClickStore: a batch is in both stores once written; the same batch
-// written again (a retry after a timeout) counts once; with ClickHouse
-// down the write fails, so the pipeline keeps the batch in its journal.
+// written again (a retry after a timeout) counts once, in ClickHouse, in
+// the attribution table and in the link counter; with ClickHouse down the
+// write fails, so the pipeline keeps the batch in its journal, and its
+// retry counts no click twice.
 func TestClickStore(t *testing.T) {
 	eachCH(t, func(t *testing.T, c *chstore.Client) {
 		testdb.Each(t, func(t *testing.T, db *models.DB) {
@@ -260,12 +287,33 @@ func TestClickStore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			batch := clicks(50, ws.Workspace.ID, time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
-			s := &chstore.ClickStore{SQL: db, CH: c}
-			for range 2 {
-				if _, err := s.RecordClicks(ctx, batch); err != nil {
+			link := &models.Link{WorkspaceID: ws.Workspace.ID, Domain: "d.link", Key: "k", URL: "https://example.com/?a=1"}
+			if err := db.CreateLink(ctx, link); err != nil {
+				t.Fatal(err)
+			}
+			counter := func() int64 {
+				t.Helper()
+				l, err := db.LinkByID(ctx, ws.Workspace.ID, link.ID)
+				if err != nil {
 					t.Fatal(err)
 				}
+				return l.Clicks
+			}
+			onLink := func(cs []models.Click) []models.Click {
+				for i := range cs {
+					cs[i].LinkID = link.ID
+				}
+				return cs
+			}
+			batch := onLink(clicks(50, ws.Workspace.ID, time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)))
+			s := &chstore.ClickStore{SQL: db, CH: c}
+			for i, want := range []int{50, 0} {
+				if n, err := s.RecordClicks(ctx, batch); err != nil || n != want {
+					t.Fatalf("write %d: %d new, %v; want %d", i+1, n, err, want)
+				}
+			}
+			if n := counter(); n != 50 {
+				t.Fatalf("the link counts %d clicks after the batch written twice, want 50", n)
 			}
 			// Without FINAL: InsertOnce wrote each click once, and the
 			// rollups counted each once.
@@ -275,13 +323,13 @@ func TestClickStore(t *testing.T) {
 				t.Fatalf("clickhouse holds %s clicks (rollups %s) of 50 written twice", n, r)
 			}
 			var sqlN int64
-			db.Raw("SELECT COUNT(*) FROM clicks WHERE workspace_id = ?", ws.Workspace.ID).Scan(&sqlN)
+			db.Raw("SELECT COUNT(*) FROM attribution_clicks WHERE workspace_id = ?", ws.Workspace.ID).Scan(&sqlN)
 			if sqlN != 50 {
-				t.Fatalf("sql holds %d clicks", sqlN)
+				t.Fatalf("sql holds %d slim rows", sqlN)
 			}
 			checkSlim(t, db, c, batch)
 			down, _ := chstore.Open("http://127.0.0.1:1/relink")
-			more := clicks(3, ws.Workspace.ID, time.Date(2026, 11, 1, 13, 0, 0, 0, time.UTC))
+			more := onLink(clicks(3, ws.Workspace.ID, time.Date(2026, 11, 1, 13, 0, 0, 0, time.UTC)))
 			if _, err := (&chstore.ClickStore{SQL: db, CH: down}).RecordClicks(ctx, more); err == nil {
 				t.Fatal("a batch ClickHouse did not take was reported written")
 			}
@@ -292,6 +340,12 @@ func TestClickStore(t *testing.T) {
 			if n, r := count(t, c, q), count(t, c, rolled); n != "53" || r != "53" {
 				t.Fatalf("after the retry clickhouse holds %s clicks (rollups %s), want 53", n, r)
 			}
+			// The SQL side committed the first attempt (its slim rows and
+			// the counter); the retry counted nothing again.
+			if n := counter(); n != 53 {
+				t.Fatalf("the link counts %d clicks after the failed attempt and its retry, want 53", n)
+			}
+			checkSlim(t, db, c, more)
 		})
 	})
 }

@@ -2,6 +2,7 @@ package chstore
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -24,4 +25,25 @@ func TestIdleConnectionsExpireBeforeTheServers(t *testing.T) {
 	if tr.Proxy == nil || tr.DialContext == nil {
 		t.Fatal("transport lost the default transport's settings")
 	}
+}
+
+// FuzzTSVRoundTrip: appendTSV's field reads back as the value through
+// unescapeTSV, holds no raw tab or newline, and is the value itself when
+// the value has nothing to escape.
+func FuzzTSVRoundTrip(f *testing.F) {
+	for _, s := range []string{"", "plain", "tab\there", "a\\b", "nl\nx\r", "\x00\b\f", "ünïcode\t\\"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		field := string(appendTSV([]byte("x"), s))[1:]
+		if strings.ContainsAny(field, "\t\n") {
+			t.Fatalf("appendTSV(%q) = %q holds a separator", s, field)
+		}
+		if got := unescapeTSV(field); got != s {
+			t.Fatalf("unescapeTSV(appendTSV(%q)) = %q (field %q)", s, got, field)
+		}
+		if !strings.ContainsAny(s, "\\\t\n\r\x00\b\f") && field != s {
+			t.Fatalf("appendTSV(%q) = %q, want it unchanged", s, field)
+		}
+	})
 }

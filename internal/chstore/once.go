@@ -165,17 +165,24 @@ func (c *Client) insertQuery(ctx context.Context, insert func(params url.Values)
 // with the IN list instead.
 func (c *Client) storedIDs(ctx context.Context, table string, ws []string, lo, hi int64, ids []string) (map[string]bool, error) {
 	idCol := idColumn[table]
-	span := fmt.Sprintf("SELECT %s FROM %s WHERE workspace_id IN %s AND time >= toDateTime(%d) AND time <= toDateTime(%d)",
-		idCol, table, quoteList(ws), floorDiv(lo, 1e6), floorDiv(hi, 1e6))
-	want := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		want[id] = true
-	}
+	// time (whole seconds) prunes by the primary key; ts (µs) keeps out
+	// the rows of the span's first and last seconds outside it, which are
+	// usually the previous batch's: a batch nothing has written before
+	// then reads no row.
+	span := fmt.Sprintf("SELECT %s FROM %s WHERE workspace_id IN %s AND time >= toDateTime(%d) AND time <= toDateTime(%d) AND ts >= %d AND ts <= %d",
+		idCol, table, quoteList(ws), floorDiv(lo, 1e6), floorDiv(hi, 1e6), lo, hi)
+	var want map[string]bool // built at the first row read
 	have := map[string]bool{}
 	limit := spanReadFactor*len(ids) + 1000
 	read := 0
 	err := c.Query(ctx, fmt.Sprintf("%s LIMIT %d", span, limit+1), func(cols []string) error {
 		read++
+		if want == nil {
+			want = make(map[string]bool, len(ids))
+			for _, id := range ids {
+				want[id] = true
+			}
+		}
 		if want[cols[0]] {
 			have[cols[0]] = true
 		}

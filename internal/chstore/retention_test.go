@@ -13,8 +13,8 @@ import (
 )
 
 // TestRetentionInClickHouse: the retention job trims a workspace's raw
-// clicks in the event store as in SQL — the old ones only, not another
-// workspace's — while the rollups keep their totals; a second round while
+// clicks in the event store as in SQL (the attribution table's slim rows)
+// — the old ones only, not another workspace's — while the rollups keep their totals; a second round while
 // nothing is left (or the delete is still running) schedules no mutation.
 func TestRetentionInClickHouse(t *testing.T) {
 	eachCH(t, func(t *testing.T, c *chstore.Client) {
@@ -47,6 +47,15 @@ func TestRetentionInClickHouse(t *testing.T) {
 			r := &privacy.Retention{DB: db, Events: c, Now: func() time.Time { return now }, Logger: quiet}
 			if _, err := r.Run(ctx); err != nil {
 				t.Fatal(err)
+			}
+			// The SQL side's slim rows (the attribution table) go at once.
+			slim := func(ws string) int64 {
+				var n int64
+				db.Raw("SELECT COUNT(*) FROM attribution_clicks WHERE workspace_id = ?", ws).Scan(&n)
+				return n
+			}
+			if a, o := slim(acme), slim(other); a != 2 || o != 5 {
+				t.Errorf("attribution table after retention: acme %d rows (want 2), other %d (want 5)", a, o)
 			}
 			// The mutation runs in the background.
 			for deadline := time.Now().Add(30 * time.Second); raw(acme) != "2" && time.Now().Before(deadline); {

@@ -71,10 +71,11 @@ func fourWeekRollups(batch []models.Click) []models.EventAggregate {
 // to write here and to parse for ClickHouse than JSONEachRow
 // (bench/README.md, issue 34 item 2).
 func (c *Client) insertClicks(ctx context.Context, batch []models.Click, rolled []models.EventAggregate, params url.Values) error {
-	var buf bytes.Buffer
-	buf.Grow(len(batch)*400 + len(rolled)*80)
-	buf.WriteString("INSERT INTO " + clickIngest + " (" + clickIngestColumns + ") FORMAT TabSeparated\n")
-	b := buf.AvailableBuffer()
+	// Sized once, not grown by doubling. Not pooled: after an answer the
+	// HTTP transport's writer may still hold the body without an ordering
+	// the next batch could rely on (models.copyBufs pools COPY's buffer,
+	// whose pgx call waits for its reader on success).
+	b := append(make([]byte, 0, len(batch)*insertRowBytes+len(rolled)*80), "INSERT INTO "+clickIngest+" ("+clickIngestColumns+") FORMAT TabSeparated\n"...)
 	for i := range batch {
 		k := &batch[i]
 		b = appendTSV(b, k.WorkspaceID)
@@ -116,8 +117,7 @@ func (c *Client) insertClicks(ctx context.Context, batch []models.Click, rolled 
 		b = strconv.AppendInt(b, a.Count, 10)
 		b = append(b, '\n')
 	}
-	buf.Write(b)
-	body, err := c.do(ctx, params, &buf, true)
+	body, err := c.do(ctx, params, bytes.NewReader(b), true)
 	if err != nil {
 		return fmt.Errorf("insert %d clicks and %d rollup rows into %s: %w", len(batch), len(rolled), clickIngest, err)
 	}
@@ -125,10 +125,22 @@ func (c *Client) insertClicks(ctx context.Context, batch []models.Click, rolled 
 	return body.Close()
 }
 
+// tsvEscaped marks the bytes appendTSV escapes.
+var tsvEscaped = [256]bool{'\\': true, '\t': true, '\n': true, '\r': true, 0: true, '\b': true, '\f': true}
+
+// insertRowBytes is the room insertClicks makes per click, more than a
+// typical row.
+const insertRowBytes = 512
+
 // appendTSV appends s escaped as a TabSeparated field (unescapeTSV's
 // inverse).
 func appendTSV(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for i < len(s) && !tsvEscaped[s[i]] {
+		i++
+	}
+	b = append(b, s[:i]...) // most values have nothing to escape
+	for ; i < len(s); i++ {
 		switch ch := s[i]; ch {
 		case '\\':
 			b = append(b, '\\', '\\')

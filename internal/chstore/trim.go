@@ -19,7 +19,9 @@ const trimBatch = 1000
 // window when ClickHouse holds them (docs/clickhouse.md, "One copy of each
 // click"): a click older than Window can no longer be attributed a lead
 // (conversions look it up no further back, models.DB.AttributionClick), so its
-// slim row goes. Only rows ClickHouse holds are deleted: clicks stored
+// slim row goes — from the attribution table, and from clicks (the slim
+// rows of releases before the attribution table, clicks written outside
+// the pipeline). Only rows ClickHouse holds are deleted: clicks stored
 // before the event store was turned on stay in the SQL store until
 // `relink clickhouse backfill` has copied them (the job logs how many
 // wait), so the trim never loses a click.
@@ -33,8 +35,9 @@ type ClickTrim struct {
 
 // TrimResult is what one run did.
 type TrimResult struct {
-	Deleted int64 // slim rows deleted
-	Waiting int64 // rows past the window ClickHouse does not hold (not deleted)
+	Deleted     int64 // slim rows deleted (both tables)
+	Attribution int64 // of which from the attribution table
+	Waiting     int64 // rows past the window ClickHouse does not hold (not deleted)
 }
 
 // Run deletes, workspace by workspace, the SQL store's clicks older than
@@ -58,6 +61,9 @@ func (t *ClickTrim) Trim(ctx context.Context) (TrimResult, error) {
 		if err := t.workspace(ctx, ws, cut, &res); err != nil {
 			return res, fmt.Errorf("click trim of workspace %s: %w", ws, err)
 		}
+		if err := t.attribution(ctx, ws, cut, &res); err != nil {
+			return res, fmt.Errorf("click trim of workspace %s's attribution table: %w", ws, err)
+		}
 	}
 	if res.Deleted > 0 || res.Waiting > 0 {
 		t.Log.Info("clickhouse click trim", "deleted", res.Deleted, "waiting_for_backfill", res.Waiting, "before", cut)
@@ -66,6 +72,75 @@ func (t *ClickTrim) Trim(ctx context.Context) (TrimResult, error) {
 		t.Log.Warn("clicks past the attribution window are not in ClickHouse yet; run `relink clickhouse backfill` to copy them", "clicks", res.Waiting)
 	}
 	return res, nil
+}
+
+// attribution trims one workspace's rows of the attribution table before
+// cut, in key order (day, click id), in batches: the rows ClickHouse holds
+// are deleted (by day and ids: key lookups), the others stepped over.
+func (t *ClickTrim) attribution(ctx context.Context, ws string, cut time.Time, res *TrimResult) error {
+	type row struct {
+		Day       int64
+		ClickID   string
+		Timestamp time.Time
+	}
+	var after *row
+	for ctx.Err() == nil {
+		q := t.SQL.WithContext(ctx).Table(models.AttributionTable).Select("day, click_id, timestamp").
+			Where("workspace_id = ? AND day <= ? AND timestamp < ?", ws, models.ClickDay(cut), cut)
+		if after != nil {
+			q = q.Where("(day, click_id) > (?, ?)", after.Day, after.ClickID)
+		}
+		var rows []row
+		if err := q.Order("day, click_id").Limit(trimBatch).Scan(&rows).Error; err != nil {
+			return fmt.Errorf("read: %w", err)
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		ids := make([]string, len(rows))
+		lo, hi := rows[0].Timestamp, rows[0].Timestamp
+		for i, r := range rows {
+			ids[i] = r.ClickID
+			if r.Timestamp.Before(lo) {
+				lo = r.Timestamp
+			}
+			if r.Timestamp.After(hi) {
+				hi = r.Timestamp
+			}
+		}
+		held, err := t.CH.storedIDs(ctx, "clicks", []string{ws}, Micros(lo), Micros(hi), ids)
+		if err != nil {
+			return err
+		}
+		gone := map[int64][]string{}
+		var days []int64
+		kept := 0
+		for _, r := range rows {
+			if !held[r.ClickID] {
+				kept++
+				continue
+			}
+			if gone[r.Day] == nil {
+				days = append(days, r.Day)
+			}
+			gone[r.Day] = append(gone[r.Day], r.ClickID)
+		}
+		for _, d := range days {
+			n, err := t.SQL.DeleteAttributionClicks(ctx, ws, d, gone[d])
+			if err != nil {
+				return err
+			}
+			res.Deleted += n
+			res.Attribution += n
+		}
+		res.Waiting += int64(kept)
+		last := rows[len(rows)-1]
+		after = &last
+		if len(rows) < trimBatch {
+			return nil
+		}
+	}
+	return ctx.Err()
 }
 
 // workspace trims one workspace's rows before cut, oldest first, in

@@ -259,12 +259,17 @@ func (s *Service) enrollmentClickCommissions(ctx context.Context, e *models.Enro
 		Country string
 		Clicks  int64
 	}
-	err = s.DB.WithContext(ctx).Table("clicks").
-		Select("clicks.link_id AS link_id, clicks.country AS country, COUNT(*) AS clicks").
-		Joins("JOIN links l ON l.id = clicks.link_id").
-		Where("clicks.workspace_id = ? AND l.workspace_id = ? AND l.program_id = ? AND l.partner_id = ? AND clicks.timestamp >= ? AND clicks.timestamp < ?",
-			e.WorkspaceID, e.WorkspaceID, e.ProgramID, e.PartnerID, start, end).
-		Group("clicks.link_id, clicks.country").Order("clicks.link_id").Scan(&rows).Error
+	// The day's clicks are in clicks, or, with the ClickHouse event store,
+	// in the attribution table (its key leads with the workspace and the
+	// UTC day); a click is in one of the two (models.RecordAttributionClicks).
+	err = s.DB.WithContext(ctx).Raw(`SELECT c.link_id AS link_id, c.country AS country, COUNT(*) AS clicks FROM (
+			SELECT link_id, country FROM clicks WHERE workspace_id = ? AND timestamp >= ? AND timestamp < ?
+			UNION ALL
+			SELECT link_id, country FROM `+models.AttributionTable+` WHERE workspace_id = ? AND day = ? AND timestamp >= ? AND timestamp < ?
+		) c JOIN links l ON l.id = c.link_id
+		WHERE l.workspace_id = ? AND l.program_id = ? AND l.partner_id = ?
+		GROUP BY c.link_id, c.country ORDER BY c.link_id`,
+		e.WorkspaceID, start, end, e.WorkspaceID, models.ClickDay(start), start, end, e.WorkspaceID, e.ProgramID, e.PartnerID).Scan(&rows).Error
 	if err != nil {
 		return 0, fmt.Errorf("count clicks: %w", err)
 	}

@@ -263,7 +263,16 @@ func TestUpdateCommission(t *testing.T) {
 	})
 }
 
+// TestClickCommissions counts the day's clicks wherever they are stored:
+// in clicks (without ClickHouse), in the attribution table (with it), or
+// split between the two (an upgrade's first day: earlier clicks in clicks).
 func TestClickCommissions(t *testing.T) {
+	for _, store := range []string{"clicks", "attribution", "both"} {
+		t.Run(store, func(t *testing.T) { testClickCommissions(t, store) })
+	}
+}
+
+func testClickCommissions(t *testing.T, store string) {
 	testdb.Each(t, func(t *testing.T, db *models.DB) {
 		f := newFixture(t, db, "acme")
 		pn := f.partner("pat@example.com")
@@ -288,7 +297,18 @@ func TestClickCommissions(t *testing.T) {
 		add(l, "DE", day.Add(-time.Minute))  // the day before
 		add(l, "US", day.Add(24*time.Hour))  // the day after
 		add(plain, "US", day.Add(time.Hour)) // not a partner link
-		if _, err := db.RecordClicks(f.ctx, batch); err != nil {
+		var inClicks, inAttr []models.Click
+		for i, c := range batch {
+			if store == "clicks" || store == "both" && i%2 == 0 {
+				inClicks = append(inClicks, c)
+			} else {
+				inAttr = append(inAttr, c)
+			}
+		}
+		if _, err := db.RecordClicks(f.ctx, inClicks); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.RecordAttributionClicks(f.ctx, inAttr); err != nil {
 			t.Fatal(err)
 		}
 		n, err := f.svc.ClickCommissions(f.ctx, day.Add(13*time.Hour))

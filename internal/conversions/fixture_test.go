@@ -23,6 +23,10 @@ type fixture struct {
 	prog *models.Program
 	grp  *models.Group
 	now  time.Time
+	// attribution: clicks are recorded as the ClickHouse event store's
+	// click store does (models.RecordAttributionClicks: the attribution
+	// table), not into clicks.
+	attribution bool
 }
 
 var t0 = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
@@ -76,7 +80,11 @@ func (f *fixture) click(l *models.Link, country string) *models.Click {
 		RefererURL: "https://news.example/post", UTMSource: "news", UTMMedium: "email", UTMCampaign: "spring",
 		UTMTerm: "shoes", UTMContent: "hero",
 	}
-	if _, err := f.db.RecordClicks(f.ctx, []models.Click{c}); err != nil {
+	record := f.db.RecordClicks
+	if f.attribution {
+		record = f.db.RecordAttributionClicks
+	}
+	if _, err := record(f.ctx, []models.Click{c}); err != nil {
 		f.t.Fatal(err)
 	}
 	return &c

@@ -89,14 +89,14 @@ func (s *Service) attributionLink(ctx context.Context, db *models.DB, ws *models
 	if s.ClickWindow > 0 {
 		since = s.now().Add(-s.ClickWindow)
 	}
-	click, err := db.AttributionClick(ctx, clickID, since)
+	click, err := db.AttributionClick(ctx, ws.ID, clickID, since)
 	if err != nil && models.IsNotFound(err) && s.Pending != nil {
 		// The click may be accepted but still queued (the pipeline writes
 		// within a second): write what is pending and look once more.
 		if ferr := s.Pending.Flush(ctx); ferr != nil {
 			s.Log.Warn("flush pending clicks before attribution", "click_id", clickID, "err", ferr)
 		}
-		click, err = db.AttributionClick(ctx, clickID, since)
+		click, err = db.AttributionClick(ctx, ws.ID, clickID, since)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -441,3 +441,60 @@ func TestLeadAttributionWindow(t *testing.T) {
 		}
 	})
 }
+
+// TestAttributionTable: with the ClickHouse event store the click store
+// keeps a click's slim row in the attribution table
+// (models.RecordAttributionClicks), not in clicks. A lead and a direct sale
+// are attributed to such a click and copy its attributes; another
+// workspace cannot attribute it; past the window it answers as an unknown
+// click id; a click an earlier release stored in clicks is still
+// attributed.
+func TestAttributionTable(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *models.DB) {
+		f := newFixture(t, db, "attr")
+		f.attribution = true
+		f.svc.ClickWindow = 90 * 24 * time.Hour
+		pn := f.partner("pat@example.com")
+		f.reward(&models.Reward{Event: models.EventSale, Type: models.RewardFlat, AmountInCents: i64(700)})
+		l := f.link(pn.Partner.ID)
+		c := f.click(l, "DE")
+		var inClicks, inAttr int64
+		db.Raw("SELECT COUNT(*) FROM clicks").Scan(&inClicks)
+		db.Raw("SELECT COUNT(*) FROM attribution_clicks WHERE click_id = ?", c.ClickID).Scan(&inAttr)
+		if inClicks != 0 || inAttr != 1 {
+			t.Fatalf("clicks %d, attribution table %d: want the click in the attribution table only", inClicks, inAttr)
+		}
+		res := f.lead(c.ClickID, "u_1", "Sign up")
+		if len(res.Events) != 1 || res.Events[0].ClickAttrs != models.AttrsOf(c) || res.Link.ID != l.ID {
+			t.Fatalf("lead: %+v", res.Events)
+		}
+		sc := f.click(l, "FR")
+		r, err := f.svc.TrackSale(f.ctx, f.ws, conversions.SaleInput{CustomerExternalID: "u_2", Amount: 2500, Currency: "usd",
+			EventName: "Purchase", PaymentProcessor: "stripe", ClickID: &sc.ClickID})
+		if err != nil || r.Sale == nil || r.Sale.Amount != 2500 {
+			t.Fatalf("direct sale: %+v %v", r, err)
+		}
+		var sale models.SaleEvent
+		if err := db.Where("workspace_id = ? AND click_id = ?", f.ws.ID, sc.ClickID).Take(&sale).Error; err != nil || sale.ClickAttrs != models.AttrsOf(sc) {
+			t.Fatalf("the sale copied %+v (%v), want the attributes of %+v", sale.ClickAttrs, err, models.AttrsOf(sc))
+		}
+		if got := f.reloadLink(l); got.Clicks != 2 || got.Leads != 2 || got.Sales != 1 {
+			t.Errorf("link counters %+v", got)
+		}
+		// Another workspace does not see the click.
+		g := newFixture(t, db, "attr-other")
+		g.svc.ClickWindow = f.svc.ClickWindow
+		_, err = g.svc.TrackLead(g.ctx, g.ws, conversions.LeadInput{ClickID: c.ClickID, EventName: "Sign up", CustomerExternalID: "u_x", Mode: conversions.ModeWait, EventQuantity: 1})
+		wantErr(t, err, apierr.NotFound, "Click event not found for clickId: "+c.ClickID)
+		// Past the window: unknown.
+		f.now = t0.Add(91 * 24 * time.Hour)
+		_, err = f.svc.TrackLead(f.ctx, f.ws, conversions.LeadInput{ClickID: c.ClickID, EventName: "Later", CustomerExternalID: "u_3", Mode: conversions.ModeWait, EventQuantity: 1})
+		wantErr(t, err, apierr.NotFound, "Click event not found for clickId: "+c.ClickID)
+		// A click an earlier release stored in clicks (its slim row).
+		f.attribution = false
+		old := f.click(l, "NL")
+		if res := f.lead(old.ClickID, "u_4", "Sign up"); len(res.Events) != 1 || res.Events[0].ClickAttrs != models.AttrsOf(old) {
+			t.Fatalf("lead on a click in clicks: %+v", res.Events)
+		}
+	})
+}

@@ -69,11 +69,22 @@ func (l *BulkLoader) Close() error {
 
 // tx runs fn in one transaction; on PostgreSQL on the loader's connection.
 // bulkStatementTimeout bounds each statement of a bulk transaction on
-// PostgreSQL.
-const bulkStatementTimeout = "5min"
+// PostgreSQL; bulkTxTimeout bounds a whole bulk transaction on SQLite, in
+// place of TxTimeoutFactor × RELINK_DB_TIMEOUT (30 s by default), which
+// ANALYZE of a 10M-click database outlasted on a busy machine (10.9 s quiet,
+// over 30 s at load average 5).
+const (
+	bulkStatementTimeout = "5min"
+	bulkTxTimeout        = 5 * time.Minute
+)
 
 func (l *BulkLoader) tx(ctx context.Context, fn func(tx *models.DB) error) error {
 	if l.conn == nil {
+		if _, ok := ctx.Deadline(); !ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, bulkTxTimeout)
+			defer cancel()
+		}
 		return l.db.Tx(ctx, func(tx *models.DB) error {
 			if err := tx.WithContext(ctx).Exec(fmt.Sprintf("PRAGMA cache_size = -%d", sqliteBulkCacheKiB)).Error; err != nil {
 				return fmt.Errorf("enlarge page cache: %w", err)

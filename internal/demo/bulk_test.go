@@ -153,3 +153,26 @@ func TestBulkLoaderMatchesRecordClicks(t *testing.T) {
 		})
 	}
 }
+
+// TestBulkSQLiteNotBoundByDBTimeout: on SQLite a bulk transaction (here
+// Analyze) has the bulk loader's own bound, not TxTimeoutFactor ×
+// RELINK_DB_TIMEOUT, which ANALYZE of a 10M-click database outlasted on a
+// busy machine. With a database timeout far too short for any
+// transaction, Analyze still completes.
+func TestBulkSQLiteNotBoundByDBTimeout(t *testing.T) {
+	db := testdb.Open(t, "sqlite")
+	short := *db
+	short.Timeout = time.Nanosecond
+	ctx := context.Background()
+	if err := short.Tx(ctx, func(*models.DB) error { return nil }); err == nil {
+		t.Fatal("a plain transaction under a 1 ns database timeout succeeded: the test shows nothing")
+	}
+	l, err := demo.NewBulkLoader(ctx, &short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Analyze(ctx); err != nil {
+		t.Fatalf("bulk analyze under a 1 ns database timeout: %v", err)
+	}
+}

@@ -36,6 +36,7 @@ import (
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/ids"
 	"github.com/relinkhq/relink/internal/links"
+	"github.com/relinkhq/relink/internal/workspaces"
 	"github.com/relinkhq/relink/models"
 )
 
@@ -65,6 +66,9 @@ type Options struct {
 	// as POST /tags, /folders and /domains do: `relink demo` passes the one
 	// app.BuildCommand builds.
 	LinkService *links.Service
+	// Workspaces moves the workspace's creation back to the demo's first
+	// day (required): `relink demo` passes the one app.BuildCommand builds.
+	Workspaces *workspaces.Service
 	// Domain is the short domain of the links: `relink demo` passes the
 	// default short domain (RELINK_SHORT_DOMAIN, the app's host in dev), so
 	// every demo link redirects on the server as it runs. Empty: the
@@ -200,6 +204,9 @@ func Generate(ctx context.Context, db *models.DB, ws *models.Workspace, o Option
 	}
 	if o.LinkService == nil {
 		return nil, errors.New("demo: Options.LinkService is required")
+	}
+	if o.Workspaces == nil {
+		return nil, errors.New("demo: Options.Workspaces is required")
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now().UTC()

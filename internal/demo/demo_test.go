@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/conversions/convtest"
+	"github.com/relinkhq/relink/internal/workspaces"
 
 	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/demo"
@@ -54,6 +55,32 @@ func TestGenerate(t *testing.T) {
 		got := res.Total
 		if got.Clicks != 500 || got.Leads != int64(st.Leads) || got.Sales != 10 || got.SaleAmount != st.SaleAmount {
 			t.Fatalf("analytics %+v, stats %+v", got, st)
+		}
+		// The workspace (created today, after the demo's "now") is moved back
+		// to the demo's first day, so interval=all's timeseries, which starts
+		// at the workspace's creation, charts the whole history.
+		ws, err := db.WorkspaceByID(ctx, c.Workspace.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := now.AddDate(0, 0, -31); !ws.CreatedAt.Equal(want) {
+			t.Fatalf("workspace created %s, want the demo's first day %s", ws.CreatedAt, want)
+		}
+		q, err = analytics.Parse(map[string][]string{"event": {"composite"}, "interval": {"all"}, "groupBy": {"timeseries"}}, analytics.EndpointAnalytics, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err = e.Analytics(ctx, ws, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum analytics.Counters
+		for _, b := range res.Buckets {
+			sum.Clicks += b.Clicks
+			sum.Sales += b.Sales
+		}
+		if sum.Clicks != 500 || sum.Sales != 10 {
+			t.Fatalf("interval=all timeseries sums to %d clicks, %d sales over %d buckets; want 500, 10", sum.Clicks, sum.Sales, len(res.Buckets))
 		}
 	})
 }
@@ -514,5 +541,6 @@ func services(tb testing.TB, db *models.DB, now time.Time, o demo.Options) demo.
 	conv := convtest.New(tb, db, func() time.Time { return now })
 	conv.Links.ShortDomain = o.Domain
 	o.Conversions, o.LinkService = conv, conv.Links
+	o.Workspaces = &workspaces.Service{DB: db, Now: func() time.Time { return now }}
 	return o
 }

@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/relinkhq/relink/internal/conversions"
 	"github.com/relinkhq/relink/internal/input"
@@ -19,6 +20,9 @@ import (
 // (TestServicesAreTheWriters walks this file).
 
 func (g *gen) entities(ctx context.Context) error {
+	if err := g.backdateWorkspace(ctx); err != nil {
+		return err
+	}
 	if err := g.tagsAndFolders(ctx); err != nil {
 		return err
 	}
@@ -161,6 +165,20 @@ func (g *gen) programSetup(ctx context.Context, domain string) error {
 		if err := svc.SetGroupReward(ctx, grp, &models.Reward{Event: models.EventLead, Type: models.RewardFlat, AmountInCents: &c}); err != nil {
 			return fmt.Errorf("demo: lead reward: %w", err)
 		}
+	}
+	return nil
+}
+
+// backdateWorkspace moves the workspace's creation back to the demo's first
+// day (the links' creation, a day before the first click) when it is later:
+// a workspace holds no events from before it existed, and interval=all's
+// timeseries starts at the workspace's creation (Dub's rule,
+// internal/analytics Resolve), so a workspace created today would chart
+// only today's hours of a 90-day history.
+func (g *gen) backdateWorkspace(ctx context.Context) error {
+	first := g.o.Now.AddDate(0, 0, -g.o.Days-1).UTC()
+	if err := g.o.Workspaces.Backdate(ctx, g.ws, first); err != nil {
+		return fmt.Errorf("demo: backdate the workspace to %s: %w", first.Format(time.DateOnly), err)
 	}
 	return nil
 }

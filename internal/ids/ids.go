@@ -119,10 +119,18 @@ func Nano(n int) string { return Random(Alphanumeric, n) }
 // Fast returns n alphanumerics from math/rand/v2's per-thread generator:
 // several times cheaper than Nano, for identifiers that are unique but need
 // not be unguessable (request ids in logs).
+// Each 64-bit draw gives eight characters (62⁸ divides 2⁶⁴ with a
+// remainder under 2⁻¹⁶ of it: the skew is far below anything a log reader
+// could see).
 func Fast(n int) string {
 	out := make([]byte, n)
+	var x uint64
 	for i := range out {
-		out[i] = Alphanumeric[mrand.IntN(len(Alphanumeric))]
+		if i%8 == 0 {
+			x = mrand.Uint64()
+		}
+		out[i] = Alphanumeric[x%62]
+		x /= 62
 	}
 	return string(out)
 }

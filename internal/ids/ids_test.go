@@ -104,3 +104,30 @@ func TestFastShape(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+// TestFastSpread: every position of a Fast id takes every character, and
+// no two neighbours are equal much more often than chance (1 in 62).
+func TestFastSpread(t *testing.T) {
+	const n = 62 * 300
+	var seen [16][128]int
+	same := 0
+	for range n {
+		id := Fast(16)
+		for i := range 16 {
+			seen[i][id[i]]++
+			if i > 0 && id[i] == id[i-1] {
+				same++
+			}
+		}
+	}
+	for i := range 16 {
+		for _, c := range []byte(Alphanumeric) {
+			if k := seen[i][c]; k < 150 || k > 500 {
+				t.Fatalf("position %d: %q seen %d times in %d ids (expected about 300)", i, c, k, n)
+			}
+		}
+	}
+	if limit := n * 15 / 62 * 2; same > limit {
+		t.Fatalf("neighbouring characters equal %d times (chance: about %d)", same, n*15/62)
+	}
+}

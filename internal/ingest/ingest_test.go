@@ -180,13 +180,31 @@ func TestEnrichment(t *testing.T) {
 // half-migrated database would: the clicks table is renamed away.
 func breakTable(t *testing.T, db *models.DB) (restore func()) {
 	t.Helper()
-	if err := db.Exec("ALTER TABLE clicks RENAME TO clicks_away").Error; err != nil {
-		t.Fatal(err)
-	}
-	return func() {
-		if err := db.Exec("ALTER TABLE clicks_away RENAME TO clicks").Error; err != nil {
+	rename(t, db, "ALTER TABLE clicks RENAME TO clicks_away")
+	return func() { rename(t, db, "ALTER TABLE clicks_away RENAME TO clicks") }
+}
+
+// rename runs an ALTER TABLE, again while it fails. On SQLite a rename
+// re-parses every statement of the schema, which under -race on a loaded
+// machine outlasts the database timeout (5 s; CI: "interrupted" twelve
+// times in a row at load average 50, each attempt cut at 5 s), so each
+// attempt gets its own 60 s deadline instead; and it needs the write lock,
+// which a pipeline retrying every few milliseconds (the tests' backoffs)
+// can hold, hence the retries. A rename that never succeeds fails the test.
+func rename(t *testing.T, db *models.DB, stmt string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err := db.WithContext(ctx).Exec(stmt).Error
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
 			t.Fatal(err)
 		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

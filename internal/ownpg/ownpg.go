@@ -10,7 +10,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // readiness check
+	"github.com/relinkhq/relink/internal/freeport"
 )
 
 // Instance is one private server.
@@ -87,12 +87,11 @@ func Start() (*Instance, error) {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("ownpg: initdb: %w: %s", err, out)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := freeport.Pick(1) // below the ephemeral range, which outgoing connections use
 	if err != nil {
 		return nil, err
 	}
-	in.Port = ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	in.Port = ports[0]
 	return in, in.Restart()
 }
 

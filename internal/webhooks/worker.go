@@ -532,10 +532,20 @@ func (o *outcome) ok() bool {
 // recordBatch is the most attempts recorded in one transaction.
 const recordBatch = 500
 
+// recordRetries is how often the recorder tries a batch whose transaction
+// failed again, waiting recordBackoff, then twice as long each time (6.3 s
+// in all, well inside the shortest lease, 30 s).
+const recordRetries = 6
+
+var recordBackoff = 100 * time.Millisecond
+
 // recorder writes outcomes in batches, one transaction each, so the
 // database's cost per delivery stays small at click volume (SQLite has one
-// writer). A batch that fails to commit is logged; its rows keep their
-// claims until the lease expires and are attempted again (at least once).
+// writer). A batch that fails to commit is tried again (recordRetries: a
+// busy database, a statement over RELINK_DB_TIMEOUT), because its requests
+// were sent: left unrecorded, its rows keep their claims until the lease
+// expires and are sent again (at least once, but twice for nothing). What
+// still fails is logged and left to the leases.
 func (w *Worker) recorder(in <-chan outcome, done chan<- struct{}) {
 	defer close(done)
 	for first := range in {
@@ -552,8 +562,14 @@ func (w *Worker) recorder(in <-chan outcome, done chan<- struct{}) {
 				break fill
 			}
 		}
-		if err := w.record(context.Background(), batch); err != nil {
-			w.opt.Logger.Error("webhooks: record attempts", "attempts", len(batch), "err", err)
+		err := w.record(context.Background(), batch)
+		for i, wait := 0, recordBackoff; err != nil && i < recordRetries; i, wait = i+1, 2*wait {
+			w.opt.Logger.Warn("webhooks: record attempts failed; trying again", "attempts", len(batch), "retry_in", wait, "err", err)
+			time.Sleep(wait)
+			err = w.record(context.Background(), batch)
+		}
+		if err != nil {
+			w.opt.Logger.Error("webhooks: record attempts; their rows are sent again when their claims expire", "attempts", len(batch), "err", err)
 		}
 	}
 }

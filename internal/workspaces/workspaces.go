@@ -33,6 +33,20 @@ func (s *Service) Update(ctx context.Context, w *models.Workspace) error {
 	return s.DB.UpdateWorkspace(ctx, w)
 }
 
+// Backdate moves the workspace's creation back to at when it is later
+// (relink demo, whose history starts before a workspace it created today:
+// interval=all's timeseries starts at the creation). w is updated.
+func (s *Service) Backdate(ctx context.Context, w *models.Workspace, at time.Time) error {
+	changed, err := s.DB.BackdateWorkspace(ctx, w.ID, at)
+	if err != nil {
+		return err
+	}
+	if changed {
+		w.CreatedAt = at.UTC()
+	}
+	return nil
+}
+
 // SetPrivacy sets whether clicks keep IP addresses and the raw-event
 // retention, and tells the click pipeline.
 func (s *Service) SetPrivacy(ctx context.Context, workspaceID string, keepIPs bool, retentionDays int) error {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
-import { eventually, launchBrowser, OWNER_EMAIL, shot, signIn, startRelink } from "./relink.mjs";
+import { eventually, launchBrowser, OWNER_EMAIL, shot, signIn, startRelink, submit } from "./relink.mjs";
 
 const CHROME_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
 
@@ -119,7 +119,7 @@ describe("console", () => {
     await signIn(page, relink.appURL);
     await page.goto(`${relink.appURL}/console/domains`);
     await page.fill('[data-testid="domains-form"] input[name="slug"]', "go.acme.test");
-    await Promise.all([page.waitForURL(`${relink.appURL}/console/domains`), page.click('[data-testid="domains-submit"]')]);
+    await submit(page, `${relink.appURL}/console/domains`, () => page.click('[data-testid="domains-submit"]'));
 
     // An orange square logo, drawn by the browser itself.
     const dataURL = await page.evaluate(() => {
@@ -133,7 +133,7 @@ describe("console", () => {
     await page.setInputFiles('[data-testid="domain-logo-file"]', {
       name: "logo.png", mimeType: "image/png", buffer: Buffer.from(dataURL.split(",")[1], "base64"),
     });
-    await Promise.all([page.waitForURL(`${relink.appURL}/console/domains`), page.click('[data-testid="domain-logo-upload"]')]);
+    await submit(page, `${relink.appURL}/console/domains`, () => page.click('[data-testid="domain-logo-upload"]'));
     await page.waitForSelector('[data-testid="domain-logo"]');
     await shot(page, "07-domain-logo");
 

@@ -279,7 +279,9 @@ for (const width of WIDTHS) {
     const a = await api(`/analytics?interval=all&event=composite&partnerId=${p.id}`);
     assert.equal(await page.textContent('[data-testid="analytics"] [data-testid="total-clicks"] [data-testid="total-value"]'), count(a.clicks));
     assert.equal(await page.textContent('[data-testid="analytics"] [data-testid="total-sales"] [data-testid="total-value"]'), count(a.sales));
-    assert.ok(await page.locator('[data-testid="chart"] [data-testid="series-Clicks"]').isVisible(), "clicks over time");
+    // The chart may draw after the page's load event on a loaded machine: wait
+    // for it (a chart that never shows fails here).
+    await page.locator('[data-testid="chart"] [data-testid="series-Clicks"]').waitFor({ state: "visible", timeout: 15000 });
     assert.equal(await page.locator('[data-testid="chart-conversions"] [data-testid="series-Sales"]').count(), 1, "leads and sales over time");
     const links = await page.locator('[data-testid="partner-links"] [data-testid="data-row"]').count();
     assert.equal(links, p.links.length, "every link of the partner");

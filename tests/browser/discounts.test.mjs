@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
-import { launchBrowser, shot, signIn, startRelink } from "./relink.mjs";
+import { launchBrowser, shot, signIn, startRelink, submit } from "./relink.mjs";
 
 describe("console discounts", () => {
   let relink, browser;
@@ -43,12 +43,12 @@ describe("console discounts", () => {
     await form.locator('select[name="type"]').selectOption("percentage");
     await form.locator('input[name="amount"]').fill("15");
     await form.locator('input[name="maxDuration"]').fill("6");
-    await Promise.all([page.waitForURL(/\/console\/program\/discounts$/), form.locator('button[type="submit"]').click()]);
+    await submit(page, /\/console\/program\/discounts$/, () => form.locator('button[type="submit"]').click());
     assert.match(await page.textContent('[data-testid="discounts-page"]'), /New users get 15% off for 6 months/);
 
     const codeForm = page.locator('[data-testid="discount-code-form"]');
     await codeForm.locator('select[name="linkId"]').selectOption(link.id);
-    await Promise.all([page.waitForURL(/\/console\/program\/discounts$/), codeForm.locator('button[type="submit"]').click()]);
+    await submit(page, /\/console\/program\/discounts$/, () => codeForm.locator('button[type="submit"]').click());
     const row = page.locator('[data-testid="data-row"]', { hasText: "MARIA15OFF" });
     assert.equal(await row.count(), 1, "the generated code is listed");
     await shot(page, "discounts-code-created");
@@ -69,8 +69,8 @@ describe("console discounts", () => {
     assert.match(await page.textContent('[data-testid="discount-code-form"]'), /letters, numbers, dashes, and underscores/);
 
     await page.goto(`${relink.appURL}/console/program/discounts`);
-    await Promise.all([page.waitForURL(/\/console\/program\/discounts$/),
-      page.locator('[data-testid="data-row"]', { hasText: "MARIA15OFF" }).locator('[data-testid="row-action-submit"]').click()]);
+    await submit(page, /\/console\/program\/discounts$/,
+      () => page.locator('[data-testid="data-row"]', { hasText: "MARIA15OFF" }).locator('[data-testid="row-action-submit"]').click());
     assert.equal(await page.locator('[data-testid="data-row"]').count(), 0, "the code is gone");
     assert.deepEqual(await api("GET", "/discount-codes"), []);
     await shot(page, "discounts-code-deleted");

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, test } from "node:test";
 
-import { launchBrowser, shot, signIn, startRelink } from "./relink.mjs";
+import { launchBrowser, runImport, shot, signIn, startRelink } from "./relink.mjs";
 
 const TOKEN = "kutt-token-123";
 
@@ -68,8 +68,7 @@ describe("console import from a service's API", () => {
     await page.fill('[data-testid="import-base"]', base);
     await shot(page, "import-api-01-form");
 
-    await page.click('[data-testid="api-import-run"]');
-    await page.waitForSelector('[data-testid="import-progress"][data-state="done"]', { timeout: 60000 });
+    await runImport(page, '[data-testid="api-import-run"]', 60000);
     const counts = (await page.textContent('[data-testid="import-counts"]')).replace(/\s+/g, " ").trim();
     assert.equal(counts, "25 of 25 rows · 24 created · 0 skipped · 1 failed");
     assert.equal(await page.getAttribute('[data-testid="import-bar"]', "style"), "width: 100%;");

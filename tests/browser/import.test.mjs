@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
-import { launchBrowser, shot, signIn, startRelink } from "./relink.mjs";
+import { launchBrowser, runImport, shot, signIn, startRelink } from "./relink.mjs";
 
 describe("console import", () => {
   let relink, browser;
@@ -40,8 +40,7 @@ describe("console import", () => {
     await page.selectOption("#map-url", "Target");
     await shot(page, "import-01-mapping");
 
-    await page.click('[data-testid="import-run"]');
-    await page.waitForSelector('[data-testid="import-progress"][data-state="done"]', { timeout: 30000 });
+    await runImport(page, '[data-testid="import-run"]');
     const counts = (await page.textContent('[data-testid="import-counts"]')).replace(/\s+/g, " ").trim();
     assert.equal(counts, "41 of 41 rows · 40 created · 0 skipped · 1 failed");
     assert.equal(await page.getAttribute('[data-testid="import-bar"]', "style"), "width: 100%;");
@@ -78,8 +77,7 @@ describe("console import", () => {
         `https://go.acme.test/mail-${width},mailto:sales@acme.test\nhttps://go.acme.test/web-${width},https://acme.test/spring\n`;
       await page.setInputFiles('[data-testid="import-file"]', { name: "links.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
       await Promise.all([page.waitForSelector('[data-testid="mapping-form"]'), page.click('[data-testid="import-upload"]')]);
-      await page.click('[data-testid="import-run"]');
-      await page.waitForSelector('[data-testid="import-progress"][data-state="done"]', { timeout: 30000 });
+      await runImport(page, '[data-testid="import-run"]');
       const counts = (await page.textContent('[data-testid="import-counts"]')).replace(/\s+/g, " ").trim();
       assert.equal(counts, "3 of 3 rows · 1 created · 0 skipped · 2 failed");
       const rows = await page.$$eval('[data-testid="import-row"]', (rs) => rs.map((r) => r.textContent.replace(/\s+/g, " ").trim()));

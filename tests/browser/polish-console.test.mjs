@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
-import { eventually, launchBrowser, shot, signIn, startRelink } from "./relink.mjs";
+import { eventually, launchBrowser, shot, signIn, startRelink, submit } from "./relink.mjs";
 
 const UA = {
   mac: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
@@ -84,7 +84,7 @@ describe("issue 19: console analytics, overview, links and phone width", () => {
     const p = await page(1280);
     await p.goto(`${relink.appURL}/console/domains`);
     await p.fill('[data-testid="domains-form"] input[name="slug"]', "go.acme.test");
-    await Promise.all([p.waitForURL(`${relink.appURL}/console/domains`), p.click('[data-testid="domains-submit"]')]);
+    await submit(p, `${relink.appURL}/console/domains`, () => p.click('[data-testid="domains-submit"]'));
     await p.context().close();
 
     const red = await api("POST", "/tags", { name: "Launch", color: "red" });

@@ -56,6 +56,28 @@ export async function signIn(page, appURL, email = OWNER_EMAIL, password = OWNER
   await Promise.all([page.waitForURL(`${appURL}/console`), page.click('[data-testid="login-submit"]')]);
 }
 
+// submit runs action (a click that submits a form) and waits for the page
+// it leads to. page.waitForURL alone resolves at once when the page is
+// already at a matching URL, as it is for a form that redirects back to its
+// own page, and the test would then read the old page; so the wait is first
+// for the next main-frame navigation to commit, then for url and its load.
+export async function submit(page, url, action) {
+  const navigated = page.waitForEvent("framenavigated", { predicate: (f) => f === page.mainFrame() });
+  await action();
+  await navigated;
+  await page.waitForURL(url);
+}
+
+// runImport starts an import with the button and waits for that run's
+// report. The page shows the workspace's last run (data-state="done")
+// until htmx swaps in the new run's fragment, so the old fragment is
+// marked first and only a fragment without the mark counts.
+export async function runImport(page, button, timeout = 30000) {
+  await page.evaluate(() => document.getElementById("import-progress")?.setAttribute("data-stale", ""));
+  await page.click(button);
+  await page.waitForSelector('[data-testid="import-progress"][data-state="done"]:not([data-stale])', { timeout });
+}
+
 /** Saves a full-page screenshot as artifacts/NAME.png. */
 export async function shot(page, name) {
   await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });

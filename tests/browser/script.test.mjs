@@ -19,7 +19,7 @@ import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { freePort } from "../lib/relink-server.mjs";
-import { eventually, launchBrowser, shot, signIn, startRelink } from "./relink.mjs";
+import { eventually, launchBrowser, shot, signIn, startRelink, submit } from "./relink.mjs";
 
 const require = createRequire(import.meta.url);
 // A desktop Chrome UA: the default headless one is a bot and records nothing.
@@ -125,7 +125,7 @@ describe("browser script: client-side tracking from a site on another origin", (
     const con = await ctx.newPage();
     await signIn(con, relink.appURL);
     await con.goto(`${relink.appURL}/console/settings`);
-    await Promise.all([con.waitForURL(`${relink.appURL}/console/settings`), con.click('[data-testid="publishable-key-generate"]')]);
+    await submit(con, `${relink.appURL}/console/settings`, () => con.click('[data-testid="publishable-key-generate"]'));
     pk = (await con.textContent('[data-testid="publishable-key"]')).trim();
     const snippet = await con.textContent('[data-testid="tracking-script-snippet"]');
     assert.ok(snippet.includes(`src="${relink.appURL}/static/js/analytics.js"`), snippet);

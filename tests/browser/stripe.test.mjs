@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
-import { launchBrowser, shot, signIn, startRelink } from "./relink.mjs";
+import { launchBrowser, shot, signIn, startRelink, submit } from "./relink.mjs";
 
 // sign is Stripe's Stripe-Signature for payload at time t with secret.
 function sign(secret, payload, t = Math.floor(Date.now() / 1000)) {
@@ -108,7 +108,7 @@ describe("stripe console", () => {
     assert.ok(await page.isChecked('[data-testid="stripe-free-trials"]'));
     assert.deepEqual((await status()).freeTrials, { enabled: true, trackQuantity: true });
     await page.uncheck('[data-testid="stripe-track-quantity"]');
-    await Promise.all([page.waitForURL(/saved=trials/), page.click('[data-testid="stripe-trials-save"]')]);
+    await submit(page, /saved=trials/, () => page.click('[data-testid="stripe-trials-save"]'));
     assert.deepEqual((await status()).freeTrials, { enabled: true, trackQuantity: false });
 
     // Disconnected (after the confirmation): deliveries are refused.

@@ -42,17 +42,32 @@ export function buildBinary() {
   return binaryPromise;
 }
 
-/** A TCP port free on 127.0.0.1 right now. */
-export function freePort() {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", rej);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => res(port));
+// Ports handed out by freePort in this process: never twice.
+const givenPorts = new Set();
+
+/**
+ * A TCP port free on 127.0.0.1 right now, for a server this process starts.
+ * Picked at random below the kernel's ephemeral range (32768–60999), where
+ * outgoing connections (to PostgreSQL, Redis, the browser's) never take it
+ * between this check and the server's bind, as internal/freeport does for
+ * the Go tests; never the same port twice in one process.
+ */
+export async function freePort() {
+  for (let tries = 0; tries < 1000; tries++) {
+    const port = 20000 + Math.floor(Math.random() * (32768 - 20000));
+    if (givenPorts.has(port)) continue;
+    const free = await new Promise((res) => {
+      const srv = createServer();
+      srv.unref();
+      srv.once("error", () => res(false));
+      srv.listen(port, "127.0.0.1", () => srv.close(() => res(true)));
     });
-  });
+    if (free) {
+      givenPorts.add(port);
+      return port;
+    }
+  }
+  throw new Error("freePort: no free port in [20000, 32768) after 1000 tries");
 }
 
 // Every child still running is killed, and every temporary directory
@@ -99,7 +114,21 @@ function cleanEnv(extra) {
  *   cli(args) runs the binary with the server's environment and resolves to
  *   { code, stdout, stderr }; stop() sends SIGTERM, waits, cleans up.
  */
-export async function startServer({ name = "relink", workspace = {}, env: extraEnv = {} } = {}) {
+export async function startServer(opts = {}) {
+  // The ports are free when picked and taken when the server binds them; in
+  // between, another suite running beside this one (make test starts them
+  // all at once) can take one. Then the whole start is done again with new
+  // ports, a new directory and a new workspace.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOnce(opts);
+    } catch (err) {
+      if (attempt >= 4 || !/address already in use/.test(String(err?.message))) throw err;
+    }
+  }
+}
+
+async function startServerOnce({ name = "relink", workspace = {}, env: extraEnv = {} } = {}) {
   const bin = await buildBinary();
   const dir = mkdtempSync(join(tmpdir(), `relink-${name}-`));
   tempDirs.add(dir);
@@ -163,8 +192,12 @@ export async function startServer({ name = "relink", workspace = {}, env: extraE
     removeDir();
   };
 
-  // Wait until /healthz answers on both ports, or the server dies.
-  const deadline = Date.now() + 30000;
+  // Wait until /healthz answers on both ports, or the server dies. The
+  // deadline only stops a test whose server never starts: with every suite
+  // running at once beside other work (load average 50), a start took over
+  // 30 s.
+  const startTimeout = 90000;
+  const deadline = Date.now() + startTimeout;
   let dead = null;
   exited.then((e) => { dead = e; });
   for (const port of [apiPort, appPort]) {
@@ -181,7 +214,7 @@ export async function startServer({ name = "relink", workspace = {}, env: extraE
       }
       if (Date.now() > deadline) {
         await stop();
-        throw new Error(`relink serve did not answer /healthz on ${port} within 30s:\n${log}`);
+        throw new Error(`relink serve did not answer /healthz on ${port} within ${startTimeout / 1000}s:\n${log}`);
       }
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -20,7 +20,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -29,6 +28,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/relinkhq/relink/internal/freeport"
 )
 
 // The kinds of server (Server.Name).
@@ -208,15 +209,6 @@ func Exec(base, query string) error {
 	return nil
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 const configXML = `<?xml version="1.0"?>
 <yandex>
   <logger><level>warning</level><log>{dir}/server.log</log><errorlog>{dir}/error.log</errorlog></logger>
@@ -247,11 +239,11 @@ func start(bin string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ports [3]int
-	for i := range ports {
-		if ports[i], err = freePort(); err != nil {
-			return nil, err
-		}
+	// Ports for the server to bind (internal/freeport: below the ephemeral
+	// range, which outgoing connections use; three different ones).
+	ports, err := freeport.Pick(3)
+	if err != nil {
+		return nil, err
 	}
 	cfg := strings.NewReplacer("{dir}", dir, "{http}", fmt.Sprint(ports[0]), "{tcp}", fmt.Sprint(ports[1]),
 		"{inter}", fmt.Sprint(ports[2])).Replace(configXML)
