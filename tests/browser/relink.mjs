@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 
 import { chromium } from "playwright-core";
 
+import { launchChromium } from "../lib/browser.mjs";
 import { startServer } from "../lib/relink-server.mjs";
 
 export { eventually } from "../lib/relink-server.mjs";
@@ -36,17 +37,8 @@ export async function startRelink(opts = {}) {
   });
 }
 
-/**
- * Launches headless Chromium. Playwright gives every launch a fresh,
- * temporary user-data-dir, so no state leaks between runs.
- */
-export async function launchBrowser() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
-}
+/** Headless Chromium with the suites' deadlines (../lib/browser.mjs). */
+export const launchBrowser = () => launchChromium(chromium);
 
 /** Signs in through the form on a fresh page of ctx. */
 export async function signIn(page, appURL, email = OWNER_EMAIL, password = OWNER_PASSWORD) {

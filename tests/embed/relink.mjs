@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 
 import { chromium } from "playwright-core";
 
+import { launchChromium } from "../lib/browser.mjs";
 import { startServer } from "../lib/relink-server.mjs";
 
 /** Where screenshots go (gitignored by /tests/*\/artifacts/). */
@@ -68,17 +69,15 @@ export async function startHost(hostPage) {
   return { origin: `http://127.0.0.1:${srv.address().port}`, stop: () => new Promise((r) => srv.close(r)) };
 }
 
-/** Headless Chromium with a fresh profile per launch. */
-export function launchBrowser() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
-}
+/** Headless Chromium with the suites' deadlines (../lib/browser.mjs). */
+export const launchBrowser = () => launchChromium(chromium);
 
-/** Retries fn until it returns a truthy value or the time is up. */
-export async function eventually(fn, { timeout = 10000, interval = 100, what = "condition" } = {}) {
+/**
+ * Retries fn until it returns a truthy value or the time is up. The default
+ * minute only stops a condition that never comes: under make test's load a
+ * write the test waits for can take longer than the 10 s it had.
+ */
+export async function eventually(fn, { timeout = 60000, interval = 100, what = "condition" } = {}) {
   const deadline = Date.now() + timeout;
   let last;
   for (;;) {

@@ -223,8 +223,12 @@ async function startServerOnce({ name = "relink", workspace = {}, env: extraEnv 
   return { appURL, apiURL, apiKey: first.apiKey, workspace: first.workspace, dbPath, cli, logs: () => log, stop };
 }
 
-/** Retries fn until it returns a truthy value or the time is up. */
-export async function eventually(fn, { timeout = 10000, interval = 200, what = "condition" } = {}) {
+/**
+ * Retries fn until it returns a truthy value or the time is up. The default
+ * minute only stops a condition that never comes: under make test's load a
+ * write the test waits for can take longer than the 10 s it had.
+ */
+export async function eventually(fn, { timeout = 60000, interval = 200, what = "condition" } = {}) {
   const deadline = Date.now() + timeout;
   let last;
   for (;;) {
