@@ -120,6 +120,9 @@ func (e *env) diskFull(kill bool) (Result, error) {
 			l.end()
 		}
 	}()
+	if err := l.warm(warmRedirects, 2*time.Minute); err != nil {
+		return r, err
+	}
 	time.Sleep(e.loadFor / 3)
 	if code, body := s.readyz(); code != http.StatusOK {
 		return r, fmt.Errorf("/readyz before the fault: %d %s", code, body)

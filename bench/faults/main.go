@@ -501,6 +501,25 @@ type load struct {
 	outcome []byte // by request number: outAnswered, outFailed (0: not sent, or another status)
 }
 
+// warmRedirects is how many answered redirects make the load warm.
+const warmRedirects = 100
+
+// warm waits until the load has seen n redirects answered, or fails after
+// within. A fault must start after the redirect has its domain and link in
+// its caches: before that a redirect needs the database, and under make
+// test's load a server that had answered /readyz had not yet answered one
+// redirect 3 s later (the disk-full+kill scenario stopped PostgreSQL then,
+// every redirect of the outage was a 503, and no click reached the journal
+// to fill the disk: CI on 2026-11-29).
+func (l *load) warm(n int64, within time.Duration) error {
+	for end := time.Now().Add(within); l.seen.Load() < n; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			return fmt.Errorf("the load saw %d redirects answered in %s, want %d before the fault", l.seen.Load(), within, n)
+		}
+	}
+	return nil
+}
+
 const (
 	outAnswered = 1 // a 302 arrived
 	outFailed   = 2 // no answer (EOF, reset, timeout)
@@ -796,6 +815,9 @@ func (e *env) pgStop(d time.Duration) (Result, error) {
 		return r, err
 	}
 	l := startLoad(domain, e.cfg.Conns, e.cfg.Rate)
+	if err := l.warm(warmRedirects, 2*time.Minute); err != nil {
+		return r, err
+	}
 	// The backlog of a healthy writer under this load (the clicks of the
 	// batch being filled and written): "caught up" is back at it.
 	var healthy int64
@@ -855,6 +877,9 @@ func (e *env) pgHang(d time.Duration) (Result, error) {
 		return r, err
 	}
 	l := startLoad(domain, e.cfg.Conns, e.cfg.Rate)
+	if err := l.warm(warmRedirects, 2*time.Minute); err != nil {
+		return r, err
+	}
 	time.Sleep(e.loadFor / 3)
 	before := l.p99()
 	seenBefore := l.seen.Load()
