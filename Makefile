@@ -51,14 +51,19 @@ RACE_SERVER_TESTS := Redirect|Shutdown|Hung|TrackClick|TrackOpen|TrackVisit|Rate
 # does not.
 GO_TEST_TIMEOUT ?= 20m
 
+# Each leg of make test prints its wall time and the CPU its processes used
+# when it ends (bash's time: every process the leg waited for, the test
+# binaries, servers and browsers they started included; docs/testing.md).
+TIMED = TIMEFORMAT="make $@: %0R s wall, %0U s user + %0S s sys" && time
+
 test-go: test-go-plain test-go-race ## Go tests; the concurrent packages and the server's click-path tests under the race detector
 
 test-go-plain:
-	$(GO) test -count=1 -timeout $(GO_TEST_TIMEOUT) $$($(GO) list ./... | grep -vxF "$$($(GO) list $(RACE_PKGS))")
+	$(TIMED) $(GO) test -count=1 -timeout $(GO_TEST_TIMEOUT) $$($(GO) list ./... | grep -vxF "$$($(GO) list $(RACE_PKGS))")
 
 test-go-race:
-	$(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) $(RACE_PKGS)
-	$(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) -run '$(RACE_SERVER_TESTS)' ./handlers
+	$(TIMED) ($(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) $(RACE_PKGS) && \
+	  $(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) -run '$(RACE_SERVER_TESTS)' ./handlers)
 
 test-long: ## The analytics property tests and the input batteries in full (make test runs a fixed share of them; docs/testing.md)
 	RELINK_TEST_LONG=1 $(GO) test -count=1 -timeout 60m ./internal/analytics/
@@ -68,19 +73,19 @@ test-race: ## Every Go test under the race detector (slower than make test's sel
 	$(GO) test -race -count=1 ./...
 
 test-sdk: ## The dub SDK conformance suite against a live server
-	cd tests/sdk && npm ci --no-audit --no-fund --loglevel=error && npm test
+	$(TIMED) (cd tests/sdk && npm ci --no-audit --no-fund --loglevel=error && npm test)
 
 test-embed: ## The React embed component (packages/embed-react): build and vitest
 	@# The local registry mirror serves no metadata for rollup's foreign-platform
 	@# optional packages, so the lockfile lacks them and `npm ci` refuses it here;
 	@# then install the locked versions without rewriting the lockfile.
-	cd packages/embed-react && (npm ci --no-audit --no-fund --loglevel=silent 2>/dev/null || npm install --no-save --no-audit --no-fund --loglevel=error) && npm run build && npm test
+	$(TIMED) (cd packages/embed-react && (npm ci --no-audit --no-fund --loglevel=silent 2>/dev/null || npm install --no-save --no-audit --no-fund --loglevel=error) && npm run build && npm test)
 
 test-browser-embed: ## Embedded dashboard in headless Chromium (tests/embed; /usr/bin/chromium)
-	cd tests/embed && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error && npm test
+	$(TIMED) (cd tests/embed && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error && npm test)
 
 test-browser: ## The console and the short-link pages in headless Chromium (/usr/bin/chromium) against the real binary; screenshots in tests/browser/artifacts/
-	cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error && npm test
+	$(TIMED) (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error && npm test)
 
 lint: structure ## go vet, gofmt, staticcheck and the structure checks
 	$(GO) vet ./...
