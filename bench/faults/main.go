@@ -129,6 +129,21 @@ type env struct {
 	loadFor time.Duration
 	logs    []string // server logs of the running scenario
 	logSeq  int
+	servers []*server // every server started, killed by Run's end if still running
+}
+
+// killServers kills every server still running and waits for it. A
+// scenario that fails midway returns without stopping its server; left
+// running, it held make test's lock after CI (2026-11-29).
+func (e *env) killServers() {
+	for _, s := range e.servers {
+		select {
+		case <-s.done:
+		default:
+			_ = s.cmd.Process.Kill()
+			<-s.done
+		}
+	}
 }
 
 // Run builds the binary, starts a private PostgreSQL when it can, and runs
@@ -144,6 +159,7 @@ func Run(cfg Config) (*Report, error) {
 	}
 	defer os.RemoveAll(work)
 	e := &env{cfg: cfg, bin: filepath.Join(work, "relink"), work: work, window: 5 * time.Millisecond, loadFor: 15 * time.Second}
+	defer e.killServers()
 	if cfg.Short {
 		e.loadFor = 3 * time.Second
 	}
@@ -342,6 +358,8 @@ func (e *env) start(dbURL, domain, data string, extra ...string) (*server, error
 		"RELINK_CLICK_JOURNAL_WINDOW="+e.window.String(),
 	)
 	cmd.Env = append(cmd.Env, extra...)
+	// Killed with this process too (go test's timeout, a panic).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	e.logSeq++
 	logPath := filepath.Join(e.work, fmt.Sprintf("relink-%02d.log", e.logSeq))
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
@@ -356,6 +374,7 @@ func (e *env) start(dbURL, domain, data string, extra ...string) (*server, error
 	}
 	s := &server{cmd: cmd, done: make(chan struct{}), domain: domain, data: data, appPort: appPort}
 	go func() { s.exit = cmd.Wait(); logf.Close(); close(s.done) }()
+	e.servers = append(e.servers, s)
 	// Three minutes, as internal/binharness gives a built binary: under
 	// make test's load its migrations alone took over 30 s (CI10).
 	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); {
@@ -369,6 +388,8 @@ func (e *env) start(dbURL, domain, data string, extra ...string) (*server, error
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+	_ = cmd.Process.Kill()
+	<-s.done
 	return nil, fmt.Errorf("relink not ready within 3 minutes (log: %s)", tail(logPath, 20))
 }
 
