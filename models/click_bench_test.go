@@ -23,20 +23,8 @@ func BenchmarkRecordClicks(b *testing.B) {
 	for _, d := range testdb.Dialects() {
 		for _, size := range []int{1000, 5000} {
 			b.Run(fmt.Sprintf("%s/batch=%d", d, size), func(b *testing.B) {
-				db := testdb.Open(b, d)
+				db, w, links := benchLinks(b, d)
 				ctx := context.Background()
-				w, err := db.CreateWorkspace(ctx, "Acme", "acme", models.PlanPro)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var links []*models.Link
-				for i := range 20 {
-					l := &models.Link{WorkspaceID: w.ID, Domain: "acme.link", Key: fmt.Sprintf("k%d", i), URL: fmt.Sprintf("https://example.com/%d", i)}
-					if err := db.CreateLink(ctx, l); err != nil {
-						b.Fatal(err)
-					}
-					links = append(links, l)
-				}
 				n := 0
 				start := time.Now()
 				cpu0 := cpuTime()
@@ -86,20 +74,8 @@ func BenchmarkSlimClicks(b *testing.B) {
 	for _, d := range testdb.Dialects() {
 		for _, table := range []string{"clicks", "attribution", "attribution-probe"} {
 			b.Run(d+"/"+table, func(b *testing.B) {
-				db := testdb.Open(b, d)
+				db, w, links := benchLinks(b, d)
 				ctx := context.Background()
-				w, err := db.CreateWorkspace(ctx, "Acme", "acme", models.PlanPro)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var links []*models.Link
-				for i := range 20 {
-					l := &models.Link{WorkspaceID: w.ID, Domain: "acme.link", Key: fmt.Sprintf("k%d", i), URL: fmt.Sprintf("https://example.com/%d", i)}
-					if err := db.CreateLink(ctx, l); err != nil {
-						b.Fatal(err)
-					}
-					links = append(links, l)
-				}
 				record := db.RecordClicks
 				if table != "clicks" {
 					record = db.RecordAttributionClicks
@@ -135,4 +111,24 @@ func BenchmarkSlimClicks(b *testing.B) {
 			})
 		}
 	}
+}
+
+// benchLinks opens a database of dialect d with workspace "acme" and 20
+// links on acme.link.
+func benchLinks(b *testing.B, d string) (*models.DB, *models.Workspace, []*models.Link) {
+	db := testdb.Open(b, d)
+	ctx := context.Background()
+	w, err := db.CreateWorkspace(ctx, "Acme", "acme", models.PlanPro)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var links []*models.Link
+	for i := range 20 {
+		l := &models.Link{WorkspaceID: w.ID, Domain: "acme.link", Key: fmt.Sprintf("k%d", i), URL: fmt.Sprintf("https://example.com/%d", i)}
+		if err := db.CreateLink(ctx, l); err != nil {
+			b.Fatal(err)
+		}
+		links = append(links, l)
+	}
+	return db, w, links
 }
