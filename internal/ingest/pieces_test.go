@@ -31,6 +31,13 @@ type tooBigStore struct {
 	failAfter int
 }
 
+// written is how many writes succeeded.
+func (s *tooBigStore) written() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sizes)
+}
+
 var errTooBig = errors.New("canceling statement due to statement timeout")
 
 func (s *tooBigStore) RecordClicks(ctx context.Context, batch []models.Click, hooks ...models.ClickHook) (int, error) {
@@ -140,6 +147,13 @@ func TestShutdownDeadlineLeavesTheRestInTheJournal(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 		close(s.gate)
+		// The store takes two writes and fails every one after, so the
+		// stop's deadline leaves the rest whatever the machine's speed. Wait
+		// for those two first: under make test's load none had ended within
+		// the 500 ms deadline (CI, 2026-11-29).
+		for end := time.Now().Add(2 * time.Minute); s.written() < s.failAfter && time.Now().Before(end); {
+			time.Sleep(5 * time.Millisecond)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
 		_ = p.Drain(ctx)
