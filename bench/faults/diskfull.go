@@ -120,7 +120,7 @@ func (e *env) diskFull(kill bool) (Result, error) {
 			l.end()
 		}
 	}()
-	if err := l.warm(warmRedirects, 2*time.Minute); err != nil {
+	if err := l.warm(); err != nil {
 		return r, err
 	}
 	time.Sleep(e.loadFor / 3)

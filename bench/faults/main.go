@@ -522,17 +522,15 @@ type load struct {
 	outcome []byte // by request number: outAnswered, outFailed (0: not sent, or another status)
 }
 
-// warmRedirects is how many answered redirects make the load warm.
-const warmRedirects = 100
-
-// warm waits until the load has seen n redirects answered, or fails after
-// within. A fault must start after the redirect has its domain and link in
+// warm waits until the load has seen 100 redirects answered, or fails
+// after 2 minutes. A fault must start after the redirect has its domain and link in
 // its caches: before that a redirect needs the database, and under make
 // test's load a server that had answered /readyz had not yet answered one
 // redirect 3 s later (the disk-full+kill scenario stopped PostgreSQL then,
 // every redirect of the outage was a 503, and no click reached the journal
 // to fill the disk: CI on 2026-11-29).
-func (l *load) warm(n int64, within time.Duration) error {
+func (l *load) warm() error {
+	const n, within = 100, 2 * time.Minute
 	for end := time.Now().Add(within); l.seen.Load() < n; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(end) {
 			return fmt.Errorf("the load saw %d redirects answered in %s, want %d before the fault", l.seen.Load(), within, n)
@@ -544,10 +542,10 @@ func (l *load) warm(n int64, within time.Duration) error {
 // steady waits until the load is warm, lets it run for d and returns its
 // rate over d: the rate a loss bound is figured from. Figured over the whole
 // run it included the cold start's seconds (CI on 2026-11-29: 16 redirects
-// in 3 s, 15 of them in the last moments, gave "5 clicks/s" and a bound of
-// 8 clicks for the SIGKILL).
+// in 3 s, the first after a 2.7 s domain lookup, gave "5 clicks/s" and a
+// bound of 8 clicks for the SIGKILL).
 func (l *load) steady(d time.Duration) (float64, error) {
-	if err := l.warm(warmRedirects, 2*time.Minute); err != nil {
+	if err := l.warm(); err != nil {
 		return 0, err
 	}
 	seen0, t0 := l.seen.Load(), time.Now()
@@ -854,7 +852,7 @@ func (e *env) pgStop(d time.Duration) (Result, error) {
 		return r, err
 	}
 	l := startLoad(domain, e.cfg.Conns, e.cfg.Rate)
-	if err := l.warm(warmRedirects, 2*time.Minute); err != nil {
+	if err := l.warm(); err != nil {
 		return r, err
 	}
 	// The backlog of a healthy writer under this load (the clicks of the
@@ -916,7 +914,7 @@ func (e *env) pgHang(d time.Duration) (Result, error) {
 		return r, err
 	}
 	l := startLoad(domain, e.cfg.Conns, e.cfg.Rate)
-	if err := l.warm(warmRedirects, 2*time.Minute); err != nil {
+	if err := l.warm(); err != nil {
 		return r, err
 	}
 	time.Sleep(e.loadFor / 3)
