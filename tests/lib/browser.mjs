@@ -7,6 +7,21 @@
 // first page.goto in one CI run (2026-11-29) and passed in the next. The
 // deadline only stops a test that would never pass, so every context gets
 // TIMEOUT_MS instead; a real hang still fails.
+//
+// What a browser operation costs here (2026-11-29, a quiet two-core machine,
+// the machine's busy CPU-seconds per operation): a launch 2.8, a new context
+// with its first page 1.1, a new page in a context 0.5, a navigation in an
+// open page 0.1 (a console page 0.2–0.3, the embedded dashboard on its host
+// page 1.0), a console sign-in 2.3. Chromium spends much of it starting
+// renderer processes. Site isolation is off: a cross-site iframe (the
+// embedded dashboard on its host page) runs in its host's renderer instead
+// of a new process per navigation, and a navigation to another site keeps
+// its process. That halved the dashboard's navigation (1.0 → 0.5) and took
+// the embed suite from 322–395 to 236 busy CPU-s. The pages see the same web
+// platform (origins, the same-origin policy, postMessage); only Chromium's
+// process model differs. (Recycling contexts between tests instead of
+// making new ones saved nothing once site isolation was off.) Each test
+// file prints what it asked of Chromium when it ends ("# chromium: …").
 
 export const TIMEOUT_MS = 120000;
 
@@ -28,15 +43,26 @@ export async function launchChromium(chromium) {
     executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
     headless: true,
     timeout: TIMEOUT_MS,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+      "--disable-site-isolation-trials", "--disable-features=site-per-process,IsolateOrigins,ProactivelySwapBrowsingInstance,BackForwardCache"],
   });
+  const counts = { contexts: 0, pages: 0, navigations: 0 };
+  process.on("exit", () => console.log(`# chromium: ${JSON.stringify(counts)}`));
   const newContext = browser.newContext.bind(browser);
-  browser.newContext = async (opts) => patient(await newContext(opts));
-  const newPage = browser.newPage.bind(browser);
-  browser.newPage = async (opts) => {
-    const page = await newPage(opts);
-    patient(page.context());
-    return page;
+  // browser.newPage makes its context with this.newContext, so this covers
+  // both.
+  browser.newContext = async (opts) => {
+    counts.contexts++;
+    const ctx = patient(await newContext(opts));
+    ctx.on("page", (page) => {
+      counts.pages++;
+      const goto = page.goto.bind(page);
+      page.goto = (...args) => {
+        counts.navigations++;
+        return goto(...args);
+      };
+    });
+    return ctx;
   };
   return browser;
 }
