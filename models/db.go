@@ -102,7 +102,18 @@ func open(databaseURL string, timeout time.Duration) (*DB, error) {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
 		// One writer at a time is SQLite's model; a small pool serves readers.
+		// Every connection the pool opens may also idle in it: with
+		// database/sql's default of two idle connections, a third returned
+		// at once was closed (and the next reopened, pragmas and cold page
+		// cache included). Closing a connection right after a cancelled
+		// context interrupted its statement is also when the driver's
+		// interrupt goroutine can read the connection's handle without its
+		// lock (glebarez/go-sqlite's interruptOnDone, up to v1.23.0): the race
+		// detector caught it once, when a shutdown cancelled the jobs' queries
+		// and the pool closed what it could not keep idle (CI, 2026-11-29).
+		// Idle connections still close after ConnMaxIdleTime.
 		sqlDB.SetMaxOpenConns(8)
+		sqlDB.SetMaxIdleConns(8)
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 		return &DB{DB: g, Dialect: "sqlite"}, nil
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
