@@ -22,8 +22,12 @@ func TestRecordRetried(t *testing.T) {
 	r.secret = hook(t, db, ws, r.srv.URL, LinkCreated).Secret
 
 	// The first request takes SQLite's write lock on another connection
-	// and keeps it for a second: the worker's record transaction, bounded
-	// by 6 × 20 ms, fails at least once meanwhile.
+	// and keeps it for 3 s: the worker's record transaction, bounded by
+	// 6 × 250 ms (models.TxTimeoutFactor), fails at least once meanwhile,
+	// and a retry records it. (Bounded by 6 × 20 ms, every attempt, retries
+	// included, failed on a loaded machine, where a lone transaction took
+	// longer than that, and the lease's expiry sent the event again: CI,
+	// 2026-11-29.)
 	var locker *sql.Conn
 	released := make(chan struct{})
 	r.answer = func(n int) int {
@@ -38,7 +42,7 @@ func TestRecordRetried(t *testing.T) {
 			}
 			locker = c
 			go func() {
-				time.Sleep(time.Second)
+				time.Sleep(3 * time.Second)
 				_, _ = locker.ExecContext(ctx, "ROLLBACK")
 				_ = locker.Close()
 				close(released)
@@ -47,7 +51,7 @@ func TestRecordRetried(t *testing.T) {
 		return 200
 	}
 	short := *db
-	short.Timeout = 20 * time.Millisecond
+	short.Timeout = 250 * time.Millisecond
 	o := fastOpts()
 	start(t, &short, o)
 	emit(t, db, ws, 1)
