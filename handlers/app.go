@@ -51,7 +51,7 @@ type Server struct {
 
 // New mounts every face's routes over the services internal/app built.
 func New(svc *app.Services) *Server {
-	static.Load() // fingerprint and compress the assets before the first request
+	static.Load() // fingerprint the assets before the first request (compressed on first use)
 	s := &Server{svc: svc, log: svc.Log, limiter: &request.RateLimit{Limiter: svc.Limiter, Now: svc.Now, Log: svc.Log}}
 	s.api = s.newFace(request.FaceAPI)
 	s.app = s.newFace(request.FaceApp)

@@ -41,7 +41,7 @@ func (s *Server) serveStatic(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderAccessControlAllowOrigin, "*")
 	c.Set("Cross-Origin-Resource-Policy", "cross-origin")
 	c.Set(fiber.HeaderContentType, f.ContentType)
-	if f.Gzip != nil {
+	if f.Compressible {
 		c.Vary(fiber.HeaderAcceptEncoding)
 	}
 	if etagMatches(c.Get(fiber.HeaderIfNoneMatch), f.ETag) {
@@ -51,10 +51,10 @@ func (s *Server) serveStatic(c *fiber.Ctx) error {
 	body := f.Body
 	switch encoding(c.Get(fiber.HeaderAcceptEncoding), f) {
 	case "br":
-		body = f.Brotli
+		body = f.Brotli()
 		c.Set(fiber.HeaderContentEncoding, "br")
 	case "gzip":
-		body = f.Gzip
+		body = f.Gzip()
 		c.Set(fiber.HeaderContentEncoding, "gzip")
 	}
 	return c.Send(body)
@@ -78,7 +78,7 @@ func etagMatches(header, etag string) bool {
 // encoding picks the precomputed encoding to send: br, then gzip, when the
 // client accepts it with a non-zero q; "" for the identity.
 func encoding(acceptEncoding string, f *static.File) string {
-	if f.Gzip == nil || acceptEncoding == "" {
+	if !f.Compressible || acceptEncoding == "" {
 		return ""
 	}
 	var br, gz bool
@@ -97,9 +97,9 @@ func encoding(acceptEncoding string, f *static.File) string {
 		}
 	}
 	switch {
-	case br && len(f.Brotli) < len(f.Body):
+	case br && len(f.Brotli()) < len(f.Body):
 		return "br"
-	case gz && len(f.Gzip) < len(f.Body):
+	case gz && len(f.Gzip()) < len(f.Body):
 		return "gzip"
 	}
 	return ""

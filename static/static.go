@@ -39,14 +39,27 @@ const VersionParam = "v"
 
 // File is one embedded asset, read and fingerprinted once.
 type File struct {
-	Name        string // path inside the FS, e.g. "css/app.css"
-	ContentType string
-	Version     string // first 8 hex digits of the SHA-256 of Body
-	ETag        string // weak ETag of Body (shared by its encodings)
-	Body        []byte
-	Gzip        []byte // Body gzip-compressed; nil when not a text type
-	Brotli      []byte // Body brotli-compressed; nil when not a text type
+	Name         string // path inside the FS, e.g. "css/app.css"
+	ContentType  string
+	Version      string // first 8 hex digits of the SHA-256 of Body
+	ETag         string // weak ETag of Body (shared by its encodings)
+	Body         []byte
+	Compressible bool // a text type, served gzip- or brotli-compressed when asked
+
+	gzip, brotli func() []byte
 }
+
+// Gzip is Body gzip-compressed at the best level; nil when the file is not
+// Compressible. Each encoding is compressed on its first use and kept: brotli
+// at its best quality costs about 0.2 CPU-seconds for the assets together,
+// which every process start paid when it was done at start-up, although
+// most processes (CLI commands, servers in tests, API-only servers) never
+// serve an asset.
+func (f *File) Gzip() []byte { return f.gzip() }
+
+// Brotli is Body brotli-compressed at the best quality; nil when the file is
+// not Compressible.
+func (f *File) Brotli() []byte { return f.brotli() }
 
 // URL is the path pages link to: Prefix + name + "?v=" + fingerprint.
 func (f *File) URL() string { return Prefix + f.Name + "?" + VersionParam + "=" + f.Version }
@@ -62,9 +75,9 @@ var table = sync.OnceValue(func() map[string]*File {
 	return t
 })
 
-// Load reads, fingerprints and compresses every asset now (about 0.2 s, once
-// per process) instead of on the first request; the server calls it at
-// start-up.
+// Load reads and fingerprints every asset now instead of on the first
+// request; the server calls it at start-up. Compression waits for the first
+// request that asks for each encoding of each file (File.Gzip).
 func Load() { table() }
 
 // Lookup returns the asset named name (a path inside the FS, without Prefix).
@@ -102,14 +115,9 @@ func load(fsys fs.FS) (map[string]*File, error) {
 			ETag:        `W/"` + hex.EncodeToString(sum[:12]) + `"`,
 			Body:        body,
 		}
-		if compressible(f.ContentType) {
-			if f.Gzip, err = gzipBytes(body); err != nil {
-				return fmt.Errorf("gzip %s: %w", name, err)
-			}
-			if f.Brotli, err = brotliBytes(body); err != nil {
-				return fmt.Errorf("brotli %s: %w", name, err)
-			}
-		}
+		f.Compressible = compressible(f.ContentType)
+		f.gzip = lazily(f.Compressible, name, body, gzipBytes)
+		f.brotli = lazily(f.Compressible, name, body, brotliBytes)
 		t[name] = f
 		return nil
 	})
@@ -148,6 +156,23 @@ func contentType(name string) string {
 func compressible(contentType string) bool {
 	return strings.HasPrefix(contentType, "text/") || strings.HasPrefix(contentType, "image/svg") ||
 		strings.HasPrefix(contentType, "application/json")
+}
+
+// lazily returns a function that compresses body with compress on its first
+// call and returns the same bytes on every call; nil when !ok. Compressing
+// into memory fails only on a bug in the compressor, which is a programming
+// error like a missing asset: it panics with the file's name.
+func lazily(ok bool, name string, body []byte, compress func([]byte) ([]byte, error)) func() []byte {
+	if !ok {
+		return func() []byte { return nil }
+	}
+	return sync.OnceValue(func() []byte {
+		b, err := compress(body)
+		if err != nil {
+			panic(fmt.Sprintf("static: compress %s: %v", name, err))
+		}
+		return b
+	})
 }
 
 func gzipBytes(b []byte) ([]byte, error) {

@@ -4,6 +4,7 @@ package auth
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -30,14 +31,20 @@ func HashPassword(password string) (string, error) {
 }
 
 // dummyHash is compared against when the user does not exist, so a wrong
-// email takes as long as a wrong password.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("relink-dummy-password"), passwordCost)
+// email takes as long as a wrong password. It is made on first use, not at
+// package initialisation: a cost-12 hash is ~0.25 CPU-seconds, which every
+// process linking this package paid at start (every `relink` command, every
+// server start, every test binary; GODEBUG=inittrace=1 showed 250–520 ms).
+var dummyHash = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte("relink-dummy-password"), passwordCost)
+	return h
+})
 
 // CheckPassword reports whether password matches hash. A nil hash (unknown
 // user) still pays the full bcrypt cost.
 func CheckPassword(hash *string, password string) bool {
 	if hash == nil {
-		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		_ = bcrypt.CompareHashAndPassword(dummyHash(), []byte(password))
 		return false
 	}
 	return bcrypt.CompareHashAndPassword([]byte(*hash), []byte(password)) == nil

@@ -1,0 +1,31 @@
+package auth
+
+import (
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+func TestCheckPassword(t *testing.T) {
+	h, err := HashPassword("correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !CheckPassword(&h, "correct horse battery") {
+		t.Error("the right password was refused")
+	}
+	if CheckPassword(&h, "correct horse batter") {
+		t.Error("a wrong password was accepted")
+	}
+	// An unknown user (nil hash) is refused, after a comparison that costs
+	// what a real user's costs: the dummy hash has the same work factor.
+	if CheckPassword(nil, "relink-dummy-password") {
+		t.Error("an unknown user was accepted with the dummy hash's password")
+	}
+	if c, err := bcrypt.Cost(dummyHash()); err != nil || c != passwordCost {
+		t.Errorf("dummy hash cost %d (%v), want %d", c, err, passwordCost)
+	}
+	if _, err := HashPassword("short"); err == nil {
+		t.Error("a 5-character password was hashed")
+	}
+}
