@@ -41,10 +41,13 @@ var dummyHash = sync.OnceValue(func() []byte {
 })
 
 // CheckPassword reports whether password matches hash. A nil hash (unknown
-// user) still pays the full bcrypt cost.
+// user) still pays the full bcrypt cost. The dummy hash is made by the
+// process's first check, whichever user it names, so that first check takes
+// as long for a known email as for an unknown one.
 func CheckPassword(hash *string, password string) bool {
+	dummy := dummyHash()
 	if hash == nil {
-		_ = bcrypt.CompareHashAndPassword(dummyHash(), []byte(password))
+		_ = bcrypt.CompareHashAndPassword(dummy, []byte(password))
 		return false
 	}
 	return bcrypt.CompareHashAndPassword([]byte(*hash), []byte(password)) == nil
