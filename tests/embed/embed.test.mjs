@@ -287,7 +287,15 @@ test("bounties, resources and settings tabs, sparklines", async () => {
   await frame.locator('[data-testid="resources"]').waitFor();
   assert.equal(await frame.locator('[data-tab="resources"]').getAttribute("aria-selected"), "true");
   assert.equal(await frame.locator('[data-testid="resource-logo"] [data-testid="resource-meta"]').textContent(), "SVG · 1.5 KB");
-  assert.ok(await frame.locator('[data-testid="resource-logo"] img').evaluate((img) => img.complete && img.naturalWidth > 0), "logo loads");
+  // The logo is loading="lazy" and was still loading when the tab had just
+  // appeared (CI 2026-11-29, loaded machine): bring it into view and wait for
+  // its load or error event before judging it.
+  const logo = frame.locator('[data-testid="resource-logo"] img');
+  await logo.scrollIntoViewIfNeeded();
+  assert.ok(await logo.evaluate((img) => img.complete ? img.naturalWidth > 0 : new Promise((done) => {
+    img.addEventListener("load", () => done(img.naturalWidth > 0), { once: true });
+    img.addEventListener("error", () => done(false), { once: true });
+  })), "logo loads");
   assert.equal(await frame.locator('[data-testid="resource-file"] [data-testid="resource-meta"]').textContent(), "PDF · 2.0 MB");
   const swatch = frame.locator('[data-testid="resource-color"]').first();
   assert.equal(await swatch.locator("span span").first().evaluate((el) => getComputedStyle(el.parentElement.previousElementSibling).backgroundColor), "rgb(37, 99, 235)");
