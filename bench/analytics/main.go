@@ -59,6 +59,7 @@ func run() error {
 	only := flag.String("only", "", "comma-separated groupBys to run (default all)")
 	target := flag.Float64("target", 0, "p95 target in ms: count the queries over it (0 = no target)")
 	noVectors := flag.Bool("novectors", false, "rank top_links, top_urls and top_base_urls from the aggregate rows, without the sealed vectors (the path before them)")
+	noURLHashes := flag.Bool("nourlhashes", false, "with ClickHouse, rank top_urls and top_base_urls by the URL strings, not their hashes (the path before migration 01590)")
 	dump := flag.String("dump", "", "write each query's last answer to this directory (two builds' answers compare with diff -r; with a fixed window, e.g. --interval 'start=2026-01-01T00:30:00Z&end=2026-11-01T10:15:00Z')")
 	cold := flag.Bool("cold", false, "delete the workspace's sealed vectors before every request, so each one builds those it reads (the first query after the data changed)")
 	flag.Parse()
@@ -93,6 +94,7 @@ func run() error {
 	if sql, ok := svc.Analytics.(*analytics.SQLEngine); ok {
 		sql.ForceRaw = *raw
 		sql.NoVectors = *noVectors
+		sql.NoURLHashes = *noURLHashes
 	}
 	srv := handlers.New(svc)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -5,7 +5,9 @@ weekly rows together, and the four-week rows of the link and URL
 dimensions), with the dimensions, grains and values read from the
 materialized views of migrations/clickhouse (01550_rollups.sql,
 01580_four_week_rollups.sql), so the rows are exactly those the views
-write at insert time.
+write at insert time; then, per month, the URL hashes and strings
+(url_aggregates and urls, 01590) from those rollups, as the rebuild
+computes them.
 
 bench/clickhouse/run.sh loads 100M generated clicks with the views
 detached (the views' per-block ARRAY JOIN of 40 rows per click ran at
@@ -47,3 +49,21 @@ for table, (event, amount) in tables.items():
                 f"WHERE workspace_id = '{ws}' AND time >= toDateTime('{start} 00:00:00', 'UTC') AND time < toDateTime('{end} 00:00:00', 'UTC') "
                 f"GROUP BY workspace_id, dim, hour, value"
             )
+
+# url_aggregates and urls (migration 01590) from the rollups just written,
+# per month: what the rebuild computes (internal/chstore/rebuild.go,
+# urlHashes and urlMonth).
+cut = "if(position(value, '?') > 0, substring(value, 1, position(value, '?') - 1), value)"
+for start, end in months(first, last):
+    m = start[:4] + start[5:7]
+    print(
+        f"INSERT INTO relink.url_aggregates SELECT workspace_id, event, dim, hour, cityHash64(value) AS value_hash, "
+        f"cityHash64({cut}) AS base_hash, sum(count) AS count, sum(amount) AS amount FROM relink.event_aggregates "
+        f"WHERE workspace_id = '{ws}' AND toYYYYMM(hour) = {m} AND dim IN ('total', 'url', 'url@day', 'url@week', 'url@4week') "
+        f"GROUP BY workspace_id, event, dim, hour, value_hash, base_hash"
+    )
+    print(
+        f"INSERT INTO relink.urls SELECT workspace_id, cityHash64(v) AS value_hash, v AS name FROM relink.event_aggregates "
+        f"ARRAY JOIN [value, {cut}] AS v WHERE workspace_id = '{ws}' AND toYYYYMM(hour) = {m} AND dim = 'url@day' "
+        f"GROUP BY workspace_id, value_hash, name"
+    )

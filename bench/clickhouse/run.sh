@@ -28,6 +28,9 @@
 #   KEEP=1 DIR=/work/chbench bench/clickhouse/run.sh   keep the server and data
 #   DIR=/work/chbench SKIP_LOAD=1 bench/clickhouse/run.sh  query a kept data set again
 #   RUNS=10 WARMUP=2 INTERVALS=30d,1y TARGET=150 EVENTS=clicks,leads,sales,composite
+#   COMPARE=0          skip the second table (top_urls and top_base_urls ranked
+#                      by the URL strings, --nourlhashes) and the byte-for-byte
+#                      comparison of both paths' answers over a fixed year
 #   INGEST=500000 INGEST_ONLY=1 bench/clickhouse/run.sh
 #                      sustained ingest only: SQL alone vs SQL + ClickHouse,
 #                      alternated ROUNDS (2) times in the same run;
@@ -211,8 +214,8 @@ FROM (
 ) ANY LEFT JOIN (SELECT idx, link_id, domain, key, url FROM relink.bench_links) USING idx
 EOF
   }
-  for v in lead_events_aggregates sale_events_aggregates lead_events_aggregates_4week sale_events_aggregates_4week; do chq "DETACH TABLE relink.$v"; done
-  trap 'for v in lead_events_aggregates sale_events_aggregates lead_events_aggregates_4week sale_events_aggregates_4week; do chq "ATTACH TABLE relink.$v" 2>/dev/null; done; cleanup' EXIT
+  for v in lead_events_aggregates sale_events_aggregates lead_events_aggregates_4week sale_events_aggregates_4week lead_events_url_hashes sale_events_url_hashes lead_events_urls sale_events_urls; do chq "DETACH TABLE relink.$v"; done
+  trap 'for v in lead_events_aggregates sale_events_aggregates lead_events_aggregates_4week sale_events_aggregates_4week lead_events_url_hashes sale_events_url_hashes lead_events_urls sale_events_urls; do chq "ATTACH TABLE relink.$v" 2>/dev/null; done; cleanup' EXIT
   CLICK_COLS="workspace_id, ts, click_id, link_id, domain, key, url, identity_hash, ip, continent, country, region, city, device, browser, os, ua, qr, trigger, referer, referer_url, utm_source"
   off=0
   tl=$(date +%s)
@@ -247,7 +250,7 @@ FROM ($(attrs "$off" "$cnt" "WHERE cityHash64(n, 99) % 100 = 0"))"
     printf '\r  rollups: %d / %d statements, %d s, load %s   ' "$i" "$total" $(( $(date +%s) - tr )) "$(load)"
   done < "$DIR/rollups.sql"
   echo
-  for v in lead_events_aggregates sale_events_aggregates lead_events_aggregates_4week sale_events_aggregates_4week; do chq "ATTACH TABLE relink.$v"; done
+  for v in lead_events_aggregates sale_events_aggregates lead_events_aggregates_4week sale_events_aggregates_4week lead_events_url_hashes sale_events_url_hashes lead_events_urls sale_events_urls; do chq "ATTACH TABLE relink.$v"; done
   trap cleanup EXIT
   echo "rollups written in $(( $(date +%s) - tr )) s; whole load $(( $(date +%s) - tl )) s; load average $(load)"
   for t in clicks:click lead_events:lead sale_events:sale; do
@@ -255,6 +258,8 @@ FROM ($(attrs "$off" "$cnt" "WHERE cityHash64(n, 99) % 100 = 0"))"
     agg=$(chq "SELECT sum(count) FROM relink.event_aggregates WHERE workspace_id = '$WS' AND event = '${t##*:}' AND dim = 'total'")
     echo "  ${t%%:*}: $raw raw, $agg in the rollups' totals"
     [ "$raw" = "$agg" ] || { echo "rollups differ from the raw events" >&2; exit 1; }
+    hashed=$(chq "SELECT sum(count) FROM relink.url_aggregates WHERE workspace_id = '$WS' AND event = '${t##*:}'")
+    [ "$hashed" = "$(( agg * 5 ))" ] || { echo "url_aggregates count $hashed events of ${t%%:*}, want 5 × $agg (the total and one row per grain)" >&2; exit 1; }
   done
 fi
 
@@ -272,3 +277,19 @@ echo "all tables: $(( total / 1048576 )) MiB for $events events = $(( total / (e
 echo
 
 "$DIR/analytics" --workspace bench --runs "$RUNS" --warmup "$WARMUP" --interval "$INTERVALS" --events "$EVENTS" --target "$TARGET"
+
+# The URL rankings by string (before migration 01590) in the same run, and
+# both paths' answers over one fixed year compared byte for byte.
+if [ "${COMPARE:-1}" = 1 ]; then
+  echo "top_urls and top_base_urls ranked by the URL strings (--nourlhashes), the same data:"
+  "$DIR/analytics" --workspace bench --runs "$RUNS" --warmup "$WARMUP" --interval "$INTERVALS" --events "$EVENTS" --target "$TARGET" --only top_urls,top_base_urls --nourlhashes
+  rm -rf "$DIR/by-hash" "$DIR/by-string"; mkdir -p "$DIR/by-hash" "$DIR/by-string"
+  fixed="start=$(date -u -d '-364 days' +%Y-%m-%dT07:21:09Z)&end=$(date -u -d '-1 day' +%Y-%m-%dT16:02:44Z)"
+  "$DIR/analytics" --workspace bench --runs 1 --warmup 0 --interval "$fixed" --events "$EVENTS" --only top_urls,top_base_urls --dump "$DIR/by-hash" > /dev/null
+  "$DIR/analytics" --workspace bench --runs 1 --warmup 0 --interval "$fixed" --events "$EVENTS" --only top_urls,top_base_urls --dump "$DIR/by-string" --nourlhashes > /dev/null
+  if diff -r "$DIR/by-hash" "$DIR/by-string" > /dev/null; then
+    echo "answers by hash and by string over $fixed: identical ($(ls "$DIR/by-hash" | wc -l) files, $(cat "$DIR/by-hash"/* | wc -c) bytes)"
+  else
+    echo "answers by hash and by string DIFFER over $fixed" >&2; exit 1
+  fi
+fi

@@ -3,8 +3,13 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/relinkhq/relink/internal/chstore"
+	"github.com/relinkhq/relink/models"
 )
 
 // Rankings in ClickHouse (issue 34 item 3). top_links, top_urls and
@@ -50,6 +55,12 @@ func (e *SQLEngine) chRankAll(ctx context.Context, s *scope) (map[kind]ranked, b
 		key = keySpec{kind: keyLink}
 	}
 	per, err := rankKinds(kindsOf(s.q.Event), true, func(_ int, k kind) (ranked, error) {
+		if s.q.GroupBy == TopURLs || s.q.GroupBy == TopBaseURLs {
+			r, ok, err := e.chRankURLs(ctx, s, k, key, s.q.GroupBy == TopBaseURLs)
+			if err != nil || ok {
+				return r, err
+			}
+		}
 		return e.chRank(ctx, s, k, key, gkey, cond)
 	})
 	if err != nil {
@@ -92,6 +103,145 @@ func (e *SQLEngine) chRank(ctx context.Context, s *scope, k kind, key keySpec, g
 		return ranked{}, fmt.Errorf("rank %s by %s: %w", k.table, s.q.GroupBy, err)
 	}
 	return r, nil
+}
+
+// chRankURLs ranks kind k's events by URL (base: by the URL cut at '?',
+// top_base_urls) as chRank does, grouping by the URLs' hashes instead of
+// their strings (migration 01590; docs/clickhouse.md, "Rankings by URL
+// hash"): the spans of the rollups' cover whose url_aggregates rows are
+// complete (chHashedSpans) read those, the others event_aggregates with the
+// strings hashed as they are read, the raw edge hours the raw rows the same
+// way; the sums are grouped by hash, the strings of the groups looked up in
+// urls, and the order by string and the cut applied after the lookup, so
+// the answer is chRank's. ok is false when this does not apply — a filter
+// on the URLs, no rollups for the scope, ForceRaw, or a ranked hash
+// missing from urls (logged; chRank then ranks by the strings).
+func (e *SQLEngine) chRankURLs(ctx context.Context, s *scope, k kind, key keySpec, base bool) (ranked, bool, error) {
+	agg, df := e.aggregatable(s, k, key)
+	if !agg || df != nil || e.ForceRaw || e.NoURLHashes || s.linksSet && len(s.links) == 0 {
+		return ranked{}, false, nil
+	}
+	dim := s.aggDim(key, df)
+	spans, edges, err := e.chCoverSpans(ctx, s, k, dim)
+	if err != nil {
+		return ranked{}, false, err
+	}
+	hashed, err := e.chHashedSpans(ctx, s, k, spans)
+	if err != nil {
+		return ranked{}, false, err
+	}
+	stored, read, raw := "value_hash", "cityHash64(value)", "cityHash64(url)"
+	if base {
+		stored, read, raw = "base_hash", "cityHash64("+chCutQuery("value")+")", "cityHash64("+chCutQuery("url")+")"
+	}
+	var parts []string
+	for i, sp := range spans {
+		if hashed[i] {
+			parts = append(parts, e.chSpanSelectsFrom("url_aggregates", s, k, dim, spans[i:i+1], nil, stored+" AS h")...)
+			continue
+		}
+		e.urlSpansUnhashed.Add(1)
+		parts = append(parts, e.chSpanSelects(s, k, dim, []span{sp}, nil, read+" AS h")...)
+	}
+	e.rawReads.Add(1)
+	if w, ok := s.chWhereOf(k, edges); ok {
+		amount := "toInt64(0)"
+		if k == kSale {
+			amount = "sum(amount)"
+		}
+		parts = append(parts, "SELECT "+raw+" AS h, toInt64(count()) AS n, "+amount+" AS a FROM "+k.table+" WHERE "+w.sql()+" GROUP BY h")
+	}
+	e.rankedReads.Add(1)
+	e.urlHashRanks.Add(1)
+	r := ranked{vals: map[string]counts{}}
+	if len(parts) == 0 {
+		return r, true, nil
+	}
+	main := "sn"
+	if k == kSale {
+		main = "sa"
+	}
+	q := "SELECT if(found = 1, name, '') AS g, sn, sa, found FROM (SELECT h, sum(n) AS sn, sum(a) AS sa FROM (" +
+		strings.Join(parts, " UNION ALL ") + ") GROUP BY h HAVING sn > 0 OR sa != 0) AS sums ANY LEFT JOIN " +
+		"(SELECT value_hash AS h, name, toUInt8(1) AS found FROM urls WHERE workspace_id = " + chstore.Quote(s.wsID) + ") AS names USING h " +
+		"WHERE found = 0 OR name NOT IN ('', 'Unknown') ORDER BY found, " + main + " DESC, g LIMIT " + strconv.Itoa(RowLimit)
+	missing := false
+	err = e.CH.Query(ctx, q, func(row []string) error {
+		if len(row) != 4 {
+			return fmt.Errorf("%d columns, want 4", len(row))
+		}
+		if row[3] != "1" {
+			missing = true
+			return nil
+		}
+		c, err := countsOf(row[:3])
+		if err != nil {
+			return err
+		}
+		r.keys = append(r.keys, row[0])
+		r.vals[row[0]] = c
+		return nil
+	})
+	if err != nil {
+		return ranked{}, false, fmt.Errorf("rank %s by %s hash: %w", k.table, s.q.GroupBy, err)
+	}
+	if missing {
+		e.urlHashMisses.Add(1)
+		slog.Warn("clickhouse: a ranked URL hash has no string in urls; ranking by the strings (relink clickhouse rebuild-rollups copies them)",
+			"workspace", s.wsID, "event", k.agg, "groupBy", s.q.GroupBy)
+		return ranked{}, false, nil
+	}
+	return r, true, nil
+}
+
+// chHashedSpans reports, per span, whether url_aggregates holds every event
+// of kind k in it: url_aggregates' hourly totals, written in the same block
+// as its URL rows, equal event_aggregates' for every hour of the span. Its
+// writers add rows only from migration 01590 on (the rebuild computes
+// older months), so an hour's rows can lack events but not hold one twice,
+// and equal totals mean the hour's events all have their URL rows. Only
+// the totals are read: a row per hour, a year is 8,760 rows per table.
+func (e *SQLEngine) chHashedSpans(ctx context.Context, s *scope, k kind, spans []span) ([]bool, error) {
+	out := make([]bool, len(spans))
+	var lo, hi time.Time
+	for i, sp := range spans {
+		if !sp.from.Before(sp.to) {
+			continue
+		}
+		out[i] = true
+		if lo.IsZero() || sp.from.Before(lo) {
+			lo = sp.from
+		}
+		if sp.to.After(hi) {
+			hi = sp.to
+		}
+	}
+	if lo.IsZero() {
+		return out, nil
+	}
+	cond := fmt.Sprintf("workspace_id = %s AND event = %s AND dim = %s AND hour >= toDateTime(%d) AND hour < toDateTime(%d)",
+		chstore.Quote(s.wsID), chstore.Quote(k.agg), chstore.Quote(models.DimTotal), lo.Unix(), hi.Unix())
+	q := "SELECT h FROM (SELECT toUInt32(hour) AS h, count AS n FROM url_aggregates WHERE " + cond +
+		" UNION ALL SELECT toUInt32(hour) AS h, -count AS n FROM event_aggregates WHERE " + cond + ") GROUP BY h HAVING sum(n) != 0"
+	err := e.CH.Query(ctx, q, func(row []string) error {
+		if len(row) != 1 {
+			return fmt.Errorf("%d columns, want 1", len(row))
+		}
+		h, err := strconv.ParseInt(row[0], 10, 64)
+		if err != nil {
+			return fmt.Errorf("hour %q: %w", row[0], err)
+		}
+		for i, sp := range spans {
+			if sp.from.Unix() <= h && h < sp.to.Unix() {
+				out[i] = false
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("check %s url hashes: %w", k.agg, err)
+	}
+	return out, nil
 }
 
 // chRankSource is the SQL of kind k's (value, n, a) rows of key (links or

@@ -32,14 +32,21 @@ func TestClickHouseRankingEqualsFold(t *testing.T) {
 		ch := rankingFixture(t, u, now)
 		e := &SQLEngine{Now: func() time.Time { return now }, CH: ch}
 		ref := &SQLEngine{Now: func() time.Time { return now }, CH: ch, ForceRaw: true}
+		strs := &SQLEngine{Now: func() time.Time { return now }, CH: ch, NoURLHashes: true}
 		links := make([]string, 0, 5500)
 		for i := range 5500 {
 			links = append(links, fmt.Sprintf("l%d", i))
 		}
 		cuts := 0
-		compare := func(stage string) {
+		// compare checks every grouping and window; a stage about the URL
+		// hashes alone (urlsOnly) checks the URL groupings over a few
+		// windows.
+		compare := func(stage string, urlsOnly bool) {
 			t.Helper()
 			for _, g := range []GroupBy{TopLinks, TopURLs, TopBaseURLs} {
+				if urlsOnly && g == TopLinks {
+					continue
+				}
 				for _, w := range []struct {
 					params  string
 					links   []string
@@ -55,6 +62,9 @@ func TestClickHouseRankingEqualsFold(t *testing.T) {
 					{params: "interval=1y", setLink: true},
 					{params: "interval=1y&linkId=-l1,l2"},
 				} {
+					if urlsOnly && w.params != "interval=1y" && w.params != "interval=90d&timezone=Asia/Kolkata" {
+						continue
+					}
 					// composite ranks clicks, leads and sales (by amount)
 					v, err := url.ParseQuery("event=composite&groupBy=" + string(g) + "&" + w.params)
 					if err != nil {
@@ -82,11 +92,17 @@ func TestClickHouseRankingEqualsFold(t *testing.T) {
 					if err != nil || !ok {
 						t.Fatalf("%s %s %s: ranked %v: %v", stage, g, w.params, ok, err)
 					}
+					byString := want // the string path: checked in the full stages
+					if !urlsOnly {
+						if byString, ok, err = strs.chRankAll(ctx, s); err != nil || !ok {
+							t.Fatalf("%s %s %s: ranked by strings %v: %v", stage, g, w.params, ok, err)
+						}
+					}
 					for _, k := range kindsOf(q.Event) {
 						if len(want[k].keys) == RowLimit {
 							cuts++
 						}
-						for name, r := range map[string]ranked{"ranked in ClickHouse": got[k], "folded in Go": folded[k]} {
+						for name, r := range map[string]ranked{"ranked in ClickHouse": got[k], "ranked by URL strings": byString[k], "folded in Go": folded[k]} {
 							if !slices.Equal(r.keys, want[k].keys) {
 								t.Fatalf("%s: %s %s (%d links set %v), %s %s: %d keys, the raw rows %d; first difference at %d",
 									stage, g, w.params, len(w.links), w.setLink, k.table, name, len(r.keys), len(want[k].keys), firstDiff(r.keys, want[k].keys))
@@ -101,15 +117,46 @@ func TestClickHouseRankingEqualsFold(t *testing.T) {
 				}
 			}
 		}
-		compare("four-week rows complete")
+		compare("four-week rows complete", false)
 		if e.spanReads[fourWeekly].Load() == 0 {
 			t.Fatal("no four-week rows read")
+		}
+		if e.urlHashRanks.Load() == 0 || e.urlSpansUnhashed.Load() != 0 || e.urlHashMisses.Load() != 0 {
+			t.Fatalf("after the rebuild: %d rankings by URL hash, %d spans read from the strings, %d hashes missing; want some, 0, 0",
+				e.urlHashRanks.Load(), e.urlSpansUnhashed.Load(), e.urlHashMisses.Load())
+		}
+		if strs.urlHashRanks.Load() != 0 {
+			t.Fatal("NoURLHashes ranked by hash")
 		}
 		// Events stored without the four-week views (as before migration
 		// 01580): their blocks' four-week rows lack them, and those blocks
 		// are read as weeks.
 		storeWithoutFourWeekViews(t, ch, now)
-		compare("four-week rows missing events")
+		compare("four-week rows missing events", false)
+		// The clicks stored straight into event_aggregates have no
+		// url_aggregates rows: their spans are read from the strings.
+		if e.urlSpansUnhashed.Load() == 0 {
+			t.Fatal("no span read from the URL strings after rollups were written without their hashes")
+		}
+		// URL strings lost from urls: the rankings that meet one fall back
+		// to the strings, and stay exact.
+		if err := ch.Exec(ctx, "TRUNCATE TABLE urls"); err != nil {
+			t.Fatal(err)
+		}
+		compare("URL strings missing", true)
+		if e.urlHashMisses.Load() == 0 {
+			t.Fatal("no ranking met a missing URL string")
+		}
+		// The rebuild computes every month's hashes and strings again.
+		if err := (&chstore.Rebuild{CH: ch, Restart: true}).Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		unhashed, misses := e.urlSpansUnhashed.Load(), e.urlHashMisses.Load()
+		compare("rebuilt", true)
+		if e.urlSpansUnhashed.Load() != unhashed || e.urlHashMisses.Load() != misses {
+			t.Fatalf("after the second rebuild: %d more spans read from the strings, %d more hashes missing",
+				e.urlSpansUnhashed.Load()-unhashed, e.urlHashMisses.Load()-misses)
+		}
 		if cuts < 20 {
 			t.Fatalf("only %d rankings were cut at RowLimit", cuts)
 		}

@@ -438,6 +438,12 @@ func (e *SQLEngine) chReadAggregates(ctx context.Context, s *scope, k kind, key 
 // scope's links, and to the filter df's values when set. It counts the
 // reads.
 func (e *SQLEngine) chSpanSelects(s *scope, k kind, dim string, spans []span, df *dimFilter, cols string) []string {
+	return e.chSpanSelectsFrom("event_aggregates", s, k, dim, spans, df, cols)
+}
+
+// chSpanSelectsFrom is chSpanSelects over table: event_aggregates, or
+// url_aggregates for the URL dims (migration 01590).
+func (e *SQLEngine) chSpanSelectsFrom(table string, s *scope, k kind, dim string, spans []span, df *dimFilter, cols string) []string {
 	var parts []string
 	for _, sp := range spans {
 		if !sp.from.Before(sp.to) {
@@ -463,7 +469,7 @@ func (e *SQLEngine) chSpanSelects(s *scope, k kind, dim string, spans []span, df
 			e.subtracted.Add(1)
 			sign = "-"
 		}
-		parts = append(parts, "SELECT "+cols+", "+sign+"count AS n, "+sign+"amount AS a FROM event_aggregates WHERE "+w.sql())
+		parts = append(parts, "SELECT "+cols+", "+sign+"count AS n, "+sign+"amount AS a FROM "+table+" WHERE "+w.sql())
 	}
 	return parts
 }

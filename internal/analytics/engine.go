@@ -29,6 +29,9 @@ type SQLEngine struct {
 	// NoVectors ranks top_links, top_urls and top_base_urls from the
 	// aggregate rows alone, without the sealed vectors (benchmarks compare).
 	NoVectors bool
+	// NoURLHashes ranks top_urls and top_base_urls in ClickHouse by the
+	// URL strings, not their hashes (benchmarks and tests compare).
+	NoURLHashes bool
 	// Wire writes the shortLink of top_links rows and the shortLink and
 	// qrCode of event link objects, as the API's link objects do
 	// (links.Service.Wire); the zero value writes https and Dub's QR origin.
@@ -42,6 +45,9 @@ type SQLEngine struct {
 	subtracted         atomic.Int64                 // … and how many of them subtract
 	rankedReads        atomic.Int64                 // groupings ranked by the database (ranked.go) …
 	rollupReads        atomic.Int64                 // … of which from the link-attribute rollups
+	urlHashRanks       atomic.Int64                 // URL rankings by hash in ClickHouse (chRankURLs) …
+	urlSpansUnhashed   atomic.Int64                 // … their spans read from the strings …
+	urlHashMisses      atomic.Int64                 // … and those ranked by the strings: a hash missing from urls
 	vecReads           atomic.Int64                 // sealed blocks read as vectors (vectors.go) …
 	vecBuilds          atomic.Int64                 // … vectors built for them …
 	vecStale           atomic.Int64                 // … of which because the stored one was stale

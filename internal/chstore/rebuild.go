@@ -274,28 +274,79 @@ func (r *Rebuild) month(ctx context.Context, views []rollupView, cuts map[string
 			m, kept(cuts, "hour"))); err != nil {
 			return attempt, fmt.Errorf("kept rollups: %w", err)
 		}
-		if err := r.swap(ctx, m); err != nil {
+		if err := r.swap(ctx, "event_aggregates", m); err != nil {
 			return attempt, err
 		}
 		ok, err := r.check(ctx, views, cuts, m)
-		if err != nil || ok {
+		if err != nil {
 			return attempt, err
+		}
+		if ok {
+			return attempt, r.urlMonth(ctx, m)
 		}
 	}
 	return rebuildAttempts, fmt.Errorf("the rollups differ from the raw rows after %d attempts (live inserts keep racing it; run the command again)", rebuildAttempts)
 }
 
-// swap replaces month m of the rollups with the rebuilt one (dropped when
-// the rebuilt month has no rows).
-func (r *Rebuild) swap(ctx context.Context, m int) error {
+// URLDims are the dimensions whose rows url_aggregates holds by hash, and
+// the hourly totals it keeps beside them (migration 01590).
+const URLDims = "('total', 'url', 'url@day', 'url@week', 'url@4week')"
+
+// urlHashes is url_aggregates' rows computed from event_aggregates' URL
+// rows: what migration 01590's views write for the same events
+// (TestURLHashesMatchRebuild).
+const urlHashes = "SELECT workspace_id, event, dim, hour, cityHash64(value) AS value_hash, " +
+	"cityHash64(if(position(value, '?') > 0, substring(value, 1, position(value, '?') - 1), value)) AS base_hash, " +
+	"sum(count) AS count, sum(amount) AS amount FROM event_aggregates WHERE dim IN " + URLDims
+
+// urlMonth recomputes month m of url_aggregates (migration 01590) from the
+// rollups just rebuilt, swaps it in, checks it counts what the rollups'
+// URL rows count (a live insert between the read and the swap would be
+// missing; recomputed then), and copies the month's URLs into urls.
+func (r *Rebuild) urlMonth(ctx context.Context, m int) error {
+	for attempt := 1; attempt <= rebuildAttempts; attempt++ {
+		if err := r.CH.Exec(ctx, "TRUNCATE TABLE url_aggregates_rebuild"); err != nil {
+			return err
+		}
+		err := r.CH.Exec(ctx, fmt.Sprintf("INSERT INTO url_aggregates_rebuild %s AND toYYYYMM(hour) = %d GROUP BY workspace_id, event, dim, hour, value_hash, base_hash", urlHashes, m))
+		if err != nil {
+			return fmt.Errorf("url hashes: %w", err)
+		}
+		if err := r.swap(ctx, "url_aggregates", m); err != nil {
+			return err
+		}
+		var hashed, rolled string
+		if err := r.CH.Query(ctx, fmt.Sprintf("SELECT sum(count) FROM url_aggregates WHERE toYYYYMM(hour) = %d", m), func(cols []string) error { hashed = cols[0]; return nil }); err != nil {
+			return err
+		}
+		if err := r.CH.Query(ctx, fmt.Sprintf("SELECT sum(count) FROM event_aggregates WHERE toYYYYMM(hour) = %d AND dim IN %s", m, URLDims), func(cols []string) error { rolled = cols[0]; return nil }); err != nil {
+			return err
+		}
+		if hashed == rolled {
+			err := r.CH.Exec(ctx, fmt.Sprintf("INSERT INTO urls SELECT workspace_id, cityHash64(v) AS value_hash, v AS name FROM event_aggregates "+
+				"ARRAY JOIN [value, if(position(value, '?') > 0, substring(value, 1, position(value, '?') - 1), value)] AS v "+
+				"WHERE toYYYYMM(hour) = %d AND dim = 'url@day' GROUP BY workspace_id, value_hash, name", m))
+			if err != nil {
+				return fmt.Errorf("urls: %w", err)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("the URL hashes differ from the rollups after %d attempts (live inserts keep racing it; run the command again)", rebuildAttempts)
+}
+
+// swap replaces month m of table (event_aggregates or url_aggregates) with
+// the rebuilt one in table_rebuild (dropped when the rebuilt month has no
+// rows).
+func (r *Rebuild) swap(ctx context.Context, table string, m int) error {
 	var n string
-	if err := r.CH.Query(ctx, fmt.Sprintf("SELECT count() FROM event_aggregates_rebuild WHERE toYYYYMM(hour) = %d", m), func(cols []string) error { n = cols[0]; return nil }); err != nil {
+	if err := r.CH.Query(ctx, fmt.Sprintf("SELECT count() FROM %s_rebuild WHERE toYYYYMM(hour) = %d", table, m), func(cols []string) error { n = cols[0]; return nil }); err != nil {
 		return err
 	}
 	if n == "0" {
-		return r.CH.Exec(ctx, fmt.Sprintf("ALTER TABLE event_aggregates DROP PARTITION %d", m))
+		return r.CH.Exec(ctx, fmt.Sprintf("ALTER TABLE %s DROP PARTITION %d", table, m))
 	}
-	return r.CH.Exec(ctx, fmt.Sprintf("ALTER TABLE event_aggregates REPLACE PARTITION %d FROM event_aggregates_rebuild", m))
+	return r.CH.Exec(ctx, fmt.Sprintf("ALTER TABLE %s REPLACE PARTITION %d FROM %s_rebuild", table, m, table))
 }
 
 // check compares, per event, the month's raw rows with its rollups' totals

@@ -188,14 +188,94 @@ func TestClickRollupsMatchRebuild(t *testing.T) {
 		checkRawRows(t, c, all)
 		checkRollupTotals(t, c, "ws_r1", 150, 150)
 		checkRollupTotals(t, c, "ws_r2", 150, 150)
-		want := rollupsText(t, c)
+		// Leads and sales with the same URLs, through their tables' views.
+		for i, u := range urls {
+			for _, q := range []string{
+				fmt.Sprintf("INSERT INTO lead_events (workspace_id, ts, event_id, url) VALUES ('ws_r1', %d, 'le%d', %s)", times[i%len(times)].UnixMicro(), i, Quote(u)),
+				fmt.Sprintf("INSERT INTO sale_events (workspace_id, ts, event_id, url, amount) VALUES ('ws_r2', %d, 'se%d', %s, %d)", times[(i+1)%len(times)].UnixMicro(), i, Quote(u), 100+i),
+			} {
+				if err := c.Exec(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		want, wantHashes, wantURLs := rollupsText(t, c), urlHashesText(t, c), urlsText(t, c)
+		checkURLHashes(t, c)
 		if err := (&Rebuild{CH: c, Restart: true}).Run(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if got := rollupsText(t, c); got != want {
 			t.Fatalf("rollups summed in Go:\n%s\nrebuilt by SQL from the raw rows:\n%s", want, got)
 		}
+		// The URL hashes the views wrote (clicks_ingest's, the leads' and
+		// the sales') are the ones the rebuild computes from the rollups,
+		// and the views stored every URL's string.
+		if got := urlHashesText(t, c); got != wantHashes {
+			t.Fatalf("url_aggregates written by the views:\n%s\nrebuilt from the rollups:\n%s", wantHashes, got)
+		}
+		if got := urlsText(t, c); got != wantURLs {
+			t.Fatalf("urls written by the views:\n%s\nafter the rebuild:\n%s", wantURLs, got)
+		}
+		checkURLHashes(t, c)
 	})
+}
+
+// urlHashesText is the whole of url_aggregates (migration 01590), summed
+// per key, as text.
+func urlHashesText(t *testing.T, c *Client) string {
+	t.Helper()
+	var b strings.Builder
+	err := c.Query(context.Background(), "SELECT workspace_id, event, dim, toString(hour), value_hash, base_hash, sum(count), sum(amount) FROM url_aggregates GROUP BY workspace_id, event, dim, hour, value_hash, base_hash HAVING sum(count) != 0 ORDER BY workspace_id, event, dim, hour, value_hash",
+		func(cols []string) error { b.WriteString(strings.Join(cols, "|") + "\n"); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// urlsText is the distinct rows of urls as text.
+func urlsText(t *testing.T, c *Client) string {
+	t.Helper()
+	var b strings.Builder
+	err := c.Query(context.Background(), "SELECT DISTINCT workspace_id, value_hash, name FROM urls ORDER BY workspace_id, value_hash, name",
+		func(cols []string) error { b.WriteString(strings.Join(cols, "|") + "\n"); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// checkURLHashes requires url_aggregates to count, per workspace, event
+// and URL grain, as many events as event_aggregates' URL rows, each hash
+// of a URL and of its cut at '?' to have its string in urls, and each
+// string of urls to hash to its value_hash.
+func checkURLHashes(t *testing.T, c *Client) {
+	t.Helper()
+	ctx := context.Background()
+	var rolled, hashed []string
+	for q, out := range map[string]*[]string{
+		"SELECT workspace_id, event, dim, sum(count) AS n FROM event_aggregates WHERE dim IN " + URLDims + " GROUP BY workspace_id, event, dim ORDER BY workspace_id, event, dim": &rolled,
+		"SELECT workspace_id, event, dim, sum(count) AS n FROM url_aggregates GROUP BY workspace_id, event, dim ORDER BY workspace_id, event, dim":                              &hashed,
+	} {
+		if err := c.Query(ctx, q, func(cols []string) error { *out = append(*out, strings.Join(cols, "|")); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Join(rolled, "\n") != strings.Join(hashed, "\n") || len(rolled) == 0 {
+		t.Fatalf("URL rows of event_aggregates:\n%s\nof url_aggregates:\n%s", strings.Join(rolled, "\n"), strings.Join(hashed, "\n"))
+	}
+	var bad []string
+	if err := c.Query(ctx, "SELECT 'no string', toString(h) FROM (SELECT DISTINCT workspace_id, arrayJoin([value_hash, base_hash]) AS h FROM url_aggregates WHERE dim != 'total') "+
+		"WHERE (workspace_id, h) NOT IN (SELECT workspace_id, value_hash FROM urls) UNION ALL "+
+		"SELECT 'wrong hash', name FROM urls WHERE cityHash64(name) != value_hash", func(cols []string) error {
+		bad = append(bad, strings.Join(cols, " "))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Fatalf("urls: %v", bad)
+	}
 }
 
 // checkRawRows requires clicks to hold each click of want with every
