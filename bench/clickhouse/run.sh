@@ -172,11 +172,18 @@ if [ "$SKIP_LOAD" != 1 ]; then
   WS=$(python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute(\"SELECT id FROM workspaces WHERE slug='bench'\").fetchone()[0])" "$DIR/relink.db")
   chq "CREATE TABLE IF NOT EXISTS relink.bench_links (idx UInt32, link_id String, domain String, key String, url String) ENGINE = Memory"
   chq "TRUNCATE TABLE relink.bench_links" 2>/dev/null || true
-  python3 - "$DIR/relink.db" "$WS" > "$DIR/links.tsv" <<'EOF'
-import sqlite3, sys
+  # URL_PER_LINK=1 (the default): each link's generated events go to its
+  # own page, <destination>/<key>, so 5,000 links make 25,000 URLs with
+  # the UTM tags (relink demo's links share a shop catalogue's 151
+  # destinations: 755 URLs; URL_PER_LINK=0 keeps those).
+  URL_PER_LINK=${URL_PER_LINK:-1} python3 - "$DIR/relink.db" "$WS" > "$DIR/links.tsv" <<'EOF'
+import os, sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 esc = lambda s: s.replace('\\', '\\\\').replace('\t', '\\t').replace('\n', '\\n')
 for i, (lid, dom, key, url) in enumerate(c.execute("SELECT id, domain, key, url FROM links WHERE workspace_id = ? ORDER BY id", (sys.argv[2],))):
+    if os.environ["URL_PER_LINK"] == "1":
+        base, sep, query = url.partition("?")
+        url = base.rstrip("/") + "/" + key + sep + query
     print('\t'.join([str(i), esc(lid), esc(dom), esc(key), esc(url)]))
 EOF
   NLINKS=$(wc -l < "$DIR/links.tsv")

@@ -186,9 +186,13 @@ func (e *SQLEngine) chRankURLs(ctx context.Context, s *scope, k kind, key keySpe
 		return ranked{}, false, fmt.Errorf("rank %s by %s hash: %w", k.table, s.q.GroupBy, err)
 	}
 	if missing {
-		e.urlHashMisses.Add(1)
-		slog.Warn("clickhouse: a ranked URL hash has no string in urls; ranking by the strings (relink clickhouse rebuild-rollups copies them)",
-			"workspace", s.wsID, "event", k.agg, "groupBy", s.q.GroupBy)
+		// Logged at most once a minute: every ranking meets the same gap
+		// until a rebuild fills it.
+		if n := e.urlHashMisses.Add(1); n == 1 || time.Since(time.Unix(0, e.urlMissLogged.Load())) > time.Minute {
+			e.urlMissLogged.Store(time.Now().UnixNano())
+			slog.Warn("clickhouse: a ranked URL hash has no string in urls; ranking by the strings (relink clickhouse rebuild-rollups copies them)",
+				"workspace", s.wsID, "event", k.agg, "groupBy", s.q.GroupBy, "since_start", n)
+		}
 		return ranked{}, false, nil
 	}
 	return r, true, nil
