@@ -23,3 +23,9 @@ func (e *SQLEngine) RollupReads() int64 { return e.rollupReads.Load() }
 // FourWeekReads reports the four-week range reads (ClickHouse's link- and
 // URL-keyed rollups).
 func (e *SQLEngine) FourWeekReads() int64 { return e.spanReads[fourWeekly].Load() }
+
+// URLHashReads reports the URL rankings by hash in ClickHouse, their spans
+// read from the strings, and the rankings that fell back to the strings.
+func (e *SQLEngine) URLHashReads() (ranks, unhashed, misses int64) {
+	return e.urlHashRanks.Load(), e.urlSpansUnhashed.Load(), e.urlHashMisses.Load()
+}
