@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/relinkhq/relink/internal/chstore"
-	"github.com/relinkhq/relink/models"
 )
 
 // Rankings in ClickHouse (issue 34 item 3). top_links, top_urls and
@@ -109,7 +108,7 @@ func (e *SQLEngine) chRank(ctx context.Context, s *scope, k kind, key keySpec, g
 // top_base_urls) as chRank does, grouping by the URLs' hashes instead of
 // their strings (migration 01590; docs/clickhouse.md, "Rankings by URL
 // hash"): the spans of the rollups' cover whose url_aggregates rows are
-// complete (chHashedSpans) read those, the others event_aggregates with the
+// complete (chChecks) read those, the others event_aggregates with the
 // strings hashed as they are read, the raw edge hours the raw rows the same
 // way; the sums are grouped by hash, the strings of the groups looked up in
 // urls, and the order by string and the cut applied after the lookup, so
@@ -122,11 +121,7 @@ func (e *SQLEngine) chRankURLs(ctx context.Context, s *scope, k kind, key keySpe
 		return ranked{}, false, nil
 	}
 	dim := s.aggDim(key, df)
-	spans, edges, err := e.chCoverSpans(ctx, s, k, dim)
-	if err != nil {
-		return ranked{}, false, err
-	}
-	hashed, err := e.chHashedSpans(ctx, s, k, spans)
+	spans, edges, hashed, err := e.chCoverSpansChecked(ctx, s, k, dim, true)
 	if err != nil {
 		return ranked{}, false, err
 	}
@@ -196,56 +191,6 @@ func (e *SQLEngine) chRankURLs(ctx context.Context, s *scope, k kind, key keySpe
 		return ranked{}, false, nil
 	}
 	return r, true, nil
-}
-
-// chHashedSpans reports, per span, whether url_aggregates holds every event
-// of kind k in it: url_aggregates' hourly totals, written in the same block
-// as its URL rows, equal event_aggregates' for every hour of the span. Its
-// writers add rows only from migration 01590 on (the rebuild computes
-// older months), so an hour's rows can lack events but not hold one twice,
-// and equal totals mean the hour's events all have their URL rows. Only
-// the totals are read: a row per hour, a year is 8,760 rows per table.
-func (e *SQLEngine) chHashedSpans(ctx context.Context, s *scope, k kind, spans []span) ([]bool, error) {
-	out := make([]bool, len(spans))
-	var lo, hi time.Time
-	for i, sp := range spans {
-		if !sp.from.Before(sp.to) {
-			continue
-		}
-		out[i] = true
-		if lo.IsZero() || sp.from.Before(lo) {
-			lo = sp.from
-		}
-		if sp.to.After(hi) {
-			hi = sp.to
-		}
-	}
-	if lo.IsZero() {
-		return out, nil
-	}
-	cond := fmt.Sprintf("workspace_id = %s AND event = %s AND dim = %s AND hour >= toDateTime(%d) AND hour < toDateTime(%d)",
-		chstore.Quote(s.wsID), chstore.Quote(k.agg), chstore.Quote(models.DimTotal), lo.Unix(), hi.Unix())
-	q := "SELECT h FROM (SELECT toUInt32(hour) AS h, count AS n FROM url_aggregates WHERE " + cond +
-		" UNION ALL SELECT toUInt32(hour) AS h, -count AS n FROM event_aggregates WHERE " + cond + ") GROUP BY h HAVING sum(n) != 0"
-	err := e.CH.Query(ctx, q, func(row []string) error {
-		if len(row) != 1 {
-			return fmt.Errorf("%d columns, want 1", len(row))
-		}
-		h, err := strconv.ParseInt(row[0], 10, 64)
-		if err != nil {
-			return fmt.Errorf("hour %q: %w", row[0], err)
-		}
-		for i, sp := range spans {
-			if sp.from.Unix() <= h && h < sp.to.Unix() {
-				out[i] = false
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("check %s url hashes: %w", k.agg, err)
-	}
-	return out, nil
 }
 
 // chRankSource is the SQL of kind k's (value, n, a) rows of key (links or

@@ -481,33 +481,42 @@ var chFourWeekDims = map[string]bool{models.DimLink: true, "url": true}
 
 // chCoverSpans is coverSpans over ClickHouse's rollups for kind k's rows of
 // dim: for the link- and URL-keyed dims the cover may use four-week blocks,
-// but only the blocks whose four-week rows are complete (chCompleteBlocks);
-// any other block of the cover is read as its four weeks. It counts the
+// but only the blocks whose four-week rows are complete (chChecks); any
+// other block of the cover is read as its four weeks. It counts the
 // aggregate read as coverSpans does.
 func (e *SQLEngine) chCoverSpans(ctx context.Context, s *scope, k kind, dim string) ([]span, []timeRange, error) {
+	spans, edges, _, err := e.chCoverSpansChecked(ctx, s, k, dim, false)
+	return spans, edges, err
+}
+
+// chCoverSpansChecked is chCoverSpans, and with hashes set also reports per
+// span whether url_aggregates holds its events (chChecks; the URL rankings
+// by hash, chRankURLs): both checks in one statement.
+func (e *SQLEngine) chCoverSpansChecked(ctx context.Context, s *scope, k kind, dim string, hashes bool) ([]span, []timeRange, []bool, error) {
 	if !chFourWeekDims[dim] {
 		spans, edges := e.coverSpans(s)
-		return spans, edges, nil
+		return spans, edges, nil, nil
 	}
 	spans, edges := e.coverSpansWith(s, &coverer{now: e.Now()}, fourWeekly)
-	var lo, hi time.Time
+	var four, all timeRange
 	for _, sp := range spans {
-		if sp.grain != fourWeekly {
+		if !sp.from.Before(sp.to) {
 			continue
 		}
-		if lo.IsZero() || sp.from.Before(lo) {
-			lo = sp.from
-		}
-		if sp.to.After(hi) {
-			hi = sp.to
+		all = widen(all, sp.from, sp.to)
+		if sp.grain == fourWeekly {
+			four = widen(four, sp.from, sp.to)
 		}
 	}
-	if lo.IsZero() {
-		return spans, edges, nil
+	if !hashes {
+		all = timeRange{}
 	}
-	complete, err := e.chCompleteBlocks(ctx, s, k, lo, hi)
+	if four.from.IsZero() && all.from.IsZero() {
+		return spans, edges, nil, nil
+	}
+	complete, short, err := e.chChecks(ctx, s, k, four, all)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var out []span
 	for _, sp := range spans {
@@ -527,30 +536,76 @@ func (e *SQLEngine) chCoverSpans(ctx context.Context, s *scope, k kind, dim stri
 			out = append(out, span{b, fourWeekly.next(b), g, sp.neg})
 		}
 	}
-	return out, edges, nil
+	if !hashes {
+		return out, edges, nil, nil
+	}
+	hashed := make([]bool, len(out))
+	for i, sp := range out {
+		hashed[i] = true
+		for _, h := range short {
+			if sp.from.Unix() <= h && h < sp.to.Unix() {
+				hashed[i] = false
+				break
+			}
+		}
+	}
+	return out, edges, hashed, nil
 }
 
-// chCompleteBlocks returns the four-week blocks in [lo, hi) whose rows
-// count every event of kind k in them: their link rows' counts sum to the
-// block's hourly totals. Four-week rows are written only from the moment
-// their materialized views exist (migration 01580 adds no rows for the
-// events stored before it; `relink clickhouse rebuild-rollups` computes
-// them), so a block's rows can lack events but never hold one twice: equal
-// sums mean every event is there. A block with rows missing is read from
-// its weeks, and the answer stays exact either way. The link rows stand for
-// the URL rows, which every writer writes in the same insert (01580's
-// views: one ARRAY JOIN): 5,000 links' rows are read instead of 25,000
-// URLs' (at 100M clicks a year a check on the URL rows took 46 ms of
-// server time; the link rows are about a fifth as many).
-func (e *SQLEngine) chCompleteBlocks(ctx context.Context, s *scope, k kind, lo, hi time.Time) (map[int64]bool, error) {
-	cond := fmt.Sprintf("workspace_id = %s AND event = %s AND hour >= toDateTime(%d) AND hour < toDateTime(%d)",
-		chstore.Quote(s.wsID), chstore.Quote(k.agg), lo.Unix(), hi.Unix())
-	q := "SELECT 'b', toUInt32(hour) AS h, sum(count) FROM event_aggregates WHERE " + cond + " AND dim = " +
-		chstore.Quote(models.DimLink+fourWeekly.suffix()) + " GROUP BY h UNION ALL " +
-		"SELECT 't', toUInt32(intDiv(toUInt32(hour) - 345600, 2419200) * 2419200 + 345600) AS h, sum(count) FROM event_aggregates WHERE " +
-		cond + " AND dim = " + chstore.Quote(models.DimTotal) + " GROUP BY h"
+// widen is r extended to [from, to).
+func widen(r timeRange, from, to time.Time) timeRange {
+	if r.from.IsZero() || from.Before(r.from) {
+		r.from = from
+	}
+	if to.After(r.to) {
+		r.to = to
+	}
+	return r
+}
+
+// chChecks reads, in one statement, the checks the cover's rows need: which
+// four-week blocks in four are complete, and which hours in hashes (zero:
+// none) url_aggregates falls short in.
+//
+// Four-week blocks: a block's rows count every event of kind k in it when
+// its link rows' counts sum to the block's hourly totals. Four-week rows
+// are written only from the moment their materialized views exist
+// (migration 01580 adds no rows for the events stored before it; `relink
+// clickhouse rebuild-rollups` computes them), so a block's rows can lack
+// events but never hold one twice: equal sums mean every event is there. A
+// block with rows missing is read from its weeks, and the answer stays
+// exact either way. The link rows stand for the URL rows, which every
+// writer writes in the same insert (01580's views: one ARRAY JOIN): 5,000
+// links' rows are read instead of 25,000 URLs' (at 100M clicks a year a
+// check on the URL rows took 46 ms of server time; the link rows are about
+// a fifth as many).
+//
+// URL hashes (migration 01590): url_aggregates' hourly totals, written in
+// the same block as its URL rows, against event_aggregates'. Its writers
+// add rows only from the migration on (the rebuild computes older months),
+// so an hour's rows can lack events but not hold one twice, and equal
+// totals mean every event of the hour has its URL rows. Only the totals are
+// read: a row per hour, 8,760 a year per table.
+func (e *SQLEngine) chChecks(ctx context.Context, s *scope, k kind, four, hashes timeRange) (map[int64]bool, []int64, error) {
+	base := fmt.Sprintf("workspace_id = %s AND event = %s", chstore.Quote(s.wsID), chstore.Quote(k.agg))
+	within := func(r timeRange) string {
+		return fmt.Sprintf("%s AND hour >= toDateTime(%d) AND hour < toDateTime(%d)", base, r.from.Unix(), r.to.Unix())
+	}
+	total := " AND dim = " + chstore.Quote(models.DimTotal)
+	var parts []string
+	if !four.from.IsZero() {
+		parts = append(parts, "SELECT 'b', toUInt32(hour) AS h, sum(count) FROM event_aggregates WHERE "+within(four)+" AND dim = "+
+			chstore.Quote(models.DimLink+fourWeekly.suffix())+" GROUP BY h",
+			"SELECT 't', toUInt32(intDiv(toUInt32(hour) - 345600, 2419200) * 2419200 + 345600) AS h, sum(count) FROM event_aggregates WHERE "+
+				within(four)+total+" GROUP BY h")
+	}
+	if !hashes.from.IsZero() {
+		parts = append(parts, "SELECT 'u', h, sum(n) AS d FROM (SELECT toUInt32(hour) AS h, count AS n FROM url_aggregates WHERE "+within(hashes)+total+
+			" UNION ALL SELECT toUInt32(hour) AS h, -count AS n FROM event_aggregates WHERE "+within(hashes)+total+") GROUP BY h HAVING d != 0")
+	}
 	blocks, totals := map[int64]string{}, map[int64]string{}
-	err := e.CH.Query(ctx, q, func(row []string) error {
+	var short []int64
+	err := e.CH.Query(ctx, strings.Join(parts, " UNION ALL "), func(row []string) error {
 		if len(row) != 3 {
 			return fmt.Errorf("%d columns, want 3", len(row))
 		}
@@ -558,21 +613,24 @@ func (e *SQLEngine) chCompleteBlocks(ctx context.Context, s *scope, k kind, lo, 
 		if err != nil {
 			return fmt.Errorf("block %q: %w", row[1], err)
 		}
-		if row[0] == "b" {
+		switch row[0] {
+		case "b":
 			blocks[h] = row[2]
-		} else {
+		case "t":
 			totals[h] = row[2]
+		default:
+			short = append(short, h)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("check %s four-week rollups: %w", k.agg, err)
+		return nil, nil, fmt.Errorf("check %s rollups: %w", k.agg, err)
 	}
-	out := map[int64]bool{}
-	for b := lo; b.Before(hi); b = fourWeekly.next(b) {
-		out[b.Unix()] = blocks[b.Unix()] == totals[b.Unix()]
+	complete := map[int64]bool{}
+	for b := four.from; !four.from.IsZero() && b.Before(four.to); b = fourWeekly.next(b) {
+		complete[b.Unix()] = blocks[b.Unix()] == totals[b.Unix()]
 	}
-	return out, nil
+	return complete, short, nil
 }
 
 // countsOf reads a ClickHouse answer row (key, n, amount).
