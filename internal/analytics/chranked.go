@@ -113,8 +113,9 @@ func (e *SQLEngine) chRank(ctx context.Context, s *scope, k kind, key keySpec, g
 // way; the sums are grouped by hash, the strings of the groups looked up in
 // urls, and the order by string and the cut applied after the lookup, so
 // the answer is chRank's. ok is false when this does not apply — a filter
-// on the URLs, no rollups for the scope, ForceRaw, or a ranked hash
-// missing from urls (logged; chRank then ranks by the strings).
+// on the URLs, no rollups for the scope, ForceRaw, a window without a whole
+// four-week block (short windows rank as fast by the strings), or a ranked
+// hash missing from urls (logged; chRank then ranks by the strings).
 func (e *SQLEngine) chRankURLs(ctx context.Context, s *scope, k kind, key keySpec, base bool) (ranked, bool, error) {
 	agg, df := e.aggregatable(s, k, key)
 	if !agg || df != nil || e.ForceRaw || e.NoURLHashes || s.linksSet && len(s.links) == 0 {
@@ -122,7 +123,7 @@ func (e *SQLEngine) chRankURLs(ctx context.Context, s *scope, k kind, key keySpe
 	}
 	dim := s.aggDim(key, df)
 	spans, edges, hashed, err := e.chCoverSpansChecked(ctx, s, k, dim, true)
-	if err != nil {
+	if err != nil || hashed == nil {
 		return ranked{}, false, err
 	}
 	stored, read, raw := "value_hash", "cityHash64(value)", "cityHash64(url)"
