@@ -136,34 +136,46 @@ func TestClickHouseRankingEqualsFold(t *testing.T) {
 		// are read as weeks.
 		storeWithoutFourWeekViews(t, ch, now)
 		compare("four-week rows missing events", false)
-		// The clicks stored straight into event_aggregates have no
-		// url_aggregates rows: their spans are read from the strings.
-		if e.urlSpansUnhashed.Load() == 0 {
-			t.Fatal("no span read from the URL strings after rollups were written without their hashes")
-		}
-		// URL strings lost from urls: the rankings that meet one fall back
-		// to the strings, and stay exact.
-		if err := ch.Exec(ctx, "TRUNCATE TABLE urls"); err != nil {
-			t.Fatal(err)
-		}
-		compare("URL strings missing", true)
-		if e.urlHashMisses.Load() == 0 {
-			t.Fatal("no ranking met a missing URL string")
-		}
-		// The rebuild computes every month's hashes and strings again.
-		if err := (&chstore.Rebuild{CH: ch, Restart: true}).Run(ctx); err != nil {
-			t.Fatal(err)
-		}
-		unhashed, misses := e.urlSpansUnhashed.Load(), e.urlHashMisses.Load()
-		compare("rebuilt", true)
-		if e.urlSpansUnhashed.Load() != unhashed || e.urlHashMisses.Load() != misses {
-			t.Fatalf("after the second rebuild: %d more spans read from the strings, %d more hashes missing",
-				e.urlSpansUnhashed.Load()-unhashed, e.urlHashMisses.Load()-misses)
-		}
+		urlHashStages(t, ch, e, compare)
 		if cuts < 20 {
 			t.Fatalf("only %d rankings were cut at RowLimit", cuts)
 		}
 	})
+}
+
+// urlHashStages follows TestClickHouseRankingEqualsFold's stages with the
+// URL hashes' (migration 01590): rollups written without their hashes (the
+// clicks storeWithoutFourWeekViews wrote straight into event_aggregates)
+// make their spans read from the strings; URL strings lost from urls make
+// the rankings fall back to the strings; a rebuild computes both again.
+// compare checks every stage's answers against the raw rows.
+func urlHashStages(t *testing.T, ch *chstore.Client, e *SQLEngine, compare func(stage string, urlsOnly bool)) {
+	t.Helper()
+	ctx := context.Background()
+	// The clicks stored straight into event_aggregates have no
+	// url_aggregates rows: their spans are read from the strings.
+	if e.urlSpansUnhashed.Load() == 0 {
+		t.Fatal("no span read from the URL strings after rollups were written without their hashes")
+	}
+	// URL strings lost from urls: the rankings that meet one fall back
+	// to the strings, and stay exact.
+	if err := ch.Exec(ctx, "TRUNCATE TABLE urls"); err != nil {
+		t.Fatal(err)
+	}
+	compare("URL strings missing", true)
+	if e.urlHashMisses.Load() == 0 {
+		t.Fatal("no ranking met a missing URL string")
+	}
+	// The rebuild computes every month's hashes and strings again.
+	if err := (&chstore.Rebuild{CH: ch, Restart: true}).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	unhashed, misses := e.urlSpansUnhashed.Load(), e.urlHashMisses.Load()
+	compare("rebuilt", true)
+	if e.urlSpansUnhashed.Load() != unhashed || e.urlHashMisses.Load() != misses {
+		t.Fatalf("after the second rebuild: %d more spans read from the strings, %d more hashes missing",
+			e.urlSpansUnhashed.Load()-unhashed, e.urlHashMisses.Load()-misses)
+	}
 }
 
 // rankingFixture is a migrated ClickHouse database with 40,000 clicks over

@@ -323,26 +323,7 @@ func TestAggregateEqualsRaw(t *testing.T) {
 		if after, _ := agg.Reads(); after-before < 200 {
 			t.Fatalf("filtered queries read the aggregates only %d times", after-before)
 		}
-		// The URL rankings, unfiltered: the ClickHouse engines rank them by
-		// the URLs' hashes (migration 01590) over the windows with a whole
-		// four-week block (1y, all), every span hashed (the events went in
-		// through Relink's writers) and every string found.
-		for _, g := range []string{"top_urls", "top_base_urls"} {
-			for _, ev := range events {
-				for _, iv := range []string{"interval=30d&timezone=Asia/Kolkata", "interval=1y&timezone=UTC", "interval=all&timezone=America/St_Johns"} {
-					w.sameAnswer(t, w.query, "event="+ev+"&groupBy="+g+"&"+iv, raw, impls)
-				}
-			}
-		}
-		for name, e := range impls {
-			if ch, ok := e.(*analytics.SQLEngine); ok && strings.HasPrefix(name, "clickhouse") {
-				ranks, unhashed, misses := ch.URLHashReads()
-				t.Logf("%s: %d URL rankings by hash", name, ranks)
-				if ranks < 16 || unhashed != 0 || misses != 0 {
-					t.Fatalf("%s: %d URL rankings by hash, %d spans read from the strings, %d strings missing; want at least 16, 0, 0", name, ranks, unhashed, misses)
-				}
-			}
-		}
+		w.urlRankingsByHash(t, raw, impls)
 		if a, _ := agg.Reads(); a < int64(80*queries/300) {
 			t.Fatalf("only %d reads of the aggregates in %d queries", a, queries)
 		}
@@ -370,6 +351,31 @@ func TestAggregateEqualsRaw(t *testing.T) {
 			}
 		}
 	})
+}
+
+// urlRankingsByHash ranks top_urls and top_base_urls unfiltered on every
+// engine: the ClickHouse engines rank them by the URLs' hashes (migration
+// 01590) over the windows with a whole four-week block (1y, all), every
+// span hashed (the events went in through Relink's writers) and every
+// string found.
+func (w *world) urlRankingsByHash(t *testing.T, raw *analytics.SQLEngine, impls map[string]analytics.Engine) {
+	t.Helper()
+	for _, g := range []string{"top_urls", "top_base_urls"} {
+		for _, ev := range events {
+			for _, iv := range []string{"interval=30d&timezone=Asia/Kolkata", "interval=1y&timezone=UTC", "interval=all&timezone=America/St_Johns"} {
+				w.sameAnswer(t, w.query, "event="+ev+"&groupBy="+g+"&"+iv, raw, impls)
+			}
+		}
+	}
+	for name, e := range impls {
+		if ch, ok := e.(*analytics.SQLEngine); ok && strings.HasPrefix(name, "clickhouse") {
+			ranks, unhashed, misses := ch.URLHashReads()
+			t.Logf("%s: %d URL rankings by hash", name, ranks)
+			if ranks < 16 || unhashed != 0 || misses != 0 {
+				t.Fatalf("%s: %d URL rankings by hash, %d spans read from the strings, %d strings missing; want at least 16, 0, 0", name, ranks, unhashed, misses)
+			}
+		}
+	}
 }
 
 // lateEvents checks the sealed vectors (vectors.go): the rankings above
