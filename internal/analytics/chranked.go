@@ -89,19 +89,21 @@ func (e *SQLEngine) chRank(ctx context.Context, s *scope, k kind, key keySpec, g
 	}
 	q := "SELECT " + gkey + " AS g, sum(n) AS sn, sum(a) AS sa FROM (" + src + ") WHERE " + cond +
 		" GROUP BY g HAVING sn > 0 OR sa != 0 ORDER BY " + main + " DESC, g LIMIT " + strconv.Itoa(RowLimit)
-	err = e.CH.Query(ctx, q, func(row []string) error {
-		c, err := countsOf(row)
-		if err != nil {
-			return err
-		}
-		r.keys = append(r.keys, row[0])
-		r.vals[row[0]] = c
-		return nil
-	})
-	if err != nil {
+	if err := e.CH.Query(ctx, q, r.add); err != nil {
 		return ranked{}, fmt.Errorf("rank %s by %s: %w", k.table, s.q.GroupBy, err)
 	}
 	return r, nil
+}
+
+// add appends a ClickHouse ranking's row (key, n, amount) to r.
+func (r *ranked) add(row []string) error {
+	c, err := countsOf(row)
+	if err != nil {
+		return err
+	}
+	r.keys = append(r.keys, row[0])
+	r.vals[row[0]] = c
+	return nil
 }
 
 // chRankURLs ranks kind k's events by URL (base: by the URL cut at '?',
@@ -170,13 +172,7 @@ func (e *SQLEngine) chRankURLs(ctx context.Context, s *scope, k kind, key keySpe
 			missing = true
 			return nil
 		}
-		c, err := countsOf(row[:3])
-		if err != nil {
-			return err
-		}
-		r.keys = append(r.keys, row[0])
-		r.vals[row[0]] = c
-		return nil
+		return r.add(row[:3])
 	})
 	if err != nil {
 		return ranked{}, false, fmt.Errorf("rank %s by %s hash: %w", k.table, s.q.GroupBy, err)
