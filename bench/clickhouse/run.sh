@@ -28,6 +28,8 @@
 #   KEEP=1 DIR=/work/chbench bench/clickhouse/run.sh   keep the server and data
 #   DIR=/work/chbench SKIP_LOAD=1 bench/clickhouse/run.sh  query a kept data set again
 #   RUNS=10 WARMUP=2 INTERVALS=30d,1y TARGET=150 EVENTS=clicks,leads,sales,composite
+#   URL_PER_LINK=0     the links' own destinations (relink demo's 151: 755 URLs
+#                      with the UTM tags) instead of a page per link (25,000)
 #   COMPARE=0          skip the second table (top_urls and top_base_urls ranked
 #                      by the URL strings, --nourlhashes) and the byte-for-byte
 #                      comparison of both paths' answers over a fixed year
