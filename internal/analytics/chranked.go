@@ -34,7 +34,7 @@ func chRankedKey(g GroupBy) (key, cond string, ok bool) {
 	case TopURLs:
 		return "value", "value NOT IN ('', 'Unknown')", true
 	case TopBaseURLs:
-		k := chCutQuery("value")
+		k := chstore.CutAtQuery("value")
 		return k, k + " NOT IN ('', 'Unknown')", true
 	}
 	return "", "", false
@@ -130,7 +130,7 @@ func (e *SQLEngine) chRankURLs(ctx context.Context, s *scope, k kind, key keySpe
 	}
 	stored, read, raw := "value_hash", "cityHash64(value)", "cityHash64(url)"
 	if base {
-		stored, read, raw = "base_hash", "cityHash64("+chCutQuery("value")+")", "cityHash64("+chCutQuery("url")+")"
+		stored, read, raw = "base_hash", "cityHash64("+chstore.CutAtQuery("value")+")", "cityHash64("+chstore.CutAtQuery("url")+")"
 	}
 	var parts []string
 	for i, sp := range spans {

@@ -73,10 +73,6 @@ func ceilMicros(t time.Time) int64 {
 	return m
 }
 
-func chCutQuery(col string) string {
-	return "if(position(" + col + ", '?') > 0, substring(" + col + ", 1, position(" + col + ", '?') - 1), " + col + ")"
-}
-
 func chURLQuery(col string) string {
 	return "if(position(" + col + ", '?') > 0, substring(" + col + ", position(" + col + ", '?')), '')"
 }
@@ -156,8 +152,8 @@ func chEventFilters(w *chWhere, q *Query, k kind, wsID string) {
 	w.in("os", q.OS)
 	w.in("trigger", q.Trigger)
 	w.in("referer", q.Referer)
-	w.in(chCutQuery("referer_url"), q.RefererURL)
-	w.in(chCutQuery("url"), q.URL)
+	w.in(chstore.CutAtQuery("referer_url"), q.RefererURL)
+	w.in(chstore.CutAtQuery("url"), q.URL)
 	for _, u := range []struct {
 		param string
 		f     Filter
@@ -514,11 +510,11 @@ func (e *SQLEngine) chCoverSpansChecked(ctx context.Context, s *scope, k kind, d
 	// windows only: a window without a whole four-week block groups few
 	// rows per URL, and there the strings were as fast (bench/README.md,
 	// "Issue 34 item 3: URL rankings by hash").
-	if !hashes || four.from.IsZero() {
-		hashes, all = false, timeRange{}
-	}
-	if four.from.IsZero() && all.from.IsZero() {
+	if four.from.IsZero() {
 		return spans, edges, nil, nil
+	}
+	if !hashes {
+		all = timeRange{}
 	}
 	complete, short, err := e.chChecks(ctx, s, k, four, all)
 	if err != nil {

@@ -288,16 +288,22 @@ func (r *Rebuild) month(ctx context.Context, views []rollupView, cuts map[string
 	return rebuildAttempts, fmt.Errorf("the rollups differ from the raw rows after %d attempts (live inserts keep racing it; run the command again)", rebuildAttempts)
 }
 
-// URLDims are the dimensions whose rows url_aggregates holds by hash, and
+// urlDims are the dimensions whose rows url_aggregates holds by hash, and
 // the hourly totals it keeps beside them (migration 01590).
-const URLDims = "('total', 'url', 'url@day', 'url@week', 'url@4week')"
+const urlDims = "('total', 'url', 'url@day', 'url@week', 'url@4week')"
+
+// CutAtQuery is the SQL of col's text before its first '?' (all of it
+// when it has none): the base URL of top_base_urls and of the URL filters.
+func CutAtQuery(col string) string {
+	return "if(position(" + col + ", '?') > 0, substring(" + col + ", 1, position(" + col + ", '?') - 1), " + col + ")"
+}
 
 // urlHashes is url_aggregates' rows computed from event_aggregates' URL
 // rows: what migration 01590's views write for the same events
 // (TestURLHashesMatchRebuild).
-const urlHashes = "SELECT workspace_id, event, dim, hour, cityHash64(value) AS value_hash, " +
-	"cityHash64(if(position(value, '?') > 0, substring(value, 1, position(value, '?') - 1), value)) AS base_hash, " +
-	"sum(count) AS count, sum(amount) AS amount FROM event_aggregates WHERE dim IN " + URLDims
+var urlHashes = "SELECT workspace_id, event, dim, hour, cityHash64(value) AS value_hash, " +
+	"cityHash64(" + CutAtQuery("value") + ") AS base_hash, " +
+	"sum(count) AS count, sum(amount) AS amount FROM event_aggregates WHERE dim IN " + urlDims
 
 // urlMonth recomputes month m of url_aggregates (migration 01590) from the
 // rollups just rebuilt, swaps it in, checks it counts what the rollups'
@@ -319,12 +325,12 @@ func (r *Rebuild) urlMonth(ctx context.Context, m int) error {
 		if err := r.CH.Query(ctx, fmt.Sprintf("SELECT sum(count) FROM url_aggregates WHERE toYYYYMM(hour) = %d", m), func(cols []string) error { hashed = cols[0]; return nil }); err != nil {
 			return err
 		}
-		if err := r.CH.Query(ctx, fmt.Sprintf("SELECT sum(count) FROM event_aggregates WHERE toYYYYMM(hour) = %d AND dim IN %s", m, URLDims), func(cols []string) error { rolled = cols[0]; return nil }); err != nil {
+		if err := r.CH.Query(ctx, fmt.Sprintf("SELECT sum(count) FROM event_aggregates WHERE toYYYYMM(hour) = %d AND dim IN %s", m, urlDims), func(cols []string) error { rolled = cols[0]; return nil }); err != nil {
 			return err
 		}
 		if hashed == rolled {
 			err := r.CH.Exec(ctx, fmt.Sprintf("INSERT INTO urls SELECT workspace_id, cityHash64(v) AS value_hash, v AS name FROM event_aggregates "+
-				"ARRAY JOIN [value, if(position(value, '?') > 0, substring(value, 1, position(value, '?') - 1), value)] AS v "+
+				"ARRAY JOIN [value, "+CutAtQuery("value")+"] AS v "+
 				"WHERE toYYYYMM(hour) = %d AND dim = 'url@day' GROUP BY workspace_id, value_hash, name", m))
 			if err != nil {
 				return fmt.Errorf("urls: %w", err)

@@ -254,7 +254,7 @@ func checkURLHashes(t *testing.T, c *Client) {
 	ctx := context.Background()
 	var rolled, hashed []string
 	for q, out := range map[string]*[]string{
-		"SELECT workspace_id, event, dim, sum(count) AS n FROM event_aggregates WHERE dim IN " + URLDims + " GROUP BY workspace_id, event, dim ORDER BY workspace_id, event, dim": &rolled,
+		"SELECT workspace_id, event, dim, sum(count) AS n FROM event_aggregates WHERE dim IN " + urlDims + " GROUP BY workspace_id, event, dim ORDER BY workspace_id, event, dim": &rolled,
 		"SELECT workspace_id, event, dim, sum(count) AS n FROM url_aggregates GROUP BY workspace_id, event, dim ORDER BY workspace_id, event, dim":                                &hashed,
 	} {
 		if err := c.Query(ctx, q, func(cols []string) error { *out = append(*out, strings.Join(cols, "|")); return nil }); err != nil {
