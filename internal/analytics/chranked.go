@@ -128,19 +128,21 @@ func (e *SQLEngine) chRankURLs(ctx context.Context, s *scope, k kind, key keySpe
 	if err != nil || hashed == nil {
 		return ranked{}, false, err
 	}
-	stored, read, raw := "value_hash", "cityHash64(value)", "cityHash64(url)"
+	storedHash, read, raw := "value_hash", "cityHash64(value)", "cityHash64(url)"
 	if base {
-		stored, read, raw = "base_hash", "cityHash64("+chstore.CutAtQuery("value")+")", "cityHash64("+chstore.CutAtQuery("url")+")"
+		storedHash, read, raw = "base_hash", "cityHash64("+chstore.CutAtQuery("value")+")", "cityHash64("+chstore.CutAtQuery("url")+")"
 	}
-	var parts []string
+	var stored, unhashed []span
 	for i, sp := range spans {
 		if hashed[i] {
-			parts = append(parts, e.chSpanSelectsFrom("url_aggregates", s, k, dim, spans[i:i+1], nil, stored+" AS h")...)
+			stored = append(stored, sp)
 			continue
 		}
 		e.urlSpansUnhashed.Add(1)
-		parts = append(parts, e.chSpanSelects(s, k, dim, []span{sp}, nil, read+" AS h")...)
+		unhashed = append(unhashed, sp)
 	}
+	parts := e.chSpanSelectsFrom("url_aggregates", s, k, dim, stored, nil, storedHash+" AS h")
+	parts = append(parts, e.chSpanSelects(s, k, dim, unhashed, nil, read+" AS h")...)
 	e.rawReads.Add(1)
 	if w, ok := s.chWhereOf(k, edges); ok {
 		amount := "toInt64(0)"
