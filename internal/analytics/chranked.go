@@ -128,21 +128,19 @@ func (e *SQLEngine) chRankURLs(ctx context.Context, s *scope, k kind, key keySpe
 	if err != nil || hashed == nil {
 		return ranked{}, false, err
 	}
-	storedHash, read, raw := "value_hash", "cityHash64(value)", "cityHash64(url)"
+	stored, read, raw := "value_hash", "cityHash64(value)", "cityHash64(url)"
 	if base {
-		storedHash, read, raw = "base_hash", "cityHash64("+chstore.CutAtQuery("value")+")", "cityHash64("+chstore.CutAtQuery("url")+")"
+		stored, read, raw = "base_hash", "cityHash64("+chstore.CutAtQuery("value")+")", "cityHash64("+chstore.CutAtQuery("url")+")"
 	}
-	var stored, unhashed []span
+	var parts []string
 	for i, sp := range spans {
 		if hashed[i] {
-			stored = append(stored, sp)
+			parts = append(parts, e.chSpanSelectsFrom("url_aggregates", s, k, dim, spans[i:i+1], nil, stored+" AS h")...)
 			continue
 		}
 		e.urlSpansUnhashed.Add(1)
-		unhashed = append(unhashed, sp)
+		parts = append(parts, e.chSpanSelects(s, k, dim, []span{sp}, nil, read+" AS h")...)
 	}
-	parts := e.chSpanSelectsFrom("url_aggregates", s, k, dim, stored, nil, storedHash+" AS h")
-	parts = append(parts, e.chSpanSelects(s, k, dim, unhashed, nil, read+" AS h")...)
 	e.rawReads.Add(1)
 	if w, ok := s.chWhereOf(k, edges); ok {
 		amount := "toInt64(0)"

@@ -432,87 +432,44 @@ func (e *SQLEngine) chReadAggregates(ctx context.Context, s *scope, k kind, key 
 
 // chSpanSelects are the SELECTs of dim's rollup rows over the signed spans
 // (empty ones left out): the columns cols, then count and amount (negated
-// for the rows of a span that subtracts) as n and a; per-link rows
-// restricted to the scope's links, and to the filter df's values when set.
-// It counts the reads.
+// when the span subtracts) as n and a; per-link rows restricted to the
+// scope's links, and to the filter df's values when set. It counts the
+// reads.
 func (e *SQLEngine) chSpanSelects(s *scope, k kind, dim string, spans []span, df *dimFilter, cols string) []string {
 	return e.chSpanSelectsFrom("event_aggregates", s, k, dim, spans, df, cols)
 }
 
 // chSpanSelectsFrom is chSpanSelects over table: event_aggregates, or
 // url_aggregates for the URL dims (migration 01590).
-//
-// The spans are read by one SELECT whose condition is the OR of their
-// primary-key ranges, the sign chosen per row by the range it is in: on
-// 18.16 every UNION ALL branch cost about 10 ms of its own whatever it read
-// (bench/README.md, "Issue 34 item 3: one read per cover"), and a 1y cover
-// has seven or more spans per event kind. A row must then fall in one span
-// only; spans of a grain that overlap (a signed cover may subtract the same
-// block twice) go to further SELECTs (chSpanGroups).
 func (e *SQLEngine) chSpanSelectsFrom(table string, s *scope, k kind, dim string, spans []span, df *dimFilter, cols string) []string {
-	var common chWhere
-	common.add("workspace_id = " + chstore.Quote(s.wsID))
-	common.add("event = " + chstore.Quote(k.agg))
-	if dim == models.DimLink {
-		if s.linksSet {
-			common.in("value", Filter{Values: s.links})
-		}
-		common.in("value", s.q.LinkID)
-	}
-	if df != nil {
-		common.in("value", df.f)
-	}
 	var parts []string
-	for _, group := range chSpanGroups(spans) {
-		var ranges, negs []string
-		for _, sp := range group {
-			r := fmt.Sprintf("(dim = %s AND hour >= toDateTime(%d) AND hour < toDateTime(%d))",
-				chstore.Quote(dim+sp.grain.suffix()), sp.from.Unix(), sp.to.Unix())
-			ranges = append(ranges, r)
-			e.spanReads[sp.grain].Add(1)
-			if sp.neg {
-				e.subtracted.Add(1)
-				negs = append(negs, r)
-			}
-		}
-		n, a := "count", "amount"
-		switch {
-		case len(negs) == len(ranges):
-			n, a = "-count", "-amount"
-		case len(negs) > 0:
-			neg := strings.Join(negs, " OR ")
-			n, a = "if("+neg+", -count, count)", "if("+neg+", -amount, amount)"
-		}
-		parts = append(parts, "SELECT "+cols+", "+n+" AS n, "+a+" AS a FROM "+table+" WHERE "+common.sql()+
-			" AND ("+strings.Join(ranges, " OR ")+")")
-	}
-	return parts
-}
-
-// chSpanGroups splits the non-empty spans into groups in which no two spans
-// of a grain overlap, so that each row of the rollups falls in at most one
-// span of its group: one group for every cover seen (coverer.cover's spans
-// of a grain lie at the two ends of the window).
-func chSpanGroups(spans []span) [][]span {
-	var groups [][]span
-next:
 	for _, sp := range spans {
 		if !sp.from.Before(sp.to) {
 			continue
 		}
-	group:
-		for i, g := range groups {
-			for _, o := range g {
-				if o.grain == sp.grain && sp.from.Before(o.to) && o.from.Before(sp.to) {
-					continue group
-				}
+		var w chWhere
+		w.add("workspace_id = " + chstore.Quote(s.wsID))
+		w.add("event = " + chstore.Quote(k.agg))
+		w.add("dim = " + chstore.Quote(dim+sp.grain.suffix()))
+		w.add(fmt.Sprintf("hour >= toDateTime(%d) AND hour < toDateTime(%d)", sp.from.Unix(), sp.to.Unix()))
+		if dim == models.DimLink {
+			if s.linksSet {
+				w.in("value", Filter{Values: s.links})
 			}
-			groups[i] = append(g, sp)
-			continue next
+			w.in("value", s.q.LinkID)
 		}
-		groups = append(groups, []span{sp})
+		if df != nil {
+			w.in("value", df.f)
+		}
+		e.spanReads[sp.grain].Add(1)
+		sign := ""
+		if sp.neg {
+			e.subtracted.Add(1)
+			sign = "-"
+		}
+		parts = append(parts, "SELECT "+cols+", "+sign+"count AS n, "+sign+"amount AS a FROM "+table+" WHERE "+w.sql())
 	}
-	return groups
+	return parts
 }
 
 // chFourWeekDims are the dimensions with four-week rollup rows in
