@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/relinkhq/relink/internal/chstore"
@@ -518,11 +516,10 @@ func (e *SQLEngine) chCoverSpansChecked(ctx context.Context, s *scope, k kind, d
 	if !hashes {
 		all = timeRange{}
 	}
-	chk, err := e.chChecksShared(ctx, s, k, four, all)
+	complete, short, err := e.chChecks(ctx, s, k, four, all)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	complete, short := chk.complete, chk.short
 	var out []span
 	for _, sp := range spans {
 		if sp.grain != fourWeekly {
@@ -568,68 +565,9 @@ func widen(r timeRange, from, to time.Time) timeRange {
 	return r
 }
 
-// chCheck is what chChecks found for one event kind: the four-week blocks
-// whose rows are complete and the hours url_aggregates falls short in.
-type chCheck struct {
-	complete map[int64]bool
-	short    []int64
-}
-
-// chCheckMemo shares a query's checks between its event kinds: composite
-// ranks its three kinds in parallel, and the first to need the checks reads
-// them for all three in one statement while the others wait for it (on
-// 18.16 a statement's own cost was about what the check read; bench/README.md,
-// "Issue 34 item 3: one read per cover").
-type chCheckMemo struct {
-	mu    sync.Mutex
-	calls map[[4]int64]*chCheckCall
-}
-
-type chCheckCall struct {
-	done chan struct{}
-	res  map[string]chCheck // by kind.agg
-	err  error
-}
-
-// chChecksShared is chChecks for kind k, read once per query for all its
-// event kinds (chCheckMemo).
-func (e *SQLEngine) chChecksShared(ctx context.Context, s *scope, k kind, four, hashes timeRange) (chCheck, error) {
-	kinds := kindsOf(s.q.Event)
-	if !slices.Contains(kinds, k) { // not one of the query's kinds: its own read
-		res, err := e.chChecks(ctx, s, []kind{k}, four, hashes)
-		return res[k.agg], err
-	}
-	key := [4]int64{four.from.Unix(), four.to.Unix(), hashes.from.Unix(), hashes.to.Unix()}
-	m := &s.checks
-	m.mu.Lock()
-	if m.calls == nil {
-		m.calls = map[[4]int64]*chCheckCall{}
-	}
-	c, waiting := m.calls[key]
-	if !waiting {
-		c = &chCheckCall{done: make(chan struct{})}
-		m.calls[key] = c
-	}
-	m.mu.Unlock()
-	if waiting {
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			return chCheck{}, ctx.Err()
-		}
-	} else {
-		c.res, c.err = e.chChecks(ctx, s, kinds, four, hashes)
-		close(c.done)
-	}
-	if c.err != nil {
-		return chCheck{}, c.err
-	}
-	return c.res[k.agg], nil
-}
-
-// chChecks reads, in one statement, the checks the cover's rows need for
-// each of kinds: which four-week blocks in four are complete, and which
-// hours in hashes (zero: none) url_aggregates falls short in.
+// chChecks reads, in one statement, the checks the cover's rows need: which
+// four-week blocks in four are complete, and which hours in hashes (zero:
+// none) url_aggregates falls short in.
 //
 // Four-week blocks: a block's rows count every event of kind k in it when
 // its link rows' counts sum to the block's hourly totals. Four-week rows
@@ -650,66 +588,51 @@ func (e *SQLEngine) chChecksShared(ctx context.Context, s *scope, k kind, four, 
 // so an hour's rows can lack events but not hold one twice, and equal
 // totals mean every event of the hour has its URL rows. Only the totals are
 // read: a row per hour, 8,760 a year per table.
-func (e *SQLEngine) chChecks(ctx context.Context, s *scope, kinds []kind, four, hashes timeRange) (map[string]chCheck, error) {
-	e.checkReads.Add(1)
-	aggs := make([]string, len(kinds))
-	for i, k := range kinds {
-		aggs[i] = k.agg
-	}
-	base := fmt.Sprintf("workspace_id = %s AND event IN %s", chstore.Quote(s.wsID), chList(aggs))
+func (e *SQLEngine) chChecks(ctx context.Context, s *scope, k kind, four, hashes timeRange) (map[int64]bool, []int64, error) {
+	base := fmt.Sprintf("workspace_id = %s AND event = %s", chstore.Quote(s.wsID), chstore.Quote(k.agg))
 	within := func(r timeRange) string {
 		return fmt.Sprintf("%s AND hour >= toDateTime(%d) AND hour < toDateTime(%d)", base, r.from.Unix(), r.to.Unix())
 	}
 	total := " AND dim = " + chstore.Quote(models.DimTotal)
 	var parts []string
 	if !four.from.IsZero() {
-		parts = append(parts, "SELECT event, 'b', toUInt32(hour) AS h, sum(count) FROM event_aggregates WHERE "+within(four)+" AND dim = "+
-			chstore.Quote(models.DimLink+fourWeekly.suffix())+" GROUP BY event, h",
-			"SELECT event, 't', toUInt32(intDiv(toUInt32(hour) - 345600, 2419200) * 2419200 + 345600) AS h, sum(count) FROM event_aggregates WHERE "+
-				within(four)+total+" GROUP BY event, h")
+		parts = append(parts, "SELECT 'b', toUInt32(hour) AS h, sum(count) FROM event_aggregates WHERE "+within(four)+" AND dim = "+
+			chstore.Quote(models.DimLink+fourWeekly.suffix())+" GROUP BY h",
+			"SELECT 't', toUInt32(intDiv(toUInt32(hour) - 345600, 2419200) * 2419200 + 345600) AS h, sum(count) FROM event_aggregates WHERE "+
+				within(four)+total+" GROUP BY h")
 	}
 	if !hashes.from.IsZero() {
-		parts = append(parts, "SELECT event, 'u', h, sum(n) AS d FROM (SELECT event, toUInt32(hour) AS h, count AS n FROM url_aggregates WHERE "+within(hashes)+total+
-			" UNION ALL SELECT event, toUInt32(hour) AS h, -count AS n FROM event_aggregates WHERE "+within(hashes)+total+") GROUP BY event, h HAVING d != 0")
+		parts = append(parts, "SELECT 'u', h, sum(n) AS d FROM (SELECT toUInt32(hour) AS h, count AS n FROM url_aggregates WHERE "+within(hashes)+total+
+			" UNION ALL SELECT toUInt32(hour) AS h, -count AS n FROM event_aggregates WHERE "+within(hashes)+total+") GROUP BY h HAVING d != 0")
 	}
-	blocks, totals := map[string]map[int64]string{}, map[string]map[int64]string{}
-	out := map[string]chCheck{}
-	for _, a := range aggs {
-		blocks[a], totals[a] = map[int64]string{}, map[int64]string{}
-		out[a] = chCheck{complete: map[int64]bool{}}
-	}
+	blocks, totals := map[int64]string{}, map[int64]string{}
+	var short []int64
 	err := e.CH.Query(ctx, strings.Join(parts, " UNION ALL "), func(row []string) error {
-		if len(row) != 4 {
-			return fmt.Errorf("%d columns, want 4", len(row))
+		if len(row) != 3 {
+			return fmt.Errorf("%d columns, want 3", len(row))
 		}
-		h, err := strconv.ParseInt(row[2], 10, 64)
+		h, err := strconv.ParseInt(row[1], 10, 64)
 		if err != nil {
-			return fmt.Errorf("block %q: %w", row[2], err)
+			return fmt.Errorf("block %q: %w", row[1], err)
 		}
-		if _, ok := out[row[0]]; !ok {
-			return fmt.Errorf("event %q not asked for", row[0])
-		}
-		switch row[1] {
+		switch row[0] {
 		case "b":
-			blocks[row[0]][h] = row[3]
+			blocks[h] = row[2]
 		case "t":
-			totals[row[0]][h] = row[3]
+			totals[h] = row[2]
 		default:
-			c := out[row[0]]
-			c.short = append(c.short, h)
-			out[row[0]] = c
+			short = append(short, h)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("check %s rollups: %w", strings.Join(aggs, ", "), err)
+		return nil, nil, fmt.Errorf("check %s rollups: %w", k.agg, err)
 	}
-	for a, c := range out {
-		for b := four.from; !four.from.IsZero() && b.Before(four.to); b = fourWeekly.next(b) {
-			c.complete[b.Unix()] = blocks[a][b.Unix()] == totals[a][b.Unix()]
-		}
+	complete := map[int64]bool{}
+	for b := four.from; !four.from.IsZero() && b.Before(four.to); b = fourWeekly.next(b) {
+		complete[b.Unix()] = blocks[b.Unix()] == totals[b.Unix()]
 	}
-	return out, nil
+	return complete, short, nil
 }
 
 // countsOf reads a ClickHouse answer row (key, n, amount).

@@ -49,7 +49,6 @@ type SQLEngine struct {
 	urlSpansUnhashed   atomic.Int64                 // … their spans read from the strings …
 	urlHashMisses      atomic.Int64                 // … and those ranked by the strings: a hash missing from urls
 	urlMissLogged      atomic.Int64                 // when a miss was last logged (UnixNano)
-	checkReads         atomic.Int64                 // ClickHouse rollup checks read (chChecks), one per query
 	vecReads           atomic.Int64                 // sealed blocks read as vectors (vectors.go) …
 	vecBuilds          atomic.Int64                 // … vectors built for them …
 	vecStale           atomic.Int64                 // … of which because the stored one was stale
@@ -96,8 +95,7 @@ type scope struct {
 	links    []string // link ids allowed by the link-level filters …
 	linksSet bool     // … when any is set
 	d        dialect
-	endExcl  bool        // win.End itself is outside the window (Tally's half-open windows)
-	checks   chCheckMemo // ClickHouse's rollup checks, shared by the query's event kinds
+	endExcl  bool // win.End itself is outside the window (Tally's half-open windows)
 }
 
 // whole is the scope's whole window as a time range.
