@@ -300,7 +300,7 @@ func CutAtQuery(col string) string {
 
 // urlHashes is url_aggregates' rows computed from event_aggregates' URL
 // rows: what migration 01590's views write for the same events
-// (TestURLHashesMatchRebuild).
+// (TestClickRollupsMatchRebuild).
 var urlHashes = "SELECT workspace_id, event, dim, hour, cityHash64(value) AS value_hash, " +
 	"cityHash64(" + CutAtQuery("value") + ") AS base_hash, " +
 	"sum(count) AS count, sum(amount) AS amount FROM event_aggregates WHERE dim IN " + urlDims
