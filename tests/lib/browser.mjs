@@ -22,8 +22,36 @@
 // process model differs. (Recycling contexts between tests instead of
 // making new ones saved nothing once site isolation was off.) Each test
 // file prints what it asked of Chromium when it ends ("# chromium: …").
+//
+// Chromium keeps only the last --disable-features it is given, so the list
+// below must carry Playwright's own (playwright-core's chromiumSwitches:
+// Translate, PaintHolding, RenderDocument, MediaRouter, …): passed alone it
+// switched them all back on. Restoring them took the console suite from
+// 262 to 242 busy CPU-s and demo.test.mjs from 79–84 to 64–70
+// (2026-11-30, a quiet two-core machine; docs/testing.md).
+
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 
 export const TIMEOUT_MS = 120000;
+
+/** The features the suites turn off: site isolation's, and Playwright's. */
+const OWN_DISABLED = ["site-per-process", "IsolateOrigins", "ProactivelySwapBrowsingInstance", "BackForwardCache"];
+
+/**
+ * Playwright's --disable-features list, read from the suite's own
+ * playwright-core (resolved from the suite's directory, where npm test
+ * runs). Throws when its layout changed, rather than silently launching
+ * Chromium with those features on.
+ */
+export function playwrightDisabledFeatures() {
+  const require = createRequire(join(process.cwd(), "package.json"));
+  const root = dirname(require.resolve("playwright-core/package.json"));
+  const { chromiumSwitches } = require(join(root, "lib/server/chromium/chromiumSwitches.js"));
+  const arg = chromiumSwitches(false).find((a) => a.startsWith("--disable-features="));
+  if (!arg) throw new Error("playwright-core's chromiumSwitches has no --disable-features: update tests/lib/browser.mjs");
+  return arg.slice("--disable-features=".length).split(",").filter(Boolean);
+}
 
 /** A context (or a page's context) with the suites' deadlines. */
 function patient(ctx) {
@@ -44,7 +72,7 @@ export async function launchChromium(chromium) {
     headless: true,
     timeout: TIMEOUT_MS,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-      "--disable-site-isolation-trials", "--disable-features=site-per-process,IsolateOrigins,ProactivelySwapBrowsingInstance,BackForwardCache"],
+      "--disable-site-isolation-trials", "--disable-features=" + [...playwrightDisabledFeatures(), ...OWN_DISABLED].join(",")],
   });
   const counts = { contexts: 0, pages: 0, navigations: 0 };
   process.on("exit", () => console.log(`# chromium: ${JSON.stringify(counts)}`));
