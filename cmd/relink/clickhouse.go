@@ -175,6 +175,15 @@ func clickhouseStatus(ctx context.Context, cfg *config.Config, args []string, st
 		fmt.Fprintf(stdout, "backfill    %-12s %d/%d copied\n", b.Table, b.Done, b.Total)
 	}
 	fmt.Fprintf(stdout, "rebuild     %s\n", st.Rebuild)
+	if len(st.Unmerged) == 0 {
+		fmt.Fprintf(stdout, "compaction  every closed month of the rollups is in one part\n")
+	} else {
+		months := make([]string, len(st.Unmerged))
+		for i, m := range st.Unmerged {
+			months[i] = fmt.Sprintf("%s %s-%s (%d parts)", m.Table, m.Month[:4], m.Month[4:], m.Parts)
+		}
+		fmt.Fprintf(stdout, "compaction  %d closed months wait for the server's hourly merge: %s\n", len(st.Unmerged), strings.Join(months, ", "))
+	}
 	return nil
 }
 

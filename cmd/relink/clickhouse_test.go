@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
@@ -82,5 +84,62 @@ func TestClickHouseCommands(t *testing.T) {
 	}
 	if code, _, stderr := runMain(t, env, "clickhouse", "rebuild-rollups", "--from", "October"); code != 2 || !strings.Contains(stderr, "--from \"October\": want YYYY-MM") {
 		t.Fatalf("a bad --from: exit %d: %s", code, stderr)
+	}
+}
+
+// TestServeCompactsRollups: `relink serve` with RELINK_CLICKHOUSE_URL runs
+// the rollup compaction job: a closed month of event_aggregates written in
+// two parts is merged into one (the job logs it), its sums unchanged, and
+// `relink clickhouse status` says whether months wait for it.
+func TestServeCompactsRollups(t *testing.T) {
+	chURL := chtest.URL(t)
+	ctx := context.Background()
+	ch, err := chstore.Open(chURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	month := time.Now().UTC().AddDate(0, -2, 0)
+	for i, day := range []int{3, 17} {
+		h := time.Date(month.Year(), month.Month(), day, 10, 0, 0, 0, time.UTC).Format(time.DateTime)
+		if err := ch.Exec(ctx, fmt.Sprintf("INSERT INTO event_aggregates (workspace_id, event, dim, hour, value, count, amount) VALUES ('ws', 'click', 'total', toDateTime('%s', 'UTC'), '', %d, 0)", h, i+4)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	parts := func() string {
+		var n string
+		q := fmt.Sprintf("SELECT count() FROM system.parts WHERE database = currentDatabase() AND active AND table = 'event_aggregates' AND partition = '%s'", month.Format("200601"))
+		if err := ch.Query(ctx, q, func(c []string) error { n = c[0]; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	env := map[string]string{"RELINK_DATABASE_URL": testdb.URL(t, "sqlite"), "RELINK_CLICKHOUSE_URL": chURL}
+	// Two small parts are below what ClickHouse's own merges take up: they
+	// stay two until the job merges them (if the server merged them first,
+	// the job would log nothing and the test fail, not pass).
+	_, stdout, _ := runMain(t, env, "clickhouse", "status")
+	if want := "compaction  1 closed months wait for the server's hourly merge: event_aggregates " + month.Format("2006-01") + " (2 parts)"; !strings.Contains(stdout, want) {
+		t.Fatalf("status before the server ran: no %q in\n%s", want, stdout)
+	}
+	srv := startInstance(t, "compaction", env)
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(srv.Logs(), "clickhouse rollup compaction") || parts() != "1" {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s the closed month is in %s parts; server log:\n%s", parts(), srv.Logs())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var sum string
+	if err := ch.Query(ctx, "SELECT sum(count) FROM event_aggregates", func(c []string) error { sum = c[0]; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if sum != "9" {
+		t.Fatalf("after the merge the rollups count %s, want 9", sum)
+	}
+	if _, stdout, _ := runMain(t, env, "clickhouse", "status"); !strings.Contains(stdout, "compaction  every closed month of the rollups is in one part") {
+		t.Fatalf("status after the merge:\n%s", stdout)
 	}
 }

@@ -217,6 +217,10 @@ func (s *Services) jobs() {
 		// window only; ClickHouse holds the click.
 		trim := &chstore.ClickTrim{SQL: s.DB, CH: s.ClickHouse, Window: s.Config.ClickHouseClickWindow, Now: s.Now, Log: s.Log}
 		s.Jobs.Add(jobs.Job{Name: "clickhouse click trim", Every: chstore.TrimPeriod, Run: trim.Run})
+		// Each closed month of the rollups in one part: what a year's
+		// analytics read (docs/clickhouse.md, "Closed months in one part").
+		compact := &chstore.Compaction{CH: s.ClickHouse, Now: s.Now, Log: s.Log}
+		s.Jobs.Add(jobs.Job{Name: "clickhouse rollup compaction", Every: chstore.CompactPeriod, Run: compact.Run})
 	}
 	s.Jobs.Add(jobs.Job{Name: "commissions", Every: CommissionPeriod, Run: s.commissions})
 	// Webhook delivery (it finishes its attempts in flight when stopped;

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/relinkhq/relink/migrations"
 	"github.com/relinkhq/relink/models"
@@ -17,7 +18,8 @@ type Status struct {
 	Tables     []TableSize
 	Outbox     int64 // leads and sales waiting in the SQL store's outbox
 	Backfill   []BackfillProgress
-	Rebuild    string // the last rebuild's position
+	Rebuild    string   // the last rebuild's position
+	Unmerged   []Merged // closed months of the rollups in more than one part (Compaction)
 }
 
 // TableSize is one table's active parts.
@@ -84,6 +86,9 @@ func ReadStatus(ctx context.Context, c *Client, db *models.DB) (*Status, error) 
 	})
 	if err != nil {
 		return nil, fmt.Errorf("clickhouse status: rebuild cursor: %w", err)
+	}
+	if st.Unmerged, err = (&Compaction{CH: c, Now: time.Now}).Pending(ctx); err != nil {
+		return nil, fmt.Errorf("clickhouse status: %w", err)
 	}
 	return st, nil
 }
