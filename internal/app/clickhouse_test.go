@@ -44,7 +44,7 @@ func TestBuildClickHouse(t *testing.T) {
 	for _, j := range s.Jobs.Jobs() {
 		names = append(names, j.Name)
 	}
-	if strings.Join(names, ",") != "clicks,clickhouse outbox,clickhouse click trim,commissions,webhooks,webhook click set,keep-IP set,domain set,retention,domain verification,api key use" {
+	if strings.Join(names, ",") != "clicks,clickhouse outbox,clickhouse click trim,clickhouse rollup compaction,commissions,webhooks,webhook click set,keep-IP set,domain set,retention,domain verification,api key use" {
 		t.Fatalf("jobs = %v", names)
 	}
 	var enabled bool
