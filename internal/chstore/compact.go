@@ -25,9 +25,10 @@ var compactTables = []string{"event_aggregates", "url_aggregates"}
 // their parts merge, so a year's rankings read several times what a merged
 // month holds: at 20M clicks, merging the closed months took the 1y table
 // from 14 to 5 of 108 queries over 150 ms (bench/README.md). The current
-// month keeps taking inserts and is left to the background merges; a closed
-// month that takes a late event (a backfill, an import, a rebuild) is
-// merged again at the next run.
+// month, and the previous one for 28 days (week and four-week rows are
+// kept at their block's first Monday), keep taking inserts and are left to
+// the background merges; a closed month that takes a late event (a
+// backfill, an import, a rebuild) is merged again at the next run.
 type Compaction struct {
 	CH  *Client
 	Now func() time.Time
@@ -70,10 +71,18 @@ func (c *Compaction) Compact(ctx context.Context) ([]Merged, error) {
 	return done, nil
 }
 
-// Pending lists the rollup tables' closed months (before the current UTC
-// month) that are in more than one active part, oldest first.
+// settle is how long after its end a month still takes rollup rows: a
+// week's and a four-week block's rows are kept at the block's first hour
+// (a Monday), so a click on the 27th day of a block that began on a
+// month's last day adds to that month's partition.
+const settle = 28 * 24 * time.Hour
+
+// Pending lists the rollup tables' closed months that are in more than one
+// active part, oldest first. A month is closed once the last four-week
+// block beginning in it has ended (settle): merging it earlier would
+// rewrite it again every hour for up to four weeks.
 func (c *Compaction) Pending(ctx context.Context) ([]Merged, error) {
-	month := c.Now().UTC().Format("200601")
+	month := c.Now().UTC().Add(-settle).Format("200601")
 	var out []Merged
 	err := c.CH.Query(ctx, "SELECT table, partition, count() FROM system.parts WHERE database = currentDatabase() AND active AND table IN ('"+
 		compactTables[0]+"', '"+compactTables[1]+"') GROUP BY table, partition HAVING count() > 1 ORDER BY partition, table",
