@@ -19,12 +19,12 @@ var compactTables = []string{"event_aggregates", "url_aggregates"}
 // Compaction is the job that merges each closed month of the rollup tables
 // into one part (docs/clickhouse.md, "Closed months in one part"). Every
 // insert writes a part of its own, and ClickHouse's background merges stop
-// short of one part per month: 20M clicks loaded over a year left 86 parts
+// short of one part per month: 20M clicks loaded over a year left 92 parts
 // in event_aggregates' 13 months. A query reads each part's index and
-// marks, and a SummingMergeTree's rows of one key are only summed when
-// their parts merge, so a year's rankings read several times what a merged
-// month holds: at 20M clicks, merging the closed months took the 1y table
-// from 14 to 5 of 108 queries over 150 ms (bench/README.md). The current
+// marks (and a SummingMergeTree sums a key's rows only when their parts
+// merge), so a year's rankings opened 5–8 parts per month where a merged
+// month has one: at 20M clicks, merging the closed months took the 1y
+// table from 15 to 5–6 of 108 queries over 150 ms p95 (bench/README.md). The current
 // month, and the previous one for 28 days (week and four-week rows are
 // kept at their block's first Monday), keep taking inserts and are left to
 // the background merges; a closed month that takes a late event (a
