@@ -180,7 +180,7 @@ func clickhouseStatus(ctx context.Context, cfg *config.Config, args []string, st
 	} else {
 		months := make([]string, len(st.Unmerged))
 		for i, m := range st.Unmerged {
-			months[i] = fmt.Sprintf("%s %s-%s (%d parts)", m.Table, m.Month[:4], m.Month[4:], m.Parts)
+			months[i] = fmt.Sprintf("%s %d-%02d (%d parts)", m.Table, m.Month/100, m.Month%100, m.Parts)
 		}
 		fmt.Fprintf(stdout, "compaction  %d closed months wait for the server's hourly merge: %s\n", len(st.Unmerged), strings.Join(months, ", "))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 )
 
@@ -24,10 +25,10 @@ var compactTables = []string{"event_aggregates", "url_aggregates"}
 // marks (and a SummingMergeTree sums a key's rows only when their parts
 // merge), so a year's rankings opened 5–8 parts per month where a merged
 // month has one: at 20M clicks, merging the closed months took the 1y
-// table from 15 to 5–6 of 108 queries over 150 ms p95 (bench/README.md). The current
-// month, and the previous one for 28 days (week and four-week rows are
-// kept at their block's first Monday), keep taking inserts and are left to
-// the background merges; a closed month that takes a late event (a
+// table from 15 to 5–6 of 108 queries over 150 ms p95 (bench/README.md).
+// The current month, and the previous one for 28 days (week and four-week
+// rows are kept at their block's first Monday), keep taking inserts and are
+// left to the background merges; a closed month that takes a late event (a
 // backfill, an import, a rebuild) is merged again at the next run.
 type Compaction struct {
 	CH  *Client
@@ -38,8 +39,8 @@ type Compaction struct {
 // Merged is one month of one table that a run merged.
 type Merged struct {
 	Table string
-	Month string // YYYYMM, the partition
-	Parts int    // before the merge
+	Month int // YYYYMM, the partition (toYYYYMM(hour), as the rebuild's months)
+	Parts int // before the merge
 	Took  time.Duration
 }
 
@@ -61,8 +62,8 @@ func (c *Compaction) Compact(ctx context.Context) ([]Merged, error) {
 		// FINAL merges the partition's parts into one whatever their
 		// sizes; a month already in one part is never listed (FINAL would
 		// rewrite it for nothing).
-		if err := c.CH.Exec(ctx, "OPTIMIZE TABLE "+m.Table+" PARTITION "+m.Month+" FINAL"); err != nil {
-			return done, fmt.Errorf("rollup compaction: %s %s: %w", m.Table, m.Month, err)
+		if err := c.CH.Exec(ctx, fmt.Sprintf("OPTIMIZE TABLE %s PARTITION %d FINAL", m.Table, m.Month)); err != nil {
+			return done, fmt.Errorf("rollup compaction: %s %d: %w", m.Table, m.Month, err)
 		}
 		m.Took = time.Since(start)
 		done = append(done, m)
@@ -82,37 +83,23 @@ const settle = 28 * 24 * time.Hour
 // block beginning in it has ended (settle): merging it earlier would
 // rewrite it again every hour for up to four weeks.
 func (c *Compaction) Pending(ctx context.Context) ([]Merged, error) {
-	month := c.Now().UTC().Add(-settle).Format("200601")
+	closed := yyyymm(c.Now().UTC().Add(-settle)) // months before this one
 	var out []Merged
-	err := c.CH.Query(ctx, "SELECT table, partition, count() FROM system.parts WHERE database = currentDatabase() AND active AND table IN ('"+
-		compactTables[0]+"', '"+compactTables[1]+"') GROUP BY table, partition HAVING count() > 1 ORDER BY partition, table",
+	err := c.CH.Query(ctx, "SELECT table, partition, count() FROM system.parts WHERE database = currentDatabase() AND active AND table IN "+
+		quoteList(compactTables)+" GROUP BY table, partition HAVING count() > 1 ORDER BY partition, table",
 		func(cols []string) error {
-			// The partition is toYYYYMM(hour): six digits. Anything else is
-			// not a month this job knows, and is not put into a statement.
-			if !isMonth(cols[1]) || cols[1] >= month {
-				return nil
+			month, err1 := strconv.Atoi(cols[1])
+			parts, err2 := strconv.Atoi(cols[2])
+			if err1 != nil || err2 != nil {
+				return fmt.Errorf("parts of %s: %v", cols[0], cols[1:])
 			}
-			var n int
-			if _, err := fmt.Sscan(cols[2], &n); err != nil {
-				return fmt.Errorf("parts of %s %s: %q: %w", cols[0], cols[1], cols[2], err)
+			if month < closed {
+				out = append(out, Merged{Table: cols[0], Month: month, Parts: parts})
 			}
-			out = append(out, Merged{Table: cols[0], Month: cols[1], Parts: n})
 			return nil
 		})
 	if err != nil {
 		return nil, fmt.Errorf("rollup compaction: parts: %w", err)
 	}
 	return out, nil
-}
-
-func isMonth(s string) bool {
-	if len(s) != 6 {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }

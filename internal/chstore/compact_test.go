@@ -32,7 +32,7 @@ func TestCompaction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []chstore.Merged{{Table: "url_aggregates", Month: "202608", Parts: 2}, {Table: "event_aggregates", Month: "202609", Parts: 3}, {Table: "event_aggregates", Month: "202610", Parts: 2}}
+		want := []chstore.Merged{{Table: "url_aggregates", Month: 202608, Parts: 2}, {Table: "event_aggregates", Month: 202609, Parts: 3}, {Table: "event_aggregates", Month: 202610, Parts: 2}}
 		if len(pending) != len(want) {
 			t.Fatalf("pending %+v, want %+v (November is the current month)", pending, want)
 		}
@@ -44,7 +44,7 @@ func TestCompaction(t *testing.T) {
 		// On November 20 October still takes four-week rows (a block that
 		// began on Monday October 26 runs to November 22): not listed.
 		early := &chstore.Compaction{CH: c, Now: func() time.Time { return time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC) }, Log: quiet}
-		if got, err := early.Pending(ctx); err != nil || len(got) != 2 || got[1].Month != "202609" {
+		if got, err := early.Pending(ctx); err != nil || len(got) != 2 || got[1].Month != 202609 {
 			t.Fatalf("pending on November 20: %+v %v, want August's and September's only", got, err)
 		}
 		for _, tbl := range []string{"event_aggregates", "url_aggregates"} {

@@ -35,7 +35,7 @@ import { dirname, join } from "node:path";
 
 export const TIMEOUT_MS = 120000;
 
-/** The features the suites turn off: site isolation's, and Playwright's. */
+/** The features the suites turn off besides Playwright's: site isolation's. */
 const OWN_DISABLED = ["site-per-process", "IsolateOrigins", "ProactivelySwapBrowsingInstance", "BackForwardCache"];
 
 /**
