@@ -33,6 +33,11 @@
 #   COMPARE=0          skip the second table (top_urls and top_base_urls ranked
 #                      by the URL strings, --nourlhashes) and the byte-for-byte
 #                      comparison of both paths' answers over a fixed year
+#   COMPACT=0          query the rollups as loaded, instead of merging their
+#                      closed months into one part each first with
+#                      `relink clickhouse compact` (what the server's hourly
+#                      job does; docs/clickhouse.md, "Closed months in one
+#                      part")
 #   INGEST=500000 INGEST_ONLY=1 bench/clickhouse/run.sh
 #                      sustained ingest only: SQL alone vs SQL + ClickHouse,
 #                      alternated ROUNDS (2) times in the same run;
@@ -63,6 +68,7 @@ INTERVALS=${INTERVALS:-30d,1y}
 TARGET=${TARGET:-150}
 EVENTS=${EVENTS:-clicks,leads,sales,composite}
 KEEP=${KEEP:-0}
+COMPACT=${COMPACT:-1}
 SKIP_LOAD=${SKIP_LOAD:-0}
 INGEST=${INGEST:-0}
 INGEST_ONLY=${INGEST_ONLY:-0}
@@ -272,6 +278,12 @@ FROM ($(attrs "$off" "$cnt" "WHERE cityHash64(n, 99) % 100 = 0"))"
   done
 fi
 
+if [ "$COMPACT" = 1 ]; then
+  tc=$(date +%s)
+  echo "rollup parts before compact: $(chq "SELECT table, count() FROM system.parts WHERE active AND database = 'relink' AND table IN ('event_aggregates', 'url_aggregates') GROUP BY table ORDER BY table FORMAT TSV" | tr '\t\n' ' ;')"
+  "$DIR/relink" clickhouse compact
+  echo "compacted in $(( $(date +%s) - tc )) s; parts after: $(chq "SELECT table, count() FROM system.parts WHERE active AND database = 'relink' AND table IN ('event_aggregates', 'url_aggregates') GROUP BY table ORDER BY table FORMAT TSV" | tr '\t\n' ' ;'); load average $(load)"
+fi
 echo
 echo "events in ClickHouse:"
 chq "SELECT 'clicks', count() FROM relink.clicks UNION ALL SELECT 'leads', count() FROM relink.lead_events UNION ALL SELECT 'sales', count() FROM relink.sale_events FORMAT TSV"

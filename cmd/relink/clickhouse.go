@@ -15,6 +15,7 @@ import (
 
 const clickhouseHelp = `Usage: relink clickhouse backfill [--batch N] [--restart]
        relink clickhouse rebuild-rollups [--from YYYY-MM] [--restart]
+       relink clickhouse compact
        relink clickhouse status
 
 backfill copies the SQL database's clicks, leads and sales into the
@@ -30,6 +31,12 @@ month swapped in whole. Resumable: stopped, the next run with the same
 --from continues after the last month done (--restart starts over). The
 rollups of clicks a workspace's retention deleted are kept.
 
+compact merges each closed month of the rollup tables into one part now,
+with a line per month, as the server's hourly job does (docs/clickhouse.md,
+"Closed months in one part"): after a backfill, an import or a rebuild,
+instead of waiting for the job. Stopped, it loses nothing (a month's merge
+is one statement; the next run or the job merges what is left).
+
 status prints the server version, the migrations, the tables' sizes, the
 outbox backlog and the backfill and rebuild positions.
 `
@@ -38,13 +45,14 @@ outbox backlog and the backfill and rebuild positions.
 func clickhouseCmd(ctx context.Context, cfg *config.Config, args []string, stdout, stderr io.Writer) error {
 	cmds := map[string]func(context.Context, *config.Config, []string, io.Writer, io.Writer) error{
 		"backfill": clickhouseBackfill, "rebuild-rollups": clickhouseRebuild, "status": clickhouseStatus,
+		"compact": clickhouseCompact,
 	}
 	if len(args) == 0 || cmds[args[0]] == nil {
 		fmt.Fprint(stdout, clickhouseHelp)
 		if len(args) == 0 || args[0] == "help" || args[0] == "--help" || args[0] == "-h" {
 			return nil
 		}
-		return usageError{fmt.Sprintf("unknown clickhouse command %q (want backfill, rebuild-rollups or status)", args[0])}
+		return usageError{fmt.Sprintf("unknown clickhouse command %q (want backfill, rebuild-rollups, compact or status)", args[0])}
 	}
 	return cmds[args[0]](ctx, cfg, args[1:], stdout, stderr)
 }
@@ -151,6 +159,30 @@ func clickhouseRebuild(ctx context.Context, cfg *config.Config, args []string, s
 	return nil
 }
 
+func clickhouseCompact(ctx context.Context, cfg *config.Config, args []string, stdout, stderr io.Writer) error {
+	if err := newFlags("clickhouse compact").Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	db, ch, err := openStores(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	start := time.Now()
+	merged, err := (&chstore.Compaction{CH: ch, Now: time.Now, Log: slog.New(slog.DiscardHandler), Progress: func(m chstore.Merged, done, total int) {
+		fmt.Fprintf(stderr, "compact %s %d-%02d  %d parts -> 1  %s  month %d/%d\n", m.Table, m.Month/100, m.Month%100, m.Parts, m.Took.Round(time.Millisecond), done, total)
+	}}).Compact(ctx)
+	if err != nil {
+		return fmt.Errorf("%w (%d months merged before it; run the command again to merge the rest)", err, len(merged))
+	}
+	if len(merged) == 0 {
+		fmt.Fprintf(stdout, "compact done: every closed month of the rollups was already in one part\n")
+		return nil
+	}
+	fmt.Fprintf(stdout, "compact done: %d months in %s\n", len(merged), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
 func clickhouseStatus(ctx context.Context, cfg *config.Config, args []string, stdout, _ io.Writer) error {
 	if err := newFlags("clickhouse status").Parse(args); err != nil {
 		return usageError{err.Error()}
@@ -182,7 +214,7 @@ func clickhouseStatus(ctx context.Context, cfg *config.Config, args []string, st
 		for i, m := range st.Unmerged {
 			months[i] = fmt.Sprintf("%s %d-%02d (%d parts)", m.Table, m.Month/100, m.Month%100, m.Parts)
 		}
-		fmt.Fprintf(stdout, "compaction  %d closed months wait for the server's hourly merge: %s\n", len(st.Unmerged), strings.Join(months, ", "))
+		fmt.Fprintf(stdout, "compaction  %d closed months wait for the server's hourly merge: %s (or run relink clickhouse compact)\n", len(st.Unmerged), strings.Join(months, ", "))
 	}
 	return nil
 }

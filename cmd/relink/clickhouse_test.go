@@ -88,11 +88,10 @@ func TestClickHouseCommands(t *testing.T) {
 	}
 }
 
-// TestServeCompactsRollups: `relink serve` with RELINK_CLICKHOUSE_URL runs
-// the rollup compaction job: a closed month of event_aggregates written in
-// two parts is merged into one (the job logs it), its sums unchanged, and
-// `relink clickhouse status` says whether months wait for it.
-func TestServeCompactsRollups(t *testing.T) {
+// closedMonthInTwoParts writes a closed month (two months ago) of
+// event_aggregates in two parts, 4 and 5 clicks, and gives the month, the
+// environment of a relink process on it and a count of the month's parts.
+func closedMonthInTwoParts(t *testing.T) (month time.Time, env map[string]string, ch *chstore.Client, parts func() string) {
 	chURL := chtest.URL(t)
 	ctx := context.Background()
 	ch, err := chstore.Open(chURL)
@@ -102,14 +101,14 @@ func TestServeCompactsRollups(t *testing.T) {
 	if err := ch.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
-	month := time.Now().UTC().AddDate(0, -2, 0)
+	month = time.Now().UTC().AddDate(0, -2, 0)
 	for i, day := range []int{3, 17} {
 		h := time.Date(month.Year(), month.Month(), day, 10, 0, 0, 0, time.UTC).Format(time.DateTime)
 		if err := ch.Exec(ctx, fmt.Sprintf("INSERT INTO event_aggregates (workspace_id, event, dim, hour, value, count, amount) VALUES ('ws', 'click', 'total', toDateTime('%s', 'UTC'), '', %d, 0)", h, i+4)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	parts := func() string {
+	parts = func() string {
 		var n string
 		q := fmt.Sprintf("SELECT count() FROM system.parts WHERE database = currentDatabase() AND active AND table = 'event_aggregates' AND partition = '%s'", month.Format("200601"))
 		if err := ch.Query(ctx, q, func(c []string) error { n = c[0]; return nil }); err != nil {
@@ -117,14 +116,32 @@ func TestServeCompactsRollups(t *testing.T) {
 		}
 		return n
 	}
-	env := map[string]string{"RELINK_DATABASE_URL": testdb.URL(t, "sqlite"), "RELINK_CLICKHOUSE_URL": chURL}
+	env = map[string]string{"RELINK_DATABASE_URL": testdb.URL(t, "sqlite"), "RELINK_CLICKHOUSE_URL": chURL}
 	// Two small parts are below what ClickHouse's own merges take up: they
 	// stay two until the job merges them (if the server merged them first,
-	// the job would log nothing and the test fail, not pass).
+	// the job would log nothing and the tests fail, not pass).
 	_, stdout, _ := runMain(t, env, "clickhouse", "status")
-	if want := "compaction  1 closed months wait for the server's hourly merge: event_aggregates " + month.Format("2006-01") + " (2 parts)"; !strings.Contains(stdout, want) {
-		t.Fatalf("status before the server ran: no %q in\n%s", want, stdout)
+	if want := "compaction  1 closed months wait for the server's hourly merge: event_aggregates " + month.Format("2006-01") + " (2 parts) (or run relink clickhouse compact)"; !strings.Contains(stdout, want) {
+		t.Fatalf("status before the merge: no %q in\n%s", want, stdout)
 	}
+	return month, env, ch, parts
+}
+
+// rollupSum is the clicks event_aggregates counts in all.
+func rollupSum(t *testing.T, ch *chstore.Client) string {
+	var sum string
+	if err := ch.Query(context.Background(), "SELECT sum(count) FROM event_aggregates", func(c []string) error { sum = c[0]; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+// TestServeCompactsRollups: `relink serve` with RELINK_CLICKHOUSE_URL runs
+// the rollup compaction job: a closed month of event_aggregates written in
+// two parts is merged into one (the job logs it), its sums unchanged, and
+// `relink clickhouse status` says whether months wait for it.
+func TestServeCompactsRollups(t *testing.T) {
+	month, env, ch, parts := closedMonthInTwoParts(t)
 	srv := startInstance(t, "compaction", env)
 	deadline := time.Now().Add(30 * time.Second)
 	// The job's own line for this month (a failing run logs the job's name
@@ -136,14 +153,33 @@ func TestServeCompactsRollups(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	var sum string
-	if err := ch.Query(ctx, "SELECT sum(count) FROM event_aggregates", func(c []string) error { sum = c[0]; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if sum != "9" {
+	if sum := rollupSum(t, ch); sum != "9" {
 		t.Fatalf("after the merge the rollups count %s, want 9", sum)
 	}
 	if _, stdout, _ := runMain(t, env, "clickhouse", "status"); !strings.Contains(stdout, "compaction  every closed month of the rollups is in one part") {
 		t.Fatalf("status after the merge:\n%s", stdout)
+	}
+}
+
+// TestClickhouseCompact: `relink clickhouse compact` merges the closed
+// months now, a line per month on stderr, the sums unchanged; run again it
+// says there was nothing to merge.
+func TestClickhouseCompact(t *testing.T) {
+	month, env, ch, parts := closedMonthInTwoParts(t)
+	code, stdout, stderr := runMain(t, env, "clickhouse", "compact")
+	if code != 0 || !strings.Contains(stdout, "compact done: 1 months in ") {
+		t.Fatalf("compact: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if want := "compact event_aggregates " + month.Format("2006-01") + "  2 parts -> 1  "; !strings.Contains(stderr, want) || !strings.Contains(stderr, "month 1/1") {
+		t.Fatalf("compact's progress: no %q and month 1/1 in\n%s", want, stderr)
+	}
+	if n := parts(); n != "1" {
+		t.Fatalf("after compact the month is in %s parts", n)
+	}
+	if sum := rollupSum(t, ch); sum != "9" {
+		t.Fatalf("after compact the rollups count %s, want 9", sum)
+	}
+	if code, stdout, _ := runMain(t, env, "clickhouse", "compact"); code != 0 || !strings.Contains(stdout, "every closed month of the rollups was already in one part") {
+		t.Fatalf("compact again: exit %d: %s", code, stdout)
 	}
 }

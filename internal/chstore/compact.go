@@ -34,6 +34,9 @@ type Compaction struct {
 	CH  *Client
 	Now func() time.Time
 	Log *slog.Logger
+	// Progress, when set, is called after each month merged with how many
+	// of the run's months are done (`relink clickhouse compact`).
+	Progress func(m Merged, done, total int)
 }
 
 // Merged is one month of one table that a run merged.
@@ -68,6 +71,9 @@ func (c *Compaction) Compact(ctx context.Context) ([]Merged, error) {
 		m.Took = time.Since(start)
 		done = append(done, m)
 		c.Log.Info("clickhouse rollup compaction", "table", m.Table, "month", m.Month, "parts", m.Parts, "took", m.Took.Round(time.Millisecond))
+		if c.Progress != nil {
+			c.Progress(m, len(done), len(todo))
+		}
 	}
 	return done, nil
 }
