@@ -279,10 +279,11 @@ FROM ($(attrs "$off" "$cnt" "WHERE cityHash64(n, 99) % 100 = 0"))"
 fi
 
 if [ "$COMPACT" = 1 ]; then
+  rollup_parts() { chq "SELECT table, count() FROM system.parts WHERE active AND database = 'relink' AND table IN ('event_aggregates', 'url_aggregates') GROUP BY table ORDER BY table FORMAT TSV" | tr '\t\n' ' ;'; }
   tc=$(date +%s)
-  echo "rollup parts before compact: $(chq "SELECT table, count() FROM system.parts WHERE active AND database = 'relink' AND table IN ('event_aggregates', 'url_aggregates') GROUP BY table ORDER BY table FORMAT TSV" | tr '\t\n' ' ;')"
+  echo "rollup parts before compact: $(rollup_parts)"
   "$DIR/relink" clickhouse compact
-  echo "compacted in $(( $(date +%s) - tc )) s; parts after: $(chq "SELECT table, count() FROM system.parts WHERE active AND database = 'relink' AND table IN ('event_aggregates', 'url_aggregates') GROUP BY table ORDER BY table FORMAT TSV" | tr '\t\n' ' ;'); load average $(load)"
+  echo "compacted in $(( $(date +%s) - tc )) s; parts after: $(rollup_parts); load average $(load)"
 fi
 echo
 echo "events in ClickHouse:"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,7 +36,8 @@ compact merges each closed month of the rollup tables into one part now,
 with a line per month, as the server's hourly job does (docs/clickhouse.md,
 "Closed months in one part"): after a backfill, an import or a rebuild,
 instead of waiting for the job. Stopped, it loses nothing (a month's merge
-is one statement; the next run or the job merges what is left).
+is one statement; the next run or the job merges what is left). It needs
+only RELINK_CLICKHOUSE_URL: the SQL database is not opened.
 
 status prints the server version, the migrations, the tables' sizes, the
 outbox backlog and the backfill and rebuild positions.
@@ -57,14 +59,27 @@ func clickhouseCmd(ctx context.Context, cfg *config.Config, args []string, stdou
 	return cmds[args[0]](ctx, cfg, args[1:], stdout, stderr)
 }
 
-// openStores opens and migrates the SQL database and the event store.
-func openStores(ctx context.Context, cfg *config.Config) (*models.DB, *chstore.Client, error) {
+// openClickHouse opens and migrates the event store.
+func openClickHouse(ctx context.Context, cfg *config.Config) (*chstore.Client, error) {
 	if cfg.ClickHouseURL == "" {
-		return nil, nil, fmt.Errorf("RELINK_CLICKHOUSE_URL is not set (e.g. http://127.0.0.1:8123/relink)")
+		return nil, errNoClickHouse
 	}
 	ch, err := chstore.Open(cfg.ClickHouseURL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("RELINK_CLICKHOUSE_URL: %w", err)
+		return nil, fmt.Errorf("RELINK_CLICKHOUSE_URL: %w", err)
+	}
+	if err := ch.Migrate(ctx, slog.Default()); err != nil {
+		return nil, fmt.Errorf("RELINK_CLICKHOUSE_URL %s: %w", ch, err)
+	}
+	return ch, nil
+}
+
+var errNoClickHouse = errors.New("RELINK_CLICKHOUSE_URL is not set (e.g. http://127.0.0.1:8123/relink)")
+
+// openStores opens and migrates the SQL database, then the event store.
+func openStores(ctx context.Context, cfg *config.Config) (*models.DB, *chstore.Client, error) {
+	if cfg.ClickHouseURL == "" {
+		return nil, nil, errNoClickHouse
 	}
 	db, err := models.Open(cfg.DatabaseURL)
 	if err != nil {
@@ -74,12 +89,16 @@ func openStores(ctx context.Context, cfg *config.Config) (*models.DB, *chstore.C
 		db.Close()
 		return nil, nil, err
 	}
-	if err := ch.Migrate(ctx, slog.Default()); err != nil {
+	ch, err := openClickHouse(ctx, cfg)
+	if err != nil {
 		db.Close()
-		return nil, nil, fmt.Errorf("RELINK_CLICKHOUSE_URL %s: %w", ch, err)
+		return nil, nil, err
 	}
 	return db, ch, nil
 }
+
+// monthLabel writes a YYYYMM partition as YYYY-MM.
+func monthLabel(m int) string { return fmt.Sprintf("%d-%02d", m/100, m%100) }
 
 func clickhouseBackfill(ctx context.Context, cfg *config.Config, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("clickhouse backfill")
@@ -163,14 +182,14 @@ func clickhouseCompact(ctx context.Context, cfg *config.Config, args []string, s
 	if err := newFlags("clickhouse compact").Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
-	db, ch, err := openStores(ctx, cfg)
+	// Only the event store: the SQL database holds nothing this needs.
+	ch, err := openClickHouse(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
 	start := time.Now()
 	merged, err := (&chstore.Compaction{CH: ch, Now: time.Now, Log: slog.New(slog.DiscardHandler), Progress: func(m chstore.Merged, done, total int) {
-		fmt.Fprintf(stderr, "compact %s %d-%02d  %d parts -> 1  %s  month %d/%d\n", m.Table, m.Month/100, m.Month%100, m.Parts, m.Took.Round(time.Millisecond), done, total)
+		fmt.Fprintf(stderr, "compact %s %s  %d parts -> 1  %s  month %d/%d\n", m.Table, monthLabel(m.Month), m.Parts, m.Took.Round(time.Millisecond), done, total)
 	}}).Compact(ctx)
 	if err != nil {
 		return fmt.Errorf("%w (%d months merged before it; run the command again to merge the rest)", err, len(merged))
@@ -212,7 +231,7 @@ func clickhouseStatus(ctx context.Context, cfg *config.Config, args []string, st
 	} else {
 		months := make([]string, len(st.Unmerged))
 		for i, m := range st.Unmerged {
-			months[i] = fmt.Sprintf("%s %d-%02d (%d parts)", m.Table, m.Month/100, m.Month%100, m.Parts)
+			months[i] = fmt.Sprintf("%s %s (%d parts)", m.Table, monthLabel(m.Month), m.Parts)
 		}
 		fmt.Fprintf(stdout, "compaction  %d closed months wait for the server's hourly merge: %s (or run relink clickhouse compact)\n", len(st.Unmerged), strings.Join(months, ", "))
 	}

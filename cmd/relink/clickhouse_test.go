@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -179,7 +180,14 @@ func TestClickhouseCompact(t *testing.T) {
 	if sum := rollupSum(t, ch); sum != "9" {
 		t.Fatalf("after compact the rollups count %s, want 9", sum)
 	}
-	if code, stdout, _ := runMain(t, env, "clickhouse", "compact"); code != 0 || !strings.Contains(stdout, "every closed month of the rollups was already in one part") {
+	// Run again, with a SQL database that does not exist: compact needs
+	// only the event store, and leaves no empty database file behind.
+	absent := filepath.Join(t.TempDir(), "absent.db")
+	again := map[string]string{"RELINK_DATABASE_URL": "sqlite:" + absent, "RELINK_CLICKHOUSE_URL": env["RELINK_CLICKHOUSE_URL"]}
+	if code, stdout, _ := runMain(t, again, "clickhouse", "compact"); code != 0 || !strings.Contains(stdout, "every closed month of the rollups was already in one part") {
 		t.Fatalf("compact again: exit %d: %s", code, stdout)
+	}
+	if _, err := os.Stat(absent); !os.IsNotExist(err) {
+		t.Fatalf("compact opened the SQL database: %s exists (%v)", absent, err)
 	}
 }
