@@ -24,7 +24,8 @@ import (
 // by amount; over windows with partial hours and subtracted spans, with
 // link filters and with an event filter (raw rows only); and again after
 // events were stored without their four-week rows, so some blocks'
-// four-week rows lack events and must be read as weeks.
+// four-week rows lack events and must be read as weeks — blocks whose
+// checks were kept complete between queries (chchecks.go) among them.
 func TestClickHouseRankingEqualsFold(t *testing.T) {
 	chtest.Each(t, func(t *testing.T, u string) {
 		ctx := context.Background()
@@ -116,6 +117,9 @@ func TestClickHouseRankingEqualsFold(t *testing.T) {
 		if e.spanReads[fourWeekly].Load() == 0 {
 			t.Fatal("no four-week rows read")
 		}
+		if e.checksKept.Load() == 0 {
+			t.Fatal("no closed four-week block's checks kept between queries")
+		}
 		if e.urlHashRanks.Load() == 0 || e.urlSpansUnhashed.Load() != 0 || e.urlHashMisses.Load() != 0 {
 			t.Fatalf("after the rebuild: %d rankings by URL hash, %d spans read from the strings, %d hashes missing; want some, 0, 0",
 				e.urlHashRanks.Load(), e.urlSpansUnhashed.Load(), e.urlHashMisses.Load())
@@ -125,6 +129,9 @@ func TestClickHouseRankingEqualsFold(t *testing.T) {
 		// are read as weeks.
 		storeWithoutFourWeekViews(t, ch, now)
 		compare("four-week rows missing events", false)
+		if e.checksStale.Load() == 0 {
+			t.Fatal("no kept block was found changed after events were added to it")
+		}
 		urlHashStages(t, ch, e, compare)
 		if cuts < 20 {
 			t.Fatalf("only %d rankings were cut at RowLimit", cuts)

@@ -588,22 +588,37 @@ func widen(r timeRange, from, to time.Time) timeRange {
 // so an hour's rows can lack events but not hold one twice, and equal
 // totals mean every event of the hour has its URL rows. Only the totals are
 // read: a row per hour, 8,760 a year per table.
+//
+// Closed blocks found complete are kept between queries (chchecks.go): for
+// them only the hourly totals are read again, and compared with the ones
+// they were found complete with.
 func (e *SQLEngine) chChecks(ctx context.Context, s *scope, k kind, four, hashes timeRange) (map[int64]bool, []int64, error) {
+	return e.chChecksKept(ctx, s, k, four, hashes, false)
+}
+
+// chChecksKept is chChecks, the blocks kept complete (chchecks.go) taken
+// from the cache unless fresh is set: a kept block whose totals moved is
+// dropped, and the check runs again without the cache.
+func (e *SQLEngine) chChecksKept(ctx context.Context, s *scope, k kind, four, hashes timeRange, fresh bool) (map[int64]bool, []int64, error) {
 	base := fmt.Sprintf("workspace_id = %s AND event = %s", chstore.Quote(s.wsID), chstore.Quote(k.agg))
-	within := func(r timeRange) string {
-		return fmt.Sprintf("%s AND hour >= toDateTime(%d) AND hour < toDateTime(%d)", base, r.from.Unix(), r.to.Unix())
+	inAny := func(rs []timeRange) string {
+		conds := make([]string, len(rs))
+		for i, r := range rs {
+			conds[i] = fmt.Sprintf("hour >= toDateTime(%d) AND hour < toDateTime(%d)", r.from.Unix(), r.to.Unix())
+		}
+		return base + " AND (" + strings.Join(conds, " OR ") + ")"
 	}
+	p := e.planChecks(s.wsID, k.agg, four, hashes, fresh)
 	total := " AND dim = " + chstore.Quote(models.DimTotal)
-	var parts []string
-	if !four.from.IsZero() {
-		parts = append(parts, "SELECT 'b', toUInt32(hour) AS h, sum(count) FROM event_aggregates WHERE "+within(four)+" AND dim = "+
-			chstore.Quote(models.DimLink+fourWeekly.suffix())+" GROUP BY h",
-			"SELECT 't', toUInt32(intDiv(toUInt32(hour) - 345600, 2419200) * 2419200 + 345600) AS h, sum(count) FROM event_aggregates WHERE "+
-				within(four)+total+" GROUP BY h")
+	parts := []string{"SELECT 't', toUInt32(intDiv(toUInt32(hour) - 345600, 2419200) * 2419200 + 345600) AS h, sum(count) FROM event_aggregates WHERE " +
+		inAny([]timeRange{four}) + total + " GROUP BY h"}
+	if len(p.links) > 0 {
+		parts = append(parts, "SELECT 'b', toUInt32(hour) AS h, sum(count) FROM event_aggregates WHERE "+inAny(p.links)+" AND dim = "+
+			chstore.Quote(models.DimLink+fourWeekly.suffix())+" GROUP BY h")
 	}
-	if !hashes.from.IsZero() {
-		parts = append(parts, "SELECT 'u', h, sum(n) AS d FROM (SELECT toUInt32(hour) AS h, count AS n FROM url_aggregates WHERE "+within(hashes)+total+
-			" UNION ALL SELECT toUInt32(hour) AS h, -count AS n FROM event_aggregates WHERE "+within(hashes)+total+") GROUP BY h HAVING d != 0")
+	if len(p.urls) > 0 {
+		parts = append(parts, "SELECT 'u', h, sum(n) AS d FROM (SELECT toUInt32(hour) AS h, count AS n FROM url_aggregates WHERE "+inAny(p.urls)+total+
+			" UNION ALL SELECT toUInt32(hour) AS h, -count AS n FROM event_aggregates WHERE "+inAny(p.urls)+total+") GROUP BY h HAVING d != 0")
 	}
 	blocks, totals := map[int64]string{}, map[int64]string{}
 	var short []int64
@@ -628,9 +643,39 @@ func (e *SQLEngine) chChecks(ctx context.Context, s *scope, k kind, four, hashes
 	if err != nil {
 		return nil, nil, fmt.Errorf("check %s rollups: %w", k.agg, err)
 	}
+	for b, ce := range p.kept {
+		if totals[b] != ce.total {
+			// Events were added to a block kept complete (an import, a
+			// late event): check it again, with every other.
+			e.checksStale.Add(1)
+			e.checks.drop(checkKey{s.wsID, k.agg, b})
+			fresh = true
+		}
+	}
+	if fresh && len(p.kept) > 0 {
+		return e.chChecksKept(ctx, s, k, four, hashes, true)
+	}
+	now := e.Now()
 	complete := map[int64]bool{}
-	for b := four.from; !four.from.IsZero() && b.Before(four.to); b = fourWeekly.next(b) {
-		complete[b.Unix()] = blocks[b.Unix()] == totals[b.Unix()]
+	for b := four.from; b.Before(four.to); b = fourWeekly.next(b) {
+		end := fourWeekly.next(b)
+		if ce, ok := p.kept[b.Unix()]; ok {
+			e.checksKept.Add(1)
+			complete[b.Unix()] = true
+			if ce.urls || !within(hashes, b, end) {
+				continue
+			}
+		} else if complete[b.Unix()] = blocks[b.Unix()] == totals[b.Unix()]; !complete[b.Unix()] {
+			continue
+		}
+		if end.After(now) {
+			continue // still open: its totals move with every event
+		}
+		urls := within(hashes, b, end)
+		for _, h := range short {
+			urls = urls && (h < b.Unix() || h >= end.Unix())
+		}
+		e.checks.put(checkKey{s.wsID, k.agg, b.Unix()}, checkEntry{total: totals[b.Unix()], urls: urls})
 	}
 	return complete, short, nil
 }

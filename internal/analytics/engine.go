@@ -52,6 +52,9 @@ type SQLEngine struct {
 	vecReads           atomic.Int64                 // sealed blocks read as vectors (vectors.go) …
 	vecBuilds          atomic.Int64                 // … vectors built for them …
 	vecStale           atomic.Int64                 // … of which because the stored one was stale
+	checksKept         atomic.Int64                 // four-week blocks whose checks were kept (chchecks.go) …
+	checksStale        atomic.Int64                 // … and kept blocks found changed, checked again
+	checks             checkCache                   // closed four-week blocks found complete (chchecks.go)
 	dicts              dictCache                    // value dictionaries of the vectors (vecdict.go)
 	links              linkCache                    // links top_links has shown (toplinks.go)
 }
