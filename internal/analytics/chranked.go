@@ -124,31 +124,15 @@ func (e *SQLEngine) chRankURLs(ctx context.Context, s *scope, k kind, key keySpe
 		return ranked{}, false, nil
 	}
 	dim := s.aggDim(key, df)
-	spans, edges, hashed, err := e.chCoverSpansChecked(ctx, s, k, dim, true)
-	if err != nil || hashed == nil {
+	cv, err := e.chCoverSpansChecked(ctx, s, k, dim, true)
+	if err != nil || cv.hashed == nil {
 		return ranked{}, false, err
 	}
-	stored, read, raw := "value_hash", "cityHash64(value)", "cityHash64(url)"
-	if base {
-		stored, read, raw = "base_hash", "cityHash64("+chstore.CutAtQuery("value")+")", "cityHash64("+chstore.CutAtQuery("url")+")"
+	spans, edges, hashed := cv.spans, cv.edges, cv.hashed
+	if r, ok, err := e.chRankURLsKept(ctx, s, k, dim, base, cv); err != nil || ok {
+		return r, ok, err
 	}
-	var parts []string
-	for i, sp := range spans {
-		if hashed[i] {
-			parts = append(parts, e.chSpanSelectsFrom("url_aggregates", s, k, dim, spans[i:i+1], nil, stored+" AS h")...)
-			continue
-		}
-		e.urlSpansUnhashed.Add(1)
-		parts = append(parts, e.chSpanSelects(s, k, dim, []span{sp}, nil, read+" AS h")...)
-	}
-	e.rawReads.Add(1)
-	if w, ok := s.chWhereOf(k, edges); ok {
-		amount := "toInt64(0)"
-		if k == kSale {
-			amount = "sum(amount)"
-		}
-		parts = append(parts, "SELECT "+raw+" AS h, toInt64(count()) AS n, "+amount+" AS a FROM "+k.table+" WHERE "+w.sql()+" GROUP BY h")
-	}
+	parts := e.chURLParts(s, k, dim, spans, hashed, edges, base)
 	e.rankedReads.Add(1)
 	e.urlHashRanks.Add(1)
 	r := ranked{vals: map[string]counts{}}
@@ -221,4 +205,37 @@ func (e *SQLEngine) chRankSource(ctx context.Context, s *scope, k kind, key keyS
 		return "", false, nil
 	}
 	return strings.Join(parts, " UNION ALL "), true, nil
+}
+
+// chURLParts are the SELECTs of kind k's (hash, n, a) rows over spans —
+// from url_aggregates' stored hashes where hashed says its rows are
+// complete, from event_aggregates with the strings hashed as read
+// elsewhere — and over the raw rows of the edges (none when edges is
+// empty); base hashes the URLs cut at '?'. It counts the reads.
+func (e *SQLEngine) chURLParts(s *scope, k kind, dim string, spans []span, hashed []bool, edges []timeRange, base bool) []string {
+	stored, read, raw := "value_hash", "cityHash64(value)", "cityHash64(url)"
+	if base {
+		stored, read, raw = "base_hash", "cityHash64("+chstore.CutAtQuery("value")+")", "cityHash64("+chstore.CutAtQuery("url")+")"
+	}
+	var parts []string
+	for i, sp := range spans {
+		if hashed[i] {
+			parts = append(parts, e.chSpanSelectsFrom("url_aggregates", s, k, dim, spans[i:i+1], nil, stored+" AS h")...)
+			continue
+		}
+		e.urlSpansUnhashed.Add(1)
+		parts = append(parts, e.chSpanSelects(s, k, dim, []span{sp}, nil, read+" AS h")...)
+	}
+	if len(edges) == 0 {
+		return parts
+	}
+	e.rawReads.Add(1)
+	if w, ok := s.chWhereOf(k, edges); ok {
+		amount := "toInt64(0)"
+		if k == kSale {
+			amount = "sum(amount)"
+		}
+		parts = append(parts, "SELECT "+raw+" AS h, toInt64(count()) AS n, "+amount+" AS a FROM "+k.table+" WHERE "+w.sql()+" GROUP BY h")
+	}
+	return parts
 }

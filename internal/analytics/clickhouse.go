@@ -481,8 +481,18 @@ var chFourWeekDims = map[string]bool{models.DimLink: true, "url": true}
 // other block of the cover is read as its four weeks. It counts the
 // aggregate read as coverSpans does.
 func (e *SQLEngine) chCoverSpans(ctx context.Context, s *scope, k kind, dim string) ([]span, []timeRange, error) {
-	spans, edges, _, err := e.chCoverSpansChecked(ctx, s, k, dim, false)
-	return spans, edges, err
+	cv, err := e.chCoverSpansChecked(ctx, s, k, dim, false)
+	return cv.spans, cv.edges, err
+}
+
+// chCover is a checked cover: its spans, the raw edges, per span whether
+// url_aggregates holds its events (nil: not checked), and the hourly
+// totals' sum of each four-week block the checks read, by block start.
+type chCover struct {
+	spans  []span
+	edges  []timeRange
+	hashed []bool
+	totals map[int64]string
 }
 
 // chCoverSpansChecked is chCoverSpans, and with hashes set also reports per
@@ -490,10 +500,10 @@ func (e *SQLEngine) chCoverSpans(ctx context.Context, s *scope, k kind, dim stri
 // by hash, chRankURLs): both checks in one statement. The report is nil
 // when the cover has no four-week block: the window is too short for the
 // hashes to pay.
-func (e *SQLEngine) chCoverSpansChecked(ctx context.Context, s *scope, k kind, dim string, hashes bool) ([]span, []timeRange, []bool, error) {
+func (e *SQLEngine) chCoverSpansChecked(ctx context.Context, s *scope, k kind, dim string, hashes bool) (chCover, error) {
 	if !chFourWeekDims[dim] {
 		spans, edges := e.coverSpans(s)
-		return spans, edges, nil, nil
+		return chCover{spans: spans, edges: edges}, nil
 	}
 	spans, edges := e.coverSpansWith(s, &coverer{now: e.Now()}, fourWeekly)
 	var four, all timeRange
@@ -511,14 +521,14 @@ func (e *SQLEngine) chCoverSpansChecked(ctx context.Context, s *scope, k kind, d
 	// rows per URL, and there the strings were as fast (bench/README.md,
 	// "Issue 34 item 3: URL rankings by hash").
 	if four.from.IsZero() {
-		return spans, edges, nil, nil
+		return chCover{spans: spans, edges: edges}, nil
 	}
 	if !hashes {
 		all = timeRange{}
 	}
-	complete, short, err := e.chChecks(ctx, s, k, four, all)
+	complete, short, totals, err := e.chChecks(ctx, s, k, four, all)
 	if err != nil {
-		return nil, nil, nil, err
+		return chCover{}, err
 	}
 	var out []span
 	for _, sp := range spans {
@@ -539,7 +549,7 @@ func (e *SQLEngine) chCoverSpansChecked(ctx context.Context, s *scope, k kind, d
 		}
 	}
 	if !hashes {
-		return out, edges, nil, nil
+		return chCover{spans: out, edges: edges, totals: totals}, nil
 	}
 	hashed := make([]bool, len(out))
 	for i, sp := range out {
@@ -551,7 +561,7 @@ func (e *SQLEngine) chCoverSpansChecked(ctx context.Context, s *scope, k kind, d
 			}
 		}
 	}
-	return out, edges, hashed, nil
+	return chCover{spans: out, edges: edges, hashed: hashed, totals: totals}, nil
 }
 
 // widen is r extended to [from, to).
@@ -592,14 +602,14 @@ func widen(r timeRange, from, to time.Time) timeRange {
 // Closed blocks found complete are kept between queries (chchecks.go): for
 // them only the hourly totals are read again, and compared with the ones
 // they were found complete with.
-func (e *SQLEngine) chChecks(ctx context.Context, s *scope, k kind, four, hashes timeRange) (map[int64]bool, []int64, error) {
+func (e *SQLEngine) chChecks(ctx context.Context, s *scope, k kind, four, hashes timeRange) (map[int64]bool, []int64, map[int64]string, error) {
 	return e.chChecksKept(ctx, s, k, four, hashes, false)
 }
 
 // chChecksKept is chChecks, the blocks kept complete (chchecks.go) taken
 // from the cache unless fresh is set: a kept block whose totals moved is
 // dropped, and the check runs again without the cache.
-func (e *SQLEngine) chChecksKept(ctx context.Context, s *scope, k kind, four, hashes timeRange, fresh bool) (map[int64]bool, []int64, error) {
+func (e *SQLEngine) chChecksKept(ctx context.Context, s *scope, k kind, four, hashes timeRange, fresh bool) (map[int64]bool, []int64, map[int64]string, error) {
 	base := fmt.Sprintf("workspace_id = %s AND event = %s", chstore.Quote(s.wsID), chstore.Quote(k.agg))
 	inAny := func(rs []timeRange) string {
 		conds := make([]string, len(rs))
@@ -610,8 +620,14 @@ func (e *SQLEngine) chChecksKept(ctx context.Context, s *scope, k kind, four, ha
 	}
 	p := e.planChecks(s.wsID, k.agg, four, hashes, fresh)
 	total := " AND dim = " + chstore.Quote(models.DimTotal)
+	// The totals of every block the cover touches: those of four check its
+	// blocks, all of them key the closed blocks' sums (chclosed.go).
+	blockTotals := four
+	if !hashes.from.IsZero() {
+		blockTotals = widen(four, fourWeekly.floor(hashes.from), fourWeekly.ceil(hashes.to))
+	}
 	parts := []string{"SELECT 't', toUInt32(intDiv(toUInt32(hour) - 345600, 2419200) * 2419200 + 345600) AS h, sum(count) FROM event_aggregates WHERE " +
-		inAny([]timeRange{four}) + total + " GROUP BY h"}
+		inAny([]timeRange{blockTotals}) + total + " GROUP BY h"}
 	if len(p.links) > 0 {
 		parts = append(parts, "SELECT 'b', toUInt32(hour) AS h, sum(count) FROM event_aggregates WHERE "+inAny(p.links)+" AND dim = "+
 			chstore.Quote(models.DimLink+fourWeekly.suffix())+" GROUP BY h")
@@ -641,7 +657,7 @@ func (e *SQLEngine) chChecksKept(ctx context.Context, s *scope, k kind, four, ha
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("check %s rollups: %w", k.agg, err)
+		return nil, nil, nil, fmt.Errorf("check %s rollups: %w", k.agg, err)
 	}
 	for b, ce := range p.kept {
 		if totals[b] != ce.total {
@@ -654,6 +670,11 @@ func (e *SQLEngine) chChecksKept(ctx context.Context, s *scope, k kind, four, ha
 	}
 	if fresh && len(p.kept) > 0 {
 		return e.chChecksKept(ctx, s, k, four, hashes, true)
+	}
+	for b := blockTotals.from; b.Before(blockTotals.to); b = fourWeekly.next(b) {
+		if _, ok := totals[b.Unix()]; !ok {
+			totals[b.Unix()] = "" // read, and no events
+		}
 	}
 	now := e.Now()
 	complete := map[int64]bool{}
@@ -677,7 +698,7 @@ func (e *SQLEngine) chChecksKept(ctx context.Context, s *scope, k kind, four, ha
 		}
 		e.checks.put(checkKey{s.wsID, k.agg, b.Unix()}, checkEntry{total: totals[b.Unix()], urls: urls})
 	}
-	return complete, short, nil
+	return complete, short, totals, nil
 }
 
 // countsOf reads a ClickHouse answer row (key, n, amount).

@@ -55,6 +55,11 @@ type SQLEngine struct {
 	checksKept         atomic.Int64                 // four-week blocks whose checks were kept (chchecks.go) …
 	checksStale        atomic.Int64                 // … and kept blocks found changed, checked again
 	checks             checkCache                   // closed four-week blocks found complete (chchecks.go)
+	closedKept         atomic.Int64                 // URL rankings with their closed blocks' sums kept (chclosed.go) …
+	closedBuilds       atomic.Int64                 // … and the sums read to be kept
+	nameLoads          atomic.Int64                 // URL strings read into names
+	closed             sumsCache                    // closed blocks' sums by URL hash (chclosed.go)
+	names              nameCache                    // URL strings by hash, per workspace (chclosed.go)
 	dicts              dictCache                    // value dictionaries of the vectors (vecdict.go)
 	links              linkCache                    // links top_links has shown (toplinks.go)
 }

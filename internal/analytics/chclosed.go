@@ -1,0 +1,279 @@
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/relinkhq/relink/internal/chstore"
+)
+
+// URL rankings with the closed blocks' sums kept (issue 34 item 3;
+// bench/README.md, "Issue 34 item 3: the closed blocks' sums kept"). With
+// the checks kept (chchecks.go) a 1y ranking by URL hash still summed a
+// year of rollup rows, 25,000 URLs a block, and joined the sums with the
+// URL strings, every query, though only the open four-week block and the
+// raw edge hours can change between two queries: each kind cost about the
+// same fixed 55–60 ms, and composite three times that.
+//
+// Here the sums of the cover's spans that lie in closed blocks are kept in
+// memory, keyed by the spans and by the hourly totals of their blocks that
+// the checks read in the same query: rollup rows are only ever added (see
+// checkCache), so blocks whose totals have not moved hold the same sums.
+// Each query reads only the open block's spans and the raw edge hours,
+// adds the kept sums, and ranks in Go as ClickHouse did (main counter
+// descending, then the URL byte-wise, cut at RowLimit), with the URL
+// strings kept per workspace (a hash's string never changes; a hash not
+// kept reloads them once, and one still missing falls back as before).
+
+// closedSums are kept sums by URL hash.
+type closedSums map[uint64]counts
+
+// sumsCache keeps closedSums by key (closedKey).
+type sumsCache struct {
+	mu sync.Mutex
+	m  map[string]closedSums
+}
+
+// maxSums bounds the sums kept (each about 25,000 entries at 100M clicks a
+// year): past it, the cache starts over. Sums over more than maxSumKeys
+// URLs are used once and not kept.
+const (
+	maxSums    = 48
+	maxSumKeys = 1 << 18
+)
+
+func (c *sumsCache) get(key string) closedSums {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[key]
+}
+
+func (c *sumsCache) put(key string, v closedSums) {
+	if len(v) > maxSumKeys {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxSums {
+		c.m = map[string]closedSums{}
+	}
+	c.m[key] = v
+}
+
+// nameCache keeps each workspace's URL strings by hash (the urls table),
+// and which workspaces have too many to keep.
+type nameCache struct {
+	mu  sync.Mutex
+	m   map[string]map[uint64]string
+	big map[string]bool
+}
+
+func (c *nameCache) tooMany(ws string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.big[ws]
+}
+
+// maxNames bounds the strings kept for one workspace (a workspace with more
+// URLs ranks with the join in ClickHouse), maxNameSets the workspaces.
+const (
+	maxNames    = 1 << 18
+	maxNameSets = 8
+)
+
+// chRankURLsKept is chRankURLs with the closed blocks' sums kept; ok is
+// false when it does not apply: no span lies wholly in closed blocks whose
+// totals the checks read, or one such span is not hashed (then the whole
+// ranking is left to ClickHouse), or a ranked hash has no string.
+func (e *SQLEngine) chRankURLsKept(ctx context.Context, s *scope, k kind, dim string, base bool, cv chCover) (ranked, bool, error) {
+	if e.names.tooMany(s.wsID) {
+		return ranked{}, false, nil
+	}
+	open := fourWeekly.floor(e.Now())
+	var closed, rest []span
+	var restHashed []bool
+	for i, sp := range cv.spans {
+		if !sp.from.Before(sp.to) {
+			continue
+		}
+		if sp.from.Before(open) {
+			if !cv.hashed[i] {
+				return ranked{}, false, nil
+			}
+			c := sp
+			if c.to.After(open) {
+				c.to = open
+				rest, restHashed = append(rest, span{open, sp.to, sp.grain, sp.neg}), append(restHashed, true)
+			}
+			closed = append(closed, c)
+			continue
+		}
+		rest, restHashed = append(rest, sp), append(restHashed, cv.hashed[i])
+	}
+	key, ok := closedKey(s.wsID, k, dim, base, closed, cv.totals, open)
+	if !ok {
+		return ranked{}, false, nil
+	}
+	sums := e.closed.get(key)
+	if sums == nil {
+		var err error
+		if sums, err = e.chHashSums(ctx, e.chURLParts(s, k, dim, closed, trues(len(closed)), nil, base)); err != nil {
+			return ranked{}, false, fmt.Errorf("sum %s by %s hash over closed blocks: %w", k.table, s.q.GroupBy, err)
+		}
+		e.closedBuilds.Add(1)
+		e.closed.put(key, sums)
+	} else {
+		e.closedKept.Add(1)
+	}
+	all, err := e.chHashSums(ctx, e.chURLParts(s, k, dim, rest, restHashed, cv.edges, base))
+	if err != nil {
+		return ranked{}, false, fmt.Errorf("rank %s by %s hash: %w", k.table, s.q.GroupBy, err)
+	}
+	for h, c := range sums {
+		o := all[h]
+		o.n += c.n
+		o.amount += c.amount
+		all[h] = o
+	}
+	e.rankedReads.Add(1)
+	e.urlHashRanks.Add(1)
+	return e.rankHashes(ctx, s, k, all)
+}
+
+// closedKey is the key of the sums of the closed spans: the workspace,
+// kind, dim, base, the spans, and the totals of the blocks from the first
+// span's to open. ok is false when no span is closed or a block's totals
+// were not read (the cover reaches outside the checked blocks).
+func closedKey(ws string, k kind, dim string, base bool, closed []span, totals map[int64]string, open time.Time) (string, bool) {
+	if len(closed) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s|%s|%s|%v|", ws, k.agg, dim, base)
+	first := closed[0].from
+	for _, sp := range closed {
+		if sp.from.Before(first) {
+			first = sp.from
+		}
+		fmt.Fprintf(&b, "%d-%d-%d-%v,", sp.from.Unix(), sp.to.Unix(), sp.grain, sp.neg)
+	}
+	b.WriteByte('|')
+	for blk := fourWeekly.floor(first); blk.Before(open); blk = fourWeekly.next(blk) {
+		t, ok := totals[blk.Unix()]
+		if !ok {
+			return "", false
+		}
+		b.WriteString(t)
+		b.WriteByte(',')
+	}
+	return b.String(), true
+}
+
+func trues(n int) []bool {
+	out := make([]bool, n)
+	for i := range out {
+		out[i] = true
+	}
+	return out
+}
+
+// chHashSums runs the (h, n, a) SELECTs parts as one UNION ALL and returns
+// the sums by hash.
+func (e *SQLEngine) chHashSums(ctx context.Context, parts []string) (map[uint64]counts, error) {
+	out := map[uint64]counts{}
+	if len(parts) == 0 {
+		return out, nil
+	}
+	q := "SELECT h, sum(n), sum(a) FROM (" + strings.Join(parts, " UNION ALL ") + ") GROUP BY h"
+	err := e.CH.Query(ctx, q, func(row []string) error {
+		c, err := countsOf(row)
+		if err != nil {
+			return err
+		}
+		h, err := strconv.ParseUint(row[0], 10, 64)
+		if err != nil {
+			return fmt.Errorf("hash %q: %w", row[0], err)
+		}
+		out[h] = c
+		return nil
+	})
+	return out, err
+}
+
+// rankHashes ranks sums by their URL strings: the groups with events, ""
+// and "Unknown" left out, as chRankURLs' statement does. ok is false when a
+// hash with events has no string (counted and logged by the caller's
+// fallback).
+func (e *SQLEngine) rankHashes(ctx context.Context, s *scope, k kind, sums map[uint64]counts) (ranked, bool, error) {
+	names, err := e.urlNames(ctx, s.wsID, sums)
+	if err != nil || names == nil {
+		return ranked{}, false, err
+	}
+	l := sumList{keys: make([]string, 0, len(sums)), vals: make([]counts, 0, len(sums))}
+	for h, c := range sums {
+		if c.n <= 0 && c.amount == 0 {
+			continue
+		}
+		name, ok := names[h]
+		if !ok {
+			return ranked{}, false, nil // chRankURLs meets it too, and falls back
+		}
+		l.keys, l.vals = append(l.keys, name), append(l.vals, c)
+	}
+	return rankSums(k, []sumList{l}, func(name string) bool { return name != "" && name != "Unknown" }, true), true, nil
+}
+
+// urlNames returns the workspace's URL strings by hash, reloaded from urls
+// when a hash of sums with events is not kept; nil when the workspace has
+// more than maxNames.
+func (e *SQLEngine) urlNames(ctx context.Context, ws string, sums map[uint64]counts) (map[uint64]string, error) {
+	e.names.mu.Lock()
+	names := e.names.m[ws]
+	e.names.mu.Unlock()
+	if names != nil {
+		complete := true
+		for h, c := range sums {
+			if _, ok := names[h]; !ok && (c.n > 0 || c.amount != 0) {
+				complete = false
+				break
+			}
+		}
+		if complete {
+			return names, nil
+		}
+	}
+	e.nameLoads.Add(1)
+	names = map[uint64]string{}
+	err := e.CH.Query(ctx, "SELECT value_hash, any(name) FROM urls WHERE workspace_id = "+chstore.Quote(ws)+" GROUP BY value_hash", func(row []string) error {
+		if len(row) != 2 {
+			return fmt.Errorf("%d columns, want 2", len(row))
+		}
+		h, err := strconv.ParseUint(row[0], 10, 64)
+		if err != nil {
+			return fmt.Errorf("hash %q: %w", row[0], err)
+		}
+		names[h] = row[1]
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read URL strings: %w", err)
+	}
+	e.names.mu.Lock()
+	defer e.names.mu.Unlock()
+	if len(names) > maxNames {
+		if e.names.big == nil {
+			e.names.big = map[string]bool{}
+		}
+		e.names.big[ws] = true
+		return nil, nil
+	}
+	if e.names.m == nil || len(e.names.m) >= maxNameSets {
+		e.names.m = map[string]map[uint64]string{}
+	}
+	e.names.m[ws] = names
+	return names, nil
+}
