@@ -42,8 +42,8 @@ type sumsCache struct {
 // year): past it, the cache starts over. Sums over more than maxSumKeys
 // URLs are used once and not kept.
 const (
-	maxSums    = 48
-	maxSumKeys = 1 << 18
+	maxSums    = 32
+	maxSumKeys = 1 << 17
 )
 
 func (c *sumsCache) get(key string) closedSums {
@@ -79,11 +79,11 @@ func (c *nameCache) tooMany(ws string) bool {
 }
 
 // maxNames bounds the strings kept for one workspace (a workspace with more
-// URLs ranks with the join in ClickHouse), maxNameSets the workspaces.
-const (
-	maxNames    = 1 << 18
-	maxNameSets = 8
-)
+// URLs ranks with the join in ClickHouse; a variable for the test of that),
+// maxNameSets the workspaces.
+var maxNames = 1 << 17
+
+const maxNameSets = 8
 
 // chRankURLsKept is chRankURLs with the closed blocks' sums kept; ok is
 // false when it does not apply: no span lies wholly in closed blocks whose

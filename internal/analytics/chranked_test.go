@@ -142,8 +142,9 @@ func TestClickHouseRankingEqualsFold(t *testing.T) {
 // again, the URL rankings add the closed blocks' sums kept (chclosed.go)
 // and the checks kept (chchecks.go); then sales imported into a closed
 // block with all their rollups leave its cover as it was and move only its
-// totals, so the closed sums kept before must not answer (compare holds
-// the answers to the raw rows).
+// totals, so the closed sums kept before must not answer; last, a
+// workspace with more URL strings than are kept ranks with the join in
+// ClickHouse (compare holds every stage's answers to the raw rows).
 func keptStages(t *testing.T, ch *chstore.Client, e *SQLEngine, now time.Time, compare func(stage string, urlsOnly bool)) {
 	t.Helper()
 	compare("four-week rows complete, asked again", true)
@@ -155,6 +156,20 @@ func keptStages(t *testing.T, ch *chstore.Client, e *SQLEngine, now time.Time, c
 		t.Fatal(err)
 	}
 	compare("sales imported into a closed block", true)
+	// A workspace with more URL strings than are kept ranks with the join
+	// in ClickHouse, and stays exact.
+	defer func(n int) { maxNames = n }(maxNames)
+	maxNames = 100
+	e.names.mu.Lock()
+	e.names.m = nil
+	e.names.mu.Unlock()
+	compare("more URL strings than are kept", true)
+	if !e.names.tooMany("ws") {
+		t.Fatal("a workspace with more URL strings than maxNames is not marked")
+	}
+	e.names.mu.Lock()
+	e.names.big = nil
+	e.names.mu.Unlock()
 }
 
 // urlHashStages follows TestClickHouseRankingEqualsFold's stages with the
