@@ -213,11 +213,16 @@ type ranked struct {
 
 // rank ranks a map of counters as rankSums does.
 func rank(k kind, m map[string]counts) ranked {
+	return rankSums(k, []sumList{listOf(m)}, nil, true)
+}
+
+// listOf is m as a sumList.
+func listOf(m map[string]counts) sumList {
 	l := sumList{keys: make([]string, 0, len(m)), vals: make([]counts, 0, len(m))}
 	for key, v := range m {
 		l.keys, l.vals = append(l.keys, key), append(l.vals, v)
 	}
-	return rankSums(k, []sumList{l}, nil, true)
+	return l
 }
 
 // combine joins the per-kind rankings: a single kind keeps its order;

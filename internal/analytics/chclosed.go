@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,14 +29,15 @@ import (
 // descending, then the URL byte-wise, cut at RowLimit), with the URL
 // strings kept per workspace (a hash's string never changes; a hash not
 // kept reloads them once, and one still missing falls back as before).
+// The link-keyed groupings (top_links, and those summed by link and folded
+// in Go) keep their closed sums by link the same way (chReadKept), and
+// top_links is ranked in Go from them.
 
-// closedSums are kept sums by URL hash.
-type closedSums map[uint64]counts
-
-// sumsCache keeps closedSums by key (closedKey).
-type sumsCache struct {
+// sumsCache keeps the closed spans' sums by key (closedKey): by URL hash
+// (the URL rankings) or by value (chReadKept).
+type sumsCache[K comparable] struct {
 	mu sync.Mutex
-	m  map[string]closedSums
+	m  map[string]map[K]counts
 }
 
 // maxSums bounds the sums kept (each about 25,000 entries at 100M clicks a
@@ -46,20 +48,20 @@ const (
 	maxSumKeys = 1 << 17
 )
 
-func (c *sumsCache) get(key string) closedSums {
+func (c *sumsCache[K]) get(key string) map[K]counts {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.m[key]
 }
 
-func (c *sumsCache) put(key string, v closedSums) {
+func (c *sumsCache[K]) put(key string, v map[K]counts) {
 	if len(v) > maxSumKeys {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxSums {
-		c.m = map[string]closedSums{}
+		c.m = map[string]map[K]counts{}
 	}
 	c.m[key] = v
 }
@@ -276,4 +278,83 @@ func (e *SQLEngine) urlNames(ctx context.Context, ws string, sums map[uint64]cou
 	}
 	e.names.m[ws] = names
 	return names, nil
+}
+
+// chReadKept is chFromAggregates' read of a checked cover of the link- and
+// URL-keyed rollups (the groupings summed by link and folded in Go, and
+// top_links) with the sums of its closed spans kept, as chRankURLsKept
+// keeps the URL rankings': keyed also by the grouping and by everything
+// chSpanSelects restricts the rows by (the scope's links, the linkId
+// filter, the dimension filter).
+func (e *SQLEngine) chReadKept(ctx context.Context, s *scope, k kind, key keySpec, dim string, cv chCover, df *dimFilter) (map[string]counts, error) {
+	open := fourWeekly.floor(e.Now())
+	var closed, rest []span
+	for _, sp := range cv.spans {
+		switch {
+		case !sp.from.Before(sp.to):
+		case !sp.to.After(open):
+			closed = append(closed, sp)
+		case !sp.from.Before(open):
+			rest = append(rest, sp)
+		default:
+			closed = append(closed, span{sp.from, open, sp.grain, sp.neg})
+			rest = append(rest, span{open, sp.to, sp.grain, sp.neg})
+		}
+	}
+	ck, ok := closedKey(s.wsID, k, dim, false, closed, cv.totals, open)
+	var kept map[string]counts
+	if ok {
+		ck += fmt.Sprintf("|%d|%s", key.kind, scopeSig(s, df))
+		if kept = e.closedVals.get(ck); kept == nil {
+			var err error
+			if kept, err = e.chReadAggregates(ctx, s, k, key, dim, closed, df); err != nil {
+				return nil, err
+			}
+			e.closedBuilds.Add(1)
+			e.closedVals.put(ck, kept)
+		} else {
+			e.closedKept.Add(1)
+		}
+	} else {
+		rest = cv.spans
+	}
+	out, err := e.chReadAggregates(ctx, s, k, key, dim, rest, df)
+	if err != nil {
+		return nil, err
+	}
+	ec, err := e.chCount(ctx, s, k, key, cv.edges)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range []map[string]counts{kept, ec} {
+		for v, c := range m {
+			o := out[v]
+			o.n += c.n
+			o.amount += c.amount
+			out[v] = o
+		}
+	}
+	return out, nil
+}
+
+// scopeSig is a digest of what restricts the rollup rows chSpanSelects
+// reads beyond the workspace, kind, dim and hours.
+func scopeSig(s *scope, df *dimFilter) string {
+	h := fnv.New64a()
+	w := func(vs ...string) {
+		for _, v := range vs {
+			h.Write([]byte(v))
+			h.Write([]byte{0})
+		}
+		h.Write([]byte{1})
+	}
+	w(strconv.FormatBool(s.linksSet))
+	w(s.links...)
+	w(strconv.FormatBool(s.q.LinkID.Negate))
+	w(s.q.LinkID.Values...)
+	if df != nil {
+		w(df.dim, strconv.FormatBool(df.f.Negate))
+		w(df.f.Values...)
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
 }

@@ -362,9 +362,13 @@ func (e *SQLEngine) chFromAggregates(ctx context.Context, s *scope, k kind, key 
 		c := coverer{now: e.Now()}
 		spans = c.cover(h0, h1, hourly).spans
 	} else {
-		var err error
-		if spans, edges, err = e.chCoverSpans(ctx, s, k, dim); err != nil {
+		cv, err := e.chCoverSpansChecked(ctx, s, k, dim, false)
+		if err != nil {
 			return nil, err
+		}
+		spans, edges = cv.spans, cv.edges
+		if cv.totals != nil {
+			return e.chReadKept(ctx, s, k, key, dim, cv, df)
 		}
 	}
 	out, err := e.chReadAggregates(ctx, s, k, key, dim, spans, df)
@@ -523,10 +527,11 @@ func (e *SQLEngine) chCoverSpansChecked(ctx context.Context, s *scope, k kind, d
 	if four.from.IsZero() {
 		return chCover{spans: spans, edges: edges}, nil
 	}
+	hull := all
 	if !hashes {
 		all = timeRange{}
 	}
-	complete, short, totals, err := e.chChecks(ctx, s, k, four, all)
+	complete, short, totals, err := e.chChecks(ctx, s, k, four, all, hull)
 	if err != nil {
 		return chCover{}, err
 	}
@@ -602,14 +607,14 @@ func widen(r timeRange, from, to time.Time) timeRange {
 // Closed blocks found complete are kept between queries (chchecks.go): for
 // them only the hourly totals are read again, and compared with the ones
 // they were found complete with.
-func (e *SQLEngine) chChecks(ctx context.Context, s *scope, k kind, four, hashes timeRange) (map[int64]bool, []int64, map[int64]string, error) {
-	return e.chChecksKept(ctx, s, k, four, hashes, false)
+func (e *SQLEngine) chChecks(ctx context.Context, s *scope, k kind, four, hashes, hull timeRange) (map[int64]bool, []int64, map[int64]string, error) {
+	return e.chChecksKept(ctx, s, k, four, hashes, hull, false)
 }
 
 // chChecksKept is chChecks, the blocks kept complete (chchecks.go) taken
 // from the cache unless fresh is set: a kept block whose totals moved is
 // dropped, and the check runs again without the cache.
-func (e *SQLEngine) chChecksKept(ctx context.Context, s *scope, k kind, four, hashes timeRange, fresh bool) (map[int64]bool, []int64, map[int64]string, error) {
+func (e *SQLEngine) chChecksKept(ctx context.Context, s *scope, k kind, four, hashes, hull timeRange, fresh bool) (map[int64]bool, []int64, map[int64]string, error) {
 	base := fmt.Sprintf("workspace_id = %s AND event = %s", chstore.Quote(s.wsID), chstore.Quote(k.agg))
 	inAny := func(rs []timeRange) string {
 		conds := make([]string, len(rs))
@@ -620,11 +625,12 @@ func (e *SQLEngine) chChecksKept(ctx context.Context, s *scope, k kind, four, ha
 	}
 	p := e.planChecks(s.wsID, k.agg, four, hashes, fresh)
 	total := " AND dim = " + chstore.Quote(models.DimTotal)
-	// The totals of every block the cover touches: those of four check its
-	// blocks, all of them key the closed blocks' sums (chclosed.go).
+	// The totals of every block the cover (hull) touches: those of four
+	// check its blocks, all of them key the closed blocks' sums
+	// (chclosed.go).
 	blockTotals := four
-	if !hashes.from.IsZero() {
-		blockTotals = widen(four, fourWeekly.floor(hashes.from), fourWeekly.ceil(hashes.to))
+	if !hull.from.IsZero() {
+		blockTotals = widen(four, fourWeekly.floor(hull.from), fourWeekly.ceil(hull.to))
 	}
 	parts := []string{"SELECT 't', toUInt32(intDiv(toUInt32(hour) - 345600, 2419200) * 2419200 + 345600) AS h, sum(count) FROM event_aggregates WHERE " +
 		inAny([]timeRange{blockTotals}) + total + " GROUP BY h"}
@@ -669,7 +675,7 @@ func (e *SQLEngine) chChecksKept(ctx context.Context, s *scope, k kind, four, ha
 		}
 	}
 	if fresh && len(p.kept) > 0 {
-		return e.chChecksKept(ctx, s, k, four, hashes, true)
+		return e.chChecksKept(ctx, s, k, four, hashes, hull, true)
 	}
 	for b := blockTotals.from; b.Before(blockTotals.to); b = fourWeekly.next(b) {
 		if _, ok := totals[b.Unix()]; !ok {

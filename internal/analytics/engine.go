@@ -58,7 +58,8 @@ type SQLEngine struct {
 	closedKept         atomic.Int64                 // URL rankings with their closed blocks' sums kept (chclosed.go) …
 	closedBuilds       atomic.Int64                 // … and the sums read to be kept
 	nameLoads          atomic.Int64                 // URL strings read into names
-	closed             sumsCache                    // closed blocks' sums by URL hash (chclosed.go)
+	closed             sumsCache[uint64]            // closed blocks' sums by URL hash (chclosed.go) …
+	closedVals         sumsCache[string]            // … and by value (chReadKept)
 	names              nameCache                    // URL strings by hash, per workspace (chclosed.go)
 	dicts              dictCache                    // value dictionaries of the vectors (vecdict.go)
 	links              linkCache                    // links top_links has shown (toplinks.go)
