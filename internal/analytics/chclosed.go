@@ -326,14 +326,8 @@ func (e *SQLEngine) chReadKept(ctx context.Context, s *scope, k kind, key keySpe
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range []map[string]counts{kept, ec} {
-		for v, c := range m {
-			o := out[v]
-			o.n += c.n
-			o.amount += c.amount
-			out[v] = o
-		}
-	}
+	addCounts(out, kept)
+	addCounts(out, ec)
 	return out, nil
 }
 

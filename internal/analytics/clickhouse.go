@@ -379,12 +379,7 @@ func (e *SQLEngine) chFromAggregates(ctx context.Context, s *scope, k kind, key 
 	if err != nil {
 		return nil, err
 	}
-	for key, c := range ec {
-		o := out[key]
-		o.n += c.n
-		o.amount += c.amount
-		out[key] = o
-	}
+	addCounts(out, ec)
 	return out, nil
 }
 

@@ -238,13 +238,18 @@ func (e *SQLEngine) fromAggregates(ctx context.Context, s *scope, k kind, key ke
 	if err != nil {
 		return nil, err
 	}
-	for key, c := range edges {
-		o := out[key]
+	addCounts(out, edges)
+	return out, nil
+}
+
+// addCounts adds each of src's counters into dst.
+func addCounts(dst, src map[string]counts) {
+	for key, c := range src {
+		o := dst[key]
 		o.n += c.n
 		o.amount += c.amount
-		out[key] = o
+		dst[key] = o
 	}
-	return out, nil
 }
 
 // aggDim is the aggregate dimension a read uses.
