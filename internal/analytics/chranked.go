@@ -79,9 +79,12 @@ func (e *SQLEngine) chRank(ctx context.Context, s *scope, k kind, key keySpec, g
 	if s.linksSet && len(s.links) == 0 {
 		return r, nil
 	}
-	if key.kind == keyLink && !e.ForceRaw {
+	if key.kind == keyLink && !e.ForceRaw && s.spansClosedBlock(e.Now()) {
 		// Ranked in Go from the sums, whose closed blocks are kept
-		// (chReadKept): 5,000 links travel either way.
+		// (chReadKept): a window holding a closed four-week block sums it
+		// from memory, and 5,000 links of a workspace's 5,000 travel
+		// either way. Shorter windows rank in ClickHouse, which sends only
+		// the 5,000 ranked of however many links.
 		if agg, df := e.aggregatable(s, k, key); agg && df == nil {
 			m, err := e.chFromAggregates(ctx, s, k, key, nil)
 			if err != nil {
@@ -249,4 +252,12 @@ func (e *SQLEngine) chURLParts(s *scope, k kind, dim string, spans []span, hashe
 		parts = append(parts, "SELECT "+raw+" AS h, toInt64(count()) AS n, "+amount+" AS a FROM "+k.table+" WHERE "+w.sql()+" GROUP BY h")
 	}
 	return parts
+}
+
+// spansClosedBlock reports whether the scope's window holds a whole
+// four-week block that ended by now: one whose sums chReadKept keeps.
+func (s *scope) spansClosedBlock(now time.Time) bool {
+	b := fourWeekly.ceil(s.win.Start)
+	end := fourWeekly.next(b)
+	return !end.After(fourWeekly.floor(now)) && !end.After(s.win.End)
 }
