@@ -96,25 +96,9 @@ func (e *SQLEngine) chRankURLsKept(ctx context.Context, s *scope, k kind, dim st
 		return ranked{}, false, nil
 	}
 	open := fourWeekly.floor(e.Now())
-	var closed, rest []span
-	var restHashed []bool
-	for i, sp := range cv.spans {
-		if !sp.from.Before(sp.to) {
-			continue
-		}
-		if sp.from.Before(open) {
-			if !cv.hashed[i] {
-				return ranked{}, false, nil
-			}
-			c := sp
-			if c.to.After(open) {
-				c.to = open
-				rest, restHashed = append(rest, span{open, sp.to, sp.grain, sp.neg}), append(restHashed, true)
-			}
-			closed = append(closed, c)
-			continue
-		}
-		rest, restHashed = append(rest, sp), append(restHashed, cv.hashed[i])
+	closed, rest, restHashed, closedHashed := splitAt(cv.spans, cv.hashed, open)
+	if !closedHashed {
+		return ranked{}, false, nil
 	}
 	key, ok := closedKey(s.wsID, k, dim, base, closed, cv.totals, open)
 	if !ok {
@@ -135,12 +119,7 @@ func (e *SQLEngine) chRankURLsKept(ctx context.Context, s *scope, k kind, dim st
 	if err != nil {
 		return ranked{}, false, fmt.Errorf("rank %s by %s hash: %w", k.table, s.q.GroupBy, err)
 	}
-	for h, c := range sums {
-		o := all[h]
-		o.n += c.n
-		o.amount += c.amount
-		all[h] = o
-	}
+	addCounts(all, sums)
 	e.rankedReads.Add(1)
 	e.urlHashRanks.Add(1)
 	return e.rankHashes(ctx, s, k, all)
@@ -173,6 +152,34 @@ func closedKey(ws string, k kind, dim string, base bool, closed []span, totals m
 		b.WriteByte(',')
 	}
 	return b.String(), true
+}
+
+// splitAt divides spans (empty ones left out) at open: the parts before it
+// (closed) and from it (rest), a span across it cut in two; restHashed are
+// rest's flags of hashed (nil when hashed is), and closedHashed whether
+// every closed part's span is hashed (true when hashed is nil).
+func splitAt(spans []span, hashed []bool, open time.Time) (closed, rest []span, restHashed []bool, closedHashed bool) {
+	closedHashed = true
+	for i, sp := range spans {
+		if !sp.from.Before(sp.to) {
+			continue
+		}
+		h := hashed == nil || hashed[i]
+		if sp.from.Before(open) {
+			closedHashed = closedHashed && h
+			if !sp.to.After(open) {
+				closed = append(closed, sp)
+				continue
+			}
+			closed = append(closed, span{sp.from, open, sp.grain, sp.neg})
+			sp.from = open // the rest of it
+		}
+		rest = append(rest, sp)
+		if hashed != nil {
+			restHashed = append(restHashed, h)
+		}
+	}
+	return closed, rest, restHashed, closedHashed
 }
 
 func trues(n int) []bool {
@@ -248,7 +255,6 @@ func (e *SQLEngine) urlNames(ctx context.Context, ws string, sums map[uint64]cou
 			return names, nil
 		}
 	}
-	e.nameLoads.Add(1)
 	names = map[uint64]string{}
 	err := e.CH.Query(ctx, "SELECT value_hash, any(name) FROM urls WHERE workspace_id = "+chstore.Quote(ws)+" GROUP BY value_hash", func(row []string) error {
 		if len(row) != 2 {
@@ -288,19 +294,7 @@ func (e *SQLEngine) urlNames(ctx context.Context, ws string, sums map[uint64]cou
 // filter, the dimension filter).
 func (e *SQLEngine) chReadKept(ctx context.Context, s *scope, k kind, key keySpec, dim string, cv chCover, df *dimFilter) (map[string]counts, error) {
 	open := fourWeekly.floor(e.Now())
-	var closed, rest []span
-	for _, sp := range cv.spans {
-		switch {
-		case !sp.from.Before(sp.to):
-		case !sp.to.After(open):
-			closed = append(closed, sp)
-		case !sp.from.Before(open):
-			rest = append(rest, sp)
-		default:
-			closed = append(closed, span{sp.from, open, sp.grain, sp.neg})
-			rest = append(rest, span{open, sp.to, sp.grain, sp.neg})
-		}
-	}
+	closed, rest, _, _ := splitAt(cv.spans, nil, open)
 	ck, ok := closedKey(s.wsID, k, dim, false, closed, cv.totals, open)
 	var kept map[string]counts
 	if ok {

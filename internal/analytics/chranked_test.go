@@ -156,16 +156,20 @@ func keptStages(t *testing.T, ch *chstore.Client, e *SQLEngine, now time.Time, c
 	// in ClickHouse, and stays exact.
 	defer func(n int) { maxNames = n }(maxNames)
 	maxNames = 100
-	e.names.mu.Lock()
-	e.names.m = nil
-	e.names.mu.Unlock()
+	forgetNames(e)
 	compare("more URL strings than are kept", true)
 	if !e.names.tooMany("ws") {
 		t.Fatal("a workspace with more URL strings than maxNames is not marked")
 	}
+	forgetNames(e)
+}
+
+// forgetNames drops the URL strings e keeps, and which workspaces had too
+// many, as a restart would.
+func forgetNames(e *SQLEngine) {
 	e.names.mu.Lock()
-	e.names.big = nil
-	e.names.mu.Unlock()
+	defer e.names.mu.Unlock()
+	e.names.m, e.names.big = nil, nil
 }
 
 // urlHashStages follows TestClickHouseRankingEqualsFold's stages with the
@@ -190,9 +194,7 @@ func urlHashStages(t *testing.T, ch *chstore.Client, e *SQLEngine, compare func(
 	if err := ch.Exec(ctx, "TRUNCATE TABLE urls"); err != nil {
 		t.Fatal(err)
 	}
-	e.names.mu.Lock()
-	e.names.m = nil
-	e.names.mu.Unlock()
+	forgetNames(e)
 	compare("URL strings missing", true)
 	if e.urlHashMisses.Load() == 0 {
 		t.Fatal("no ranking met a missing URL string")

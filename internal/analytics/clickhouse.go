@@ -526,7 +526,7 @@ func (e *SQLEngine) chCoverSpansChecked(ctx context.Context, s *scope, k kind, d
 	if !hashes {
 		all = timeRange{}
 	}
-	complete, short, totals, err := e.chChecks(ctx, s, k, four, all, hull)
+	complete, short, totals, err := e.chChecks(ctx, s, k, four, all, hull, false)
 	if err != nil {
 		return chCover{}, err
 	}
@@ -599,17 +599,13 @@ func widen(r timeRange, from, to time.Time) timeRange {
 // totals mean every event of the hour has its URL rows. Only the totals are
 // read: a row per hour, 8,760 a year per table.
 //
-// Closed blocks found complete are kept between queries (chchecks.go): for
-// them only the hourly totals are read again, and compared with the ones
-// they were found complete with.
-func (e *SQLEngine) chChecks(ctx context.Context, s *scope, k kind, four, hashes, hull timeRange) (map[int64]bool, []int64, map[int64]string, error) {
-	return e.chChecksKept(ctx, s, k, four, hashes, hull, false)
-}
-
-// chChecksKept is chChecks, the blocks kept complete (chchecks.go) taken
-// from the cache unless fresh is set: a kept block whose totals moved is
-// dropped, and the check runs again without the cache.
-func (e *SQLEngine) chChecksKept(ctx context.Context, s *scope, k kind, four, hashes, hull timeRange, fresh bool) (map[int64]bool, []int64, map[int64]string, error) {
+// Closed blocks found complete are kept between queries (chchecks.go) and,
+// unless fresh is set, taken from there: for them only the hourly totals
+// are read again and compared with the ones they were found complete with;
+// a kept block whose totals moved is dropped, and the check runs again
+// fresh. The totals are read for every block of hull (the whole cover) and
+// returned: they key the closed blocks' sums (chclosed.go).
+func (e *SQLEngine) chChecks(ctx context.Context, s *scope, k kind, four, hashes, hull timeRange, fresh bool) (map[int64]bool, []int64, map[int64]string, error) {
 	base := fmt.Sprintf("workspace_id = %s AND event = %s", chstore.Quote(s.wsID), chstore.Quote(k.agg))
 	inAny := func(rs []timeRange) string {
 		conds := make([]string, len(rs))
@@ -670,7 +666,7 @@ func (e *SQLEngine) chChecksKept(ctx context.Context, s *scope, k kind, four, ha
 		}
 	}
 	if fresh && len(p.kept) > 0 {
-		return e.chChecksKept(ctx, s, k, four, hashes, hull, true)
+		return e.chChecks(ctx, s, k, four, hashes, hull, true)
 	}
 	for b := blockTotals.from; b.Before(blockTotals.to); b = fourWeekly.next(b) {
 		if _, ok := totals[b.Unix()]; !ok {

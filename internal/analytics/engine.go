@@ -57,7 +57,6 @@ type SQLEngine struct {
 	checks             checkCache                   // closed four-week blocks found complete (chchecks.go)
 	closedKept         atomic.Int64                 // URL rankings with their closed blocks' sums kept (chclosed.go) …
 	closedBuilds       atomic.Int64                 // … and the sums read to be kept
-	nameLoads          atomic.Int64                 // URL strings read into names
 	closed             sumsCache[uint64]            // closed blocks' sums by URL hash (chclosed.go) …
 	closedVals         sumsCache[string]            // … and by value (chReadKept)
 	names              nameCache                    // URL strings by hash, per workspace (chclosed.go)
@@ -243,7 +242,7 @@ func (e *SQLEngine) fromAggregates(ctx context.Context, s *scope, k kind, key ke
 }
 
 // addCounts adds each of src's counters into dst.
-func addCounts(dst, src map[string]counts) {
+func addCounts[K comparable](dst, src map[K]counts) {
 	for key, c := range src {
 		o := dst[key]
 		o.n += c.n
