@@ -82,8 +82,16 @@ func stateReason(s int32) string {
 	return ""
 }
 
-// writeAt is the segment write (tests inject failures through it).
-var writeAt = (*os.File).WriteAt
+// writeFunc is the segment write; writeAt holds it so that tests can inject
+// failures (and restore it) while a journal's goroutines run.
+type writeFunc = func(*os.File, []byte, int64) (int, error)
+
+var writeAt atomic.Pointer[writeFunc]
+
+func init() {
+	w := writeFunc((*os.File).WriteAt)
+	writeAt.Store(&w)
+}
 
 type journal struct {
 	opt    JournalOptions
@@ -292,7 +300,7 @@ func (j *journal) write(g []byte) error {
 			return err
 		}
 	}
-	if _, err := writeAt(j.tail, g, j.tailSize); err != nil {
+	if _, err := (*writeAt.Load())(j.tail, g, j.tailSize); err != nil {
 		if terr := j.tail.Truncate(j.tailSize); terr != nil {
 			err = errors.Join(err, fmt.Errorf("roll back to the last complete entry: %w", terr))
 		}

@@ -111,15 +111,26 @@ func TestJournalFailedWriteRollsBack(t *testing.T) {
 	if st := p.Stats(); st.JournalRefused[ingest.ReasonJournalDisk]-refused0 != 100 || st.Dropped-dropped0 != 100 {
 		t.Fatalf("refusals %+v (%d before), dropped %d (%d before); want 100 more under reason disk", st.JournalRefused, refused0, st.Dropped, dropped0)
 	}
-	for failures.Load() < 3 { // retried, still failing
-		time.Sleep(time.Millisecond)
-	}
 	// Every segment on disk holds complete entries only: the half write
-	// was cut back.
-	for _, s := range segments(t, dir) {
-		if b, _ := os.ReadFile(s); !complete(b) {
-			t.Fatalf("%s ends in a torn entry after the rollback (%d bytes)", s, len(b))
+	// was cut back. Read between attempts: the journal counts a failure
+	// after its rollback, the injected write before its half write, so
+	// when both counts agree before and after the read no attempt was
+	// under way (retried and still failing: at least 3).
+	for {
+		done := p.Stats().JournalWriteFailures
+		started := failures.Load()
+		if done < 3 || int64(done) != started {
+			time.Sleep(time.Millisecond)
+			continue
 		}
+		torn := tornSegments(t, dir)
+		if failures.Load() != started {
+			continue // an attempt began during the read
+		}
+		if torn != "" {
+			t.Fatal(torn)
+		}
+		break
 	}
 	failing.Store(false) // space is back
 	for p.Stats().JournalFull && time.Now().Before(deadline) {
@@ -265,4 +276,15 @@ func TestJournalImportsThePreviousFormat(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(dir, "0*")); len(m) != 0 {
 		t.Fatalf("files left after the import: %v", m)
 	}
+}
+
+// tornSegments names the first segment in dir that ends in a torn entry.
+func tornSegments(t *testing.T, dir string) string {
+	t.Helper()
+	for _, s := range segments(t, dir) {
+		if b, _ := os.ReadFile(s); !complete(b) {
+			return fmt.Sprintf("%s ends in a torn entry after the rollback (%d bytes)", s, len(b))
+		}
+	}
+	return ""
 }
