@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/relinkhq/relink/internal/analytics"
 	"github.com/relinkhq/relink/internal/apierr"
 
 	"github.com/relinkhq/relink/handlers/redirect"
@@ -100,6 +101,17 @@ func (s *Server) metrics(c *fiber.Ctx) error {
 		metric("relink_webhook_click_paced", "gauge", "1 while link.clicked deliveries are paced because redirects saturate the machine.", boolGauge(ps.Paced))
 		metric("relink_webhook_click_pace", "gauge", "link.clicked deliveries per second allowed now (0: not paced).", ps.Limit)
 		metric("relink_webhook_click_paced_seconds_total", "counter", "Time link.clicked deliveries were paced.", ps.PacedT.Seconds())
+	}
+	if k, ok := s.svc.Analytics.(interface{ Kept() analytics.KeptStats }); ok && s.svc.ClickHouse != nil {
+		ks := k.Kept()
+		metric("relink_analytics_checks_kept_total", "counter", "ClickHouse analytics: closed four-week blocks whose completeness check was kept from an earlier query (only their hourly totals read).", ks.ChecksKept)
+		metric("relink_analytics_checks_stale_total", "counter", "ClickHouse analytics: kept blocks whose totals had moved (events imported into them), checked again.", ks.ChecksStale)
+		metric("relink_analytics_sums_kept_total", "counter", "ClickHouse analytics: rankings answered with their closed blocks' sums kept from an earlier query.", ks.SumsKept)
+		metric("relink_analytics_sums_built_total", "counter", "ClickHouse analytics: closed blocks' sums read from ClickHouse to be kept.", ks.SumsBuilt)
+		metric("relink_analytics_kept_blocks", "gauge", "ClickHouse analytics: closed four-week blocks kept as complete.", ks.Blocks)
+		metric("relink_analytics_kept_sums", "gauge", "ClickHouse analytics: closed blocks' sums kept (at most 32 by URL and 32 by link or value).", ks.Sums)
+		metric("relink_analytics_kept_sum_keys", "gauge", "ClickHouse analytics: the URLs, links and values in the kept sums.", ks.SumKeys)
+		metric("relink_analytics_kept_url_names", "gauge", "ClickHouse analytics: URL strings kept by hash (all workspaces).", ks.URLNames)
 	}
 	c.Set(fiber.HeaderContentType, "text/plain; version=0.0.4; charset=utf-8")
 	return c.SendString(b.String())

@@ -346,3 +346,45 @@ func scopeSig(s *scope, df *dimFilter) string {
 	}
 	return strconv.FormatUint(h.Sum64(), 16)
 }
+
+// KeptStats is what the ClickHouse engine keeps between queries
+// (chchecks.go, chclosed.go), for /metrics.
+type KeptStats struct {
+	ChecksKept  int64 // four-week blocks whose checks were kept …
+	ChecksStale int64 // … and kept blocks found changed, checked again
+	SumsKept    int64 // rankings answered with their closed blocks' sums kept …
+	SumsBuilt   int64 // … and closed blocks' sums read to be kept
+	Blocks      int   // closed four-week blocks kept as complete now
+	Sums        int   // closed blocks' sums kept now (by URL hash and by link or value)
+	SumKeys     int   // the keys (URLs, links, values) in those sums
+	URLNames    int   // URL strings kept (all workspaces)
+}
+
+// Kept reports what the engine keeps between queries and how often it
+// served.
+func (e *SQLEngine) Kept() KeptStats {
+	ks := KeptStats{ChecksKept: e.checksKept.Load(), ChecksStale: e.checksStale.Load(),
+		SumsKept: e.closedKept.Load(), SumsBuilt: e.closedBuilds.Load()}
+	e.checks.mu.Lock()
+	ks.Blocks = len(e.checks.m)
+	e.checks.mu.Unlock()
+	ks.Sums, ks.SumKeys = e.closed.size()
+	n, k := e.closedVals.size()
+	ks.Sums, ks.SumKeys = ks.Sums+n, ks.SumKeys+k
+	e.names.mu.Lock()
+	for _, m := range e.names.m {
+		ks.URLNames += len(m)
+	}
+	e.names.mu.Unlock()
+	return ks
+}
+
+// size is how many sums are kept and their keys in all.
+func (c *sumsCache[K]) size() (sums, keys int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, m := range c.m {
+		keys += len(m)
+	}
+	return len(c.m), keys
+}
