@@ -24,6 +24,11 @@
 #     first in odd pairs, webhook first in even ones) and prints every ratio,
 #     their median, and the plain runs' own spread (the noise to compare
 #     with: one pair is not a measurement)
+#   REPEAT=N runs every row N times (the rows of a round one after the
+#     other, as in one run), then prints each row's median and, per round,
+#     what a stored click adds over the untracked redirect (with UNTRACKED=1)
+#     and its median: one run's rows spread by a third on these machines,
+#     so one run does not settle a target of a few µs
 #   RELINK_CLICK_QUEUE=500000 (default here): sized for a 15 s burst the click
 #     writer cannot keep up with on this machine; RELINK_CLICK_QUEUE=50000
 #     (the server's default) shows the overflow being counted instead.
@@ -179,18 +184,20 @@ jcost=()
 ratios=()
 plains=()
 hooks=()
+for rep in $(seq "${REPEAT:-1}"); do
 for c in $CONNS; do
   run=$((run + 1))
   read -r crps cp50 cp99 _ _ _ ccpu < <(ceiling_run "$c" "$run")
   printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" "ceiling (bare Fiber)" "$c" "$crps" "$(fmt_ms "$cp50")" "$(fmt_ms "$cp99")" "100%" "1.00x" "$ccpu" "-"
+  echo "$rep $c ceiling $crps $cp99 $ccpu" >>"$work/rows"
   for t in "${targets[@]}"; do
     run=$((run + 1))
     if [ "$t" = sqlite ]; then
-      db="sqlite:$work/bench-$c.db"
+      db="sqlite:$work/bench-$c-$rep.db"
     else
       db=$("$work/benchdb" schema -db "$BENCH_PG_URL")
     fi
-    read -r rps p50 p99 resp redir errs accepted dropped drain cpu rows counter < <(relink_run "$t-$c" "$db" "$c" "$run")
+    read -r rps p50 p99 resp redir errs accepted dropped drain cpu rows counter < <(relink_run "$t-$c-$rep" "$db" "$c" "$run")
     ratio=$(awk -v a="$rps" -v b="$crps" 'BEGIN { printf "%.1f%%", 100 * a / b }')
     p99r=$(awk -v a="$p99" -v b="$cp99" 'BEGIN { printf "%.2fx", a / b }')
     # Every 302 wrk saw must be a stored click; the server may have answered
@@ -204,16 +211,18 @@ for c in $CONNS; do
     fi
     [ "$errs" != 0 ] && check="$check, $errs wrk errors"
     printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" "relink ($t)" "$c" "$rps" "$(fmt_ms "$p50")" "$(fmt_ms "$p99")" "$ratio" "$p99r" "$cpu" "$check"
+    echo "$rep $c $t $rps $p99 $cpu" >>"$work/rows"
     [ "$t" = sqlite ] && { jcpu=$cpu; jrps=$rps; }
   done
   # The click journal's cost: the same SQLite run with RELINK_CLICK_JOURNAL=off.
   run=$((run + 1))
-  read -r rps p50 p99 resp redir errs accepted dropped drain cpu rows counter < <(relink_run "nojournal-$c" "sqlite:$work/nojournal-$c.db" "$c" "$run" "" off)
+  read -r rps p50 p99 resp redir errs accepted dropped drain cpu rows counter < <(relink_run "nojournal-$c-$rep" "sqlite:$work/nojournal-$c-$rep.db" "$c" "$run" "" off)
   ratio=$(awk -v a="$rps" -v b="$crps" 'BEGIN { printf "%.1f%%", 100 * a / b }')
   p99r=$(awk -v a="$p99" -v b="$cp99" 'BEGIN { printf "%.2fx", a / b }')
   check="$rows / $redir"
   [ "$rows" -lt "$redir" ] && { check="$check MISSING"; fail=1; }
   printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" "relink (sqlite, no jrnl)" "$c" "$rps" "$(fmt_ms "$p50")" "$(fmt_ms "$p99")" "$ratio" "$p99r" "$cpu" "$check"
+  echo "$rep $c nojournal $rps $p99 $cpu" >>"$work/rows"
   jcost+=("$c conns: journal on $jcpu, off $cpu CPU µs/req: the journal costs $(awk -v a="$jcpu" -v b="$cpu" 'BEGIN { printf "%.1f", a - b }') CPU µs per click (target <= 5)")
   if [ -n "${WEBHOOK:-}" ]; then
     if [ -z "${sinkpid:-}" ]; then
@@ -255,16 +264,41 @@ for c in $CONNS; do
   fi
   if [ -n "${UNTRACKED:-}" ]; then
     run=$((run + 1))
-    read -r rps p50 p99 resp redir errs accepted dropped drain cpu rows counter < <(relink_run "untracked-$c" "sqlite:$work/untracked-$c.db" "$c" "$run" notrack)
+    read -r rps p50 p99 resp redir errs accepted dropped drain cpu rows counter < <(relink_run "untracked-$c-$rep" "sqlite:$work/untracked-$c-$rep.db" "$c" "$run" notrack)
     ratio=$(awk -v a="$rps" -v b="$crps" 'BEGIN { printf "%.1f%%", 100 * a / b }')
     p99r=$(awk -v a="$p99" -v b="$cp99" 'BEGIN { printf "%.2fx", a / b }')
     check="$rows stored (none expected)"
     [ "$rows" != 0 ] && { check="$check UNEXPECTED"; fail=1; }
     printf "| %-22s | %5s | %9s | %9s | %9s | %13s | %13s | %9s | %-24s |\n" "relink, no click (diag)" "$c" "$rps" "$(fmt_ms "$p50")" "$(fmt_ms "$p99")" "$ratio" "$p99r" "$cpu" "$check"
+    echo "$rep $c untracked $rps $p99 $cpu" >>"$work/rows"
   fi
+done
 done
 echo
 for l in "${jcost[@]}"; do echo "$l"; done
+if [ "${REPEAT:-1}" -gt 1 ]; then
+  # Each row's median over the rounds; throughput and p99 against the
+  # ceiling's medians; the stored click's added CPU per round, and its median.
+  echo
+  echo "Medians of $REPEAT rounds:"
+  echo
+  printf "| %-22s | %5s | %9s | %9s | %13s | %13s | %9s |\n" target conns "req/s" p99 throughput "p99 vs ceil" "CPU µs/req"
+  echo "|------------------------|-------|-----------|-----------|---------------|---------------|-----------|"
+  awk -v reps="$REPEAT" '
+    function med(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    { k = $2 SUBSEP $3; rps[k] = rps[k] " " $4; p99[k] = p99[k] " " $5; cpu[k] = cpu[k] " " $6; c[$1 SUBSEP k] = $6
+      if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+    END {
+      for (i = 1; i <= n; i++) { split(order[i], kk, SUBSEP); ck = kk[1] SUBSEP "ceiling"
+        printf "| %-22s | %5s | %9d | %6.2f ms | %12.1f%% | %12.2fx | %9.1f |\n", kk[2], kk[1], med(rps[order[i]]), med(p99[order[i]]) / 1000,
+          100 * med(rps[order[i]]) / med(rps[ck]), med(p99[order[i]]) / med(p99[ck]), med(cpu[order[i]]) }
+      for (i = 1; i <= n; i++) { split(order[i], kk, SUBSEP); if (kk[2] != "sqlite" && kk[2] != "postgres") continue
+        uk = kk[1] SUBSEP "untracked"; if (!(uk in seen)) continue; d = ""
+        for (r = 1; r <= reps; r++) if ((r SUBSEP order[i]) in c && (r SUBSEP uk) in c) d = d " " sprintf("%.1f", c[r SUBSEP order[i]] - c[r SUBSEP uk])
+        printf "%s conns: a stored click adds over the untracked redirect, %s: per round%s CPU µs; median %.1f\n", kk[1], kk[2], d, med(d) }
+    }' "$work/rows"
+fi
 if [ -n "${WEBHOOK:-}" ]; then
   median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
   echo "click webhook / plain throughput, each pair: ${ratios[*]}; median $(median "${ratios[@]}")x; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
