@@ -108,6 +108,7 @@ func (s *Server) metrics(c *fiber.Ctx) error {
 		metric("relink_analytics_checks_stale_total", "counter", "ClickHouse analytics: kept blocks whose totals had moved (events imported into them), checked again.", ks.ChecksStale)
 		metric("relink_analytics_sums_kept_total", "counter", "ClickHouse analytics: rankings answered with their closed blocks' sums kept from an earlier query.", ks.SumsKept)
 		metric("relink_analytics_sums_built_total", "counter", "ClickHouse analytics: closed blocks' sums read from ClickHouse to be kept.", ks.SumsBuilt)
+		metric("relink_analytics_kept_dropped_total", "counter", "ClickHouse analytics: times every kept check and sum was dropped because relink clickhouse rebuild-rollups replaced rollups.", ks.Rebuilds)
 		metric("relink_analytics_kept_blocks", "gauge", "ClickHouse analytics: closed four-week blocks kept as complete.", ks.Blocks)
 		metric("relink_analytics_kept_sums", "gauge", "ClickHouse analytics: closed blocks' sums kept (at most 32 by URL and 32 by link or value).", ks.Sums)
 		metric("relink_analytics_kept_sum_keys", "gauge", "ClickHouse analytics: the URLs, links and values in the kept sums.", ks.SumKeys)

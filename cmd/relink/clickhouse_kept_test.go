@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relinkhq/relink/internal/chstore"
 	"github.com/relinkhq/relink/internal/chstore/chtest"
 	"github.com/relinkhq/relink/internal/testdb"
 )
@@ -161,5 +163,59 @@ func TestServeYearFromKeptSums(t *testing.T) {
 		if in.metricValue(t, "metrics-token", "relink_analytics_checks_stale_total") == 0 {
 			t.Fatal("the block the import changed was not checked again")
 		}
+		in.Stop()
+		rebuildPutsKeptRight(t, env, chURL, key, now.Add(-70*day))
 	})
+}
+
+// rebuildPutsKeptRight: the rollups of k3's clicks (made at at) made wrong
+// with their totals unchanged (moved to k1's link) are read and kept by a
+// new `relink serve`; `relink clickhouse rebuild-rollups --from` the month
+// of their four-week block recomputes them from the raw clicks, and the server's answers are
+// right again within its recheck (10 s), without a restart.
+func rebuildPutsKeptRight(t *testing.T, env map[string]string, chURL, key string, at time.Time) {
+	t.Helper()
+	ch, err := chstore.Open(chURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := startInstance(t, "restarted", env)
+	ids := map[int]string{}
+	for id, n := range in.yearRanking(t, key, "top_links", "id") {
+		ids[n] = id // k1 10, k2 5, k3 6, k4 7 clicks
+	}
+	var ws string
+	if err := ch.Query(context.Background(), "SELECT any(workspace_id) FROM clicks", func(c []string) error { ws = c[0]; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	// Every rollup row of k3 (its hour, day, week and four-week rows; the
+	// four-week row can lie in the month before at's).
+	k3 := fmt.Sprintf("workspace_id = %s AND event = 'click' AND dim LIKE 'link%%' AND value = %s", chstore.Quote(ws), chstore.Quote(ids[6]))
+	for _, q := range []string{
+		"INSERT INTO event_aggregates SELECT workspace_id, event, dim, hour, " + chstore.Quote(ids[10]) + ", sum(count), sum(amount) FROM event_aggregates WHERE " + k3 + " GROUP BY workspace_id, event, dim, hour",
+		"INSERT INTO event_aggregates SELECT workspace_id, event, dim, hour, value, -count, -amount FROM event_aggregates WHERE " + k3,
+	} {
+		if err := ch.Exec(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in.Stop()
+	in = startInstance(t, "restarted again", env) // nothing kept: reads the wrong rows
+	right := fmt.Sprint(map[string]int{"k1": 10, "k2": 5, "k3": 6, "k4": 7})
+	if got := in.yearRanking(t, key, "top_links", "key"); fmt.Sprint(got) != fmt.Sprint(map[string]int{"k1": 16, "k2": 5, "k4": 7}) {
+		t.Fatalf("with k3's rollups moved to k1, top_links %v", got)
+	}
+	if code, stdout, stderr := runMain(t, env, "clickhouse", "rebuild-rollups", "--from", at.AddDate(0, 0, -28).Format("2006-01")); code != 0 {
+		t.Fatalf("rebuild-rollups: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for got := in.yearRanking(t, key, "top_links", "key"); fmt.Sprint(got) != right; got = in.yearRanking(t, key, "top_links", "key") {
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after the rebuild, top_links %v, want %s", got, right)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if in.metricValue(t, "metrics-token", "relink_analytics_kept_dropped_total") == 0 {
+		t.Fatal("the answers came right without the kept sums dropped")
+	}
 }

@@ -1,6 +1,8 @@
 package analytics
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -13,10 +15,10 @@ import (
 //
 // A block found complete stays complete while its hourly totals do not
 // change: rollup rows are only ever added — by an insert that writes the
-// block's four-week, URL and total rows together, or by a rebuild that
-// replaces a month's rows computed from the same raw rows at once — so the
-// link rows cannot lose an event the totals keep, and an event added to
-// the block changes its totals. Each query still reads the totals (one
+// block's four-week, URL and total rows together — so the link rows cannot
+// lose an event the totals keep, and an event added to the block changes
+// its totals. The one writer that replaces rows, a rebuild, is seen by its
+// rebuild_cursor rows (chRebuilds), and everything kept is dropped then. Each query still reads the totals (one
 // branch, a row per hour) and compares them with the ones kept; a block
 // whose totals moved is dropped and checked again in the same query. Only
 // complete blocks are kept: a block found lacking rows is checked every
@@ -110,4 +112,51 @@ func joinRange(rs []timeRange, from, to time.Time) []timeRange {
 // within reports whether the hours [from, to) lie in r.
 func within(r timeRange, from, to time.Time) bool {
 	return !r.from.IsZero() && !from.Before(r.from) && !to.After(r.to)
+}
+
+// keptRecheck is how often (at most) the kept checks and sums ask whether a
+// rebuild replaced rollup rows since they were read (a variable for the
+// tests).
+var keptRecheck = 10 * time.Second
+
+// rebuildMark is the last rebuild_cursor entry seen, and when it was read.
+type rebuildMark struct {
+	mu   sync.Mutex
+	seq  string
+	read time.Time
+}
+
+// chRebuilds drops every check and sum kept when `relink clickhouse
+// rebuild-rollups` has replaced a month since they were read. A rebuild
+// recomputes a month's rollups from the raw rows: where the rows it replaces
+// were wrong (the reason to run it), the new ones can differ with the same
+// hourly totals, which is all the kept entries are compared by. Each month
+// it replaces adds a rebuild_cursor row (a new seq), read here at most every
+// keptRecheck: answers reflect a rebuild within that time, without a
+// restart. Entries read after the mark was taken but before a swap are
+// dropped at the next look as well, so none outlives the rows it summed.
+func (e *SQLEngine) chRebuilds(ctx context.Context) error {
+	m := &e.rebuilt
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.read.IsZero() && time.Since(m.read) < keptRecheck {
+		return nil
+	}
+	var seq string
+	if err := e.CH.Query(ctx, "SELECT toString(max(seq)) FROM rebuild_cursor", func(c []string) error {
+		seq = c[0]
+		return nil
+	}); err != nil {
+		return fmt.Errorf("rebuild position: %w", err)
+	}
+	if !m.read.IsZero() && seq != m.seq {
+		e.checks.mu.Lock()
+		e.checks.m = nil
+		e.checks.mu.Unlock()
+		e.closed.clear()
+		e.closedVals.clear()
+		e.keptDropped.Add(1)
+	}
+	m.seq, m.read = seq, time.Now()
+	return nil
 }

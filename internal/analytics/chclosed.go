@@ -23,7 +23,8 @@ import (
 // Here the sums of the cover's spans that lie in closed blocks are kept in
 // memory, keyed by the spans and by the hourly totals of their blocks that
 // the checks read in the same query: rollup rows are only ever added (see
-// checkCache), so blocks whose totals have not moved hold the same sums.
+// checkCache; a rebuild, which replaces rows, drops them: chRebuilds), so
+// blocks whose totals have not moved hold the same sums.
 // Each query reads only the open block's spans and the raw edge hours,
 // adds the kept sums, and ranks in Go as ClickHouse did (main counter
 // descending, then the URL byte-wise, cut at RowLimit), with the URL
@@ -354,6 +355,7 @@ type KeptStats struct {
 	ChecksStale int64 // … and kept blocks found changed, checked again
 	SumsKept    int64 // rankings answered with their closed blocks' sums kept …
 	SumsBuilt   int64 // … and closed blocks' sums read to be kept
+	Rebuilds    int64 // times everything kept was dropped: a rebuild replaced rollups
 	Blocks      int   // closed four-week blocks kept as complete now
 	Sums        int   // closed blocks' sums kept now (by URL hash and by link or value)
 	SumKeys     int   // the keys (URLs, links, values) in those sums
@@ -364,7 +366,7 @@ type KeptStats struct {
 // served.
 func (e *SQLEngine) Kept() KeptStats {
 	ks := KeptStats{ChecksKept: e.checksKept.Load(), ChecksStale: e.checksStale.Load(),
-		SumsKept: e.closedKept.Load(), SumsBuilt: e.closedBuilds.Load()}
+		SumsKept: e.closedKept.Load(), SumsBuilt: e.closedBuilds.Load(), Rebuilds: e.keptDropped.Load()}
 	e.checks.mu.Lock()
 	ks.Blocks = len(e.checks.m)
 	e.checks.mu.Unlock()
@@ -377,6 +379,13 @@ func (e *SQLEngine) Kept() KeptStats {
 	}
 	e.names.mu.Unlock()
 	return ks
+}
+
+// clear drops every sum kept.
+func (c *sumsCache[K]) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = nil
 }
 
 // size is how many sums are kept and their keys in all.

@@ -63,16 +63,7 @@ func TestClickHouseRankingEqualsFold(t *testing.T) {
 					if few && w.params != "interval=1y" && w.params != "interval=90d&timezone=Asia/Kolkata" {
 						continue
 					}
-					// composite ranks clicks, leads and sales (by amount)
-					v, err := url.ParseQuery("event=composite&groupBy=" + string(g) + "&" + w.params)
-					if err != nil {
-						t.Fatal(err)
-					}
-					q, err := Parse(v, EndpointAnalytics, now)
-					if err != nil {
-						t.Fatal(err)
-					}
-					s := &scope{wsID: "ws", q: q, win: q.Resolve(now, now.AddDate(-2, 0, 0)), d: "sqlite", links: w.links, linksSet: w.setLink}
+					s := rankScope(t, now, g, w.params, w.links, w.setLink)
 					spec := dimSpecs[g]
 					key := keySpec{kind: keyDim, dim: spec.dim}
 					if g == TopLinks {
@@ -90,7 +81,7 @@ func TestClickHouseRankingEqualsFold(t *testing.T) {
 					if err != nil || !ok {
 						t.Fatalf("%s %s %s: ranked %v: %v", stage, g, w.params, ok, err)
 					}
-					for _, k := range kindsOf(q.Event) {
+					for _, k := range kindsOf(s.q.Event) {
 						if len(want[k].keys) == RowLimit {
 							cuts++
 						}
@@ -152,6 +143,7 @@ func keptStages(t *testing.T, ch *chstore.Client, e *SQLEngine, now time.Time, c
 		t.Fatal(err)
 	}
 	compare("sales imported into a closed block", true)
+	rebuildStage(t, ch, e, now, compare)
 	// A workspace with more URL strings than are kept ranks with the join
 	// in ClickHouse, and stays exact.
 	defer func(n int) { maxNames = n }(maxNames)
@@ -162,6 +154,79 @@ func keptStages(t *testing.T, ch *chstore.Client, e *SQLEngine, now time.Time, c
 		t.Fatal("a workspace with more URL strings than maxNames is not marked")
 	}
 	forgetNames(e)
+}
+
+// rankScope is the scope of composite (clicks, leads and sales by amount)
+// grouped by g over the window params, at now, in workspace ws.
+func rankScope(t *testing.T, now time.Time, g GroupBy, params string, links []string, setLink bool) *scope {
+	t.Helper()
+	v, err := url.ParseQuery("event=composite&groupBy=" + string(g) + "&" + params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := Parse(v, EndpointAnalytics, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &scope{wsID: "ws", q: q, win: q.Resolve(now, now.AddDate(-2, 0, 0)), d: "sqlite", links: links, linksSet: setLink}
+}
+
+// rebuildStage: a closed month's rollups made wrong with their totals
+// unchanged (every click's link rows moved to l0, its URL rows to one URL)
+// are read and kept after a restart; `relink clickhouse rebuild-rollups`
+// then recomputes them from the raw rows, the totals the same as before.
+// The kept checks and sums must be dropped (chRebuilds) for compare to
+// hold the answers to the raw rows again.
+func rebuildStage(t *testing.T, ch *chstore.Client, e *SQLEngine, now time.Time, compare func(stage string, few bool)) {
+	t.Helper()
+	ctx := context.Background()
+	defer func(d time.Duration) { keptRecheck = d }(keptRecheck)
+	keptRecheck = 0
+	e.checks.mu.Lock()
+	e.checks.m = nil // as a restart would
+	e.checks.mu.Unlock()
+	e.closed.clear()
+	e.closedVals.clear()
+	month := time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC)
+	in := fmt.Sprintf("workspace_id = 'ws' AND event = 'click' AND toYYYYMM(hour) = %s", month.Format("200601"))
+	var hash, base string
+	if err := ch.Query(ctx, "SELECT toString(value_hash), toString(base_hash) FROM url_aggregates WHERE "+in+" AND dim = 'url' ORDER BY value_hash LIMIT 1", func(c []string) error {
+		hash, base = c[0], c[1]
+		return nil
+	}); err != nil || hash == "" {
+		t.Fatalf("no URL row in %s: %v", month.Format("2006-01"), err)
+	}
+	links, urls := in+" AND dim LIKE 'link%' AND value != 'l0'", in+" AND dim != 'total' AND value_hash != "+hash
+	for _, q := range []string{
+		"INSERT INTO event_aggregates SELECT workspace_id, event, dim, hour, 'l0', sum(count), sum(amount) FROM event_aggregates WHERE " + links + " GROUP BY workspace_id, event, dim, hour",
+		"INSERT INTO event_aggregates SELECT workspace_id, event, dim, hour, value, -count, -amount FROM event_aggregates WHERE " + links,
+		"INSERT INTO url_aggregates SELECT workspace_id, event, dim, hour, toUInt64(" + hash + "), toUInt64(" + base + "), sum(count), sum(amount) FROM url_aggregates WHERE " + urls + " GROUP BY workspace_id, event, dim, hour",
+		"INSERT INTO url_aggregates SELECT workspace_id, event, dim, hour, value_hash, base_hash, -count, -amount FROM url_aggregates WHERE " + urls,
+	} {
+		if err := ch.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	builds := e.closedBuilds.Load()
+	for _, g := range []GroupBy{TopLinks, TopURLs} {
+		got, ok, err := e.chRankAll(ctx, rankScope(t, now, g, "interval=1y", nil, false))
+		if err != nil || !ok {
+			t.Fatalf("%s with wrong rollups: ranked %v: %v", g, ok, err)
+		}
+		if r := got[kClick]; g == TopLinks && (len(r.keys) == 0 || r.keys[0] != "l0") {
+			t.Fatalf("the clicks moved to l0 do not rank it first: %v", r.keys[:min(3, len(r.keys))])
+		}
+	}
+	if e.closedBuilds.Load() == builds {
+		t.Fatal("the wrong rollups' closed sums were not read to be kept")
+	}
+	if err := (&chstore.Rebuild{CH: ch, From: month, Restart: true}).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	compare("a rebuild put kept rollups right", true)
+	if e.keptDropped.Load() == 0 {
+		t.Fatal("the rebuild did not drop what was kept")
+	}
 }
 
 // forgetNames drops the URL strings e keeps, and which workspaces had too

@@ -614,6 +614,9 @@ func (e *SQLEngine) chChecks(ctx context.Context, s *scope, k kind, four, hashes
 		}
 		return base + " AND (" + strings.Join(conds, " OR ") + ")"
 	}
+	if err := e.chRebuilds(ctx); err != nil {
+		return nil, nil, nil, err
+	}
 	p := e.planChecks(s.wsID, k.agg, four, hashes, fresh)
 	total := " AND dim = " + chstore.Quote(models.DimTotal)
 	// The totals of every block the cover (hull) touches: those of four

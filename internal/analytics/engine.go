@@ -59,6 +59,8 @@ type SQLEngine struct {
 	closedBuilds       atomic.Int64                 // … and the sums read to be kept
 	closed             sumsCache[uint64]            // closed blocks' sums by URL hash (chclosed.go) …
 	closedVals         sumsCache[string]            // … and by value (chReadKept)
+	rebuilt            rebuildMark                  // the last rebuild seen (chRebuilds) …
+	keptDropped        atomic.Int64                 // … and how often it dropped everything kept
 	names              nameCache                    // URL strings by hash, per workspace (chclosed.go)
 	dicts              dictCache                    // value dictionaries of the vectors (vecdict.go)
 	links              linkCache                    // links top_links has shown (toplinks.go)
