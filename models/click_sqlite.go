@@ -60,14 +60,25 @@ func sqliteHandle(dc any) (db uintptr, tls *libc.TLS, ok bool) {
 	return db, tls, db != 0 && tls != nil
 }
 
-// cstmt is a statement prepared through the C API, with one C buffer its
-// text parameters point into (bound SQLITE_STATIC: valid until the next
-// bind, which rewrites the buffer first).
+// cstmt is a statement prepared through the C API, with a C buffer per
+// text parameter that it points into (bound SQLITE_STATIC: valid until
+// that parameter's next bind, which rewrites its buffer first). SQLite
+// keeps bindings across sqlite3_reset, so a parameter whose value is the
+// previous row's is not bound again (bindStep): in a batch most columns
+// repeat (the workspace, the link, its domain, key and URL, the defaults).
 type cstmt struct {
 	db, stmt uintptr
 	tls      *libc.TLS
-	buf      uintptr
-	size     int
+	slots    []cslot  // the text parameters' buffers, by value index
+	prev     []string // the values bound to them (before text)
+	prevInt  []int64  // the integers bound (by index in ints)
+	bound    bool     // a row was bound (prev and prevInt hold it)
+}
+
+// cslot is one text parameter's C buffer.
+type cslot struct {
+	p    uintptr
+	size int
 }
 
 func (s *cstmt) err(what string, rc int32) error {
@@ -104,26 +115,30 @@ func (s *cstmt) close() {
 	if s.stmt != 0 {
 		sqlite3.Xsqlite3_finalize(s.tls, s.stmt)
 	}
-	if s.buf != 0 {
-		sqlite3.Xsqlite3_free(s.tls, s.buf)
+	for _, sl := range s.slots {
+		if sl.p != 0 {
+			sqlite3.Xsqlite3_free(s.tls, sl.p)
+		}
 	}
 }
 
-// reserve makes the buffer at least n bytes (its old contents are dropped).
-func (s *cstmt) reserve(n int) error {
-	if n <= s.size {
-		return nil
+// slot is text parameter i's buffer holding v (never a null pointer, which
+// would bind NULL: at least 32 bytes).
+func (s *cstmt) slot(i int, v string) (uintptr, error) {
+	sl := &s.slots[i]
+	if len(v) > sl.size || sl.p == 0 {
+		n := max(len(v), 2*sl.size, 32)
+		p, err := s.malloc(n)
+		if err != nil {
+			return 0, err
+		}
+		if sl.p != 0 {
+			sqlite3.Xsqlite3_free(s.tls, sl.p)
+		}
+		sl.p, sl.size = p, n
 	}
-	n = max(n, 2*s.size, 4096)
-	p, err := s.malloc(n)
-	if err != nil {
-		return err
-	}
-	if s.buf != 0 {
-		sqlite3.Xsqlite3_free(s.tls, s.buf)
-	}
-	s.buf, s.size = p, n
-	return nil
+	copy(unsafe.Slice((*byte)(cptr(sl.p)), sl.size), v)
+	return sl.p, nil
 }
 
 // insertRow binds c and steps the insert; it reports whether the row went
@@ -163,31 +178,40 @@ func b2i(v bool) int64 {
 }
 
 // bindStep binds strs as text (made storable, text) to the columns col
-// gives them and ints to theirs, steps the one-row insert and reports
-// whether the row went in (false: its key was stored already).
+// gives them and ints to theirs — those that differ from the previous
+// row's — steps the one-row insert and reports whether the row went in
+// (false: its key was stored already). A statement binds one shape of row:
+// the same number of strs and the same ints' columns every time.
 func (s *cstmt) bindStep(strs []string, col func(i int) int32, ints []colInt) (bool, error) {
-	n := 0
-	for i := range strs {
-		strs[i] = text(strs[i])
-		n += len(strs[i])
+	if s.slots == nil {
+		s.slots, s.prev, s.prevInt = make([]cslot, len(strs)), make([]string, len(strs)), make([]int64, len(ints))
 	}
-	if err := s.reserve(n + 1); err != nil {
-		return false, err
-	}
-	mem := unsafe.Slice((*byte)(cptr(s.buf)), s.size)
-	off := 0
 	for i, v := range strs {
-		copy(mem[off:], v)
-		if rc := sqlite3.Xsqlite3_bind_text(s.tls, s.stmt, col(i), s.buf+uintptr(off), int32(len(v)), 0); rc != sqlite3.SQLITE_OK {
+		if s.bound && v == s.prev[i] {
+			continue // still bound, its buffer unchanged
+		}
+		t := text(v)
+		p, err := s.slot(i, t)
+		if err != nil {
+			return false, err
+		}
+		if rc := sqlite3.Xsqlite3_bind_text(s.tls, s.stmt, col(i), p, int32(len(t)), 0); rc != sqlite3.SQLITE_OK {
+			s.bound = false // bind everything again next time
 			return false, s.err("bind click", rc)
 		}
-		off += len(v)
+		s.prev[i] = v
 	}
-	for _, x := range ints {
+	for i, x := range ints {
+		if s.bound && x.v == s.prevInt[i] {
+			continue
+		}
 		if rc := sqlite3.Xsqlite3_bind_int64(s.tls, s.stmt, x.col, x.v); rc != sqlite3.SQLITE_OK {
+			s.bound = false
 			return false, s.err("bind click", rc)
 		}
+		s.prevInt[i] = x.v
 	}
+	s.bound = true
 	rc := sqlite3.Xsqlite3_step(s.tls, s.stmt)
 	if rc != sqlite3.SQLITE_DONE {
 		err := s.err("insert click", rc)

@@ -192,14 +192,22 @@ func TestRecordClicksSQLiteStatement(t *testing.T) {
 	if err := db.CreateLink(ctx, l); err != nil {
 		t.Fatal(err)
 	}
-	hostile := []string{"'); DROP TABLE clicks; --", "O'Brien \"q\" `t`", "日本語 🚀", "nul\x00byte", "bad\xffutf8", "", "a\nb"}
+	hostile := []string{"'); DROP TABLE clicks; --", "O'Brien \"q\" `t`", "日本語 🚀", "nul\x00byte", "bad\xffutf8", "", "a\nb", strings.Repeat("long ", 200)}
+	// Column k's value changes every 1 + k%4 rows (the statement binds only
+	// the values that differ from the previous row's), through empty and
+	// long ones.
 	mk := func(prefix string, i int) models.Click {
-		s := func(k int) string { return hostile[(i+k)%len(hostile)] + fmt.Sprint(k) }
+		s := func(k int) string {
+			if v := hostile[(i/(1+k%4)+k)%len(hostile)]; v != "" {
+				return v + fmt.Sprint(k)
+			}
+			return ""
+		}
 		return models.Click{ClickID: fmt.Sprintf("%s%03d", prefix, i), Timestamp: time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.UTC).Add(time.Duration(i) * time.Minute),
 			WorkspaceID: w.ID, LinkID: l.ID, Domain: l.Domain, Key: s(1), URL: s(2), IdentityHash: s(3), IP: s(4), Continent: s(5), Country: s(6),
 			Region: s(7), City: s(8), Latitude: s(9), Longitude: s(10), Device: s(11), DeviceVendor: s(12), DeviceModel: s(13), Browser: s(14),
 			BrowserVersion: s(15), Engine: s(16), EngineVersion: s(17), OS: s(18), OSVersion: s(19), CPUArchitecture: s(20), UA: s(21),
-			Bot: i%2 == 0, QR: i%3 == 0, Trigger: s(22), Referer: s(23), RefererURL: s(24), UTMSource: s(25), UTMMedium: s(26),
+			Bot: i/2%2 == 0, QR: i/3%2 == 0, Trigger: s(22), Referer: s(23), RefererURL: s(24), UTMSource: s(25), UTMMedium: s(26),
 			UTMCampaign: s(27), UTMTerm: s(28), UTMContent: s(29)}
 	}
 	var viaStmt, viaText []models.Click
