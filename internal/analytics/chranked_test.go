@@ -105,6 +105,7 @@ func TestClickHouseRankingEqualsFold(t *testing.T) {
 			t.Fatal("no four-week rows read")
 		}
 		keptStages(t, ch, e, now, compare)
+		otherDimsKept(t, e, ref, now)
 		builds := e.closedBuilds.Load()
 		if e.urlHashRanks.Load() == 0 || e.urlSpansUnhashed.Load() != 0 || e.urlHashMisses.Load() != 0 {
 			t.Fatalf("after the rebuild: %d rankings by URL hash, %d spans read from the strings, %d hashes missing; want some, 0, 0",
@@ -154,6 +155,51 @@ func keptStages(t *testing.T, ch *chstore.Client, e *SQLEngine, now time.Time, c
 		t.Fatal("a workspace with more URL strings than maxNames is not marked")
 	}
 	forgetNames(e)
+}
+
+// otherDimsKept: a dim without four-week rows (countries) over a year
+// keeps its closed blocks' sums too (keepsDim: the blocks' totals read
+// alone key them), and answers as the raw rows do when asked again; with
+// fewer values than minKeptValues it is marked after the first answer and
+// read as before (no totals, nothing kept).
+func otherDimsKept(t *testing.T, e, ref *SQLEngine, now time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	ask := func(stage string) {
+		t.Helper()
+		for _, params := range []string{"interval=1y", "interval=1y&device=Desktop", "interval=90d&timezone=Asia/Kolkata"} {
+			s := rankScope(t, now, Countries, params, nil, false)
+			key := keySpec{kind: keyDim, dim: dimSpecs[Countries].dim}
+			want, err := ref.foldDimension(ctx, s, dimSpecs[Countries], key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.foldDimension(ctx, s, dimSpecs[Countries], key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("%s: countries %s: %v, the raw rows %v", stage, params, got, want)
+			}
+		}
+	}
+	defer func(n int) { minKeptValues = n }(minKeptValues)
+	minKeptValues = 0
+	ask("countries, first")
+	kept := e.closedKept.Load()
+	ask("countries, asked again")
+	if e.closedKept.Load() < kept+3 {
+		t.Fatalf("countries asked again: %d answers from kept sums, want 3", e.closedKept.Load()-kept)
+	}
+	minKeptValues = 1000
+	e.fewValues.Clear()
+	e.closedVals.clear()
+	ask("countries, few values: first")
+	builds, kept := e.closedBuilds.Load(), e.closedKept.Load()
+	ask("countries, few values: asked again")
+	if e.closedBuilds.Load() != builds || e.closedKept.Load() != kept {
+		t.Fatalf("countries (3 values) still kept: %d sums read, %d answered from them", e.closedBuilds.Load()-builds, e.closedKept.Load()-kept)
+	}
 }
 
 // rankScope is the scope of composite (clicks, leads and sales by amount)

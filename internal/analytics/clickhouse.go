@@ -367,6 +367,13 @@ func (e *SQLEngine) chFromAggregates(ctx context.Context, s *scope, k kind, key 
 			return nil, err
 		}
 		spans, edges = cv.spans, cv.edges
+		if cv.totals == nil && e.keepsDim(s, k, dim) {
+			// The other dims have no four-week rows and no checks: only
+			// the blocks' totals, which key their closed sums kept.
+			if _, _, cv.totals, err = e.chChecks(ctx, s, k, timeRange{}, timeRange{}, hullOf(spans), false); err != nil {
+				return nil, err
+			}
+		}
 		if cv.totals != nil {
 			return e.chReadKept(ctx, s, k, key, dim, cv, df)
 		}

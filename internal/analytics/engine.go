@@ -59,6 +59,7 @@ type SQLEngine struct {
 	closedBuilds       atomic.Int64                 // … and the sums read to be kept
 	closed             sumsCache[uint64]            // closed blocks' sums by URL hash (chclosed.go) …
 	closedVals         sumsCache[string]            // … and by value (chReadKept)
+	fewValues          sync.Map                     // dims without four-week rows not worth keeping, by ws|kind|dim (keepsDim)
 	rebuilt            rebuildMark                  // the last rebuild seen (chRebuilds) …
 	keptDropped        atomic.Int64                 // … and how often it dropped everything kept
 	names              nameCache                    // URL strings by hash, per workspace (chclosed.go)
