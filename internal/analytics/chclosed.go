@@ -307,7 +307,10 @@ func (e *SQLEngine) chReadKept(ctx context.Context, s *scope, k kind, key keySpe
 			}
 			e.closedBuilds.Add(1)
 			e.closedVals.put(ck, kept)
-			if !chFourWeekDims[dim] && len(kept) < minKeptValues {
+			// Judged on unrestricted scopes only: a filtered one can hold
+			// few of a many-valued dim's values.
+			unrestricted := !s.linksSet && len(s.q.LinkID.Values) == 0 && df == nil
+			if !chFourWeekDims[dim] && unrestricted && len(kept) < minKeptValues {
 				e.fewValues.Store(keptDimKey(s, k, dim), true)
 			}
 		} else {
