@@ -18,8 +18,8 @@ import (
 // block's four-week, URL and total rows together — so the link rows cannot
 // lose an event the totals keep, and an event added to the block changes
 // its totals. The one writer that replaces rows, a rebuild, is seen by its
-// rebuild_cursor rows (chRebuilds), and everything kept is dropped then. Each query still reads the totals (one
-// branch, a row per hour) and compares them with the ones kept; a block
+// rebuild_cursor rows (chRebuilds), and everything kept is dropped then.
+// Each query still reads the totals (one branch, a row per hour) and compares them with the ones kept; a block
 // whose totals moved is dropped and checked again in the same query. Only
 // complete blocks are kept: a block found lacking rows is checked every
 // time, so the rows a rebuild adds are used as soon as they are there.
@@ -56,6 +56,28 @@ func (c *checkCache) put(k checkKey, ce checkEntry) {
 		c.m = map[checkKey]checkEntry{}
 	}
 	c.m[k] = ce
+}
+
+// size is how many blocks are kept.
+func (c *checkCache) size() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
+
+// clear drops every block kept.
+func (c *checkCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = nil
+}
+
+// dropKept drops every check and closed sum kept (a rebuild; a restart in
+// the tests). The URL strings stay: a hash's string never changes.
+func (e *SQLEngine) dropKept() {
+	e.checks.clear()
+	e.closed.clear()
+	e.closedVals.clear()
 }
 
 func (c *checkCache) drop(k checkKey) {
@@ -150,11 +172,7 @@ func (e *SQLEngine) chRebuilds(ctx context.Context) error {
 		return fmt.Errorf("rebuild position: %w", err)
 	}
 	if !m.read.IsZero() && seq != m.seq {
-		e.checks.mu.Lock()
-		e.checks.m = nil
-		e.checks.mu.Unlock()
-		e.closed.clear()
-		e.closedVals.clear()
+		e.dropKept()
 		e.keptDropped.Add(1)
 	}
 	m.seq, m.read = seq, time.Now()

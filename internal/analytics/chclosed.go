@@ -287,12 +287,12 @@ func (e *SQLEngine) urlNames(ctx context.Context, ws string, sums map[uint64]cou
 	return names, nil
 }
 
-// chReadKept is chFromAggregates' read of a checked cover of the link- and
-// URL-keyed rollups (the groupings summed by link and folded in Go, and
-// top_links) with the sums of its closed spans kept, as chRankURLsKept
-// keeps the URL rankings': keyed also by the grouping and by everything
-// chSpanSelects restricts the rows by (the scope's links, the linkId
-// filter, the dimension filter).
+// chReadKept is chFromAggregates' read of a cover whose blocks' totals were
+// read (the link- and URL-keyed rollups' checked covers, and those of the
+// other dims keepsDim keeps) with the sums of its closed spans kept, as
+// chRankURLsKept keeps the URL rankings': keyed also by the grouping and
+// by everything chSpanSelects restricts the rows by (the scope's links, the
+// linkId filter, the dimension filter).
 func (e *SQLEngine) chReadKept(ctx context.Context, s *scope, k kind, key keySpec, dim string, cv chCover, df *dimFilter) (map[string]counts, error) {
 	open := fourWeekly.floor(e.Now())
 	closed, rest, _, _ := splitAt(cv.spans, nil, open)
@@ -373,9 +373,7 @@ type KeptStats struct {
 func (e *SQLEngine) Kept() KeptStats {
 	ks := KeptStats{ChecksKept: e.checksKept.Load(), ChecksStale: e.checksStale.Load(),
 		SumsKept: e.closedKept.Load(), SumsBuilt: e.closedBuilds.Load(), Rebuilds: e.keptDropped.Load()}
-	e.checks.mu.Lock()
-	ks.Blocks = len(e.checks.m)
-	e.checks.mu.Unlock()
+	ks.Blocks = e.checks.size()
 	ks.Sums, ks.SumKeys = e.closed.size()
 	n, k := e.closedVals.size()
 	ks.Sums, ks.SumKeys = ks.Sums+n, ks.SumKeys+k

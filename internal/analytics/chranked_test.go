@@ -228,11 +228,7 @@ func rebuildStage(t *testing.T, ch *chstore.Client, e *SQLEngine, now time.Time,
 	ctx := context.Background()
 	defer func(d time.Duration) { keptRecheck = d }(keptRecheck)
 	keptRecheck = 0
-	e.checks.mu.Lock()
-	e.checks.m = nil // as a restart would
-	e.checks.mu.Unlock()
-	e.closed.clear()
-	e.closedVals.clear()
+	e.dropKept() // as a restart would
 	month := time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC)
 	in := fmt.Sprintf("workspace_id = 'ws' AND event = 'click' AND toYYYYMM(hour) = %s", month.Format("200601"))
 	var hash, base string
