@@ -244,3 +244,82 @@ func TestRecordClicksSQLiteStatement(t *testing.T) {
 		}
 	}
 }
+
+// The SQLite click writer keeps its connection between batches (its page
+// cache stays warm), gives it up after a failed batch, writes on a pooled
+// connection while another batch holds it, and DB.Close closes it.
+func TestRecordClicksSQLiteKeepsWriterConn(t *testing.T) {
+	db := testdb.Open(t, "sqlite")
+	ctx := context.Background()
+	w := newWorkspace(t, db, "acme")
+	l := &models.Link{WorkspaceID: w.ID, Domain: "acme.link", Key: "a", URL: "https://example.com/"}
+	if err := db.CreateLink(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	batch := func(prefix string) []models.Click {
+		var b []models.Click
+		for i := range 20 {
+			b = append(b, models.Click{ClickID: fmt.Sprintf("%s%03d", prefix, i), Timestamp: at.Add(time.Duration(i) * time.Second),
+				WorkspaceID: w.ID, LinkID: l.ID, Domain: l.Domain, Key: l.Key, URL: l.URL})
+		}
+		return b
+	}
+	record := func(ctx context.Context, prefix string) error {
+		n, err := db.RecordClicks(ctx, batch(prefix))
+		if err == nil && n != 20 {
+			err = fmt.Errorf("%d of 20 clicks inserted", n)
+		}
+		return err
+	}
+	if models.WriterConn(db) != nil {
+		t.Fatal("a writer connection before the first batch")
+	}
+	if err := record(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	first := models.WriterConn(db)
+	if first == nil {
+		t.Fatal("no connection kept after a committed batch")
+	}
+	if err := record(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if got := models.WriterConn(db); got != first {
+		t.Fatal("the second batch did not keep the first batch's connection")
+	}
+	release := models.HoldWriter(db)
+	err := record(ctx, "c") // the kept connection is taken: a pooled one writes
+	release()
+	if err != nil {
+		t.Fatalf("batch beside a held writer connection: %v", err)
+	}
+	if got := models.WriterConn(db); got != first {
+		t.Fatal("a batch on a pooled connection replaced the kept one")
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := record(cancelled, "d"); err == nil {
+		t.Fatal("a batch with a cancelled context succeeded")
+	}
+	if models.WriterConn(db) != nil {
+		t.Fatal("the connection of a failed batch was kept")
+	}
+	if err := record(ctx, "e"); err != nil {
+		t.Fatalf("the batch after a failed one: %v", err)
+	}
+	if models.WriterConn(db) == nil {
+		t.Fatal("no connection kept after the batch that followed a failed one")
+	}
+	var n int64
+	if err := db.Raw("SELECT count(*) FROM clicks").Scan(&n).Error; err != nil || n != 80 {
+		t.Fatalf("%d clicks stored (err %v), want 80 (batches a, b, c, e)", n, err)
+	}
+	sqlDB := db.SQL()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if open := sqlDB.Stats().OpenConnections; open != 0 {
+		t.Fatalf("%d connections open after Close (the writer's kept one not closed?)", open)
+	}
+}

@@ -38,6 +38,9 @@ type DB struct {
 	// attrConflicts is clickConflicts for attribution_clicks
 	// (RecordAttributionClicks).
 	attrConflicts *atomic.Int32
+	// writer keeps the SQLite click writer's connection between batches
+	// (click_sqlite.go); nil on copies and on PostgreSQL.
+	writer *keptConn
 }
 
 // Open connects to databaseURL: "sqlite:PATH" (pure-Go embedded SQLite) or a
@@ -67,6 +70,9 @@ func OpenTimeout(databaseURL string, timeout time.Duration) (*DB, error) {
 	db.Timeout = timeout
 	db.clickConflicts = new(atomic.Int32)
 	db.attrConflicts = new(atomic.Int32)
+	if db.Dialect == "sqlite" {
+		db.writer = &keptConn{}
+	}
 	if err := registerDeadlines(db.DB, timeout); err != nil {
 		db.Close()
 		return nil, err
@@ -138,6 +144,9 @@ func open(databaseURL string, timeout time.Duration) (*DB, error) {
 
 // Close closes the pool.
 func (db *DB) Close() error {
+	if db.writer != nil {
+		db.writer.close()
+	}
 	sqlDB, err := db.DB.DB()
 	if err != nil {
 		return err

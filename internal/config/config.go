@@ -150,7 +150,7 @@ var Vars = []Var{
 	{"RELINK_GEO_COUNTRY_HEADERS", "CF-IPCountry,X-Vercel-IP-Country", "Headers a trusted proxy (RELINK_TRUSTED_PROXIES) sets with the visitor's ISO country code; the first non-empty one wins."},
 	{"RELINK_GEO_REGION_HEADERS", "X-Vercel-IP-Country-Region", "Headers a trusted proxy sets with the visitor's region (subdivision code)."},
 	{"RELINK_GEO_CITY_HEADERS", "X-Vercel-IP-City", "Headers a trusted proxy sets with the visitor's city (percent-encoded names are decoded)."},
-	{"RELINK_CLICK_QUEUE", "50000", "Clicks accepted and waiting to be written. When full (e.g. a long database outage) further clicks are refused, counted in `relink_clicks_dropped_total` on `/metrics` and logged; redirects never wait."},
+	{"RELINK_CLICK_QUEUE", "50000", "Clicks accepted and waiting in memory to be written. With the click journal on (the default) the journal holds the backlog and at most 4,096 (or this many, if fewer) wait in memory. With it off, when the queue is full (e.g. a long database outage) further clicks are refused, counted in `relink_clicks_dropped_total` on `/metrics` and logged; redirects never wait."},
 	{"RELINK_CLICK_BATCH", "1000", "Clicks written per transaction."},
 	{"RELINK_CLICK_FLUSH_INTERVAL", "1s", "Longest time a click waits for its batch to fill before it is written."},
 	{"RELINK_CLICK_DEDUP_WINDOW", "1h", "Repeat clicks by the same visitor (IP and user agent) on the same link within this window are not counted, as upstream does; `0` counts every click."},

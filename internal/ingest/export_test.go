@@ -14,3 +14,6 @@ func SetWriteAt(f func(*os.File, []byte, int64) (int, error)) (restore func()) {
 // EncodePayload is h as a journal entry's payload (the record without its
 // header), which is also what the previous format (tidwall/wal) stored.
 func EncodePayload(h Hit) []byte { return encodeHit(nil, &h)[recHeader:] }
+
+// JournalHandoff is the click channel's capacity with a journal.
+const JournalHandoff = journalHandoff

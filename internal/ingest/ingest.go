@@ -109,6 +109,20 @@ type Options struct {
 	OnWriteError func(error)
 }
 
+// queueCap is the channel's capacity: QueueSize without a journal; with
+// one, the journal is the buffer and the channel only hands clicks from the
+// journal's reader to the writer, so it is kept small enough to stay in the
+// CPU's cache.
+func queueCap(o Options) int {
+	if o.Journal != nil {
+		return min(o.QueueSize, journalHandoff)
+	}
+	return o.QueueSize
+}
+
+// journalHandoff is the channel's capacity with a journal (queueCap).
+const journalHandoff = 4096
+
 func (o *Options) defaults() {
 	if o.QueueSize <= 0 {
 		o.QueueSize = 50000
@@ -228,7 +242,7 @@ func Open(store Store, opt Options) (*Pipeline, error) {
 		store:    store,
 		opt:      opt,
 		log:      opt.Logger,
-		queue:    make(chan Hit, opt.QueueSize),
+		queue:    make(chan Hit, queueCap(opt)),
 		flushReq: make(chan chan error),
 		drainc:   make(chan context.Context, 1),
 		done:     make(chan struct{}),

@@ -64,6 +64,55 @@ func TestJournalOutageRestartReplay(t *testing.T) {
 	})
 }
 
+// With a journal the click channel only hands clicks from the journal to
+// the writer (RELINK_CLICK_QUEUE is not its size): during an outage it
+// holds at most JournalHandoff clicks however large QueueSize is (a channel
+// of QueueSize clicks was a ring of hundreds of MB that every click was
+// copied through, out of the CPU's cache), every click is still accepted,
+// and all are written once the database is back.
+func TestJournalHandoffBounded(t *testing.T) {
+	db := testdb.Open(t, "sqlite")
+	ctx := context.Background()
+	f := setup(t, db)
+	opt := journalOpts(t.TempDir())
+	opt.QueueSize = 100000
+	p, err := ingest.Open(db, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore := breakTable(t, db)
+	n := 2*ingest.JournalHandoff + 1000
+	for i := range n {
+		if !p.Enqueue(f.hit(i)) {
+			t.Fatalf("click %d refused during the outage", i)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		q := p.Stats().Queued
+		if q > ingest.JournalHandoff {
+			t.Fatalf("%d clicks in the channel, want at most %d", q, ingest.JournalHandoff)
+		}
+		if q == ingest.JournalHandoff {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the channel never filled: %d clicks in it", q)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	restore()
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.count(t); got != int64(n) {
+		t.Fatalf("%d clicks stored, want %d", got, n)
+	}
+}
+
 // A crash after the clicks were written but before the journal was trimmed:
 // the replay finds them in the database (click id) and counts none twice,
 // rows, link counter and aggregates alike.
