@@ -452,7 +452,9 @@ func ClickOptions(cfg *config.Config, loc *geo.Locator, log *slog.Logger, now fu
 
 // ClickHouseMaxBatch is the click pipeline's MaxBatch (the most clicks one
 // write carries when the writer falls behind) with the ClickHouse event
-// store on PostgreSQL: 50 × BatchSize, where ingest's default is 10×. Every
+// store on PostgreSQL: 20 × BatchSize (50,000 at RELINK_CLICK_BATCH's
+// default of 2,500, which was 50 × 1,000 before that default was raised),
+// where ingest's default is 10×. Every
 // insert is a new part in ClickHouse that its background merges rewrite
 // later; five times fewer, larger inserts halved ClickHouse's CPU per click
 // in a catch-up and let the writer keep up with the SQL-only one
@@ -464,7 +466,7 @@ func ClickHouseMaxBatch(batchSize int, dialect string) int {
 	if dialect != "postgres" {
 		return 0
 	}
-	return 50 * batchSize
+	return 20 * batchSize
 }
 
 // domain is the business services over the database: links, FX,

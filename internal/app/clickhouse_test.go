@@ -60,7 +60,7 @@ func TestBuildClickHouse(t *testing.T) {
 }
 
 // TestClickOptionsClickHouseBatches: with ClickHouse on PostgreSQL the
-// pipeline writes up to 50 × RELINK_CLICK_BATCH clicks at once and passes
+// pipeline writes up to 20 × RELINK_CLICK_BATCH clicks at once and passes
 // no aggregate hook; on SQLite, or without ClickHouse, MaxBatch is left to
 // ingest's default (10 × the batch) and the aggregates are written.
 func TestClickOptionsClickHouseBatches(t *testing.T) {
@@ -69,7 +69,7 @@ func TestClickOptionsClickHouseBatches(t *testing.T) {
 		maxBatch int
 		hooks    int
 	}{
-		{"postgres://127.0.0.1/relink", "http://127.0.0.1:8123/relink", 10000, 0},
+		{"postgres://127.0.0.1/relink", "http://127.0.0.1:8123/relink", 4000, 0},
 		{"sqlite:relink.db", "http://127.0.0.1:8123/relink", 0, 0},
 		{"postgres://127.0.0.1/relink", "", 0, 1},
 		{"sqlite:relink.db", "", 0, 1},

@@ -151,7 +151,7 @@ var Vars = []Var{
 	{"RELINK_GEO_REGION_HEADERS", "X-Vercel-IP-Country-Region", "Headers a trusted proxy sets with the visitor's region (subdivision code)."},
 	{"RELINK_GEO_CITY_HEADERS", "X-Vercel-IP-City", "Headers a trusted proxy sets with the visitor's city (percent-encoded names are decoded)."},
 	{"RELINK_CLICK_QUEUE", "50000", "Clicks accepted and waiting in memory to be written. With the click journal on (the default) the journal holds the backlog and at most 4,096 (or this many, if fewer) wait in memory. With it off, when the queue is full (e.g. a long database outage) further clicks are refused, counted in `relink_clicks_dropped_total` on `/metrics` and logged; redirects never wait."},
-	{"RELINK_CLICK_BATCH", "1000", "Clicks written per transaction."},
+	{"RELINK_CLICK_BATCH", "2500", "Clicks written per transaction."},
 	{"RELINK_CLICK_FLUSH_INTERVAL", "1s", "Longest time a click waits for its batch to fill before it is written."},
 	{"RELINK_CLICK_DEDUP_WINDOW", "1h", "Repeat clicks by the same visitor (IP and user agent) on the same link within this window are not counted, as upstream does; `0` counts every click."},
 	{"RELINK_LINK_CACHE_SIZE", "100000", "Links kept in each instance's in-process redirect cache."},
@@ -201,7 +201,7 @@ func Load(getenv Getenv) (*Config, error) {
 	c.GeoRegionHeaders = list(get("RELINK_GEO_REGION_HEADERS", "X-Vercel-IP-Country-Region"))
 	c.GeoCityHeaders = list(get("RELINK_GEO_CITY_HEADERS", "X-Vercel-IP-City"))
 	c.ClickQueue = positive("RELINK_CLICK_QUEUE", "50000")
-	c.ClickBatch = positive("RELINK_CLICK_BATCH", "1000")
+	c.ClickBatch = positive("RELINK_CLICK_BATCH", "2500")
 	c.ClickFlushInterval = duration("RELINK_CLICK_FLUSH_INTERVAL", "1s", false)
 	c.ClickDedupWindow = duration("RELINK_CLICK_DEDUP_WINDOW", "1h", true)
 	c.LinkCacheSize = positive("RELINK_LINK_CACHE_SIZE", "100000")
