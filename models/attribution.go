@@ -314,12 +314,15 @@ func appendAttrCopyRow(b []byte, c *Click) []byte {
 }
 
 // attrInsert is the attribution table's one-row statement on SQLite.
-var attrInsert = "INSERT INTO " + AttributionTable + " (" + strings.Join(AttributionColumns, ", ") + ") VALUES (?" +
-	strings.Repeat(",?", len(AttributionColumns)-1) + ") ON CONFLICT (workspace_id, day, click_id) DO NOTHING"
+var attrInsert = insertRows(AttributionTable, AttributionColumns, 1) + " ON CONFLICT (workspace_id, day, click_id) DO NOTHING"
 
-// insertAttrRow binds c in AttributionColumns order and steps the insert;
-// it reports whether the row went in.
-func (s *cstmt) insertAttrRow(c *Click) (bool, error) {
+// attrShape is the attribution table's SQLite insert (insertEachC).
+var attrShape = clickShape{what: "insert attribution clicks", skip: attrInsert,
+	one: insertRows(AttributionTable, AttributionColumns, 1), many: insertRows(AttributionTable, AttributionColumns, chunkRows),
+	columns: int32(len(AttributionColumns)), bind: (*cstmt).bindAttr}
+
+// bindAttr binds c in AttributionColumns order as the statement's row r.
+func (s *cstmt) bindAttr(r int, c *Click) error {
 	var ts [40]byte
 	// Every text column, in order; day (2), bot (27) and qr (28) are
 	// bound as integers.
@@ -330,7 +333,7 @@ func (s *cstmt) insertAttrRow(c *Click) (bool, error) {
 		c.OS, c.OSVersion, c.CPUArchitecture, c.UA,
 		c.Trigger, c.Referer, c.RefererURL, c.UTMSource, c.UTMMedium, c.UTMCampaign, c.UTMTerm, c.UTMContent}
 	ints := [...]colInt{{2, ClickDay(c.Timestamp)}, {27, b2i(c.Bot)}, {28, b2i(c.QR)}}
-	return s.bindStep(strs[:], attrTextCol, ints[:])
+	return s.bindRow(r, strs[:], attrTextCol, ints[:])
 }
 
 // attrTextCol is the column of insertAttrRow's i-th text value.
@@ -349,7 +352,7 @@ func attrTextCol(i int) int32 {
 // through one prepared statement on the SQLite driver connection dc;
 // ok is false when dc is not the SQLite driver's connection.
 func insertAttrC(dc any, batch []Click) (inserted []Click, ok bool, err error) {
-	return insertEachC(dc, batch, attrInsert, "insert attribution clicks", (*cstmt).insertAttrRow)
+	return insertEachC(dc, batch, &attrShape)
 }
 
 // insertAttrBound is insertAttrC through database/sql, one bound insert per

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"gorm.io/gorm"
@@ -23,17 +24,44 @@ import (
 // of a stored click"). Here the batch's connection is reached through
 // database/sql's Conn.Raw, and the statement is prepared once per batch
 // through SQLite's C API (the same modernc.org/sqlite/lib the driver
-// calls), bound, stepped and reset per click: the parse and the text go.
+// calls), bound, stepped and reset per chunkRows clicks (insertEachC): the
+// parse and the text go.
 // The driver's connection keeps its handle in unexported fields, read by
 // reflection with their types checked; with any other driver (or version
 // whose fields differ) sqliteHandle says no and the literal path runs.
 
 // sqliteClickInsert is the one-row statement; a click id already stored is
 // skipped (sqlite3_changes says whether the row went in).
-var sqliteClickInsert = func() string {
-	return "INSERT INTO clicks (" + strings.Join(ClickColumns, ", ") + ") VALUES (?" +
-		strings.Repeat(",?", len(ClickColumns)-1) + ") ON CONFLICT (click_id) DO NOTHING"
-}()
+var sqliteClickInsert = insertRows("clicks", ClickColumns, 1) + " ON CONFLICT (click_id) DO NOTHING"
+
+// insertRows is an INSERT of rows rows of columns' values into table, with
+// no conflict clause.
+func insertRows(table string, columns []string, rows int) string {
+	row := "(?" + strings.Repeat(",?", len(columns)-1) + ")"
+	return "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES " + row + strings.Repeat(","+row, rows-1)
+}
+
+// chunkRows is how many rows one multi-row insert carries (insertEachC):
+// SQLite runs a statement's setup (its cursors on the table and each
+// index, their teardown, the reset) once per step, so 16 rows a step share
+// it.
+const chunkRows = 16
+
+// clickShape is the SQLite insert of one click table: its one-row
+// statement that skips a stored key (ON CONFLICT … DO NOTHING), the same
+// without the clause for one and for chunkRows rows (insertEachC's fast
+// path), its column count, and how a row's values are bound at a row
+// offset.
+type clickShape struct {
+	what            string
+	skip, one, many string
+	columns         int32
+	bind            func(s *cstmt, r int, c *Click) error
+}
+
+var clicksShape = clickShape{what: "insert clicks", skip: sqliteClickInsert,
+	one: insertRows("clicks", ClickColumns, 1), many: insertRows("clicks", ClickColumns, chunkRows),
+	columns: int32(len(ClickColumns)), bind: (*cstmt).bindClick}
 
 // cptr is the address p of SQLite's memory (allocated by its C allocator,
 // outside the Go heap) as a pointer.
@@ -71,10 +99,11 @@ func sqliteHandle(dc any) (db uintptr, tls *libc.TLS, ok bool) {
 type cstmt struct {
 	db, stmt uintptr
 	tls      *libc.TLS
-	slots    []cslot  // the text parameters' buffers, by value index
+	columns  int32    // parameters per row: row r's column k is r*columns+k
+	slots    []cslot  // the text parameters' buffers, by row and value index
 	prev     []string // the values bound to them (before text)
-	prevInt  []int64  // the integers bound (by index in ints)
-	bound    bool     // a row was bound (prev and prevInt hold it)
+	prevInt  []int64  // the integers bound (by row and index in ints)
+	bound    []bool   // by row: a row was bound there (prev and prevInt hold it)
 }
 
 // cslot is one text parameter's C buffer.
@@ -95,8 +124,8 @@ func (s *cstmt) malloc(n int) (uintptr, error) {
 	return p, nil
 }
 
-func prepareC(db uintptr, tls *libc.TLS, q string) (*cstmt, error) {
-	s := &cstmt{db: db, tls: tls}
+func prepareC(db uintptr, tls *libc.TLS, q string, columns int32) (*cstmt, error) {
+	s := &cstmt{db: db, tls: tls, columns: columns}
 	zsql, err := s.malloc(len(q) + 1 + 8)
 	if err != nil {
 		return nil, err
@@ -143,9 +172,8 @@ func (s *cstmt) slot(i int, v string) (uintptr, error) {
 	return sl.p, nil
 }
 
-// insertRow binds c and steps the insert; it reports whether the row went
-// in (false: its click id was stored already).
-func (s *cstmt) insertRow(c *Click) (bool, error) {
+// bindClick binds c as the statement's row r.
+func (s *cstmt) bindClick(r int, c *Click) error {
 	var ts [40]byte
 	strs := [...]string{c.ClickID, string(c.Timestamp.UTC().AppendFormat(ts[:0], SQLiteTimeLayout)),
 		c.WorkspaceID, c.LinkID, c.Domain, c.Key, c.URL,
@@ -155,7 +183,7 @@ func (s *cstmt) insertRow(c *Click) (bool, error) {
 		c.Trigger, c.Referer, c.RefererURL, c.UTMSource, c.UTMMedium, c.UTMCampaign, c.UTMTerm, c.UTMContent}
 	// ClickColumns order: the two booleans sit between UA and trigger.
 	ints := [...]colInt{{27, b2i(c.Bot)}, {28, b2i(c.QR)}}
-	return s.bindStep(strs[:], clickTextCol, ints[:])
+	return s.bindRow(r, strs[:], clickTextCol, ints[:])
 }
 
 // clickTextCol is the column of insertRow's i-th text value.
@@ -179,86 +207,202 @@ func b2i(v bool) int64 {
 	return 0
 }
 
-// bindStep binds strs as text (made storable, text) to the columns col
-// gives them and ints to theirs — those that differ from the previous
-// row's — steps the one-row insert and reports whether the row went in
-// (false: its key was stored already). A statement binds one shape of row:
-// the same number of strs and the same ints' columns every time.
-func (s *cstmt) bindStep(strs []string, col func(i int) int32, ints []colInt) (bool, error) {
-	if s.slots == nil {
-		s.slots, s.prev, s.prevInt = make([]cslot, len(strs)), make([]string, len(strs)), make([]int64, len(ints))
+// bindRow binds strs as text (made storable, text) to the columns col
+// gives them and ints to theirs, in the statement's row r — those that
+// differ from the values bound there before. A statement binds one shape
+// of row: the same number of strs and the same ints' columns every time.
+func (s *cstmt) bindRow(r int, strs []string, col func(i int) int32, ints []colInt) error {
+	if s.bound == nil {
+		rows := int(sqlite3.Xsqlite3_bind_parameter_count(s.tls, s.stmt)) / int(s.columns)
+		s.slots, s.prev, s.prevInt = make([]cslot, rows*len(strs)), make([]string, rows*len(strs)), make([]int64, rows*len(ints))
+		s.bound = make([]bool, rows)
 	}
+	bound, base := s.bound[r], int32(r)*s.columns
+	s.bound[r] = false // until every value is bound
 	for i, v := range strs {
-		if s.bound && v == s.prev[i] {
+		k := r*len(strs) + i
+		if bound && v == s.prev[k] {
 			continue // still bound, its buffer unchanged
 		}
 		t := text(v)
-		p, err := s.slot(i, t)
+		p, err := s.slot(k, t)
 		if err != nil {
-			return false, err
+			return err
 		}
-		if rc := sqlite3.Xsqlite3_bind_text(s.tls, s.stmt, col(i), p, int32(len(t)), 0); rc != sqlite3.SQLITE_OK {
-			s.bound = false // bind everything again next time
-			return false, s.err("bind click", rc)
+		if rc := sqlite3.Xsqlite3_bind_text(s.tls, s.stmt, base+col(i), p, int32(len(t)), 0); rc != sqlite3.SQLITE_OK {
+			return s.err("bind click", rc)
 		}
-		s.prev[i] = v
+		s.prev[k] = v
 	}
 	for i, x := range ints {
-		if s.bound && x.v == s.prevInt[i] {
+		k := r*len(ints) + i
+		if bound && x.v == s.prevInt[k] {
 			continue
 		}
-		if rc := sqlite3.Xsqlite3_bind_int64(s.tls, s.stmt, x.col, x.v); rc != sqlite3.SQLITE_OK {
-			s.bound = false
-			return false, s.err("bind click", rc)
+		if rc := sqlite3.Xsqlite3_bind_int64(s.tls, s.stmt, base+x.col, x.v); rc != sqlite3.SQLITE_OK {
+			return s.err("bind click", rc)
 		}
-		s.prevInt[i] = x.v
+		s.prevInt[k] = x.v
 	}
-	s.bound = true
+	s.bound[r] = true
+	return nil
+}
+
+// step runs the bound statement and returns the rows it changed; conflict
+// says it stopped on a constraint (a stored key, for the statements without
+// a conflict clause), which SQLite rolled back with the statement.
+func (s *cstmt) step() (changed int, conflict bool, err error) {
 	rc := sqlite3.Xsqlite3_step(s.tls, s.stmt)
 	if rc != sqlite3.SQLITE_DONE {
 		err := s.err("insert click", rc)
 		sqlite3.Xsqlite3_reset(s.tls, s.stmt)
-		return false, err
+		return 0, rc&0xff == sqlite3.SQLITE_CONSTRAINT, err // extended codes too
 	}
-	in := sqlite3.Xsqlite3_changes(s.tls, s.db) == 1
+	n := int(sqlite3.Xsqlite3_changes(s.tls, s.db))
 	if rc := sqlite3.Xsqlite3_reset(s.tls, s.stmt); rc != sqlite3.SQLITE_OK {
-		return false, s.err("reset click insert", rc)
+		return 0, false, s.err("reset click insert", rc)
 	}
-	return in, nil
+	return n, false, nil
 }
 
-// insertClicksC stores the batch's new clicks through one prepared
-// statement on the driver connection dc (in its open transaction) and
+// execC runs q (no parameters, no rows) on the connection.
+func execC(db uintptr, tls *libc.TLS, q string) error {
+	s, err := prepareC(db, tls, q, 1)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	_, _, err = s.step()
+	return err
+}
+
+// insertClicksC stores the batch's new clicks through prepared
+// statements on the driver connection dc (in its open transaction) and
 // returns them; ok is false when dc is not the SQLite driver's connection.
 func insertClicksC(dc any, batch []Click) (inserted []Click, ok bool, err error) {
-	return insertEachC(dc, batch, sqliteClickInsert, "insert clicks", (*cstmt).insertRow)
+	return insertEachC(dc, batch, &clicksShape)
 }
 
-// insertEachC stores the batch through the one-row statement query
-// prepared on the SQLite driver connection dc, row binding and stepping a
-// click, and returns the clicks that went in; ok is false when dc is not
-// the SQLite driver's connection.
-func insertEachC(dc any, batch []Click, query, what string, row func(*cstmt, *Click) (bool, error)) (inserted []Click, ok bool, err error) {
+// insertEachC stores the batch through statements prepared on the SQLite
+// driver connection dc and returns the clicks that went in; ok is false
+// when dc is not the SQLite driver's connection. A batch of new clicks
+// (every batch but a replay after a crash) goes in chunkRows rows a step
+// with no conflict clause, in a savepoint; a stored key stops that with a
+// constraint error, the savepoint is rolled back, and the batch goes in a
+// row a step through the statement that skips stored keys (reading each
+// row's change count), as every batch did before.
+func insertEachC(dc any, batch []Click, sh *clickShape) (inserted []Click, ok bool, err error) {
 	db, tls, ok := sqliteHandle(dc)
 	if !ok {
 		return nil, false, nil
 	}
-	s, err := prepareC(db, tls, query)
+	if len(batch) >= chunkRows {
+		all, err := insertChunks(db, tls, batch, sh)
+		if err != nil {
+			return nil, true, err
+		}
+		if all {
+			return batch, true, nil
+		}
+	}
+	s, err := prepareC(db, tls, sh.skip, sh.columns)
 	if err != nil {
 		return nil, true, err
 	}
 	defer s.close()
 	kept := make(map[string]bool, len(batch))
 	for i := range batch {
-		in, err := row(s, &batch[i])
-		if err != nil {
-			return nil, true, fmt.Errorf("%s: %w", what, err)
+		if err := sh.bind(s, 0, &batch[i]); err != nil {
+			return nil, true, fmt.Errorf("%s: %w", sh.what, err)
 		}
-		if in {
+		n, _, err := s.step()
+		if err != nil {
+			return nil, true, fmt.Errorf("%s: %w", sh.what, err)
+		}
+		if n == 1 {
 			kept[batch[i].ClickID] = true
 		}
 	}
 	return KeepClicks(batch, kept), true, nil
+}
+
+// insertChunks is insertEachC's fast path: every click of the batch
+// inserted, chunkRows rows a step, in a savepoint. all is false (and
+// nothing changed) when a key was stored already.
+func insertChunks(db uintptr, tls *libc.TLS, batch []Click, sh *clickShape) (all bool, err error) {
+	if err := execC(db, tls, "SAVEPOINT clicks_chunks"); err != nil {
+		return false, fmt.Errorf("%s: %w", sh.what, err)
+	}
+	conflict, err := stepChunks(db, tls, batch, sh)
+	if err == nil && !conflict {
+		if err := execC(db, tls, "RELEASE clicks_chunks"); err != nil {
+			return false, fmt.Errorf("%s: %w", sh.what, err)
+		}
+		return true, nil
+	}
+	if rerr := execC(db, tls, "ROLLBACK TO clicks_chunks"); rerr != nil {
+		return false, fmt.Errorf("%s: %w", sh.what, rerr)
+	}
+	if rerr := execC(db, tls, "RELEASE clicks_chunks"); rerr != nil {
+		return false, fmt.Errorf("%s: %w", sh.what, rerr)
+	}
+	if conflict {
+		chunkFallbacks.Add(1)
+		return false, nil
+	}
+	return false, fmt.Errorf("%s: %w", sh.what, err)
+}
+
+// chunkFallbacks counts the batches insertChunks handed back to the
+// row-by-row path (a stored or repeated key).
+var chunkFallbacks atomic.Int64
+
+// stepChunks inserts the batch chunkRows rows a step (the rest a row a
+// step); conflict reports a stored key.
+func stepChunks(db uintptr, tls *libc.TLS, batch []Click, sh *clickShape) (conflict bool, err error) {
+	for _, q := range []struct {
+		sql  string
+		rows int
+	}{{sh.many, chunkRows}, {sh.one, 1}} {
+		n := len(batch) / q.rows * q.rows
+		if n == 0 {
+			continue
+		}
+		s, err := prepareC(db, tls, q.sql, sh.columns)
+		if err != nil {
+			return false, err
+		}
+		conflict, err := stepRows(s, batch[:n], q.rows, sh.bind)
+		s.close()
+		if conflict || err != nil {
+			return conflict, err
+		}
+		batch = batch[n:]
+	}
+	return false, nil
+}
+
+// stepRows binds and steps s (rows rows a step) over batch, whose length
+// is a multiple of rows.
+func stepRows(s *cstmt, batch []Click, rows int, bind func(*cstmt, int, *Click) error) (conflict bool, err error) {
+	for i := 0; i < len(batch); i += rows {
+		for r := range rows {
+			if err := bind(s, r, &batch[i+r]); err != nil {
+				return false, err
+			}
+		}
+		n, conflict, err := s.step()
+		if conflict {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if n != rows {
+			return false, fmt.Errorf("%d of %d rows inserted", n, rows)
+		}
+	}
+	return false, nil
 }
 
 // recordClicksSQLite is RecordClicks (RecordAttributionClicks) on SQLite

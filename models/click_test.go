@@ -210,18 +210,45 @@ func TestRecordClicksSQLiteStatement(t *testing.T) {
 			Bot: i/2%2 == 0, QR: i/3%2 == 0, Trigger: s(22), Referer: s(23), RefererURL: s(24), UTMSource: s(25), UTMMedium: s(26),
 			UTMCampaign: s(27), UTMTerm: s(28), UTMContent: s(29)}
 	}
-	var viaStmt, viaText []models.Click
-	for i := range 30 {
+	// s: 2×16 rows a step and 9 a row a step (no stored id: the chunked
+	// path); u: a batch with an id twice (the chunked path meets it, rolls
+	// back, and the row-by-row path skips it); v: stored ids among new
+	// ones, in the first chunk. Each against the same rows as literals.
+	var viaStmt, viaText, dupStmt, dupText []models.Click
+	for i := range 41 {
 		viaStmt, viaText = append(viaStmt, mk("s", i)), append(viaText, mk("t", i))
 	}
-	if n, err := db.RecordClicks(ctx, append(viaStmt, viaStmt[3])); err != nil || n != len(viaStmt) {
-		t.Fatalf("prepared statement: n=%d err=%v", n, err)
+	for i := range 30 {
+		dupStmt, dupText = append(dupStmt, mk("u", i)), append(dupText, mk("w", i))
+	}
+	fallbacks := models.ChunkFallbacks()
+	if n, err := db.RecordClicks(ctx, viaStmt); err != nil || n != len(viaStmt) {
+		t.Fatalf("prepared statements: n=%d err=%v", n, err)
+	}
+	if got := models.ChunkFallbacks() - fallbacks; got != 0 {
+		t.Fatalf("a batch of new clicks fell back from the chunked insert (%d)", got)
+	}
+	if n, err := db.RecordClicks(ctx, append(dupStmt, dupStmt[20])); err != nil || n != len(dupStmt) {
+		t.Fatalf("a batch with a repeated id: n=%d err=%v, want %d", n, err, len(dupStmt))
+	}
+	if got := models.ChunkFallbacks() - fallbacks; got != 1 {
+		t.Fatalf("%d fallbacks from the chunked insert after a batch with a repeated id, want 1", got)
 	}
 	if n, err := db.RecordClicks(ctx, viaStmt[:5]); err != nil || n != 0 {
 		t.Fatalf("stored ids again: n=%d err=%v, want 0 inserted", n, err)
 	}
+	var mixed []models.Click
+	for i := range 20 {
+		mixed = append(mixed, viaStmt[i], mk("v", i))
+	}
+	if n, err := db.RecordClicks(ctx, mixed); err != nil || n != 20 {
+		t.Fatalf("stored ids among new ones: n=%d err=%v, want 20 inserted", n, err)
+	}
 	if err := db.Tx(ctx, func(tx *models.DB) error {
-		_, err := tx.InsertClicksSQLite(ctx, viaText)
+		if _, err := tx.InsertClicksSQLite(ctx, viaText); err != nil {
+			return err
+		}
+		_, err := tx.InsertClicksSQLite(ctx, dupText)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -234,14 +261,20 @@ func TestRecordClicksSQLiteStatement(t *testing.T) {
 		}
 		return out
 	}
-	a, b := read("s"), read("t")
-	if len(a) != 30 || len(b) != 30 {
-		t.Fatalf("%d and %d rows", len(a), len(b))
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			t.Errorf("row %d: prepared statement stored %q, literals %q", i, a[i], b[i])
+	for _, p := range [][2]string{{"s", "t"}, {"u", "w"}} {
+		a, b := read(p[0]), read(p[1])
+		if len(a) != len(b) || len(a) < 30 {
+			t.Fatalf("%s: %d and %d rows", p, len(a), len(b))
 		}
+		for i := range a {
+			if a[i] != b[i] {
+				t.Errorf("%s row %d: prepared statement stored %q, literals %q", p[0], i, a[i], b[i])
+			}
+		}
+	}
+	var v int64
+	if err := db.Raw("SELECT count(*) FROM clicks WHERE click_id LIKE 'v%'").Scan(&v).Error; err != nil || v != 20 {
+		t.Fatalf("%d v rows (err %v), want 20", v, err)
 	}
 }
 

@@ -26,3 +26,7 @@ func HoldWriter(db *DB) func() {
 	db.writer.mu.Lock()
 	return db.writer.mu.Unlock
 }
+
+// ChunkFallbacks is how many SQLite click batches fell back from the
+// chunked insert to the row-by-row one.
+func ChunkFallbacks() int64 { return chunkFallbacks.Load() }

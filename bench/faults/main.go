@@ -43,7 +43,7 @@ func main() {
 	conns := flag.Int("c", 32, "concurrent connections")
 	rate := flag.Int("rate", 0, "requests a second in all (paced); 0: as fast as the connections go")
 	catchup := flag.Int("catchup", 0, "instead of the scenarios: journal this many clicks during an outage and time the writer's catch-up alone")
-	batch := flag.Int("batch", 1000, "with -catchup: RELINK_CLICK_BATCH")
+	batch := flag.Int("batch", 2500, "with -catchup: RELINK_CLICK_BATCH (its default)")
 	cpuProfile := flag.String("cpuprofile", "", "with -catchup: write a CPU profile of the catch-up")
 	clickhouse := flag.String("clickhouse", "", "with -catchup: also store every batch in this ClickHouse (e.g. http://127.0.0.1:8123/relink), as RELINK_CLICKHOUSE_URL does")
 	views := flag.Bool("clickhouse-views", true, "with -clickhouse: keep the click rollups' materialized view attached (false: detached, to measure what it costs)")
