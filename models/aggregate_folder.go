@@ -210,20 +210,25 @@ type clickGroup struct {
 // CPU when they were added click by click (bench/README.md, "The cost of a
 // stored click").
 func (f *AggregateFolder) AddClicks(cs []Click) {
-	groups := make(map[clickGroup]int64, 16)
+	// A group's index in order: one hash of the key per click.
+	groups := make(map[clickGroup]int, 16)
 	var order []clickGroup
+	var counts []int64
 	for i := range cs {
 		c := &cs[i]
 		k := clickGroup{c.WorkspaceID, c.LinkID, c.Timestamp.Unix() / 3600,
 			aggColumnsArray{c.Continent, c.Country, c.Region, c.City, c.Device, c.Browser, c.OS, c.Trigger, c.Referer, c.RefererURL, c.URL}}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
+		g, ok := groups[k]
+		if !ok {
+			g = len(order)
+			groups[k] = g
+			order, counts = append(order, k), append(counts, 0)
 		}
-		groups[k]++
+		counts[g]++
 	}
-	for _, k := range order {
+	for g, k := range order {
 		f.cols = k.cols
-		f.addEvents(k.ws, AggClick, k.link, time.Unix(k.hour*3600, 0).UTC(), groups[k], 0)
+		f.addEvents(k.ws, AggClick, k.link, time.Unix(k.hour*3600, 0).UTC(), counts[g], 0)
 	}
 }
 

@@ -94,9 +94,12 @@ func Random(alphabet string, n int) string {
 	// is an int: for alphabets dividing 256 (2, 4, …, 32, 64) it is 256 and
 	// no byte is rejected (as a byte it wrapped to 0 and rejected every byte).
 	limit := 256 - 256%len(alphabet)
-	var buf [64]byte
+	var all [64]byte
+	// About as many bytes as characters are read (a few more for the
+	// rejected ones): a click id's 9 random characters used to draw 64.
+	buf := all[:min(len(all), n+n/4+4)]
 	for i := 0; i < n; {
-		if _, err := rand.Read(buf[:]); err != nil {
+		if _, err := rand.Read(buf); err != nil {
 			panic("ids: crypto/rand failed: " + err.Error())
 		}
 		for _, b := range buf {
