@@ -163,6 +163,30 @@ func TestRecordClicksLiterals(t *testing.T) {
 				t.Errorf("row %d: ua %q referer %q bot %v ts %v; want %q at %v", i, c.UA, c.RefererURL, c.Bot, c.Timestamp, tt.want, batch[i].Timestamp)
 			}
 		}
+		// Times before PostgreSQL's epoch (2000-01-01: binary COPY counts
+		// from it) and before Unix's: an import of old clicks.
+		for i, at := range []time.Time{time.Date(1999, 12, 31, 23, 59, 59, 999999000, time.UTC), time.Date(1969, 7, 20, 20, 17, 40, 1000, time.UTC)} {
+			c := models.Click{ClickID: fmt.Sprintf("old%d", i), Timestamp: at, WorkspaceID: w.ID, LinkID: l.ID, Domain: l.Domain, Key: l.Key, QR: true}
+			if n, err := db.RecordClicks(ctx, []models.Click{c}); err != nil || n != 1 {
+				t.Fatalf("click at %v: n=%d err=%v", at, n, err)
+			}
+			got, err := db.ClicksOfLink(ctx, w.ID, l.ID, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, g := range got {
+				if g.ClickID == c.ClickID {
+					found = true
+					if !g.Timestamp.Equal(at) || !g.QR {
+						t.Errorf("click at %v stored at %v (qr %v)", at, g.Timestamp, g.QR)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("click at %v not read back", at)
+			}
+		}
 	})
 }
 
