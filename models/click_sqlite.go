@@ -15,14 +15,14 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// The click insert on SQLite through one prepared statement (issue 35).
+// The click insert on SQLite through prepared statements (issue 35).
 //
 // The driver (glebarez/go-sqlite) prepares every statement again at every
 // execution and binds parameters in O(n²), so RecordClicks used to write
 // 100-row INSERTs of SQL literals: per click about 7 µs building the text,
 // 9 µs SQLite parsing it and 8 µs executing it (bench/README.md, "The cost
 // of a stored click"). Here the batch's connection is reached through
-// database/sql's Conn.Raw, and the statement is prepared once per batch
+// database/sql's Conn.Raw, and the statements are prepared once per batch
 // through SQLite's C API (the same modernc.org/sqlite/lib the driver
 // calls), bound, stepped and reset per chunkRows clicks (insertEachC): the
 // parse and the text go.
@@ -186,7 +186,7 @@ func (s *cstmt) bindClick(r int, c *Click) error {
 	return s.bindRow(r, strs[:], clickTextCol, ints[:])
 }
 
-// clickTextCol is the column of insertRow's i-th text value.
+// clickTextCol is the column of bindClick's i-th text value.
 func clickTextCol(i int) int32 {
 	if i >= 26 {
 		return int32(i + 3)
@@ -469,9 +469,18 @@ type keptConn struct {
 	conn *sql.Conn // nil until the first batch, and after a failed one
 }
 
+// drop gives the kept connection back to the pool (a failed batch, Close);
+// the next batch takes another.
+func (k *keptConn) drop() {
+	if k.conn != nil {
+		k.conn.Close()
+		k.conn = nil
+	}
+}
+
 // writerTx begins a transaction on the kept connection when it is free,
 // else on a pooled one. release(ok) ends the connection's part: the kept
-// one is kept after a committed batch and closed after a failed one (its
+// one is kept after a committed batch and dropped after a failed one (its
 // state is not known), a pooled one goes back to the pool.
 func (db *DB) writerTx(ctx context.Context) (*sql.Conn, *sql.Tx, func(ok bool), error) {
 	k := db.writer
@@ -492,27 +501,22 @@ func (db *DB) writerTx(ctx context.Context) (*sql.Conn, *sql.Tx, func(ok bool), 
 	}
 	tx, err := k.conn.BeginTx(ctx, nil)
 	if err != nil {
-		k.conn.Close()
-		k.conn = nil
+		k.drop()
 		k.mu.Unlock()
 		return nil, nil, nil, fmt.Errorf("begin: %w", err)
 	}
 	conn := k.conn
 	return conn, tx, func(ok bool) {
 		if !ok {
-			k.conn.Close()
-			k.conn = nil
+			k.drop()
 		}
 		k.mu.Unlock()
 	}, nil
 }
 
-// close closes the kept connection (DB.Close), waiting for a batch on it.
+// close drops the kept connection (DB.Close), waiting for a batch on it.
 func (k *keptConn) close() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.conn != nil {
-		k.conn.Close()
-		k.conn = nil
-	}
+	k.drop()
 }
