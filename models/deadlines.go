@@ -36,6 +36,10 @@ func withPostgresTimeouts(databaseURL string, timeout time.Duration) (string, er
 
 const deadlineCancel = "relink:deadline_cancel"
 
+// sqliteInterrupt is SQLITE_INTERRUPT, the result code of a statement
+// sqlite3_interrupt stopped.
+const sqliteInterrupt = 9
+
 // registerDeadlines gives every GORM call whose context has no deadline one
 // of timeout: a hung database (a stopped process holds its sockets open, so
 // statement_timeout never fires) then fails the call instead of holding the
@@ -91,7 +95,8 @@ func registerDeadlines(g *gorm.DB, timeout time.Duration) error {
 // IsUnavailable reports an error that means the database did not answer in
 // time or could not be reached (as opposed to a bad query): a deadline, a
 // statement timeout or cancellation, a refused or broken connection, SQLite
-// busy past its timeout. Callers answer it with 503 and Retry-After.
+// busy past its timeout, a SQLite statement its deadline interrupted.
+// Callers answer it with 503 and Retry-After.
 func IsUnavailable(err error) bool {
 	if err == nil {
 		return false
@@ -104,6 +109,13 @@ func IsUnavailable(err error) bool {
 		// 57014 query_canceled (statement_timeout), 57P01-57P03 shutdown
 		// and cannot-connect-now, class 08 connection exceptions.
 		return pgErr.Code == "57014" || strings.HasPrefix(pgErr.Code, "57P") || strings.HasPrefix(pgErr.Code, "08")
+	}
+	// SQLite has no server to time a statement out: the deadline above
+	// interrupts it (sqlite3_interrupt), and the driver answers "interrupted
+	// (9)" rather than the context's error.
+	var sqliteErr interface{ Code() int }
+	if errors.As(err, &sqliteErr) && sqliteErr.Code()&0xff == sqliteInterrupt {
+		return true
 	}
 	var connErr *pgconn.ConnectError
 	if errors.As(err, &connErr) {
