@@ -313,13 +313,10 @@ func appendAttrCopyRow(b []byte, c *Click) []byte {
 	return appendCopyAttrs(b, c)
 }
 
-// attrInsert is the attribution table's one-row statement on SQLite.
-var attrInsert = insertRows(AttributionTable, AttributionColumns, 1) + " ON CONFLICT (workspace_id, day, click_id) DO NOTHING"
-
-// attrShape is the attribution table's SQLite insert (insertEachC).
-var attrShape = clickShape{what: "insert attribution clicks", skip: attrInsert,
-	one: insertRows(AttributionTable, AttributionColumns, 1), many: insertRows(AttributionTable, AttributionColumns, chunkRows),
-	columns: int32(len(AttributionColumns)), bind: (*cstmt).bindAttr}
+// attrShape is the attribution table's SQLite insert (insertEachC); its
+// skip statement is also insertAttrBound's.
+var attrShape = newClickShape("insert attribution clicks", AttributionTable, AttributionColumns,
+	"ON CONFLICT (workspace_id, day, click_id) DO NOTHING", (*cstmt).bindAttr)
 
 // bindAttr binds c in AttributionColumns order as the statement's row r.
 func (s *cstmt) bindAttr(r int, c *Click) error {
@@ -336,7 +333,7 @@ func (s *cstmt) bindAttr(r int, c *Click) error {
 	return s.bindRow(r, strs[:], attrTextCol, ints[:])
 }
 
-// attrTextCol is the column of insertAttrRow's i-th text value.
+// attrTextCol is the column of bindAttr's i-th text value.
 func attrTextCol(i int) int32 {
 	switch {
 	case i == 0:
@@ -349,7 +346,7 @@ func attrTextCol(i int) int32 {
 }
 
 // insertAttrC stores the batch's new clicks in the attribution table
-// through one prepared statement on the SQLite driver connection dc;
+// through prepared statements (insertEachC) on the SQLite driver connection dc;
 // ok is false when dc is not the SQLite driver's connection.
 func insertAttrC(dc any, batch []Click) (inserted []Click, ok bool, err error) {
 	return insertEachC(dc, batch, &attrShape)
@@ -362,7 +359,7 @@ func insertAttrBound(ctx context.Context, tx *DB, batch []Click) ([]Click, error
 	for i := range batch {
 		c := &batch[i]
 		t := text
-		res, err := tx.Statement.ConnPool.ExecContext(ctx, attrInsert, t(c.WorkspaceID), ClickDay(c.Timestamp), t(c.ClickID),
+		res, err := tx.Statement.ConnPool.ExecContext(ctx, attrShape.skip, t(c.WorkspaceID), ClickDay(c.Timestamp), t(c.ClickID),
 			c.Timestamp.UTC(), t(c.LinkID), t(c.Domain), t(c.Key), t(c.URL),
 			t(c.IP), t(c.Continent), t(c.Country), t(c.Region), t(c.City), t(c.Latitude), t(c.Longitude),
 			t(c.Device), t(c.DeviceVendor), t(c.DeviceModel), t(c.Browser), t(c.BrowserVersion), t(c.Engine), t(c.EngineVersion),

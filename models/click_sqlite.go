@@ -30,10 +30,6 @@ import (
 // reflection with their types checked; with any other driver (or version
 // whose fields differ) sqliteHandle says no and the literal path runs.
 
-// sqliteClickInsert is the one-row statement; a click id already stored is
-// skipped (sqlite3_changes says whether the row went in).
-var sqliteClickInsert = insertRows("clicks", ClickColumns, 1) + " ON CONFLICT (click_id) DO NOTHING"
-
 // insertRows is an INSERT of rows rows of columns' values into table, with
 // no conflict clause.
 func insertRows(table string, columns []string, rows int) string {
@@ -59,9 +55,17 @@ type clickShape struct {
 	bind            func(s *cstmt, r int, c *Click) error
 }
 
-var clicksShape = clickShape{what: "insert clicks", skip: sqliteClickInsert,
-	one: insertRows("clicks", ClickColumns, 1), many: insertRows("clicks", ClickColumns, chunkRows),
-	columns: int32(len(ClickColumns)), bind: (*cstmt).bindClick}
+// newClickShape is the clickShape of table's columns; conflict is the
+// clause that skips a stored key.
+func newClickShape(what, table string, columns []string, conflict string, bind func(s *cstmt, r int, c *Click) error) clickShape {
+	one := insertRows(table, columns, 1)
+	return clickShape{what: what, skip: one + " " + conflict, one: one, many: insertRows(table, columns, chunkRows),
+		columns: int32(len(columns)), bind: bind}
+}
+
+// clicksShape is the clicks table's: a click id already stored is skipped
+// (sqlite3_changes says whether the row went in).
+var clicksShape = newClickShape("insert clicks", "clicks", ClickColumns, "ON CONFLICT (click_id) DO NOTHING", (*cstmt).bindClick)
 
 // cptr is the address p of SQLite's memory (allocated by its C allocator,
 // outside the Go heap) as a pointer.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // withPostgresTimeouts adds statement_timeout (a query the server runs too
@@ -35,10 +36,6 @@ func withPostgresTimeouts(databaseURL string, timeout time.Duration) (string, er
 }
 
 const deadlineCancel = "relink:deadline_cancel"
-
-// sqliteInterrupt is SQLITE_INTERRUPT, the result code of a statement
-// sqlite3_interrupt stopped.
-const sqliteInterrupt = 9
 
 // registerDeadlines gives every GORM call whose context has no deadline one
 // of timeout: a hung database (a stopped process holds its sockets open, so
@@ -114,7 +111,7 @@ func IsUnavailable(err error) bool {
 	// interrupts it (sqlite3_interrupt), and the driver answers "interrupted
 	// (9)" rather than the context's error.
 	var sqliteErr interface{ Code() int }
-	if errors.As(err, &sqliteErr) && sqliteErr.Code()&0xff == sqliteInterrupt {
+	if errors.As(err, &sqliteErr) && sqliteErr.Code()&0xff == sqlite3.SQLITE_INTERRUPT {
 		return true
 	}
 	var connErr *pgconn.ConnectError

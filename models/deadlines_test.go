@@ -2,7 +2,6 @@ package models_test
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -28,9 +27,6 @@ func TestSQLiteDeadlineIsUnavailable(t *testing.T) {
 	err = db.WithContext(context.Background()).Exec("CREATE TABLE slow AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) SELECT count(*) AS n FROM c").Error
 	if err == nil {
 		t.Fatal("a billion-row count finished within the 100 ms deadline")
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		t.Logf("the driver answered the context's error: %v", err)
 	}
 	if !models.IsUnavailable(err) {
 		t.Fatalf("a statement its deadline interrupted (%v) is not reported unavailable", err)
